@@ -1,0 +1,44 @@
+# The two commands a new user relies on (see README.md):
+#   make run   install what is missing, build, start resched-server on 127.0.0.1:50051
+#   make test  install what is missing, build, run the whole suite (also under ASan+UBSan)
+BUILD_DIR ?= build
+ASAN_DIR ?= build-asan
+JOBS ?= $(shell nproc)
+LISTEN ?= 127.0.0.1:50051
+
+.PHONY: all deps build run test test-release test-asan bench format clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD_DIR) -j$(JOBS)
+
+run: build
+	$(BUILD_DIR)/server/resched-server --listen $(LISTEN)
+
+test: test-release test-asan
+
+test-release: build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS)
+
+# The tests again with AddressSanitizer and UndefinedBehaviorSanitizer (no benchmarks).
+test-asan: deps
+	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRESCHED_SANITIZE=ON \
+	  -DRESCHED_BUILD_BENCH=OFF
+	cmake --build $(ASAN_DIR) -j$(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS)
+
+bench: build
+	$(BUILD_DIR)/bench/timeline_bench --benchmark_repetitions=5 \
+	  --benchmark_report_aggregates_only=true
+
+format:
+	git ls-files '*.cc' '*.h' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR)

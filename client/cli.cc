@@ -1,0 +1,167 @@
+#include "client/cli.h"
+
+#include <array>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "client/commands.h"
+#include "client/rpc_error.h"
+
+namespace resched::cli {
+namespace {
+
+constexpr std::array<FlagSpec, 4> kGlobalFlags = {
+    {{"server"}, {"json", 0, false}, {"timeout"}, {"help", 'h', false}}};
+
+constexpr absl::string_view kGlobalHelp = R"(global flags (before or after the command):
+  --server HOST:PORT   the server (default: $RESCHED_SERVER, else 127.0.0.1:50051)
+  --json               print the answer as JSON (proto field names) instead of tables
+  --timeout DURATION   deadline of each call (default 30s)
+  -h, --help           help on a command
+
+durations: 90s, 5m, 1h30m, 1.5h, 250ms, 100us; a plain number is seconds.
+times: RFC 3339 (2026-11-22T10:00:00Z), @SECONDS or @DURATION since the epoch (simulated
+clusters start there), +DURATION after the cluster's now, now.
+files (-f): JSON or YAML of the message, with protobuf's JSON mapping (durations as "90s").
+)";
+
+const Command* Find(absl::string_view resource, absl::string_view verb) {
+  for (const Command& c : AllCommands()) {
+    if (c.resource == resource && c.verb == verb) return &c;
+  }
+  return nullptr;
+}
+
+bool HasResource(absl::string_view resource) {
+  for (const Command& c : AllCommands()) {
+    if (c.resource == resource) return true;
+  }
+  return false;
+}
+
+std::string ResourceUsage(absl::string_view resource) {
+  std::string out;
+  for (const Command& c : AllCommands()) {
+    if (c.resource == resource) absl::StrAppend(&out, c.usage, "\n");
+  }
+  return out + std::string(kGlobalHelp);
+}
+
+std::string FirstLine(absl::string_view text) {
+  return std::string(text.substr(0, text.find('\n')));
+}
+
+}  // namespace
+
+std::string Overview() {
+  std::string out =
+      "resched: when, and on how many processors, parallel jobs run on a cluster.\n\n"
+      "usage: resched [global flags] <resource> <verb> [flags]\n\ncommands:\n";
+  for (const Command& c : AllCommands()) {
+    std::string line = FirstLine(c.usage);
+    if (absl::StartsWith(line, "usage: ")) line = line.substr(7);
+    absl::StrAppend(&out, "  ", line, "\n");
+  }
+  absl::StrAppend(&out, "\n'resched <resource> --help' explains a command.\n\n", kGlobalHelp);
+  return out;
+}
+
+int RunCli(const std::vector<std::string>& args, const StubFactory& make_stub,
+           const std::string& default_server, std::ostream& out, std::ostream& err) {
+  // Global flags up to the resource name.
+  size_t i = 0;
+  std::vector<std::string> prefix;
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (!absl::StartsWith(a, "-") || a == "-") break;
+    prefix.push_back(a);
+    bool takes_value = (a == "--server" || a == "--timeout");
+    if (takes_value && i + 1 < args.size()) prefix.push_back(args[++i]);
+  }
+  absl::StatusOr<ParsedArgs> head = ParseArgs(prefix, kGlobalFlags);
+  if (!head.ok()) {
+    err << "error: " << head.status().message() << "\n\n" << Overview();
+    return 2;
+  }
+  if (i >= args.size() || args[i] == "help") {
+    if (i + 1 < args.size() && HasResource(args[i + 1])) {
+      out << ResourceUsage(args[i + 1]);
+      return 0;
+    }
+    if (i >= args.size() && !head->Has("help")) {
+      err << Overview();
+      return 2;
+    }
+    out << Overview();
+    return 0;
+  }
+  std::string resource = args[i++];
+  if (!HasResource(resource)) {
+    err << "error: unknown command \"" << resource << "\"\n\n" << Overview();
+    return 2;
+  }
+  const Command* command = nullptr;
+  if (i < args.size() && !absl::StartsWith(args[i], "-")) command = Find(resource, args[i]);
+  if (command != nullptr) {
+    ++i;
+  } else {
+    command = Find(resource, "");
+  }
+  if (command == nullptr) {
+    if (i < args.size() && (args[i] == "--help" || args[i] == "-h" || args[i] == "help")) {
+      out << ResourceUsage(resource);
+      return 0;
+    }
+    if (i < args.size() && !absl::StartsWith(args[i], "-")) {
+      err << "error: unknown command \"" << resource << " " << args[i] << "\"\n\n";
+    } else {
+      err << "error: \"" << resource << "\" needs a verb\n\n";
+    }
+    err << ResourceUsage(resource);
+    return 2;
+  }
+
+  std::vector<FlagSpec> spec(command->flags);
+  spec.insert(spec.end(), kGlobalFlags.begin(), kGlobalFlags.end());
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(absl::MakeConstSpan(args).subspan(i), spec);
+  auto usage_error = [&](absl::string_view message) {
+    err << "error: " << message << "\n\n" << command->usage;
+    return 2;
+  };
+  if (!parsed.ok()) return usage_error(parsed.status().message());
+  if (parsed->Has("help") || head->Has("help")) {
+    out << command->usage << "\n" << kGlobalHelp;
+    return 0;
+  }
+  size_t n = parsed->positional().size();
+  if (n < command->min_args || n > command->max_args) {
+    return usage_error(n < command->min_args
+                           ? "missing arguments"
+                           : absl::StrCat("unexpected argument \"",
+                                          parsed->positional()[command->max_args], "\""));
+  }
+
+  std::string server = parsed->GetOr("server", head->GetOr("server", default_server));
+  std::unique_ptr<resched::v1::Resched::StubInterface> stub = make_stub(server);
+  Context ctx(stub.get(), out, err);
+  ctx.server = server;
+  ctx.json = parsed->Has("json") || head->Has("json");
+  try {
+    if (std::optional<std::string> t =
+            parsed->Get("timeout") ? parsed->Get("timeout") : head->Get("timeout")) {
+      ctx.timeout_micros = Context::ParseDurationFlag("timeout", *t);
+      if (ctx.timeout_micros <= 0) throw UsageError("--timeout must be positive");
+    }
+    return command->run(ctx, *parsed);
+  } catch (const UsageError& e) {
+    return usage_error(e.what());
+  } catch (const CliError& e) {
+    err << "error: " << e.what() << "\n";
+    return 1;
+  } catch (const RpcError& e) {
+    err << FormatRpcError(e.status(), server);
+    return 1;
+  }
+}
+
+}  // namespace resched::cli

@@ -1,0 +1,39 @@
+// Human output of the API resources: clusters, jobs, reservations.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "client/durations.h"
+#include "resched/v1/service.pb.h"
+
+namespace resched::cli {
+
+// How a cluster's instants are printed: "@DUR" for simulated clocks, RFC 3339 for wall ones.
+TimeStyle StyleOf(const resched::v1::Cluster& cluster);
+
+// "wall" or "simulated".
+std::string ClockName(resched::v1::ClockKind clock);
+// "conservative rho=0.5".
+std::string DescribeAlgorithm(const resched::v1::AlgorithmSpec& algorithm);
+
+std::string RenderClusterTable(const std::vector<const resched::v1::Cluster*>& clusters);
+std::string RenderClusterDetails(const resched::v1::Cluster& cluster);
+
+// ID, NAME, STATE, K, START, END (and PROCESSORS when `with_processors`).
+std::string RenderJobTable(const std::vector<const resched::v1::Job*>& jobs, TimeStyle style,
+                           bool with_processors = false);
+std::string RenderJobDetails(const resched::v1::Job& job, TimeStyle style);
+
+std::string RenderReservationTable(const std::vector<const resched::v1::Reservation*>& reservations,
+                                   TimeStyle style);
+
+// Pointers to the elements of a repeated field, for the functions above.
+template <typename T>
+std::vector<const T*> Pointers(const google::protobuf::RepeatedPtrField<T>& items) {
+  std::vector<const T*> out;
+  for (const T& item : items) out.push_back(&item);
+  return out;
+}
+
+}  // namespace resched::cli

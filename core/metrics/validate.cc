@@ -1,0 +1,144 @@
+#include "core/metrics/validate.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace resched {
+namespace {
+
+void CheckItem(const ScheduleToValidate& schedule, const ScheduledItem& item,
+               std::vector<Violation>& out) {
+  const Allocation& a = item.allocation;
+  if (a.k < 1 || a.k > schedule.capacity || a.start > a.end) {
+    out.push_back({ViolationKind::kMalformed,
+                   absl::StrFormat("%s: allocation k=%d over [%d, %d) is malformed on %d "
+                                   "processors",
+                                   item.id, a.k, a.start, a.end, schedule.capacity)});
+    return;
+  }
+  if (a.start < item.release) {
+    out.push_back({ViolationKind::kRelease, absl::StrFormat("%s starts at %d before its release %d",
+                                                            item.id, a.start, item.release)});
+  }
+  if (item.model != nullptr) {
+    const auto widths = item.model->Widths(schedule.capacity);
+    if (!std::binary_search(widths.begin(), widths.end(), a.k)) {
+      out.push_back({ViolationKind::kDuration,
+                     absl::StrFormat("%s runs on %d processors, a width its %s model does not "
+                                     "allow",
+                                     item.id, a.k, item.model->KindName())});
+    } else {
+      const Duration expected = item.model->TimeOn(a.k);
+      const Duration length = a.end - a.start;
+      if (length > expected || (!item.ended_early && length != expected)) {
+        out.push_back({ViolationKind::kDuration,
+                       absl::StrFormat("%s lasts %d us on %d processors; its model says %d us",
+                                       item.id, length, a.k, expected)});
+      }
+    }
+  }
+  if (item.promised_deadline && a.end > *item.promised_deadline) {
+    out.push_back(
+        {ViolationKind::kDeadline, absl::StrFormat("%s ends at %d after its promised deadline %d",
+                                                   item.id, a.end, *item.promised_deadline)});
+  }
+}
+
+// Sweep over start/end events; ends sort before starts at the same instant (half-open
+// intervals touch without overlapping).
+void CheckCapacity(const ScheduleToValidate& schedule, std::vector<Violation>& out) {
+  struct Event {
+    Time t;
+    int delta;
+  };
+  std::vector<Event> events;
+  for (const auto& item : schedule.items) {
+    const auto& a = item.allocation;
+    // Malformed widths are reported once, by CheckItem.
+    if (a.start < a.end && a.k > 0 && a.k <= schedule.capacity) {
+      events.push_back({a.start, a.k});
+      events.push_back({a.end, -a.k});
+    }
+  }
+  for (const auto& h : schedule.holds) {
+    if (h.start < h.end && h.k > 0) {
+      events.push_back({h.start, h.k});
+      events.push_back({h.end, -h.k});
+    }
+  }
+  std::sort(events.begin(), events.end(), [](const Event& x, const Event& y) {
+    return x.t != y.t ? x.t < y.t : x.delta < y.delta;
+  });
+  long long busy = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    busy += events[i].delta;
+    const bool last_at_instant = i + 1 == events.size() || events[i + 1].t != events[i].t;
+    if (last_at_instant && busy > schedule.capacity) {
+      out.push_back(
+          {ViolationKind::kCapacity, absl::StrFormat("%d processors busy at %d on a cluster of %d",
+                                                     busy, events[i].t, schedule.capacity)});
+      return;  // one report is enough: later instants usually repeat it
+    }
+  }
+}
+
+void CheckPrecedences(const ScheduleToValidate& schedule, std::vector<Violation>& out) {
+  const int n = static_cast<int>(schedule.items.size());
+  for (const auto& p : schedule.precedences) {
+    if (p.before < 0 || p.before >= n || p.after < 0 || p.after >= n) {
+      out.push_back({ViolationKind::kMalformed,
+                     absl::StrFormat("precedence %d -> %d names no item", p.before, p.after)});
+      continue;
+    }
+    const auto& before = schedule.items[p.before];
+    const auto& after = schedule.items[p.after];
+    if (after.allocation.start < before.allocation.end + p.delay) {
+      out.push_back(
+          {ViolationKind::kPrecedence,
+           absl::StrFormat("%s starts at %d before %s ends at %d (+%d us delay)", after.id,
+                           after.allocation.start, before.id, before.allocation.end, p.delay)});
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Violation> FindViolations(const ScheduleToValidate& schedule) {
+  std::vector<Violation> out;
+  for (const auto& item : schedule.items) CheckItem(schedule, item, out);
+  CheckCapacity(schedule, out);
+  CheckPrecedences(schedule, out);
+  return out;
+}
+
+absl::Status ValidateSchedule(const ScheduleToValidate& schedule) {
+  const auto violations = FindViolations(schedule);
+  if (violations.empty()) return absl::OkStatus();
+  std::vector<std::string> lines;
+  for (const auto& v : violations) {
+    lines.push_back(absl::StrCat(ViolationKindName(v.kind), ": ", v.message));
+  }
+  return absl::InternalError(absl::StrCat("invalid schedule: ", absl::StrJoin(lines, "; ")));
+}
+
+const char* ViolationKindName(ViolationKind kind) {
+  switch (kind) {
+    case ViolationKind::kMalformed:
+      return "malformed";
+    case ViolationKind::kCapacity:
+      return "capacity";
+    case ViolationKind::kPrecedence:
+      return "precedence";
+    case ViolationKind::kRelease:
+      return "release";
+    case ViolationKind::kDuration:
+      return "duration";
+    case ViolationKind::kDeadline:
+      return "deadline";
+  }
+  return "unknown";
+}
+
+}  // namespace resched

@@ -1,0 +1,57 @@
+#include "core/model/cluster.h"
+
+#include <cmath>
+
+#include "absl/strings/str_format.h"
+
+namespace resched {
+
+int ClusterSpec::capacity() const {
+  long long total = 0;
+  for (const auto& g : groups) total += g.count;
+  return static_cast<int>(std::min<long long>(total, kMaxClusterProcessors + 1LL));
+}
+
+bool ClusterSpec::homogeneous() const {
+  for (const auto& g : groups) {
+    if (g.speed != groups.front().speed) return false;
+  }
+  return true;
+}
+
+absl::Status ValidateClusterSpec(const ClusterSpec& spec) {
+  if (spec.name.empty() || spec.name.size() > 63) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("cluster.name must have 1 to 63 characters, got %d", spec.name.size()));
+  }
+  for (char c : spec.name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "cluster.name may hold only letters, digits, '-', '_' and '.', got '%s'", spec.name));
+    }
+  }
+  if (spec.groups.empty()) {
+    return absl::InvalidArgumentError("cluster.groups is empty: give processors or groups");
+  }
+  long long total = 0;
+  for (size_t i = 0; i < spec.groups.size(); ++i) {
+    const auto& g = spec.groups[i];
+    if (g.count < 1 || g.count > kMaxClusterProcessors) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("cluster.groups[%d].count must be in [1, %d], got %d", i,
+                          kMaxClusterProcessors, g.count));
+    }
+    if (!(g.speed > 0) || !std::isfinite(g.speed)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "cluster.groups[%d].speed must be a finite number > 0, got %g", i, g.speed));
+    }
+    total += g.count;
+  }
+  if (total > kMaxClusterProcessors) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "cluster processors must total at most %d, got %d", kMaxClusterProcessors, total));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace resched

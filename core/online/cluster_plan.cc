@@ -1,0 +1,381 @@
+#include "core/online/cluster_plan.h"
+
+#include <algorithm>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace resched {
+namespace {
+
+bool IsEnded(JobState state) {
+  return state == JobState::kFinished || state == JobState::kFailed ||
+         state == JobState::kCancelled;
+}
+
+// Reservation ids are "r<n>"; anything else is unknown.
+std::optional<std::int64_t> ParseReservationId(const std::string& id) {
+  std::int64_t n = 0;
+  if (id.size() < 2 || id[0] != 'r' || !absl::SimpleAtoi(id.substr(1), &n)) return std::nullopt;
+  return n;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::Create(const ClusterSpec& spec,
+                                                                 const AlgorithmParams& params,
+                                                                 Time now, ClusterLimits limits) {
+  if (auto status = ValidateClusterSpec(spec); !status.ok()) return status;
+  auto policy = MakePolicy(spec.policy, params);
+  if (!policy.ok()) return policy.status();
+  if (!spec.homogeneous()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "cluster.groups: policy '%s' needs processors of one speed; heterogeneous groups are "
+        "for the DAG planners (HEFT, Barbosa), which are not built yet",
+        spec.policy));
+  }
+  auto plan = std::unique_ptr<ClusterPlan>(new ClusterPlan(spec, *std::move(policy), now, limits));
+  plan->params_ = params;
+  return plan;
+}
+
+ClusterPlan::ClusterPlan(const ClusterSpec& spec, std::unique_ptr<OnlinePolicy> policy, Time now,
+                         ClusterLimits limits)
+    : spec_(spec),
+      policy_(std::move(policy)),
+      limits_(limits),
+      timeline_(spec.capacity()),
+      now_(now) {}
+
+std::unique_ptr<ClusterPlan> ClusterPlan::Clone() const {
+  auto copy = std::unique_ptr<ClusterPlan>(
+      new ClusterPlan(spec_, *MakePolicy(spec_.policy, params_), now_, limits_));
+  copy->params_ = params_;
+  copy->timeline_ = timeline_.Snapshot();
+  copy->last_start_ = last_start_;
+  copy->next_job_ = next_job_;
+  copy->next_reservation_ = next_reservation_;
+  copy->reservations_ = reservations_;
+  copy->ended_count_ = ended_count_;
+  for (const auto& [seq, job] : jobs_) {
+    auto record = std::make_unique<JobRecord>(*job);
+    JobRecord* raw = record.get();
+    copy->by_id_[raw->job.id] = raw;
+    copy->jobs_[seq] = std::move(record);
+  }
+  for (JobRecord* job : queue_) copy->queue_.push_back(copy->by_id_[job->job.id]);
+  for (JobRecord* job : running_) copy->running_.push_back(copy->by_id_[job->job.id]);
+  return copy;
+}
+
+PlanState ClusterPlan::MakeState() { return PlanState(now_, last_start_, timeline_, queue_); }
+
+void ClusterPlan::AbsorbMoves(const PlanState& state) {
+  for (JobRecord* job : state.moved()) MarkChanged(job);
+}
+
+void ClusterPlan::MarkChanged(JobRecord* job) {
+  if (std::find(changed_.begin(), changed_.end(), job) == changed_.end()) {
+    changed_.push_back(job);
+  }
+}
+
+std::vector<const JobRecord*> ClusterPlan::TakeChangedJobs() {
+  std::vector<const JobRecord*> out(changed_.begin(), changed_.end());
+  changed_.clear();
+  return out;
+}
+
+JobRecord* ClusterPlan::Mutable(const JobId& id) {
+  auto it = by_id_.find(id);
+  return it == by_id_.end() ? nullptr : it->second;
+}
+
+const JobRecord* ClusterPlan::FindJob(const JobId& id) const {
+  auto it = by_id_.find(id);
+  return it == by_id_.end() ? nullptr : it->second;
+}
+
+std::vector<const JobRecord*> ClusterPlan::Jobs() const {
+  std::vector<const JobRecord*> out;
+  out.reserve(jobs_.size());
+  for (const auto& [seq, job] : jobs_) out.push_back(job.get());
+  return out;
+}
+
+std::vector<const ExternalReservation*> ClusterPlan::Reservations() const {
+  std::vector<const ExternalReservation*> out;
+  for (const auto& [n, r] : reservations_) out.push_back(&r);
+  return out;
+}
+
+absl::StatusOr<const JobRecord*> ClusterPlan::Submit(Job job) {
+  if (job.release < now_) job.release = now_;  // a job cannot start in the past
+  if (auto status = ValidateJob(job, capacity()); !status.ok()) return status;
+  if (queued_count() + running_count() >= limits_.max_active_jobs) {
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("cluster '%s' holds %d queued and running jobs, the limit", spec_.name,
+                        limits_.max_active_jobs));
+  }
+  const std::int64_t seq = next_job_++;
+  job.id = absl::StrCat("j", seq);
+  auto record = std::make_unique<JobRecord>();
+  record->job = std::move(job);
+  record->submitted = now_;
+  record->sequence = seq;
+  JobRecord* raw = record.get();
+  jobs_[seq] = std::move(record);
+  by_id_[raw->job.id] = raw;
+  queue_.push_back(raw);
+  PlanState state = MakeState();
+  policy_->PlaceNew(state, *raw);
+  AbsorbMoves(state);
+  MarkChanged(raw);
+  ProcessInstant();  // a job placed at now starts now
+  return raw;
+}
+
+absl::StatusOr<const JobRecord*> ClusterPlan::Cancel(const JobId& id) {
+  JobRecord* job = Mutable(id);
+  if (job == nullptr) return absl::NotFoundError(absl::StrCat("job '", id, "' not found"));
+  if (IsEnded(job->state)) {
+    return absl::FailedPreconditionError(
+        absl::StrFormat("job '%s' has already ended (%s)", id, JobStateName(job->state)));
+  }
+  if (job->state == JobState::kQueued) {
+    PlanState state = MakeState();
+    state.Unplace(*job);
+    RemoveFromQueue(job);
+    job->state = JobState::kCancelled;
+    job->allocation = Allocation{};
+    ++ended_count_;
+  } else {
+    EndJob(job, JobState::kCancelled, now_);
+  }
+  MarkChanged(job);
+  PlanState state = MakeState();
+  policy_->Reoptimize(state);
+  AbsorbMoves(state);
+  ProcessInstant();
+  PruneEnded();
+  return job;
+}
+
+absl::StatusOr<const JobRecord*> ClusterPlan::ReportStarted(const JobId& id, Time t) {
+  JobRecord* job = Mutable(id);
+  if (job == nullptr) return absl::NotFoundError(absl::StrCat("job '", id, "' not found"));
+  if (job->state == JobState::kRunning) return job;  // the plan already started it
+  if (job->state == JobState::kQueued) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "job '%s' is planned to start at %d us; a start reported at %d us comes before its "
+        "reservation",
+        id, job->allocation.start, t));
+  }
+  return absl::FailedPreconditionError(
+      absl::StrFormat("job '%s' has already ended (%s)", id, JobStateName(job->state)));
+}
+
+absl::StatusOr<const JobRecord*> ClusterPlan::ReportEnded(const JobId& id, Time t, bool failed) {
+  JobRecord* job = Mutable(id);
+  if (job == nullptr) return absl::NotFoundError(absl::StrCat("job '", id, "' not found"));
+  if (job->state != JobState::kRunning) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "job '%s' is %s; only a RUNNING job can finish or fail", id, JobStateName(job->state)));
+  }
+  if (t > now_ || t < job->allocation.start) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("time must be in [job start %d, cluster now %d] microseconds, got %d",
+                        job->allocation.start, now_, t));
+  }
+  EndJob(job, failed ? JobState::kFailed : JobState::kFinished, t);
+  MarkChanged(job);
+  PlanState state = MakeState();
+  policy_->Reoptimize(state);
+  AbsorbMoves(state);
+  ProcessInstant();
+  PruneEnded();
+  return job;
+}
+
+void ClusterPlan::EndJob(JobRecord* job, JobState state, Time t) {
+  PlanState plan = MakeState();
+  plan.Unplace(*job);  // the past needs no booking: searches never look before now
+  if (t < job->allocation.end) {
+    job->allocation.end = t;
+    job->ended_early = true;
+  }
+  job->state = state;
+  running_.erase(std::find(running_.begin(), running_.end(), job));
+  ++ended_count_;
+}
+
+void ClusterPlan::RemoveFromQueue(JobRecord* job) {
+  queue_.erase(std::find(queue_.begin(), queue_.end(), job));
+}
+
+absl::StatusOr<const ExternalReservation*> ClusterPlan::AddReservation(int k, Time start, Time end,
+                                                                       std::string reason,
+                                                                       bool displace_queued) {
+  start = std::max(start, now_);
+  if (k < 1 || k > capacity()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("processors must be in [1, %d], got %d", capacity(), k));
+  }
+  if (end <= start) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "end must be after start and after the cluster's now (%d us), got %d", start, end));
+  }
+  if (static_cast<int>(reservations_.size()) >= limits_.max_reservations) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "cluster '%s' holds %d reservations, the limit", spec_.name, limits_.max_reservations));
+  }
+  std::vector<Allocation> previous;
+  if (displace_queued) {
+    PlanState state = MakeState();
+    for (JobRecord* job : queue_) {
+      previous.push_back(job->allocation);
+      state.Unplace(*job);
+    }
+  }
+  auto booking = timeline_.Add(start, end, k);
+  if (!booking.ok()) {
+    if (displace_queued) {  // put every queued job back exactly where it was
+      PlanState state = MakeState();
+      for (size_t i = 0; i < queue_.size(); ++i) {
+        state.Place(*queue_[i], previous[i], queue_[i]->guaranteed);
+      }
+    }
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "%d processors are not free over [%d, %d) us%s: %s", k, start, end,
+        displace_queued ? " even without queued jobs" : " (set displace_queued to move jobs)",
+        booking.status().message()));
+  }
+  const std::int64_t n = next_reservation_++;
+  ExternalReservation& r = reservations_[n];
+  r = ExternalReservation{absl::StrCat("r", n), k, start, end, std::move(reason), *booking};
+  if (displace_queued) {
+    PlanState state = MakeState();
+    policy_->Rebuild(state);
+    AbsorbMoves(state);
+    ProcessInstant();
+  }
+  return &r;
+}
+
+absl::Status ClusterPlan::RemoveReservation(const std::string& id) {
+  const auto n = ParseReservationId(id);
+  auto it = n ? reservations_.find(*n) : reservations_.end();
+  if (it == reservations_.end()) {
+    return absl::NotFoundError(absl::StrCat("reservation '", id, "' not found"));
+  }
+  (void)timeline_.Remove(it->second.booking);
+  reservations_.erase(it);
+  PlanState state = MakeState();
+  policy_->Reoptimize(state);
+  AbsorbMoves(state);
+  ProcessInstant();
+  return absl::OkStatus();
+}
+
+std::optional<Time> ClusterPlan::NextEventAfterNow() const {
+  std::optional<Time> next;
+  auto consider = [&](Time t) {
+    if (t > now_ && (!next || t < *next)) next = t;
+  };
+  for (const JobRecord* job : running_) consider(job->allocation.end);
+  for (const JobRecord* job : queue_) {
+    if (job->placed) consider(job->allocation.start);
+    if (policy_->DecidesAtEvents()) consider(job->job.release);
+  }
+  for (const auto& [n, r] : reservations_) consider(r.end);
+  return next;
+}
+
+absl::Status ClusterPlan::AdvanceTo(Time t) {
+  if (t < now_) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("time must be >= the cluster's now (%d us), got %d", now_, t));
+  }
+  while (true) {
+    const auto next = NextEventAfterNow();
+    if (!next || *next > t) break;
+    now_ = *next;
+    ProcessInstant();
+  }
+  now_ = t;
+  ProcessInstant();
+  PruneEnded();
+  return absl::OkStatus();
+}
+
+// Settles the plan at now_: ends what is due, lets an event-driven policy decide, then starts
+// what is due.
+void ClusterPlan::ProcessInstant() {
+  std::vector<JobRecord*> due;
+  for (JobRecord* job : running_) {
+    if (job->allocation.end <= now_) due.push_back(job);
+  }
+  for (JobRecord* job : due) {
+    EndJob(job, JobState::kFinished, job->allocation.end);
+    MarkChanged(job);
+  }
+  for (auto it = reservations_.begin(); it != reservations_.end();) {
+    if (it->second.end <= now_) {
+      (void)timeline_.Remove(it->second.booking);
+      it = reservations_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (policy_->DecidesAtEvents()) {
+    PlanState state = MakeState();
+    policy_->Reoptimize(state);
+    AbsorbMoves(state);
+  }
+  std::vector<JobRecord*> starting;
+  for (JobRecord* job : queue_) {
+    if (job->placed && job->allocation.start <= now_) starting.push_back(job);
+  }
+  for (JobRecord* job : starting) {
+    RemoveFromQueue(job);
+    job->state = JobState::kRunning;
+    job->guaranteed = true;
+    running_.push_back(job);
+    last_start_ = std::max(last_start_, job->allocation.start);
+    MarkChanged(job);
+  }
+}
+
+void ClusterPlan::PruneEnded() {
+  for (auto it = jobs_.begin(); it != jobs_.end() && ended_count_ > limits_.max_retained_ended;) {
+    if (IsEnded(it->second->state)) {
+      changed_.erase(std::remove(changed_.begin(), changed_.end(), it->second.get()),
+                     changed_.end());
+      by_id_.erase(it->second->job.id);
+      it = jobs_.erase(it);
+      --ended_count_;
+    } else {
+      ++it;
+    }
+  }
+}
+
+ScheduleToValidate ClusterPlan::ToValidate() const {
+  ScheduleToValidate s;
+  s.capacity = capacity();
+  for (const auto& [seq, job] : jobs_) {
+    if (job->allocation.k == 0) continue;  // cancelled before it was ever placed
+    ScheduledItem item;
+    item.id = job->job.id;
+    item.allocation = job->allocation;
+    item.release = job->job.release;
+    item.model = &job->job.model;
+    item.ended_early = job->ended_early;
+    s.items.push_back(item);
+  }
+  for (const auto& [n, r] : reservations_) s.holds.push_back({r.start, r.end, r.k});
+  return s;
+}
+
+}  // namespace resched

@@ -1,0 +1,122 @@
+// One cluster's plan: its timeline, its jobs (queued, running, ended), its external
+// reservations and its clock, driven by an online policy. Pure and deterministic: the server
+// wraps it with locking, time and protobuf conversion. Every method either applies its whole
+// change or returns an error having changed nothing.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "core/metrics/validate.h"
+#include "core/model/cluster.h"
+#include "core/model/job.h"
+#include "core/online/plan_state.h"
+#include "core/online/policy.h"
+#include "core/registry/registry.h"
+#include "core/timeline/timeline.h"
+
+namespace resched {
+
+struct ExternalReservation {
+  std::string id;
+  int k = 0;
+  Time start = 0;
+  Time end = 0;
+  std::string reason;
+  ReservationId booking = -1;
+};
+
+struct ClusterLimits {
+  int max_active_jobs = 100'000;     // queued + running
+  int max_retained_ended = 100'000;  // ended jobs kept for GetJob/ListJobs; oldest dropped
+  int max_reservations = 10'000;
+};
+
+class ClusterPlan {
+ public:
+  static absl::StatusOr<std::unique_ptr<ClusterPlan>> Create(const ClusterSpec& spec,
+                                                             const AlgorithmParams& params,
+                                                             Time now, ClusterLimits limits = {});
+  ClusterPlan(const ClusterPlan&) = delete;
+  ClusterPlan& operator=(const ClusterPlan&) = delete;
+  // A deep copy for what-if queries (dry runs).
+  std::unique_ptr<ClusterPlan> Clone() const;
+
+  const ClusterSpec& spec() const { return spec_; }
+  int capacity() const { return timeline_.capacity(); }
+  Time now() const { return now_; }
+  const Timeline& timeline() const { return timeline_; }
+  const OnlinePolicy& policy() const { return *policy_; }
+
+  // Validates and places a job with the policy; assigns its id ("j<n>").
+  absl::StatusOr<const JobRecord*> Submit(Job job);
+  absl::StatusOr<const JobRecord*> Cancel(const JobId& id);
+  absl::StatusOr<const JobRecord*> ReportStarted(const JobId& id, Time t);
+  // A finish or failure at t (<= now, >= start). Before the planned end it frees capacity.
+  absl::StatusOr<const JobRecord*> ReportEnded(const JobId& id, Time t, bool failed);
+
+  // Holds k processors over [max(start, now), end). With `displace_queued`, queued jobs in the
+  // way are re-planned by the policy; otherwise the hold must fit in the free capacity.
+  absl::StatusOr<const ExternalReservation*> AddReservation(int k, Time start, Time end,
+                                                            std::string reason,
+                                                            bool displace_queued);
+  absl::Status RemoveReservation(const std::string& id);
+
+  // Moves the clock to t (>= now), ending and starting jobs at each event on the way.
+  absl::Status AdvanceTo(Time t);
+
+  const JobRecord* FindJob(const JobId& id) const;
+  // Every retained job in submission order.
+  std::vector<const JobRecord*> Jobs() const;
+  std::vector<const ExternalReservation*> Reservations() const;
+  int queued_count() const { return static_cast<int>(queue_.size()); }
+  int running_count() const { return static_cast<int>(running_.size()); }
+
+  // Jobs whose state or allocation changed since the last call, in order of change, each once.
+  std::vector<const JobRecord*> TakeChangedJobs();
+  // The same, without forgetting them.
+  std::vector<const JobRecord*> PeekChangedJobs() const {
+    return {changed_.begin(), changed_.end()};
+  }
+
+  // The schedule as the validator sees it (retained jobs and current external holds).
+  ScheduleToValidate ToValidate() const;
+
+ private:
+  ClusterPlan(const ClusterSpec& spec, std::unique_ptr<OnlinePolicy> policy, Time now,
+              ClusterLimits limits);
+
+  JobRecord* Mutable(const JobId& id);
+  PlanState MakeState();
+  void AbsorbMoves(const PlanState& state);
+  void MarkChanged(JobRecord* job);
+  void ProcessInstant();
+  void EndJob(JobRecord* job, JobState state, Time t);
+  std::optional<Time> NextEventAfterNow() const;
+  void RemoveFromQueue(JobRecord* job);
+  void PruneEnded();
+
+  ClusterSpec spec_;
+  AlgorithmParams params_;
+  std::unique_ptr<OnlinePolicy> policy_;
+  ClusterLimits limits_;
+  Timeline timeline_;
+  Time now_;
+  Time last_start_ = kTimeMin;
+  std::int64_t next_job_ = 1;
+  std::int64_t next_reservation_ = 1;
+  std::map<std::int64_t, std::unique_ptr<JobRecord>> jobs_;  // by submission sequence
+  absl::flat_hash_map<JobId, JobRecord*> by_id_;
+  std::vector<JobRecord*> queue_;                             // queued, submission order
+  std::vector<JobRecord*> running_;                           // started, not ended
+  std::map<std::int64_t, ExternalReservation> reservations_;  // by creation order
+  std::vector<JobRecord*> changed_;
+  int ended_count_ = 0;
+};
+
+}  // namespace resched

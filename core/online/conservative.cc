@@ -1,0 +1,45 @@
+// Conservative backfilling — Saule et al. §5.1 (after Mu'alem & Feitelson 2001): every job is
+// given, on arrival, the first hole that can accommodate it, and keeps that guarantee; holes
+// are filled by later jobs only where no earlier reservation moves. Moldable jobs take the width
+// with the earliest completion (ties: fewer processors). When capacity is freed (cancel, early
+// finish, removed reservation) the queue is compressed: each queued job in submission order is
+// re-placed at its earliest-completion allocation that starts no later than before, so no
+// guarantee is ever broken.
+#include <algorithm>
+#include <memory>
+
+#include "core/online/moldable_fit.h"
+#include "core/online/policy.h"
+
+namespace resched {
+namespace {
+
+class Conservative final : public OnlinePolicy {
+ public:
+  void PlaceNew(PlanState& state, JobRecord& job) override { Place(state, job, kTimeMax); }
+
+  void Reoptimize(PlanState& state) override {
+    for (JobRecord* job : state.queue()) {
+      const Allocation old = job->allocation;
+      state.Unplace(*job);
+      Place(state, *job, old.start);
+    }
+  }
+
+  void Rebuild(PlanState& state) override {
+    for (JobRecord* job : state.queue()) PlaceNew(state, *job);
+  }
+
+ private:
+  static void Place(PlanState& state, JobRecord& job, Time start_limit) {
+    const Time not_before = std::max(state.now(), job.job.release);
+    const auto fit = EarliestCompletion(state.timeline(), job.job.model, not_before, start_limit);
+    if (fit) state.Place(job, *fit, /*guaranteed=*/true);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<OnlinePolicy> MakeConservativePolicy() { return std::make_unique<Conservative>(); }
+
+}  // namespace resched

@@ -1,0 +1,21 @@
+// Width selection for moldable jobs: among the allowed widths, the allocation with the
+// earliest completion; ties go to fewer processors (issue 2, "online").
+#pragma once
+
+#include <optional>
+
+#include "core/model/job.h"
+#include "core/model/runtime_model.h"
+#include "core/timeline/timeline.h"
+
+namespace resched {
+
+// Earliest-completion allocation starting at or after `not_before` and at or before
+// `start_limit`; nullopt when none exists.
+std::optional<Allocation> EarliestCompletion(const Timeline& timeline, const RuntimeModel& model,
+                                             Time not_before, Time start_limit = kTimeMax);
+
+// Earliest-completion allocation that starts exactly at `t`; nullopt when no width fits then.
+std::optional<Allocation> StartingAt(const Timeline& timeline, const RuntimeModel& model, Time t);
+
+}  // namespace resched

@@ -1,0 +1,55 @@
+// What an online policy sees and changes: the clock, the timeline and the queued jobs in
+// submission order. Placing a job books its allocation in the timeline; the state records
+// which jobs moved so callers can report them.
+#pragma once
+
+#include <vector>
+
+#include "core/model/job.h"
+#include "core/timeline/timeline.h"
+
+namespace resched {
+
+struct JobRecord {
+  Job job;
+  JobState state = JobState::kQueued;
+  Allocation allocation;
+  bool placed = false;             // allocation booked in the timeline
+  ReservationId reservation = -1;  // the timeline booking while placed
+  bool guaranteed = false;         // the policy keeps or improves this allocation
+  bool ended_early = false;        // finished, failed or cancelled before its planned end
+  Time submitted = 0;
+  std::int64_t sequence = 0;  // submission order within the cluster
+};
+
+class PlanState {
+ public:
+  PlanState(Time now, Time last_start, Timeline& timeline, std::vector<JobRecord*>& queue)
+      : now_(now), last_start_(last_start), timeline_(timeline), queue_(queue) {}
+
+  Time now() const { return now_; }
+  // The latest start among jobs already started (FCFS keeps starts in submission order).
+  Time last_start() const { return last_start_; }
+  Timeline& timeline() { return timeline_; }
+  const Timeline& timeline() const { return timeline_; }
+  // Queued jobs in submission order.
+  std::vector<JobRecord*>& queue() { return queue_; }
+
+  // Books `allocation` for `job`; the caller guarantees it fits (a policy computed it on this
+  // timeline), so a failure here is a bug and aborts loudly in debug builds.
+  void Place(JobRecord& job, const Allocation& allocation, bool guaranteed);
+  void Unplace(JobRecord& job);
+
+  // Jobs whose allocation changed, other than the one being submitted.
+  const std::vector<JobRecord*>& moved() const { return moved_; }
+  void ForgetMoves() { moved_.clear(); }
+
+ private:
+  Time now_;
+  Time last_start_;
+  Timeline& timeline_;
+  std::vector<JobRecord*>& queue_;
+  std::vector<JobRecord*> moved_;
+};
+
+}  // namespace resched

@@ -1,0 +1,29 @@
+// The interface of an online policy (DESIGN.md "Policy"): it places each submitted job and may
+// move jobs that have not started yet.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/online/plan_state.h"
+
+namespace resched {
+
+class OnlinePolicy {
+ public:
+  virtual ~OnlinePolicy() = default;
+
+  // Plans `job`, already appended to state.queue() and not placed. May move queued jobs.
+  virtual void PlaceNew(PlanState& state, JobRecord& job) = 0;
+  // Capacity was freed (cancel, early finish, reservation removed): queued jobs may move
+  // earlier. Guaranteed allocations never move later.
+  virtual void Reoptimize(PlanState& state) = 0;
+  // Places every queued job from scratch, in submission order (after a forced change such as
+  // a reservation that displaces queued work). Nothing is placed on entry.
+  virtual void Rebuild(PlanState& state) = 0;
+  // True when the policy decides at every event (job ends, releases), as EASY does; false when
+  // its plan only changes on submissions and freed capacity.
+  virtual bool DecidesAtEvents() const { return false; }
+};
+
+}  // namespace resched

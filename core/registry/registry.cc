@@ -1,0 +1,159 @@
+#include "core/registry/registry.h"
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace resched {
+
+// Factories live in each algorithm's own file.
+std::unique_ptr<OnlinePolicy> MakeFcfsPolicy();
+std::unique_ptr<OnlinePolicy> MakeEasyPolicy();
+std::unique_ptr<OnlinePolicy> MakeConservativePolicy();
+
+namespace {
+
+AlgorithmInfo Policy(std::string name, std::string description, std::string paper,
+                     std::function<std::unique_ptr<OnlinePolicy>()> make,
+                     std::vector<ParamInfo> params = {}) {
+  AlgorithmInfo info{std::move(name),  AlgorithmKind::kPolicy, std::move(description),
+                     std::move(paper), std::move(params),      nullptr};
+  if (make) info.make_policy = [make](const AlgorithmParams&) { return make(); };
+  return info;
+}
+
+AlgorithmInfo Planned(std::string name, AlgorithmKind kind, std::string description,
+                      std::string paper, std::vector<ParamInfo> params = {}) {
+  return AlgorithmInfo{std::move(name),   kind,   std::move(description), std::move(paper),
+                       std::move(params), nullptr};
+}
+
+std::vector<AlgorithmInfo> BuildRegistry() {
+  using K = AlgorithmKind;
+  const ParamInfo rho{"rho", "resource augmentation factor", 2, 1, 64};
+  const ParamInfo lambda{"lambda", "deadline slack factor", 1, 0, 1000};
+  std::vector<AlgorithmInfo> r;
+  r.push_back(Policy("fcfs", "first come, first served; moldable width by earliest completion",
+                     "saule §3.1", MakeFcfsPolicy));
+  r.push_back(Policy("easy", "EASY backfilling: only the queue head holds a reservation",
+                     "saule §5.1", MakeEasyPolicy));
+  r.push_back(Policy("conservative", "conservative backfilling: every job keeps its reservation",
+                     "saule §5.1", MakeConservativePolicy));
+  r.push_back(Policy("dasedf", "dual approximation + EDF, binary search on the stretch S",
+                     "saule §3.2", nullptr));
+  r.push_back(
+      Policy("split", "Split(rho) resource augmentation", "saule §3.3.2, Alg. 1", nullptr, {rho}));
+  r.push_back(Policy("reserve-aux", "main/auxiliary machine reservation scheme (X, T)", "saule §4",
+                     nullptr,
+                     {{"x", "machines kept for the auxiliary part", 5, 0, 1 << 20},
+                      {"t", "stretch threshold sending jobs to the auxiliary part", 2, 1, 1e6}}));
+  r.push_back(Policy("dbos", "MoldableEDF inside DBOS(rho)", "saule §6, Alg. 2", nullptr, {rho}));
+  r.push_back(
+      Policy("iterative", "Sabin et al. iterative moldable scheduling", "saule §5.4", nullptr));
+  r.push_back(Policy("iterative-improved", "improved iterative moldable scheduling", "saule §5.4",
+                     nullptr));
+  r.push_back(Planned("mrt", K::kPlanner, "MRT dual approximation (3/2+eps) for makespan",
+                      "dutot §1.3, §3.2"));
+  r.push_back(Planned("bicriteria", K::kPlanner,
+                      "doubling batches + knapsack + list compaction (makespan and sum wC)",
+                      "dutot §3.2"));
+  for (const char* name : {"gang", "seq-lptf", "list-mrt", "list-wlptf", "list-saf"}) {
+    r.push_back(Planned(name, K::kPlanner, "baseline list/gang planner", "dutot §4.1"));
+  }
+  r.push_back(Planned("ltf", K::kPlanner, "largest task first list scheduling", "chretien §1, §5"));
+  r.push_back(Planned("sparse-lp", K::kPlanner, "successive LP approximations, l_p sparse model",
+                      "chretien §4, Alg. 1"));
+  r.push_back(
+      Planned("sparse-lp-hybrid", K::kPlanner, "successive LP hybrid with LTF", "chretien §4.4"));
+  r.push_back(Planned("cpa", K::kDagPlanner, "critical path and area allocation + mapping",
+                      "aida-casanova §2.1, §4.2"));
+  for (const char* bl : {"1", "all", "cpa", "cpar"}) {
+    for (const char* bd : {"all", "half", "cpa", "cpar"}) {
+      r.push_back(Planned(absl::StrFormat("bl_%s_bd_%s", bl, bd), K::kDagPlanner,
+                          "RESSCHED: bottom-level allocation bound x bound on degree",
+                          "aida-casanova §4.2, §4.3.2"));
+    }
+  }
+  for (const char* name : {"dl_bd_all", "dl_bd_cpa", "dl_bd_cpar", "dl_rc_cpa", "dl_rc_cpar"}) {
+    r.push_back(Planned(name, K::kDagPlanner, "RESSCHEDDL: deadline-driven DAG reservation",
+                        "aida-casanova §5.2, §5.3", {lambda}));
+  }
+  r.push_back(
+      Planned("heft", K::kDagPlanner, "HEFT task-parallel list scheduling", "barbosa §2 ([20])"));
+  r.push_back(Planned("barbosa", K::kDagPlanner, "multi-user list scheduling with capacity shares",
+                      "barbosa §4"));
+  return r;
+}
+
+}  // namespace
+
+const std::vector<AlgorithmInfo>& AlgorithmRegistry() {
+  static const std::vector<AlgorithmInfo> registry = BuildRegistry();
+  return registry;
+}
+
+const AlgorithmInfo* FindAlgorithm(std::string_view name) {
+  for (const auto& info : AlgorithmRegistry()) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+const char* AlgorithmKindName(AlgorithmKind kind) {
+  switch (kind) {
+    case AlgorithmKind::kPolicy:
+      return "policy";
+    case AlgorithmKind::kPlanner:
+      return "planner";
+    case AlgorithmKind::kDagPlanner:
+      return "dag-planner";
+  }
+  return "unknown";
+}
+
+absl::Status CheckAlgorithm(std::string_view field, std::string_view name, AlgorithmKind kind,
+                            const AlgorithmParams& params) {
+  const AlgorithmInfo* info = FindAlgorithm(name);
+  if (info == nullptr || info->kind != kind) {
+    std::vector<std::string> names;
+    for (const auto& a : AlgorithmRegistry()) {
+      if (a.kind == kind) names.push_back(a.name);
+    }
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s.name must be a %s of the registry (%s), got '%s'", field,
+                        AlgorithmKindName(kind), absl::StrJoin(names, ", "), name));
+  }
+  for (const auto& [key, value] : params) {
+    const ParamInfo* param = nullptr;
+    for (const auto& p : info->params) {
+      if (p.name == key) param = &p;
+    }
+    if (param == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s.params: '%s' takes no parameter '%s'", field, info->name, key));
+    }
+    if (!(value >= param->min && value <= param->max)) {
+      return absl::InvalidArgumentError(absl::StrFormat("%s.params.%s must be in [%g, %g], got %g",
+                                                        field, key, param->min, param->max, value));
+    }
+  }
+  if (!info->implemented()) {
+    std::vector<std::string> built;
+    for (const auto& a : AlgorithmRegistry()) {
+      if (a.kind == kind && a.implemented()) built.push_back(a.name);
+    }
+    return absl::UnimplementedError(absl::StrFormat(
+        "%s '%s' (%s) is registered but not built yet; built: %s", AlgorithmKindName(kind),
+        info->name, info->paper, built.empty() ? "none" : absl::StrJoin(built, ", ")));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<OnlinePolicy>> MakePolicy(std::string_view name,
+                                                         const AlgorithmParams& params) {
+  if (auto status = CheckAlgorithm("policy", name, AlgorithmKind::kPolicy, params); !status.ok()) {
+    return status;
+  }
+  return FindAlgorithm(name)->make_policy(params);
+}
+
+}  // namespace resched

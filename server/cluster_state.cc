@@ -1,0 +1,100 @@
+#include "server/cluster_state.h"
+
+#include <chrono>
+
+#include "server/convert.h"
+
+namespace resched::server {
+namespace {
+
+constexpr size_t kEventLogSize = 10'000;
+
+}  // namespace
+
+Time WallNow() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+const ReplyCache::Entry* ReplyCache::Find(const std::string& request_id) const {
+  auto it = entries_.find(request_id);
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+void ReplyCache::Remember(const std::string& request_id, std::string method, std::string reply) {
+  if (request_id.empty() || entries_.contains(request_id)) return;
+  entries_[request_id] = Entry{std::move(method), std::move(reply)};
+  order_.push_back(request_id);
+  if (order_.size() > capacity_) {
+    entries_.erase(order_.front());
+    order_.pop_front();
+  }
+}
+
+ClusterState::ClusterState(std::unique_ptr<ClusterPlan> plan, AlgorithmParams params)
+    : name_(plan->spec().name),
+      simulated_(plan->spec().clock == ClockKind::kSimulated),
+      params_(std::move(params)),
+      plan_(std::move(plan)) {}
+
+void ClusterState::SettleClockLocked() {
+  if (simulated_) return;
+  const Time now = WallNow();
+  if (now > plan_->now()) (void)plan_->AdvanceTo(now);
+}
+
+void ClusterState::Run(const std::function<void(Txn&)>& fn) {
+  std::lock_guard lock(mu_);
+  SettleClockLocked();
+  std::vector<pb::ScheduleEvent> extra;
+  Txn txn{*plan_, replies_, extra};
+  fn(txn);
+  PublishLocked(std::move(extra));
+}
+
+std::unique_ptr<ClusterPlan> ClusterState::Snapshot() {
+  std::lock_guard lock(mu_);
+  SettleClockLocked();
+  PublishLocked({});
+  return plan_->Clone();
+}
+
+void ClusterState::PublishLocked(std::vector<pb::ScheduleEvent> extra) {
+  std::vector<pb::ScheduleEvent> out;
+  for (const JobRecord* job : plan_->TakeChangedJobs()) {
+    pb::ScheduleEvent event;
+    event.set_kind(pb::ScheduleEvent::JOB_CHANGED);
+    *event.mutable_job() = ToProto(*job, name_);
+    out.push_back(std::move(event));
+  }
+  for (auto& event : extra) out.push_back(std::move(event));
+  if (out.empty()) return;
+  for (auto& event : out) {
+    event.set_sequence(next_sequence_++);
+    *event.mutable_now() = ToTimestamp(plan_->now());
+    events_.push_back(std::move(event));
+    if (events_.size() > kEventLogSize) events_.pop_front();
+  }
+  events_cv_.notify_all();
+}
+
+std::int64_t ClusterState::last_sequence() {
+  std::lock_guard lock(mu_);
+  return next_sequence_ - 1;
+}
+
+std::vector<pb::ScheduleEvent> ClusterState::EventsAfter(std::int64_t after_sequence,
+                                                         std::chrono::milliseconds wait) {
+  std::unique_lock lock(mu_);
+  events_cv_.wait_for(lock, wait, [&] { return next_sequence_ - 1 > after_sequence; });
+  std::vector<pb::ScheduleEvent> out;
+  for (const auto& event : events_) {
+    if (event.sequence() > after_sequence) out.push_back(event);
+  }
+  return out;
+}
+
+void ClusterState::WakeWatchers() { events_cv_.notify_all(); }
+
+}  // namespace resched::server

@@ -1,0 +1,87 @@
+// One cluster in the server: its ClusterPlan behind a single writer lock, its clock, the
+// answers it gave to request ids (idempotent retries) and a log of schedule events for
+// WatchSchedule subscribers. Different clusters proceed in parallel.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "core/online/cluster_plan.h"
+#include "resched/v1/service.pb.h"
+
+namespace resched::server {
+
+namespace pb = ::resched::v1;
+
+// The answers given to client request ids, oldest forgotten first.
+class ReplyCache {
+ public:
+  explicit ReplyCache(size_t capacity) : capacity_(capacity) {}
+  // The first answer to `request_id` for `method`, if any. The same id used for another method
+  // is an error the caller reports.
+  struct Entry {
+    std::string method;
+    std::string reply;  // serialized response message
+  };
+  const Entry* Find(const std::string& request_id) const;
+  void Remember(const std::string& request_id, std::string method, std::string reply);
+
+ private:
+  size_t capacity_;
+  absl::flat_hash_map<std::string, Entry> entries_;
+  std::deque<std::string> order_;
+};
+
+class ClusterState {
+ public:
+  ClusterState(std::unique_ptr<ClusterPlan> plan, AlgorithmParams params);
+
+  const std::string& name() const { return name_; }
+  bool simulated() const { return simulated_; }
+
+  // What an operation sees under the writer lock.
+  struct Txn {
+    ClusterPlan& plan;
+    ReplyCache& replies;
+    std::vector<pb::ScheduleEvent>& events;  // extra events to publish (reservations, clock)
+  };
+  // Runs `fn` under the writer lock, after moving a WALL clock to the present; then publishes
+  // the jobs that changed and the events `fn` added.
+  void Run(const std::function<void(Txn&)>& fn);
+
+  // A deep copy of the plan at the present, for what-if queries outside the lock.
+  std::unique_ptr<ClusterPlan> Snapshot();
+  const AlgorithmParams& params() const { return params_; }
+
+  // Watchers: the events after `after_sequence`, waiting up to `wait` for one.
+  std::vector<pb::ScheduleEvent> EventsAfter(std::int64_t after_sequence,
+                                             std::chrono::milliseconds wait);
+  std::int64_t last_sequence();
+  // Wakes every watcher so it can notice a shutdown or a cancelled call.
+  void WakeWatchers();
+
+ private:
+  void SettleClockLocked();
+  void PublishLocked(std::vector<pb::ScheduleEvent> extra);
+
+  const std::string name_;
+  const bool simulated_;
+  const AlgorithmParams params_;
+  std::mutex mu_;
+  std::unique_ptr<ClusterPlan> plan_;
+  ReplyCache replies_{10'000};
+  std::condition_variable events_cv_;
+  std::deque<pb::ScheduleEvent> events_;  // the most recent events only
+  std::int64_t next_sequence_ = 1;
+};
+
+// Microseconds since the Unix epoch, from the system clock.
+Time WallNow();
+
+}  // namespace resched::server

@@ -1,0 +1,344 @@
+#include "server/convert.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace resched::server {
+namespace {
+
+constexpr int kMaxTableEntries = 4096;
+constexpr size_t kMaxLabel = 256;
+
+absl::Status Invalid(const std::string& field, const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat(field, " ", what));
+}
+
+// Core errors name fields relative to the model ("amdahl.alpha ..."); prefix the wire path.
+absl::Status Prefixed(const std::string& prefix, const absl::Status& status) {
+  return absl::Status(status.code(), absl::StrCat(prefix, ".", status.message()));
+}
+
+}  // namespace
+
+absl::StatusOr<Time> FromProto(const google::protobuf::Timestamp& ts, const std::string& field) {
+  if (ts.nanos() < 0 || ts.nanos() > 999'999'999) {
+    return Invalid(field, absl::StrFormat("nanos must be in [0, 999999999], got %d", ts.nanos()));
+  }
+  // Year 1970 to about year 9999: the arithmetic stays far from overflow.
+  constexpr std::int64_t kMaxSeconds = 253'402'300'799;
+  if (ts.seconds() < 0 || ts.seconds() > kMaxSeconds) {
+    return Invalid(
+        field, absl::StrFormat("seconds must be in [0, %d], got %d", kMaxSeconds, ts.seconds()));
+  }
+  return ts.seconds() * kMicrosPerSecond + (ts.nanos() + 999) / 1000;
+}
+
+absl::StatusOr<Duration> FromProto(const google::protobuf::Duration& d, const std::string& field) {
+  constexpr std::int64_t kMaxSeconds = kMaxJobDuration / kMicrosPerSecond;
+  if (d.seconds() < 0 || d.nanos() < 0 || d.seconds() > kMaxSeconds || d.nanos() > 999'999'999) {
+    return Invalid(field, absl::StrFormat("must be in [0, %d] seconds, got %ds %dns", kMaxSeconds,
+                                          d.seconds(), d.nanos()));
+  }
+  return d.seconds() * kMicrosPerSecond + (d.nanos() + 999) / 1000;
+}
+
+google::protobuf::Timestamp ToTimestamp(Time t) {
+  google::protobuf::Timestamp ts;
+  std::int64_t seconds = t / kMicrosPerSecond;
+  std::int64_t micros = t % kMicrosPerSecond;
+  if (micros < 0) {
+    micros += kMicrosPerSecond;
+    --seconds;
+  }
+  ts.set_seconds(seconds);
+  ts.set_nanos(static_cast<int>(micros * 1000));
+  return ts;
+}
+
+google::protobuf::Duration ToDurationProto(Duration d) {
+  google::protobuf::Duration out;
+  out.set_seconds(d / kMicrosPerSecond);
+  out.set_nanos(static_cast<int>((d % kMicrosPerSecond) * 1000));
+  return out;
+}
+
+absl::StatusOr<RuntimeModel> FromProto(const pb::RuntimeModel& model, const std::string& field) {
+  RuntimeModelParams params;
+  switch (model.kind_case()) {
+    case pb::RuntimeModel::kTable: {
+      if (model.table().entries_size() > kMaxTableEntries) {
+        return Invalid(field + ".table.entries",
+                       absl::StrFormat("must have at most %d entries, got %d", kMaxTableEntries,
+                                       model.table().entries_size()));
+      }
+      TableModel m;
+      for (int i = 0; i < model.table().entries_size(); ++i) {
+        const auto& e = model.table().entries(i);
+        auto time = FromProto(e.time(), absl::StrFormat("%s.table.entries[%d].time", field, i));
+        if (!time.ok()) return time.status();
+        m.entries.push_back({e.k(), *time});
+      }
+      params = m;
+      break;
+    }
+    case pb::RuntimeModel::kAmdahl: {
+      const auto& a = model.amdahl();
+      auto t1 = FromProto(a.t1(), field + ".amdahl.t1");
+      if (!t1.ok()) return t1.status();
+      params = AmdahlModel{*t1, a.alpha(), a.k_min() == 0 ? 1 : a.k_min(), a.k_max()};
+      break;
+    }
+    case pb::RuntimeModel::kDowney: {
+      const auto& d = model.downey();
+      auto t1 = FromProto(d.t1(), field + ".downey.t1");
+      if (!t1.ok()) return t1.status();
+      params = DowneyModel{*t1, d.a(), d.sigma(), d.k_min() == 0 ? 1 : d.k_min(), d.k_max()};
+      break;
+    }
+    case pb::RuntimeModel::kRigid: {
+      auto time = FromProto(model.rigid().time(), field + ".rigid.time");
+      if (!time.ok()) return time.status();
+      params = RigidModel{model.rigid().k(), *time};
+      break;
+    }
+    case pb::RuntimeModel::kPowerOfTwo: {
+      PowerOfTwoModel m;
+      for (int i = 0; i < model.power_of_two().times_size() && i < 64; ++i) {
+        auto time = FromProto(model.power_of_two().times(i),
+                              absl::StrFormat("%s.power_of_two.times[%d]", field, i));
+        if (!time.ok()) return time.status();
+        m.times.push_back(*time);
+      }
+      if (model.power_of_two().times_size() > 64) m.times.resize(65);  // Validate reports it
+      params = m;
+      break;
+    }
+    case pb::RuntimeModel::kCeil: {
+      auto time = FromProto(model.ceil().req_time(), field + ".ceil.req_time");
+      if (!time.ok()) return time.status();
+      params = CeilModel{model.ceil().req_procs(), *time};
+      break;
+    }
+    case pb::RuntimeModel::kCommunication: {
+      const auto& c = model.communication();
+      params =
+          CommunicationModel{c.flops(),     c.matrix_size(),     c.latency_seconds(),
+                             c.bandwidth(), c.processor_speed(), c.k_min() == 0 ? 1 : c.k_min(),
+                             c.k_max()};
+      break;
+    }
+    case pb::RuntimeModel::KIND_NOT_SET:
+      return Invalid(field,
+                     "must set one runtime model kind (table, amdahl, downey, rigid, "
+                     "power_of_two, ceil, communication)");
+  }
+  RuntimeModel out(std::move(params));
+  if (auto status = out.Validate(); !status.ok()) return Prefixed(field, status);
+  return out;
+}
+
+absl::StatusOr<ClusterSpec> FromProto(const pb::ClusterSpec& spec) {
+  ClusterSpec out;
+  out.name = spec.name();
+  if (spec.processors() != 0 && spec.groups_size() != 0) {
+    return Invalid("cluster.processors", "and cluster.groups are exclusive: give one of them");
+  }
+  if (spec.groups_size() > 1024) {
+    return Invalid("cluster.groups",
+                   absl::StrFormat("must have at most 1024 groups, got %d", spec.groups_size()));
+  }
+  if (spec.processors() < 0 || spec.processors() > kMaxClusterProcessors) {
+    return Invalid("cluster.processors", absl::StrFormat("must be in [1, %d], got %d",
+                                                         kMaxClusterProcessors, spec.processors()));
+  }
+  if (spec.processors() != 0) {
+    out.groups.push_back({"", spec.processors(), 1.0});
+  }
+  for (const auto& g : spec.groups()) {
+    out.groups.push_back({g.name(), g.count(), g.speed() == 0 ? 1.0 : g.speed()});
+  }
+  if (out.groups.empty()) {
+    return Invalid("cluster.processors", "must be in [1, 1048576] (or give cluster.groups)");
+  }
+  out.clock = spec.clock() == pb::SIMULATED ? ClockKind::kSimulated : ClockKind::kWall;
+  out.policy = spec.policy().name().empty() ? "conservative" : spec.policy().name();
+  if (auto status = ValidateClusterSpec(out); !status.ok()) return status;
+  if (auto status = CheckAlgorithm("cluster.policy", out.policy, AlgorithmKind::kPolicy,
+                                   FromProto(spec.policy()));
+      !status.ok()) {
+    return status;
+  }
+  return out;
+}
+
+AlgorithmParams FromProto(const pb::AlgorithmSpec& spec) {
+  return AlgorithmParams(spec.params().begin(), spec.params().end());
+}
+
+absl::StatusOr<Job> FromProto(const pb::JobSpec& spec, Time now) {
+  if (spec.name().size() > kMaxLabel || spec.owner().size() > kMaxLabel) {
+    return Invalid("job.name",
+                   absl::StrFormat("and job.owner must have at most %d characters", kMaxLabel));
+  }
+  if (!spec.has_model()) return Invalid("job.model", "is required");
+  Job job;
+  job.name = spec.name();
+  job.owner = spec.owner();
+  job.weight = spec.weight() == 0 ? 1.0 : spec.weight();
+  auto model = FromProto(spec.model(), "job.model");
+  if (!model.ok()) return model.status();
+  job.model = *std::move(model);
+  job.release = now;
+  if (spec.has_release()) {
+    auto release = FromProto(spec.release(), "job.release");
+    if (!release.ok()) return release.status();
+    job.release = *release;
+  }
+  if (spec.has_deadline()) {
+    auto deadline = FromProto(spec.deadline(), "job.deadline");
+    if (!deadline.ok()) return deadline.status();
+    job.deadline = *deadline;
+  }
+  return job;
+}
+
+pb::ClusterSpec ToProto(const ClusterSpec& spec, const AlgorithmParams& params) {
+  pb::ClusterSpec out;
+  out.set_name(spec.name);
+  if (spec.groups.size() == 1 && spec.groups[0].name.empty() && spec.groups[0].speed == 1.0) {
+    out.set_processors(spec.groups[0].count);
+  } else {
+    for (const auto& g : spec.groups) {
+      auto* group = out.add_groups();
+      group->set_name(g.name);
+      group->set_count(g.count);
+      group->set_speed(g.speed);
+    }
+  }
+  out.set_clock(spec.clock == ClockKind::kSimulated ? pb::SIMULATED : pb::WALL);
+  out.mutable_policy()->set_name(spec.policy);
+  for (const auto& [key, value] : params) (*out.mutable_policy()->mutable_params())[key] = value;
+  return out;
+}
+
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+}  // namespace
+
+pb::RuntimeModel ToProto(const RuntimeModel& model) {
+  pb::RuntimeModel out;
+  std::visit(Overloaded{
+                 [&](const TableModel& m) {
+                   for (const auto& e : m.entries) {
+                     auto* entry = out.mutable_table()->add_entries();
+                     entry->set_k(e.k);
+                     *entry->mutable_time() = ToDurationProto(e.time);
+                   }
+                 },
+                 [&](const AmdahlModel& m) {
+                   auto* a = out.mutable_amdahl();
+                   *a->mutable_t1() = ToDurationProto(m.t1);
+                   a->set_alpha(m.alpha);
+                   a->set_k_min(m.k_min);
+                   a->set_k_max(m.k_max);
+                 },
+                 [&](const DowneyModel& m) {
+                   auto* d = out.mutable_downey();
+                   *d->mutable_t1() = ToDurationProto(m.t1);
+                   d->set_a(m.a);
+                   d->set_sigma(m.sigma);
+                   d->set_k_min(m.k_min);
+                   d->set_k_max(m.k_max);
+                 },
+                 [&](const RigidModel& m) {
+                   out.mutable_rigid()->set_k(m.k);
+                   *out.mutable_rigid()->mutable_time() = ToDurationProto(m.time);
+                 },
+                 [&](const PowerOfTwoModel& m) {
+                   for (Duration t : m.times) {
+                     *out.mutable_power_of_two()->add_times() = ToDurationProto(t);
+                   }
+                 },
+                 [&](const CeilModel& m) {
+                   out.mutable_ceil()->set_req_procs(m.req_procs);
+                   *out.mutable_ceil()->mutable_req_time() = ToDurationProto(m.req_time);
+                 },
+                 [&](const CommunicationModel& m) {
+                   auto* c = out.mutable_communication();
+                   c->set_flops(m.flops);
+                   c->set_matrix_size(m.matrix_size);
+                   c->set_latency_seconds(m.latency_s);
+                   c->set_bandwidth(m.bandwidth);
+                   c->set_processor_speed(m.processor_speed);
+                   c->set_k_min(m.k_min);
+                   c->set_k_max(m.k_max);
+                 },
+             },
+             model.params());
+  return out;
+}
+
+pb::JobSpec ToProto(const Job& job) {
+  pb::JobSpec out;
+  out.set_name(job.name);
+  out.set_owner(job.owner);
+  *out.mutable_release() = ToTimestamp(job.release);
+  out.set_weight(job.weight);
+  *out.mutable_model() = ToProto(job.model);
+  if (job.deadline) *out.mutable_deadline() = ToTimestamp(*job.deadline);
+  return out;
+}
+
+pb::JobState ToProto(JobState state) {
+  switch (state) {
+    case JobState::kQueued:
+      return pb::QUEUED;
+    case JobState::kRunning:
+      return pb::RUNNING;
+    case JobState::kFinished:
+      return pb::FINISHED;
+    case JobState::kFailed:
+      return pb::FAILED;
+    case JobState::kCancelled:
+      return pb::CANCELLED;
+  }
+  return pb::JOB_STATE_UNSPECIFIED;
+}
+
+pb::Job ToProto(const JobRecord& record, const std::string& cluster) {
+  pb::Job out;
+  out.set_id(record.job.id);
+  out.set_cluster(cluster);
+  *out.mutable_spec() = ToProto(record.job);
+  out.set_state(ToProto(record.state));
+  out.set_guaranteed(record.guaranteed);
+  *out.mutable_submitted() = ToTimestamp(record.submitted);
+  *out.mutable_sequential_time() = ToDurationProto(record.job.model.SequentialTime());
+  if (record.allocation.k > 0) {
+    auto* a = out.mutable_allocation();
+    a->set_processors(record.allocation.k);
+    *a->mutable_start() = ToTimestamp(record.allocation.start);
+    *a->mutable_end() = ToTimestamp(record.allocation.end);
+  }
+  return out;
+}
+
+pb::Reservation ToProto(const ExternalReservation& r, const std::string& cluster) {
+  pb::Reservation out;
+  out.set_id(r.id);
+  out.set_cluster(cluster);
+  out.set_processors(r.k);
+  *out.mutable_start() = ToTimestamp(r.start);
+  *out.mutable_end() = ToTimestamp(r.end);
+  out.set_reason(r.reason);
+  return out;
+}
+
+}  // namespace resched::server

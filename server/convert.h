@@ -1,0 +1,39 @@
+// The one boundary between protobuf and core types (DESIGN.md, "Layout"). Conversions from the
+// wire validate as they go and name the offending field in INVALID_ARGUMENT errors.
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "core/model/cluster.h"
+#include "core/model/job.h"
+#include "core/online/cluster_plan.h"
+#include "core/registry/registry.h"
+#include "google/protobuf/duration.pb.h"
+#include "google/protobuf/timestamp.pb.h"
+#include "resched/v1/service.pb.h"
+
+namespace resched::server {
+
+namespace pb = ::resched::v1;
+
+// Timestamps map to microseconds since the Unix epoch, which is also a SIMULATED clock's zero.
+absl::StatusOr<Time> FromProto(const google::protobuf::Timestamp& ts, const std::string& field);
+absl::StatusOr<Duration> FromProto(const google::protobuf::Duration& d, const std::string& field);
+google::protobuf::Timestamp ToTimestamp(Time t);
+google::protobuf::Duration ToDurationProto(Duration d);
+
+absl::StatusOr<RuntimeModel> FromProto(const pb::RuntimeModel& model, const std::string& field);
+absl::StatusOr<ClusterSpec> FromProto(const pb::ClusterSpec& spec);
+AlgorithmParams FromProto(const pb::AlgorithmSpec& spec);
+// A job from the wire; `now` fills an unset release.
+absl::StatusOr<Job> FromProto(const pb::JobSpec& spec, Time now);
+
+pb::RuntimeModel ToProto(const RuntimeModel& model);
+pb::JobSpec ToProto(const Job& job);
+pb::ClusterSpec ToProto(const ClusterSpec& spec, const AlgorithmParams& params);
+pb::Job ToProto(const JobRecord& record, const std::string& cluster);
+pb::Reservation ToProto(const ExternalReservation& r, const std::string& cluster);
+pb::JobState ToProto(JobState state);
+
+}  // namespace resched::server

@@ -1,0 +1,17 @@
+// absl::Status -> grpc::Status. INVALID_ARGUMENT carries a google.rpc.BadRequest naming the
+// field (core errors start with the field path), as DESIGN.md asks.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/status/status.h"
+#include "google/protobuf/message.h"
+
+namespace resched::server {
+
+grpc::Status ToGrpc(const absl::Status& status);
+
+// ALREADY_EXISTS for a replayed request_id, with the first answer attached as a detail.
+grpc::Status Replayed(const std::string& request_id, const google::protobuf::Message& first);
+
+}  // namespace resched::server

@@ -1,0 +1,120 @@
+// resched-server: the scheduling service. Flags: --listen HOST:PORT, --config FILE.
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "server/config.h"
+#include "server/service.h"
+
+namespace {
+
+void Usage() {
+  std::fprintf(stderr,
+               "usage: resched-server [--listen HOST:PORT] [--config FILE]\n"
+               "  --listen   address to serve on (default: the config's, else 127.0.0.1:50051)\n"
+               "  --config   YAML or JSON configuration (default: embedded; see --print-config)\n"
+               "  --print-config  print the embedded default configuration and exit\n");
+}
+
+// Blocks SIGTERM/SIGINT in every thread and waits for one in a dedicated thread, so shutdown
+// runs as ordinary code rather than inside a signal handler.
+int WaitForTermination() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  int sig = 0;
+  sigwait(&set, &sig);
+  return sig;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string listen;
+  std::string config_path;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&](const char* name) -> std::string {
+      const std::string prefix = std::string(name) + "=";
+      if (arg.rfind(prefix, 0) == 0) return arg.substr(prefix.size());
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "resched-server: %s needs a value\n", name);
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (arg == "--listen" || arg.rfind("--listen=", 0) == 0) {
+      listen = value("--listen");
+    } else if (arg == "--config" || arg.rfind("--config=", 0) == 0) {
+      config_path = value("--config");
+    } else if (arg == "--print-config") {
+      std::fputs(resched::server::kDefaultConfigYaml, stdout);
+      return 0;
+    } else if (arg == "--help" || arg == "-h") {
+      Usage();
+      return 0;
+    } else {
+      std::fprintf(stderr, "resched-server: unknown flag '%s'\n", arg.c_str());
+      Usage();
+      return 2;
+    }
+  }
+
+  auto config = config_path.empty()
+                    ? resched::server::ParseConfig(resched::server::kDefaultConfigYaml)
+                    : resched::server::LoadConfigFile(config_path);
+  if (!config.ok()) {
+    std::fprintf(stderr, "resched-server: %s\n", std::string(config.status().message()).c_str());
+    return 2;
+  }
+  if (listen.empty()) listen = config->listen().empty() ? "127.0.0.1:50051" : config->listen();
+
+  resched::server::ServiceLimits limits;
+  if (config->max_clusters() > 0) limits.max_clusters = config->max_clusters();
+  if (config->max_active_jobs_per_cluster() > 0) {
+    limits.max_active_jobs_per_cluster = config->max_active_jobs_per_cluster();
+  }
+  if (config->max_dag_tasks() > 0) limits.max_dag_tasks = config->max_dag_tasks();
+  resched::server::ReschedService service(limits);
+  if (auto status = service.CreateConfiguredClusters(*config); !status.ok()) {
+    std::fprintf(stderr, "resched-server: config: %s\n", std::string(status.message()).c_str());
+    return 2;
+  }
+
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);  // inherited by gRPC's threads
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  const int max_bytes = config->max_message_bytes() > 0 ? config->max_message_bytes() : 16 << 20;
+  builder.SetMaxReceiveMessageSize(max_bytes);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) {
+    std::fprintf(stderr, "resched-server: cannot listen on %s\n", listen.c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "resched-server: listening on %s (%d cluster(s))\n", listen.c_str(),
+               config->clusters_size());
+
+  const int sig = WaitForTermination();
+  std::fprintf(stderr, "resched-server: %s received, shutting down\n", strsignal(sig));
+  service.BeginShutdown();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  server->Wait();
+  std::fprintf(stderr, "resched-server: stopped\n");
+  return 0;
+}

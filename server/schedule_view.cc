@@ -1,0 +1,96 @@
+#include "server/schedule_view.h"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+
+#include "server/convert.h"
+
+namespace resched::server {
+namespace {
+
+struct Interval {
+  Time start;
+  Time end;
+  int k;
+  int index;  // into the jobs of the answer, or -1 for a hold
+};
+
+// Interval colouring with counts: at most P processors are busy at any instant, so taking the
+// lowest free ids in start order (ends released first) always succeeds.
+std::vector<std::vector<int>> AssignIds(std::vector<Interval> intervals, int capacity,
+                                        size_t job_count) {
+  std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) {
+    return a.start != b.start ? a.start < b.start : a.index < b.index;
+  });
+  std::priority_queue<int, std::vector<int>, std::greater<>> free_ids;
+  for (int id = 0; id < capacity; ++id) free_ids.push(id);
+  using Busy = std::pair<Time, std::vector<int>>;
+  auto later = [](const Busy& a, const Busy& b) { return a.first > b.first; };
+  std::priority_queue<Busy, std::vector<Busy>, decltype(later)> busy(later);
+  std::vector<std::vector<int>> ids(job_count);
+  for (const auto& interval : intervals) {
+    while (!busy.empty() && busy.top().first <= interval.start) {
+      for (int id : busy.top().second) free_ids.push(id);
+      busy.pop();
+    }
+    std::vector<int> taken;
+    for (int i = 0; i < interval.k && !free_ids.empty(); ++i) {
+      taken.push_back(free_ids.top());
+      free_ids.pop();
+    }
+    std::sort(taken.begin(), taken.end());
+    if (interval.index >= 0) ids[interval.index] = taken;
+    busy.push({interval.end, std::move(taken)});
+  }
+  return ids;
+}
+
+}  // namespace
+
+::resched::v1::Schedule BuildSchedule(const ClusterPlan& plan, const ScheduleWindow& window) {
+  ::resched::v1::Schedule out;
+  const std::string& cluster = plan.spec().name;
+  const Time from = window.from.value_or(plan.now());
+  Time last_end = plan.now();
+  for (const JobRecord* job : plan.Jobs()) {
+    if (job->allocation.k > 0 && job->state != JobState::kCancelled) {
+      last_end = std::max(last_end, job->allocation.end);
+    }
+  }
+  for (const auto* r : plan.Reservations()) last_end = std::max(last_end, r->end);
+  const Time to = window.to.value_or(std::max(last_end, from + 1));
+
+  std::vector<Interval> intervals;
+  for (const JobRecord* job : plan.Jobs()) {
+    const auto& a = job->allocation;
+    if (a.k == 0 || a.end <= from || a.start >= to) continue;
+    const bool active = job->state == JobState::kQueued || job->state == JobState::kRunning;
+    if (!active && !window.include_finished) continue;
+    intervals.push_back({a.start, a.end, a.k, out.jobs_size()});
+    *out.add_jobs() = ToProto(*job, cluster);
+  }
+  for (const auto* r : plan.Reservations()) {
+    if (r->end <= from || r->start >= to) continue;
+    intervals.push_back({r->start, r->end, r->k, -1});
+    *out.add_reservations() = ToProto(*r, cluster);
+  }
+  const auto ids = AssignIds(std::move(intervals), plan.capacity(), out.jobs_size());
+  for (int i = 0; i < out.jobs_size(); ++i) {
+    for (int id : ids[i]) out.mutable_jobs(i)->mutable_allocation()->add_processor_ids(id);
+  }
+  plan.timeline().ForEachStep(std::max(from, plan.now()), to, [&](const TimelineStep& step) {
+    auto* s = out.add_free_profile();
+    *s->mutable_start() = ToTimestamp(step.start);
+    *s->mutable_end() = ToTimestamp(step.end);
+    s->set_free(step.free);
+  });
+  out.set_cluster(cluster);
+  out.set_capacity(plan.capacity());
+  *out.mutable_now() = ToTimestamp(plan.now());
+  *out.mutable_from() = ToTimestamp(from);
+  *out.mutable_to() = ToTimestamp(to);
+  return out;
+}
+
+}  // namespace resched::server

@@ -1,0 +1,597 @@
+#include "server/service.h"
+
+#include <mutex>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/registry/registry.h"
+#include "server/convert.h"
+#include "server/errors.h"
+#include "server/schedule_view.h"
+
+namespace resched::server {
+namespace {
+
+constexpr size_t kMaxRequestId = 128;
+constexpr int kMaxPageSize = 10'000;
+constexpr int kDefaultPageSize = 1000;
+
+absl::Status CheckRequestId(const std::string& request_id) {
+  if (request_id.size() > kMaxRequestId) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "request_id must have at most %d characters, got %d", kMaxRequestId, request_id.size()));
+  }
+  return absl::OkStatus();
+}
+
+// A retry of an applied request answers ALREADY_EXISTS with the first answer; the same id for
+// another method is a client bug.
+template <class Response>
+std::optional<grpc::Status> Replay(const ReplyCache& replies, const std::string& request_id,
+                                   const char* method) {
+  if (request_id.empty()) return std::nullopt;
+  const ReplyCache::Entry* entry = replies.Find(request_id);
+  if (entry == nullptr) return std::nullopt;
+  if (entry->method != method) {
+    return ToGrpc(absl::InvalidArgumentError(
+        absl::StrFormat("request_id '%s' was already used for %s", request_id, entry->method)));
+  }
+  Response first;
+  first.ParseFromString(entry->reply);
+  return Replayed(request_id, first);
+}
+
+absl::StatusOr<Time> TimeOr(bool has, const google::protobuf::Timestamp& ts, const char* field,
+                            Time fallback) {
+  if (!has) return fallback;
+  return FromProto(ts, field);
+}
+
+std::vector<pb::Job> ChangedJobs(ClusterPlan& plan, const std::string& cluster,
+                                 const std::string& except) {
+  std::vector<pb::Job> out;
+  for (const JobRecord* job : plan.TakeChangedJobs()) {
+    if (job->job.id != except) out.push_back(ToProto(*job, cluster));
+  }
+  return out;
+}
+
+}  // namespace
+
+ReschedService::ReschedService(ServiceLimits limits) : limits_(limits) {}
+ReschedService::~ReschedService() { BeginShutdown(); }
+
+void ReschedService::BeginShutdown() {
+  shutting_down_ = true;
+  std::shared_lock lock(clusters_mu_);
+  for (auto& [name, state] : clusters_) state->WakeWatchers();
+}
+
+absl::StatusOr<std::shared_ptr<ClusterState>> ReschedService::Find(const std::string& name) {
+  std::shared_lock lock(clusters_mu_);
+  auto it = clusters_.find(name);
+  if (it == clusters_.end()) {
+    return absl::NotFoundError(absl::StrCat("cluster '", name, "' not found"));
+  }
+  return it->second;
+}
+
+absl::StatusOr<pb::Cluster> ReschedService::Create(const pb::ClusterSpec& proto_spec) {
+  auto spec = FromProto(proto_spec);
+  if (!spec.ok()) return spec.status();
+  const AlgorithmParams params = FromProto(proto_spec.policy());
+  const Time now = spec->clock == ClockKind::kSimulated ? 0 : WallNow();
+  ClusterLimits limits;
+  limits.max_active_jobs = limits_.max_active_jobs_per_cluster;
+  auto plan = ClusterPlan::Create(*spec, params, now, limits);
+  if (!plan.ok()) return plan.status();
+  auto state = std::make_shared<ClusterState>(*std::move(plan), params);
+  {
+    std::unique_lock lock(clusters_mu_);
+    if (clusters_.contains(spec->name)) {
+      return absl::AlreadyExistsError(absl::StrCat("cluster '", spec->name, "' already exists"));
+    }
+    if (static_cast<int>(clusters_.size()) >= limits_.max_clusters) {
+      return absl::ResourceExhaustedError(absl::StrFormat(
+          "the server holds %d clusters, the limit (max_clusters)", limits_.max_clusters));
+    }
+    clusters_[spec->name] = state;
+  }
+  return Describe(*state);
+}
+
+pb::Cluster ReschedService::Describe(ClusterState& state) {
+  pb::Cluster out;
+  state.Run([&](ClusterState::Txn& txn) {
+    const ClusterPlan& plan = txn.plan;
+    *out.mutable_spec() = ToProto(plan.spec(), state.params());
+    out.set_capacity(plan.capacity());
+    *out.mutable_now() = ToTimestamp(plan.now());
+    out.set_queued_jobs(plan.queued_count());
+    out.set_running_jobs(plan.running_count());
+    out.set_reservations(static_cast<int>(plan.Reservations().size()));
+    double busy = 0;
+    Time first = plan.now();
+    for (const JobRecord* job : plan.Jobs()) {
+      const auto& a = job->allocation;
+      if (a.k == 0 || a.start >= plan.now()) continue;
+      first = std::min(first, a.start);
+      busy += static_cast<double>(a.k) * static_cast<double>(std::min(a.end, plan.now()) - a.start);
+    }
+    const double span = static_cast<double>(plan.now() - first) * plan.capacity();
+    out.set_utilization(span > 0 ? busy / span : 0);
+  });
+  return out;
+}
+
+absl::Status ReschedService::CreateConfiguredClusters(const pb::ServerConfig& config) {
+  for (int i = 0; i < config.clusters_size(); ++i) {
+    if (auto spec = FromProto(config.clusters(i)); !spec.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("clusters[%d]: %s", i, spec.status().message()));
+    }
+  }
+  for (const auto& spec : config.clusters()) {
+    if (auto created = Create(spec); !created.ok()) return created.status();
+  }
+  return absl::OkStatus();
+}
+
+grpc::Status ReschedService::CreateCluster(grpc::ServerContext*,
+                                           const pb::CreateClusterRequest* request,
+                                           pb::Cluster* response) {
+  if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
+  std::lock_guard lock(create_mu_);
+  if (auto replay = Replay<pb::Cluster>(cluster_replies_, request->request_id(), "CreateCluster")) {
+    return *replay;
+  }
+  auto created = Create(request->spec());
+  if (!created.ok()) return ToGrpc(created.status());
+  *response = *std::move(created);
+  cluster_replies_.Remember(request->request_id(), "CreateCluster", response->SerializeAsString());
+  return grpc::Status::OK;
+}
+
+grpc::Status ReschedService::GetCluster(grpc::ServerContext*, const pb::GetClusterRequest* request,
+                                        pb::Cluster* response) {
+  auto state = Find(request->name());
+  if (!state.ok()) return ToGrpc(state.status());
+  *response = Describe(**state);
+  return grpc::Status::OK;
+}
+
+grpc::Status ReschedService::ListClusters(grpc::ServerContext*, const pb::ListClustersRequest*,
+                                          pb::ListClustersResponse* response) {
+  std::vector<std::shared_ptr<ClusterState>> states;
+  {
+    std::shared_lock lock(clusters_mu_);
+    for (auto& [name, state] : clusters_) states.push_back(state);
+  }
+  for (auto& state : states) *response->add_clusters() = Describe(*state);
+  return grpc::Status::OK;
+}
+
+grpc::Status ReschedService::DeleteCluster(grpc::ServerContext*,
+                                           const pb::DeleteClusterRequest* request,
+                                           pb::DeleteClusterResponse*) {
+  auto state = Find(request->name());
+  if (!state.ok()) return ToGrpc(state.status());
+  absl::Status status;
+  (*state)->Run([&](ClusterState::Txn& txn) {
+    const int active = txn.plan.queued_count() + txn.plan.running_count();
+    if (active > 0 && !request->force()) {
+      status = absl::FailedPreconditionError(absl::StrFormat(
+          "cluster '%s' has %d queued or running jobs; set force to delete it anyway",
+          request->name(), active));
+    }
+  });
+  if (!status.ok()) return ToGrpc(status);
+  {
+    std::unique_lock lock(clusters_mu_);
+    clusters_.erase(request->name());
+  }
+  (*state)->WakeWatchers();
+  return grpc::Status::OK;
+}
+
+grpc::Status ReschedService::SubmitJob(grpc::ServerContext*, const pb::SubmitJobRequest* request,
+                                       pb::SubmitJobResponse* response) {
+  if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
+  auto state = Find(request->cluster());
+  if (!state.ok()) return ToGrpc(state.status());
+  if (request->dry_run()) {
+    // What-if on a private copy: the cluster's writers are blocked only for the copy.
+    auto copy = (*state)->Snapshot();
+    auto job = FromProto(request->job(), copy->now());
+    if (!job.ok()) return ToGrpc(job.status());
+    (void)copy->TakeChangedJobs();
+    auto placed = copy->Submit(*std::move(job));
+    if (!placed.ok()) return ToGrpc(placed.status());
+    *response->mutable_job() = ToProto(**placed, request->cluster());
+    response->mutable_job()->clear_id();
+    for (auto& moved : ChangedJobs(*copy, request->cluster(), (*placed)->job.id)) {
+      *response->add_moved_jobs() = std::move(moved);
+    }
+    return grpc::Status::OK;
+  }
+  grpc::Status result;
+  (*state)->Run([&](ClusterState::Txn& txn) {
+    if (auto replay =
+            Replay<pb::SubmitJobResponse>(txn.replies, request->request_id(), "SubmitJob")) {
+      result = *replay;
+      return;
+    }
+    auto job = FromProto(request->job(), txn.plan.now());
+    if (!job.ok()) {
+      result = ToGrpc(job.status());
+      return;
+    }
+    auto placed = txn.plan.Submit(*std::move(job));
+    if (!placed.ok()) {
+      result = ToGrpc(placed.status());
+      return;
+    }
+    *response->mutable_job() = ToProto(**placed, request->cluster());
+    for (const JobRecord* moved : txn.plan.PeekChangedJobs()) {
+      if (moved != *placed && moved->state == JobState::kQueued) {
+        *response->add_moved_jobs() = ToProto(*moved, request->cluster());
+      }
+    }
+    txn.replies.Remember(request->request_id(), "SubmitJob", response->SerializeAsString());
+  });
+  return result;
+}
+
+grpc::Status ReschedService::GetJob(grpc::ServerContext*, const pb::GetJobRequest* request,
+                                    pb::Job* response) {
+  auto state = Find(request->cluster());
+  if (!state.ok()) return ToGrpc(state.status());
+  grpc::Status result;
+  (*state)->Run([&](ClusterState::Txn& txn) {
+    const JobRecord* job = txn.plan.FindJob(request->id());
+    if (job == nullptr) {
+      result = ToGrpc(absl::NotFoundError(absl::StrCat("job '", request->id(), "' not found")));
+      return;
+    }
+    *response = ToProto(*job, request->cluster());
+  });
+  return result;
+}
+
+grpc::Status ReschedService::ListJobs(grpc::ServerContext*, const pb::ListJobsRequest* request,
+                                      pb::ListJobsResponse* response) {
+  if (request->page_size() < 0 || request->page_size() > kMaxPageSize) {
+    return ToGrpc(absl::InvalidArgumentError(absl::StrFormat("page_size must be in [0, %d], got %d",
+                                                             kMaxPageSize, request->page_size())));
+  }
+  std::int64_t after = 0;  // page tokens are the last sequence returned
+  if (!request->page_token().empty() && !absl::SimpleAtoi(request->page_token(), &after)) {
+    return ToGrpc(absl::InvalidArgumentError(
+        absl::StrCat("page_token must come from a previous ListJobsResponse, got '",
+                     request->page_token(), "'")));
+  }
+  auto state = Find(request->cluster());
+  if (!state.ok()) return ToGrpc(state.status());
+  const int page_size = request->page_size() == 0 ? kDefaultPageSize : request->page_size();
+  (*state)->Run([&](ClusterState::Txn& txn) {
+    for (const JobRecord* job : txn.plan.Jobs()) {
+      if (job->sequence <= after) continue;
+      const pb::JobState s = ToProto(job->state);
+      if (request->states_size() > 0 &&
+          std::find(request->states().begin(), request->states().end(), s) ==
+              request->states().end()) {
+        continue;
+      }
+      if (response->jobs_size() == page_size) {
+        response->set_next_page_token(absl::StrCat(response->jobs().rbegin()->id().substr(1)));
+        return;
+      }
+      *response->add_jobs() = ToProto(*job, request->cluster());
+    }
+  });
+  return grpc::Status::OK;
+}
+
+grpc::Status ReschedService::CancelJob(grpc::ServerContext*, const pb::CancelJobRequest* request,
+                                       pb::Job* response) {
+  if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
+  auto state = Find(request->cluster());
+  if (!state.ok()) return ToGrpc(state.status());
+  grpc::Status result;
+  (*state)->Run([&](ClusterState::Txn& txn) {
+    if (auto replay = Replay<pb::Job>(txn.replies, request->request_id(), "CancelJob")) {
+      result = *replay;
+      return;
+    }
+    auto job = txn.plan.Cancel(request->id());
+    if (!job.ok()) {
+      result = ToGrpc(job.status());
+      return;
+    }
+    *response = ToProto(**job, request->cluster());
+    txn.replies.Remember(request->request_id(), "CancelJob", response->SerializeAsString());
+  });
+  return result;
+}
+
+grpc::Status ReschedService::ReportJobEvent(grpc::ServerContext*,
+                                            const pb::ReportJobEventRequest* request,
+                                            pb::Job* response) {
+  if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
+  if (request->kind() == pb::JOB_EVENT_KIND_UNSPECIFIED) {
+    return ToGrpc(absl::InvalidArgumentError(
+        "kind must be STARTED, FINISHED_EVENT or FAILED_EVENT, got JOB_EVENT_KIND_UNSPECIFIED"));
+  }
+  auto state = Find(request->cluster());
+  if (!state.ok()) return ToGrpc(state.status());
+  grpc::Status result;
+  (*state)->Run([&](ClusterState::Txn& txn) {
+    if (auto replay = Replay<pb::Job>(txn.replies, request->request_id(), "ReportJobEvent")) {
+      result = *replay;
+      return;
+    }
+    auto t = TimeOr(request->has_time(), request->time(), "time", txn.plan.now());
+    if (!t.ok()) {
+      result = ToGrpc(t.status());
+      return;
+    }
+    auto job = request->kind() == pb::STARTED
+                   ? txn.plan.ReportStarted(request->id(), *t)
+                   : txn.plan.ReportEnded(request->id(), *t, request->kind() == pb::FAILED_EVENT);
+    if (!job.ok()) {
+      result = ToGrpc(job.status());
+      return;
+    }
+    *response = ToProto(**job, request->cluster());
+    txn.replies.Remember(request->request_id(), "ReportJobEvent", response->SerializeAsString());
+  });
+  return result;
+}
+
+grpc::Status ReschedService::AddReservation(grpc::ServerContext*,
+                                            const pb::AddReservationRequest* request,
+                                            pb::Reservation* response) {
+  if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
+  if (request->reason().size() > 256) {
+    return ToGrpc(absl::InvalidArgumentError(absl::StrFormat(
+        "reason must have at most 256 characters, got %d", request->reason().size())));
+  }
+  if (!request->has_start() || !request->has_end()) {
+    return ToGrpc(absl::InvalidArgumentError(
+        absl::StrCat(request->has_start() ? "end" : "start", " is required")));
+  }
+  auto start = FromProto(request->start(), "start");
+  if (!start.ok()) return ToGrpc(start.status());
+  auto end = FromProto(request->end(), "end");
+  if (!end.ok()) return ToGrpc(end.status());
+  auto state = Find(request->cluster());
+  if (!state.ok()) return ToGrpc(state.status());
+  grpc::Status result;
+  (*state)->Run([&](ClusterState::Txn& txn) {
+    if (auto replay =
+            Replay<pb::Reservation>(txn.replies, request->request_id(), "AddReservation")) {
+      result = *replay;
+      return;
+    }
+    auto added = txn.plan.AddReservation(request->processors(), *start, *end, request->reason(),
+                                         request->displace_queued());
+    if (!added.ok()) {
+      result = ToGrpc(added.status());
+      return;
+    }
+    *response = ToProto(**added, request->cluster());
+    pb::ScheduleEvent event;
+    event.set_kind(pb::ScheduleEvent::RESERVATION_ADDED);
+    *event.mutable_reservation() = *response;
+    txn.events.push_back(std::move(event));
+    txn.replies.Remember(request->request_id(), "AddReservation", response->SerializeAsString());
+  });
+  return result;
+}
+
+grpc::Status ReschedService::RemoveReservation(grpc::ServerContext*,
+                                               const pb::RemoveReservationRequest* request,
+                                               pb::RemoveReservationResponse* response) {
+  if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
+  auto state = Find(request->cluster());
+  if (!state.ok()) return ToGrpc(state.status());
+  grpc::Status result;
+  (*state)->Run([&](ClusterState::Txn& txn) {
+    if (auto replay = Replay<pb::RemoveReservationResponse>(txn.replies, request->request_id(),
+                                                            "RemoveReservation")) {
+      result = *replay;
+      return;
+    }
+    pb::Reservation removed;
+    for (const auto* r : txn.plan.Reservations()) {
+      if (r->id == request->id()) removed = ToProto(*r, request->cluster());
+    }
+    if (auto status = txn.plan.RemoveReservation(request->id()); !status.ok()) {
+      result = ToGrpc(status);
+      return;
+    }
+    pb::ScheduleEvent event;
+    event.set_kind(pb::ScheduleEvent::RESERVATION_REMOVED);
+    *event.mutable_reservation() = removed;
+    txn.events.push_back(std::move(event));
+    txn.replies.Remember(request->request_id(), "RemoveReservation", response->SerializeAsString());
+  });
+  return result;
+}
+
+grpc::Status ReschedService::ReserveDAG(grpc::ServerContext*, const pb::ReserveDAGRequest* request,
+                                        pb::ReserveDAGResponse*) {
+  auto state = Find(request->cluster());
+  if (!state.ok()) return ToGrpc(state.status());
+  if (request->dag().tasks_size() > limits_.max_dag_tasks) {
+    return ToGrpc(absl::InvalidArgumentError(
+        absl::StrFormat("dag.tasks must have at most %d tasks, got %d", limits_.max_dag_tasks,
+                        request->dag().tasks_size())));
+  }
+  const std::string name =
+      request->algorithm().name().empty() ? "bl_cpar_bd_cpar" : request->algorithm().name();
+  return ToGrpc(CheckAlgorithm("algorithm", name, AlgorithmKind::kDagPlanner,
+                               FromProto(request->algorithm())));
+}
+
+grpc::Status ReschedService::QueryDeadline(grpc::ServerContext*,
+                                           const pb::QueryDeadlineRequest* request,
+                                           pb::QueryDeadlineResponse*) {
+  auto state = Find(request->cluster());
+  if (!state.ok()) return ToGrpc(state.status());
+  const std::string name =
+      request->algorithm().name().empty() ? "dl_rc_cpar" : request->algorithm().name();
+  return ToGrpc(CheckAlgorithm("algorithm", name, AlgorithmKind::kDagPlanner,
+                               FromProto(request->algorithm())));
+}
+
+grpc::Status ReschedService::Replan(grpc::ServerContext*, const pb::ReplanRequest* request,
+                                    pb::ReplanResponse*) {
+  auto state = Find(request->cluster());
+  if (!state.ok()) return ToGrpc(state.status());
+  const std::string name =
+      request->algorithm().name().empty() ? "mrt" : request->algorithm().name();
+  return ToGrpc(
+      CheckAlgorithm("algorithm", name, AlgorithmKind::kPlanner, FromProto(request->algorithm())));
+}
+
+grpc::Status ReschedService::GetSchedule(grpc::ServerContext*,
+                                         const pb::GetScheduleRequest* request,
+                                         pb::Schedule* response) {
+  ScheduleWindow window;
+  window.include_finished = request->include_finished();
+  if (request->has_from()) {
+    auto from = FromProto(request->from(), "from");
+    if (!from.ok()) return ToGrpc(from.status());
+    window.from = *from;
+  }
+  if (request->has_to()) {
+    auto to = FromProto(request->to(), "to");
+    if (!to.ok()) return ToGrpc(to.status());
+    window.to = *to;
+  }
+  if (window.from && window.to && *window.to <= *window.from) {
+    return ToGrpc(absl::InvalidArgumentError("to must be after from"));
+  }
+  auto state = Find(request->cluster());
+  if (!state.ok()) return ToGrpc(state.status());
+  (*state)->Run([&](ClusterState::Txn& txn) { *response = BuildSchedule(txn.plan, window); });
+  return grpc::Status::OK;
+}
+
+grpc::Status ReschedService::WatchSchedule(grpc::ServerContext* context,
+                                           const pb::WatchScheduleRequest* request,
+                                           grpc::ServerWriter<pb::ScheduleEvent>* writer) {
+  auto state = Find(request->cluster());
+  if (!state.ok()) return ToGrpc(state.status());
+  pb::ScheduleEvent snapshot;
+  std::int64_t last = 0;
+  (*state)->Run([&](ClusterState::Txn& txn) {
+    *snapshot.mutable_snapshot() = BuildSchedule(txn.plan, {});
+    *snapshot.mutable_now() = ToTimestamp(txn.plan.now());
+  });
+  last = (*state)->last_sequence();
+  snapshot.set_kind(pb::ScheduleEvent::SNAPSHOT);
+  snapshot.set_sequence(last);
+  if (!writer->Write(snapshot)) return grpc::Status::OK;
+  while (!context->IsCancelled() && !shutting_down_) {
+    for (const auto& event : (*state)->EventsAfter(last, std::chrono::milliseconds(200))) {
+      if (!writer->Write(event)) return grpc::Status::OK;
+      last = event.sequence();
+    }
+    if (!Find(request->cluster()).ok()) {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                          absl::StrCat("cluster '", request->cluster(), "' was deleted"));
+    }
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status ReschedService::AdvanceClock(grpc::ServerContext*,
+                                          const pb::AdvanceClockRequest* request,
+                                          pb::AdvanceClockResponse* response) {
+  if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
+  auto state = Find(request->cluster());
+  if (!state.ok()) return ToGrpc(state.status());
+  if (!(*state)->simulated()) {
+    return ToGrpc(absl::FailedPreconditionError(absl::StrCat(
+        "cluster '", request->cluster(), "' has a WALL clock; only SIMULATED clocks advance")));
+  }
+  grpc::Status result;
+  (*state)->Run([&](ClusterState::Txn& txn) {
+    if (auto replay =
+            Replay<pb::AdvanceClockResponse>(txn.replies, request->request_id(), "AdvanceClock")) {
+      result = *replay;
+      return;
+    }
+    absl::StatusOr<Time> target;
+    switch (request->target_case()) {
+      case pb::AdvanceClockRequest::kTo:
+        target = FromProto(request->to(), "to");
+        break;
+      case pb::AdvanceClockRequest::kBy: {
+        auto by = FromProto(request->by(), "by");
+        target = by.ok() ? absl::StatusOr<Time>(txn.plan.now() + *by) : by.status();
+        break;
+      }
+      case pb::AdvanceClockRequest::TARGET_NOT_SET:
+        target = absl::InvalidArgumentError("to or by is required");
+        break;
+    }
+    if (!target.ok()) {
+      result = ToGrpc(target.status());
+      return;
+    }
+    if (auto status = txn.plan.AdvanceTo(*target); !status.ok()) {
+      result = ToGrpc(status);
+      return;
+    }
+    for (const JobRecord* job : txn.plan.PeekChangedJobs()) {
+      if (job->state == JobState::kRunning) {
+        *response->add_started() = ToProto(*job, request->cluster());
+      } else if (job->state != JobState::kQueued) {
+        *response->add_finished() = ToProto(*job, request->cluster());
+      }
+    }
+    *response->mutable_now() = ToTimestamp(txn.plan.now());
+    pb::ScheduleEvent event;
+    event.set_kind(pb::ScheduleEvent::CLOCK_ADVANCED);
+    txn.events.push_back(std::move(event));
+    txn.replies.Remember(request->request_id(), "AdvanceClock", response->SerializeAsString());
+  });
+  return result;
+}
+
+grpc::Status ReschedService::ListAlgorithms(grpc::ServerContext*, const pb::ListAlgorithmsRequest*,
+                                            pb::ListAlgorithmsResponse* response) {
+  for (const auto& info : AlgorithmRegistry()) {
+    auto* a = response->add_algorithms();
+    a->set_name(info.name);
+    switch (info.kind) {
+      case AlgorithmKind::kPolicy:
+        a->set_kind(pb::AlgorithmInfo::POLICY);
+        break;
+      case AlgorithmKind::kPlanner:
+        a->set_kind(pb::AlgorithmInfo::PLANNER);
+        break;
+      case AlgorithmKind::kDagPlanner:
+        a->set_kind(pb::AlgorithmInfo::DAG_PLANNER);
+        break;
+    }
+    a->set_description(info.description);
+    a->set_paper(info.paper);
+    a->set_implemented(info.implemented());
+    for (const auto& p : info.params) {
+      auto* param = a->add_params();
+      param->set_name(p.name);
+      param->set_description(p.description);
+      param->set_default_value(p.default_value);
+      param->set_min(p.min);
+      param->set_max(p.max);
+    }
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace resched::server

@@ -1,0 +1,96 @@
+#include "core/metrics/validate.h"
+
+#include <gtest/gtest.h>
+
+namespace resched {
+namespace {
+
+class ValidateTest : public ::testing::Test {
+ protected:
+  ScheduledItem Item(const std::string& id, int k, Time start, Time end) {
+    ScheduledItem item;
+    item.id = id;
+    item.allocation = {k, start, end};
+    return item;
+  }
+  static ScheduleToValidate Make(std::vector<ScheduledItem> items) {
+    ScheduleToValidate s;
+    s.capacity = 8;
+    s.items = std::move(items);
+    return s;
+  }
+  std::vector<ViolationKind> Kinds(const ScheduleToValidate& s) {
+    std::vector<ViolationKind> kinds;
+    for (const auto& v : FindViolations(s)) kinds.push_back(v.kind);
+    return kinds;
+  }
+  RuntimeModel rigid4_10_{RigidModel{4, 10}};
+};
+
+TEST_F(ValidateTest, AcceptsAValidSchedule) {
+  ScheduleToValidate s = Make({Item("a", 4, 0, 10), Item("b", 4, 0, 10), Item("c", 8, 10, 20)});
+  s.items[0].model = &rigid4_10_;
+  EXPECT_TRUE(FindViolations(s).empty());
+  EXPECT_TRUE(ValidateSchedule(s).ok());
+}
+
+TEST_F(ValidateTest, CatchesCapacity) {
+  ScheduleToValidate s = Make({Item("a", 5, 0, 10), Item("b", 4, 9, 20)});
+  EXPECT_EQ(Kinds(s), std::vector<ViolationKind>{ViolationKind::kCapacity});
+  EXPECT_NE(ValidateSchedule(s).message().find("9 processors busy at 9"), std::string::npos);
+}
+
+TEST_F(ValidateTest, CapacityCountsExternalHolds) {
+  ScheduleToValidate s = Make({Item("a", 5, 0, 10)});
+  s.holds.push_back({5, 15, 4});
+  EXPECT_EQ(Kinds(s), std::vector<ViolationKind>{ViolationKind::kCapacity});
+  s.holds[0].start = 10;  // touching, not overlapping
+  EXPECT_TRUE(FindViolations(s).empty());
+}
+
+TEST_F(ValidateTest, CatchesPrecedence) {
+  ScheduleToValidate s = Make({Item("a", 1, 0, 10), Item("b", 1, 12, 20)});
+  s.precedences.push_back({0, 1, 5});  // b may start at 15 at the earliest
+  EXPECT_EQ(Kinds(s), std::vector<ViolationKind>{ViolationKind::kPrecedence});
+  s.precedences[0].delay = 2;
+  EXPECT_TRUE(FindViolations(s).empty());
+}
+
+TEST_F(ValidateTest, CatchesRelease) {
+  ScheduleToValidate s = Make({Item("a", 1, 0, 10)});
+  s.items[0].release = 1;
+  EXPECT_EQ(Kinds(s), std::vector<ViolationKind>{ViolationKind::kRelease});
+}
+
+TEST_F(ValidateTest, CatchesDurationAndWidth) {
+  ScheduleToValidate s = Make({Item("a", 4, 0, 11)});
+  s.items[0].model = &rigid4_10_;
+  EXPECT_EQ(Kinds(s), std::vector<ViolationKind>{ViolationKind::kDuration});
+  s.items[0].allocation = {2, 0, 10};  // width the rigid model does not allow
+  EXPECT_EQ(Kinds(s), std::vector<ViolationKind>{ViolationKind::kDuration});
+  s.items[0].allocation = {4, 0, 7};  // shorter is fine only when it really ended early
+  EXPECT_EQ(Kinds(s), std::vector<ViolationKind>{ViolationKind::kDuration});
+  s.items[0].ended_early = true;
+  EXPECT_TRUE(FindViolations(s).empty());
+}
+
+TEST_F(ValidateTest, CatchesPromisedDeadline) {
+  ScheduleToValidate s = Make({Item("a", 1, 0, 10)});
+  s.items[0].promised_deadline = 9;
+  EXPECT_EQ(Kinds(s), std::vector<ViolationKind>{ViolationKind::kDeadline});
+  s.items[0].promised_deadline = 10;
+  EXPECT_TRUE(FindViolations(s).empty());
+}
+
+TEST_F(ValidateTest, CatchesMalformedAllocations) {
+  ScheduleToValidate s = Make({Item("a", 9, 0, 10), Item("b", 0, 0, 10), Item("c", 1, 5, 4)});
+  EXPECT_EQ(Kinds(s),
+            (std::vector<ViolationKind>{ViolationKind::kMalformed, ViolationKind::kMalformed,
+                                        ViolationKind::kMalformed}));
+  ScheduleToValidate p = Make({Item("a", 1, 0, 10)});
+  p.precedences.push_back({0, 3, 0});
+  EXPECT_EQ(Kinds(p), std::vector<ViolationKind>{ViolationKind::kMalformed});
+}
+
+}  // namespace
+}  // namespace resched

@@ -1,0 +1,211 @@
+// Randomized differential test: every operation is applied to the treap timeline and to the
+// brute-force reference, and every answer must agree.
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "core/timeline/timeline.h"
+#include "gtest/gtest.h"
+#include "tests/core/timeline/timeline_reference.h"
+
+namespace resched {
+namespace {
+
+using reference::ReferenceTimeline;
+
+// Time scales: a small one makes many touching and coinciding breakpoints, a large one makes
+// long sparse profiles.
+struct Scale {
+  Time horizon;
+  Duration max_duration;
+};
+constexpr Scale kSmall{200, 30};
+constexpr Scale kLarge{1'000'000'000, 60'000'000};
+
+constexpr std::size_t kMaxLive = 300;  // keeps the O(n) reference fast
+
+class Driver {
+ public:
+  Driver(std::uint64_t seed, int capacity) : rng_(seed), timeline_(capacity), ref_(capacity) {}
+
+  void Step(int op) {
+    if (op % 1000 == 0) scale_ = Uniform(0, 2) == 0 ? kLarge : kSmall;
+    const int dice = ref_.size() > kMaxLive ? 30 : Uniform(0, 99);
+    if (dice < 28) return DoAdd();
+    if (dice < 30) return DoForceAdd();
+    if (dice < 50) return DoRemove();
+    if (dice < 57) return DoFreeAt();
+    if (dice < 65) return DoMinFree();
+    if (dice < 79) return DoEarliest();
+    if (dice < 93) return DoLatest();
+    if (dice < 97) return DoSteps();
+    return DoCheck();
+  }
+
+ private:
+  std::int64_t Uniform(std::int64_t lo, std::int64_t hi) {  // inclusive
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng_);
+  }
+  Time RandomTime() { return Uniform(-scale_.max_duration, scale_.horizon); }
+  Duration RandomDuration() { return Uniform(1, scale_.max_duration); }
+  // Mostly narrow requests, sometimes up to the whole cluster.
+  int RandomK() {
+    const int cap = ref_.capacity();
+    return static_cast<int>(Uniform(0, 1) ? Uniform(1, std::max(1, cap / 4)) : Uniform(1, cap));
+  }
+  // Query widths also probe 0, the capacity, above it and the invalid -1.
+  int QueryK() {
+    const int dice = static_cast<int>(Uniform(0, 19));
+    if (dice == 0) return 0;
+    if (dice == 1) return ref_.capacity() + 1;
+    if (dice == 2) return -1;
+    if (dice == 3) return ref_.capacity();
+    return RandomK();
+  }
+  Duration QueryDuration() {
+    const int dice = static_cast<int>(Uniform(0, 19));
+    if (dice == 0) return 0;
+    if (dice == 1) return -1;
+    return Uniform(1, 2 * scale_.max_duration);
+  }
+
+  std::vector<TimelineStep> AllSteps() const {
+    std::vector<TimelineStep> steps;
+    timeline_.ForEachStep(kTimeMin, kTimeMax, [&](const TimelineStep& s) { steps.push_back(s); });
+    return steps;
+  }
+
+  void DoAdd() {
+    const Time start = RandomTime();
+    const Time end = start + RandomDuration();
+    const int k = RandomK();
+    const bool fits = ref_.MinFree(start, end) >= k;
+    const std::vector<TimelineStep> before = fits ? std::vector<TimelineStep>{} : AllSteps();
+    const std::size_t breakpoints = timeline_.breakpoint_count();
+    auto id = timeline_.Add(start, end, k);
+    if (!fits) {
+      ASSERT_EQ(id.status().code(), absl::StatusCode::kResourceExhausted) << id.status();
+      ASSERT_EQ(timeline_.reservation_count(), ref_.size());
+      ASSERT_EQ(timeline_.breakpoint_count(), breakpoints);
+      ASSERT_EQ(AllSteps(), before);
+      return;
+    }
+    ASSERT_TRUE(id.ok()) << id.status();
+    Record(*id, start, end, k);
+  }
+
+  void DoForceAdd() {
+    const Time start = RandomTime();
+    const Time end = start + RandomDuration();
+    const int k = RandomK();
+    auto id = timeline_.ForceAdd(start, end, k);
+    ASSERT_TRUE(id.ok()) << id.status();
+    Record(*id, start, end, k);
+  }
+
+  void Record(ReservationId id, Time start, Time end, int k) {
+    ASSERT_GT(id, last_id_) << "ids must increase";
+    last_id_ = id;
+    ref_.Add(id, start, end, k);
+    live_.push_back(id);
+    ASSERT_EQ(timeline_.reservation_count(), ref_.size());
+  }
+
+  void DoRemove() {
+    if (live_.empty() || Uniform(0, 6) == 0) {
+      // Removed before, or never issued.
+      const ReservationId id = removed_.empty() || Uniform(0, 1)
+                                   ? last_id_ + Uniform(1, 3)
+                                   : removed_[Uniform(0, removed_.size() - 1)];
+      ASSERT_EQ(timeline_.Remove(id).code(), absl::StatusCode::kNotFound);
+      return;
+    }
+    const std::size_t i = Uniform(0, live_.size() - 1);
+    const ReservationId id = live_[i];
+    live_[i] = live_.back();
+    live_.pop_back();
+    const auto rec = timeline_.Get(id);
+    ASSERT_TRUE(rec.has_value());
+    const auto& want = ref_.reservations().at(id);
+    ASSERT_EQ(rec->start, want.start);
+    ASSERT_EQ(rec->end, want.end);
+    ASSERT_EQ(rec->k, want.k);
+    ASSERT_TRUE(timeline_.Remove(id).ok());
+    ASSERT_FALSE(timeline_.Get(id).has_value());
+    ref_.Remove(id);
+    removed_.push_back(id);
+    ASSERT_EQ(timeline_.reservation_count(), ref_.size());
+  }
+
+  void DoFreeAt() {
+    const Time t = RandomTime();
+    ASSERT_EQ(timeline_.FreeAt(t), ref_.FreeBySum(t)) << "t=" << t;
+  }
+
+  void DoMinFree() {
+    const Time start = RandomTime();
+    const Time end = Uniform(0, 9) == 0 ? start - Uniform(0, 2) : start + RandomDuration();
+    ASSERT_EQ(timeline_.MinFree(start, end), ref_.MinFree(start, end))
+        << "[" << start << ", " << end << ")";
+  }
+
+  void DoEarliest() {
+    const Time t0 = RandomTime();
+    const Duration d = QueryDuration();
+    const int k = QueryK();
+    ASSERT_EQ(timeline_.EarliestStart(t0, d, k), ref_.EarliestStart(t0, d, k))
+        << "t0=" << t0 << " d=" << d << " k=" << k;
+  }
+
+  void DoLatest() {
+    const Time t0 = RandomTime();
+    const Time deadline = t0 + Uniform(-scale_.max_duration, 4 * scale_.max_duration);
+    const Duration d = QueryDuration();
+    const int k = QueryK();
+    ASSERT_EQ(timeline_.LatestStart(t0, deadline, d, k), ref_.LatestStart(t0, deadline, d, k))
+        << "t0=" << t0 << " deadline=" << deadline << " d=" << d << " k=" << k;
+  }
+
+  void DoSteps() {
+    const Time from = RandomTime();
+    const Time to = Uniform(0, 9) == 0 ? from : from + Uniform(1, 3 * scale_.max_duration);
+    std::vector<TimelineStep> steps;
+    timeline_.ForEachStep(from, to, [&](const TimelineStep& s) { steps.push_back(s); });
+    // Equal to the reference's maximal steps implies: clipped, contiguous, in order.
+    ASSERT_EQ(steps, ref_.Steps(from, to)) << "[" << from << ", " << to << ")";
+  }
+
+  void DoCheck() {
+    ASSERT_TRUE(timeline_.CheckInvariants().ok()) << timeline_.CheckInvariants();
+    const Timeline copy = timeline_.Snapshot();
+    ASSERT_TRUE(copy.CheckInvariants().ok());
+  }
+
+  std::mt19937_64 rng_;
+  Scale scale_ = kSmall;
+  Timeline timeline_;
+  ReferenceTimeline ref_;
+  std::vector<ReservationId> live_;
+  std::vector<ReservationId> removed_;
+  ReservationId last_id_ = 0;
+};
+
+TEST(TimelineDifferentialTest, MatchesReference) {
+  constexpr int kOpsPerSeed = 25'000;
+  const std::uint64_t seeds[] = {1, 2, 3, 20240607, 0xdeadbeef};
+  const int capacities[] = {16, 1, 100, 4, 1024};
+  for (int s = 0; s < 5; ++s) {
+    Driver driver(seeds[s], capacities[s]);
+    for (int op = 0; op < kOpsPerSeed; ++op) {
+      SCOPED_TRACE(absl::StrFormat("seed=%d capacity=%d op=%d", seeds[s], capacities[s], op));
+      driver.Step(op);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace resched

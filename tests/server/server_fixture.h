@@ -1,0 +1,130 @@
+// An in-process resched server on a free loopback port, and helpers to check its answers.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+
+#include "core/metrics/validate.h"
+#include "google/rpc/error_details.pb.h"
+#include "google/rpc/status.pb.h"
+#include "resched/v1/service.grpc.pb.h"
+#include "server/config.h"
+#include "server/convert.h"
+#include "server/service.h"
+
+namespace resched::server::testing {
+
+namespace pb = ::resched::v1;
+
+class ServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto config = ParseConfig(kDefaultConfigYaml);
+    ASSERT_TRUE(config.ok()) << config.status();
+    service_ = std::make_unique<ReschedService>();
+    ASSERT_TRUE(service_->CreateConfiguredClusters(*config).ok());
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(service_.get());
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(port, 0);
+    stub_ = pb::Resched::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
+                                                     grpc::InsecureChannelCredentials()));
+  }
+  void TearDown() override {
+    service_->BeginShutdown();
+    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  }
+
+  // A SIMULATED cluster with `processors` processors and `policy`.
+  void CreateSim(const std::string& name, int processors, const std::string& policy) {
+    pb::CreateClusterRequest request;
+    request.mutable_spec()->set_name(name);
+    request.mutable_spec()->set_processors(processors);
+    request.mutable_spec()->set_clock(pb::SIMULATED);
+    request.mutable_spec()->mutable_policy()->set_name(policy);
+    pb::Cluster cluster;
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->CreateCluster(&context, request, &cluster).ok());
+  }
+
+  static pb::JobSpec Rigid(int k, int seconds) {
+    pb::JobSpec spec;
+    spec.mutable_model()->mutable_rigid()->set_k(k);
+    spec.mutable_model()->mutable_rigid()->mutable_time()->set_seconds(seconds);
+    return spec;
+  }
+
+  grpc::Status Submit(const std::string& cluster, const pb::JobSpec& spec,
+                      pb::SubmitJobResponse* response, const std::string& request_id = "") {
+    pb::SubmitJobRequest request;
+    request.set_cluster(cluster);
+    *request.mutable_job() = spec;
+    request.set_request_id(request_id);
+    grpc::ClientContext context;
+    return stub_->SubmitJob(&context, request, response);
+  }
+
+  pb::Schedule Schedule(const std::string& cluster, bool include_finished = true) {
+    pb::GetScheduleRequest request;
+    request.set_cluster(cluster);
+    request.set_include_finished(include_finished);
+    request.mutable_from()->set_seconds(0);
+    pb::Schedule schedule;
+    grpc::ClientContext context;
+    EXPECT_TRUE(stub_->GetSchedule(&context, request, &schedule).ok());
+    return schedule;
+  }
+
+  // Every schedule a test sees goes through the validator, with the jobs' own models.
+  static void ExpectValid(const pb::Schedule& schedule) {
+    ScheduleToValidate s;
+    s.capacity = schedule.capacity();
+    std::vector<RuntimeModel> models(schedule.jobs_size());
+    for (int i = 0; i < schedule.jobs_size(); ++i) {
+      const auto& job = schedule.jobs(i);
+      auto model = FromProto(job.spec().model(), "model");
+      ASSERT_TRUE(model.ok());
+      models[i] = *model;
+      ScheduledItem item;
+      item.id = job.id();
+      item.allocation = {job.allocation().processors(), *FromProto(job.allocation().start(), "s"),
+                         *FromProto(job.allocation().end(), "e")};
+      item.release = *FromProto(job.spec().release(), "r");
+      item.ended_early = job.state() != pb::QUEUED && job.state() != pb::RUNNING;
+      s.items.push_back(item);
+      // Processor ids for display: exactly k distinct ids below P.
+      std::set<int> ids(job.allocation().processor_ids().begin(),
+                        job.allocation().processor_ids().end());
+      EXPECT_EQ(static_cast<int>(ids.size()), job.allocation().processors()) << job.id();
+      if (!ids.empty()) {
+        EXPECT_LT(*ids.rbegin(), schedule.capacity());
+      }
+    }
+    for (int i = 0; i < schedule.jobs_size(); ++i) s.items[i].model = &models[i];
+    for (const auto& r : schedule.reservations()) {
+      s.holds.push_back({*FromProto(r.start(), "s"), *FromProto(r.end(), "e"), r.processors()});
+    }
+    const auto status = ValidateSchedule(s);
+    EXPECT_TRUE(status.ok()) << status;
+  }
+
+  // The google.rpc.BadRequest field named by an INVALID_ARGUMENT status.
+  static std::string ViolatedField(const grpc::Status& status) {
+    google::rpc::Status rich;
+    if (!rich.ParseFromString(status.error_details()) || rich.details_size() == 0) return "";
+    google::rpc::BadRequest bad;
+    if (!rich.details(0).UnpackTo(&bad) || bad.field_violations_size() == 0) return "";
+    return bad.field_violations(0).field();
+  }
+
+  std::unique_ptr<ReschedService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<pb::Resched::Stub> stub_;
+};
+
+}  // namespace resched::server::testing

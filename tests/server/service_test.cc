@@ -1,0 +1,291 @@
+// The service end to end in process: every RPC of the v1 API, on the real gRPC stack.
+#include <set>
+
+#include "tests/server/server_fixture.h"
+
+namespace resched::server::testing {
+namespace {
+
+TEST_F(ServerTest, DefaultClusterFromTheEmbeddedConfig) {
+  pb::ListClustersResponse clusters;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->ListClusters(&context, {}, &clusters).ok());
+  ASSERT_EQ(clusters.clusters_size(), 1);
+  EXPECT_EQ(clusters.clusters(0).spec().name(), "default");
+  EXPECT_EQ(clusters.clusters(0).capacity(), 64);
+  EXPECT_EQ(clusters.clusters(0).spec().clock(), pb::WALL);
+  EXPECT_EQ(clusters.clusters(0).spec().policy().name(), "conservative");
+}
+
+TEST_F(ServerTest, SubmitPlacesWithTheClusterPolicy) {
+  CreateSim("sim", 4, "conservative");
+  pb::SubmitJobResponse r1, r2, r3;
+  ASSERT_TRUE(Submit("sim", Rigid(2, 10), &r1).ok());
+  ASSERT_TRUE(Submit("sim", Rigid(4, 10), &r2).ok());
+  ASSERT_TRUE(Submit("sim", Rigid(2, 5), &r3).ok());
+  EXPECT_EQ(r1.job().state(), pb::RUNNING);
+  EXPECT_EQ(r2.job().allocation().start().seconds(), 10);
+  EXPECT_EQ(r2.job().state(), pb::QUEUED);
+  EXPECT_TRUE(r2.job().guaranteed());
+  EXPECT_EQ(r3.job().allocation().start().seconds(), 0);  // backfilled
+  const auto schedule = Schedule("sim");
+  EXPECT_EQ(schedule.jobs_size(), 3);
+  ExpectValid(schedule);
+}
+
+TEST_F(ServerTest, WallClockJobStartsNow) {
+  pb::SubmitJobResponse r;
+  ASSERT_TRUE(Submit("default", Rigid(8, 3600), &r).ok());
+  EXPECT_EQ(r.job().state(), pb::RUNNING);
+  EXPECT_GT(r.job().allocation().start().seconds(), 1'700'000'000);
+  ExpectValid(Schedule("default"));
+}
+
+TEST_F(ServerTest, EarlyFinishAndCancelFreeCapacity) {
+  CreateSim("sim", 4, "conservative");
+  pb::SubmitJobResponse r1, r2, r3;
+  ASSERT_TRUE(Submit("sim", Rigid(4, 10), &r1).ok());
+  ASSERT_TRUE(Submit("sim", Rigid(4, 10), &r2).ok());
+  ASSERT_TRUE(Submit("sim", Rigid(4, 10), &r3).ok());
+  {
+    pb::AdvanceClockRequest request;
+    request.set_cluster("sim");
+    request.mutable_by()->set_seconds(4);
+    pb::AdvanceClockResponse response;
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->AdvanceClock(&context, request, &response).ok());
+    EXPECT_EQ(response.now().seconds(), 4);
+  }
+  {
+    pb::ReportJobEventRequest request;
+    request.set_cluster("sim");
+    request.set_id(r1.job().id());
+    request.set_kind(pb::FINISHED_EVENT);
+    pb::Job job;
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->ReportJobEvent(&context, request, &job).ok());
+    EXPECT_EQ(job.state(), pb::FINISHED);
+    EXPECT_EQ(job.allocation().end().seconds(), 4);
+  }
+  {
+    pb::CancelJobRequest request;
+    request.set_cluster("sim");
+    request.set_id(r2.job().id());
+    pb::Job job;
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->CancelJob(&context, request, &job).ok());
+    EXPECT_EQ(job.state(), pb::CANCELLED);
+  }
+  pb::GetJobRequest get;
+  get.set_cluster("sim");
+  get.set_id(r3.job().id());
+  pb::Job job;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->GetJob(&context, get, &job).ok());
+  // r1 ended at 4, r2 moved to 4 and was cancelled there: r3 moved from 20 to 4.
+  EXPECT_EQ(job.allocation().start().seconds(), 4);
+  EXPECT_EQ(job.state(), pb::RUNNING);
+  ExpectValid(Schedule("sim"));
+}
+
+TEST_F(ServerTest, AdvanceClockStartsAndFinishesJobs) {
+  CreateSim("sim", 4, "easy");
+  pb::SubmitJobResponse r1, r2;
+  ASSERT_TRUE(Submit("sim", Rigid(4, 10), &r1).ok());
+  ASSERT_TRUE(Submit("sim", Rigid(4, 10), &r2).ok());
+  pb::AdvanceClockRequest request;
+  request.set_cluster("sim");
+  request.mutable_to()->set_seconds(12);
+  pb::AdvanceClockResponse response;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->AdvanceClock(&context, request, &response).ok());
+  ASSERT_EQ(response.finished_size(), 1);
+  EXPECT_EQ(response.finished(0).id(), r1.job().id());
+  ASSERT_EQ(response.started_size(), 1);
+  EXPECT_EQ(response.started(0).id(), r2.job().id());
+  grpc::ClientContext wall;
+  request.set_cluster("default");
+  EXPECT_EQ(stub_->AdvanceClock(&wall, request, &response).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+TEST_F(ServerTest, ReservationsHoldAndRelease) {
+  CreateSim("sim", 4, "conservative");
+  pb::AddReservationRequest add;
+  add.set_cluster("sim");
+  add.set_processors(4);
+  add.mutable_start()->set_seconds(0);
+  add.mutable_end()->set_seconds(100);
+  add.set_reason("maintenance");
+  pb::Reservation reservation;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->AddReservation(&context, add, &reservation).ok());
+  }
+  pb::SubmitJobResponse r;
+  ASSERT_TRUE(Submit("sim", Rigid(1, 10), &r).ok());
+  EXPECT_EQ(r.job().allocation().start().seconds(), 100);
+  auto schedule = Schedule("sim");
+  EXPECT_EQ(schedule.reservations_size(), 1);
+  ExpectValid(schedule);
+  pb::RemoveReservationRequest remove;
+  remove.set_cluster("sim");
+  remove.set_id(reservation.id());
+  pb::RemoveReservationResponse removed;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->RemoveReservation(&context, remove, &removed).ok());
+  }
+  pb::GetJobRequest get;
+  get.set_cluster("sim");
+  get.set_id(r.job().id());
+  pb::Job job;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->GetJob(&context, get, &job).ok());
+  EXPECT_EQ(job.state(), pb::RUNNING);  // moved to now = 0
+  grpc::ClientContext again;
+  EXPECT_EQ(stub_->RemoveReservation(&again, remove, &removed).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(ServerTest, RetriedRequestIdReturnsTheFirstAnswer) {
+  CreateSim("sim", 4, "conservative");
+  pb::SubmitJobResponse first, second;
+  ASSERT_TRUE(Submit("sim", Rigid(1, 10), &first, "req-1").ok());
+  const auto status = Submit("sim", Rigid(1, 10), &second, "req-1");
+  ASSERT_EQ(status.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  google::rpc::Status rich;
+  ASSERT_TRUE(rich.ParseFromString(status.error_details()));
+  pb::SubmitJobResponse replayed;
+  ASSERT_TRUE(rich.details(0).UnpackTo(&replayed));
+  EXPECT_EQ(replayed.job().id(), first.job().id());
+  EXPECT_EQ(Schedule("sim").jobs_size(), 1);  // applied once
+  pb::CancelJobRequest cancel;
+  cancel.set_cluster("sim");
+  cancel.set_id(first.job().id());
+  cancel.set_request_id("req-1");
+  pb::Job job;
+  grpc::ClientContext context;
+  EXPECT_EQ(stub_->CancelJob(&context, cancel, &job).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);  // the id belongs to a SubmitJob
+}
+
+TEST_F(ServerTest, DryRunChangesNothing) {
+  CreateSim("sim", 4, "conservative");
+  pb::SubmitJobRequest request;
+  request.set_cluster("sim");
+  *request.mutable_job() = Rigid(2, 10);
+  request.set_dry_run(true);
+  pb::SubmitJobResponse response;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->SubmitJob(&context, request, &response).ok());
+  EXPECT_EQ(response.job().allocation().processors(), 2);
+  EXPECT_TRUE(response.job().id().empty());
+  EXPECT_EQ(Schedule("sim").jobs_size(), 0);
+}
+
+TEST_F(ServerTest, ListJobsPagesInSubmissionOrder) {
+  CreateSim("sim", 4, "fcfs");
+  for (int i = 0; i < 5; ++i) {
+    pb::SubmitJobResponse r;
+    ASSERT_TRUE(Submit("sim", Rigid(1, 10 + i), &r).ok());
+  }
+  std::vector<std::string> ids;
+  std::string token;
+  do {
+    pb::ListJobsRequest request;
+    request.set_cluster("sim");
+    request.set_page_size(2);
+    request.set_page_token(token);
+    pb::ListJobsResponse response;
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->ListJobs(&context, request, &response).ok());
+    for (const auto& job : response.jobs()) ids.push_back(job.id());
+    token = response.next_page_token();
+  } while (!token.empty());
+  EXPECT_EQ(ids, (std::vector<std::string>{"j1", "j2", "j3", "j4", "j5"}));
+}
+
+TEST_F(ServerTest, UnbuiltAlgorithmsAnswerUnimplemented) {
+  pb::ReserveDAGRequest dag;
+  dag.set_cluster("default");
+  pb::ReserveDAGResponse dag_response;
+  grpc::ClientContext c1;
+  auto status = stub_->ReserveDAG(&c1, dag, &dag_response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_NE(status.error_message().find("aida-casanova"), std::string::npos);
+  pb::QueryDeadlineRequest query;
+  query.set_cluster("default");
+  pb::QueryDeadlineResponse query_response;
+  grpc::ClientContext c2;
+  EXPECT_EQ(stub_->QueryDeadline(&c2, query, &query_response).error_code(),
+            grpc::StatusCode::UNIMPLEMENTED);
+  pb::ReplanRequest replan;
+  replan.set_cluster("default");
+  pb::ReplanResponse replan_response;
+  grpc::ClientContext c3;
+  EXPECT_EQ(stub_->Replan(&c3, replan, &replan_response).error_code(),
+            grpc::StatusCode::UNIMPLEMENTED);
+  pb::CreateClusterRequest create;
+  create.mutable_spec()->set_name("d");
+  create.mutable_spec()->set_processors(4);
+  create.mutable_spec()->mutable_policy()->set_name("dbos");
+  pb::Cluster cluster;
+  grpc::ClientContext c4;
+  EXPECT_EQ(stub_->CreateCluster(&c4, create, &cluster).error_code(),
+            grpc::StatusCode::UNIMPLEMENTED);
+}
+
+TEST_F(ServerTest, ListAlgorithmsComesFromTheRegistry) {
+  pb::ListAlgorithmsResponse response;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->ListAlgorithms(&context, {}, &response).ok());
+  std::set<std::string> implemented;
+  for (const auto& a : response.algorithms()) {
+    if (a.implemented()) implemented.insert(a.name());
+  }
+  EXPECT_EQ(implemented, (std::set<std::string>{"conservative", "easy", "fcfs"}));
+  EXPECT_GT(response.algorithms_size(), 30);
+}
+
+TEST_F(ServerTest, WatchScheduleStreamsASnapshotThenChanges) {
+  CreateSim("sim", 4, "conservative");
+  grpc::ClientContext context;
+  pb::WatchScheduleRequest request;
+  request.set_cluster("sim");
+  auto reader = stub_->WatchSchedule(&context, request);
+  pb::ScheduleEvent event;
+  ASSERT_TRUE(reader->Read(&event));
+  EXPECT_EQ(event.kind(), pb::ScheduleEvent::SNAPSHOT);
+  pb::SubmitJobResponse r;
+  ASSERT_TRUE(Submit("sim", Rigid(1, 10), &r).ok());
+  ASSERT_TRUE(reader->Read(&event));
+  EXPECT_EQ(event.kind(), pb::ScheduleEvent::JOB_CHANGED);
+  EXPECT_EQ(event.job().id(), r.job().id());
+  context.TryCancel();
+  while (reader->Read(&event)) {
+  }
+}
+
+TEST_F(ServerTest, DeleteClusterNeedsForceWithActiveJobs) {
+  CreateSim("sim", 4, "conservative");
+  pb::SubmitJobResponse r;
+  ASSERT_TRUE(Submit("sim", Rigid(1, 10), &r).ok());
+  pb::DeleteClusterRequest request;
+  request.set_name("sim");
+  pb::DeleteClusterResponse response;
+  grpc::ClientContext c1;
+  EXPECT_EQ(stub_->DeleteCluster(&c1, request, &response).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  request.set_force(true);
+  grpc::ClientContext c2;
+  EXPECT_TRUE(stub_->DeleteCluster(&c2, request, &response).ok());
+  pb::GetClusterRequest get;
+  get.set_name("sim");
+  pb::Cluster cluster;
+  grpc::ClientContext c3;
+  EXPECT_EQ(stub_->GetCluster(&c3, get, &cluster).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+}  // namespace
+}  // namespace resched::server::testing
