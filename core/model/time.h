@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 
 namespace resched {
 
@@ -23,5 +24,9 @@ inline Duration CeilMicros(double seconds) {
   if (std::fabs(micros - rounded) < 1e-6) return static_cast<Duration>(rounded);
   return static_cast<Duration>(std::ceil(micros));
 }
+
+// An instant for messages: RFC 3339 in UTC with microseconds when needed (a SIMULATED clock's
+// zero is 1970-01-01T00:00:00Z).
+std::string FormatInstant(Time t);
 
 }  // namespace resched

@@ -168,9 +168,9 @@ absl::StatusOr<const JobRecord*> ClusterPlan::ReportStarted(const JobId& id, Tim
   if (job->state == JobState::kRunning) return job;  // the plan already started it
   if (job->state == JobState::kQueued) {
     return absl::FailedPreconditionError(absl::StrFormat(
-        "job '%s' is planned to start at %d us; a start reported at %d us comes before its "
+        "job '%s' is planned to start at %s; a start reported at %s comes before its "
         "reservation",
-        id, job->allocation.start, t));
+        id, FormatInstant(job->allocation.start), FormatInstant(t)));
   }
   return absl::FailedPreconditionError(
       absl::StrFormat("job '%s' has already ended (%s)", id, JobStateName(job->state)));
@@ -184,9 +184,9 @@ absl::StatusOr<const JobRecord*> ClusterPlan::ReportEnded(const JobId& id, Time 
         "job '%s' is %s; only a RUNNING job can finish or fail", id, JobStateName(job->state)));
   }
   if (t > now_ || t < job->allocation.start) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("time must be in [job start %d, cluster now %d] microseconds, got %d",
-                        job->allocation.start, now_, t));
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "time must be in [job start %s, cluster now %s], got %s",
+        FormatInstant(job->allocation.start), FormatInstant(now_), FormatInstant(t)));
   }
   EndJob(job, failed ? JobState::kFailed : JobState::kFinished, t);
   MarkChanged(job);
@@ -223,8 +223,9 @@ absl::StatusOr<const ExternalReservation*> ClusterPlan::AddReservation(int k, Ti
         absl::StrFormat("processors must be in [1, %d], got %d", capacity(), k));
   }
   if (end <= start) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "end must be after start and after the cluster's now (%d us), got %d", start, end));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("end must be after start and after the cluster's now (%s), got %s",
+                        FormatInstant(start), FormatInstant(end)));
   }
   if (static_cast<int>(reservations_.size()) >= limits_.max_reservations) {
     return absl::ResourceExhaustedError(absl::StrFormat(
@@ -247,9 +248,10 @@ absl::StatusOr<const ExternalReservation*> ClusterPlan::AddReservation(int k, Ti
       }
     }
     return absl::ResourceExhaustedError(absl::StrFormat(
-        "%d processors are not free over [%d, %d) us%s: %s", k, start, end,
+        "%d processors are not free over [%s, %s)%s; at least %d are free there", k,
+        FormatInstant(start), FormatInstant(end),
         displace_queued ? " even without queued jobs" : " (set displace_queued to move jobs)",
-        booking.status().message()));
+        std::max(0, timeline_.MinFree(start, end))));
   }
   const std::int64_t n = next_reservation_++;
   ExternalReservation& r = reservations_[n];
@@ -294,8 +296,8 @@ std::optional<Time> ClusterPlan::NextEventAfterNow() const {
 
 absl::Status ClusterPlan::AdvanceTo(Time t) {
   if (t < now_) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("time must be >= the cluster's now (%d us), got %d", now_, t));
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "time must be >= the cluster's now (%s), got %s", FormatInstant(now_), FormatInstant(t)));
   }
   while (true) {
     const auto next = NextEventAfterNow();

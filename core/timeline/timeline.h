@@ -116,7 +116,7 @@ class Timeline {
   struct StepWalk;
 
   absl::StatusOr<ReservationId> Insert(Time start, Time end, int k, bool check_capacity);
-  void Book(Time start, Time end, int k);
+  int MinFreeOf(Index before, Index inside, Time start) const;
   void Unbook(Time start, Time end, int k);
   Index Pin(Index left, Index right, Time key);
   Index Unpin(Index t);
@@ -133,6 +133,7 @@ class Timeline {
   std::pair<Index, Index> Split(Index t, Time key);
   Index Merge(Index a, Index b);
   Index PopLeftmost(Index t);
+  void WarmPaths(Time a, Time b) const;
   Index Leftmost(Index t) const;
   int RightmostFree(Index t) const;
 

@@ -9,7 +9,6 @@
 #include <charconv>
 #include <cstdint>
 #include <limits>
-#include <regex>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -63,28 +62,54 @@ void AppendJsonString(std::string_view s, std::string* out) {
   out->push_back('"');
 }
 
-// YAML 1.2 core schema integers (decimal, 0x, 0o) as canonical JSON; false if not one.
-bool AppendInteger(const std::string& s, std::string* out) {
-  static const std::regex kDec("[-+]?[0-9]+");
-  static const std::regex kHex("0x[0-9a-fA-F]+");
-  static const std::regex kOct("0o[0-7]+");
+bool IsDigit(char c, int base) {
+  if (base == 16) return absl::ascii_isxdigit(static_cast<unsigned char>(c));
+  return c >= '0' && c < '0' + base;
+}
+
+// Skips the digits of `base` at s[*i]; returns how many there were.
+size_t SkipDigits(std::string_view s, size_t* i, int base = 10) {
+  size_t start = *i;
+  while (*i < s.size() && IsDigit(s[*i], base)) ++*i;
+  return *i - start;
+}
+
+// The YAML 1.2 core schema float: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool IsFloat(std::string_view s) {
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  size_t whole = SkipDigits(s, &i), fraction = 0;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    fraction = SkipDigits(s, &i);
+  }
+  if (whole == 0 && fraction == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (SkipDigits(s, &i) == 0) return false;
+  }
+  return i == s.size();
+}
+
+// YAML 1.2 core schema integers ([-+]?[0-9]+, 0x[0-9a-fA-F]+, 0o[0-7]+) as canonical JSON;
+// false if `s` is not one.
+bool AppendInteger(std::string_view s, std::string* out) {
   int base = 10;
-  std::string_view digits = s;
   bool negative = false;
-  if (std::regex_match(s, kHex)) {
+  std::string_view digits = s;
+  if (absl::StartsWith(absl::string_view(s.data(), s.size()), "0x")) {
     base = 16;
     digits.remove_prefix(2);
-  } else if (std::regex_match(s, kOct)) {
+  } else if (absl::StartsWith(absl::string_view(s.data(), s.size()), "0o")) {
     base = 8;
     digits.remove_prefix(2);
-  } else if (std::regex_match(s, kDec)) {
-    if (digits[0] == '-' || digits[0] == '+') {
-      negative = digits[0] == '-';
-      digits.remove_prefix(1);
-    }
-  } else {
-    return false;
+  } else if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) {
+    negative = digits[0] == '-';
+    digits.remove_prefix(1);
   }
+  size_t i = 0;
+  if (SkipDigits(digits, &i, base) == 0 || i != digits.size()) return false;
   uint64_t v = 0;
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
   if (ec != std::errc() || end != digits.data() + digits.size()) {
@@ -97,20 +122,22 @@ bool AppendInteger(const std::string& s, std::string* out) {
   return true;
 }
 
-// YAML 1.2 core schema floats as JSON numbers; false if not one.
-bool AppendFloat(const std::string& s, std::string* out) {
-  static const std::regex kFloat("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
-  static const std::regex kInf("[-+]?\\.(inf|Inf|INF)");
-  static const std::regex kNan("\\.(nan|NaN|NAN)");
-  if (std::regex_match(s, kInf)) {
-    out->append(s[0] == '-' ? "\"-Infinity\"" : "\"Infinity\"");
+// YAML 1.2 core schema floats as JSON numbers, and .inf/.nan as the strings protobuf's JSON
+// accepts; false if `s` is not one.
+bool AppendFloat(std::string_view s, std::string* out) {
+  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "+.Inf" || s == "+.INF") {
+    out->append("\"Infinity\"");
     return true;
   }
-  if (std::regex_match(s, kNan)) {
+  if (s == "-.inf" || s == "-.Inf" || s == "-.INF") {
+    out->append("\"-Infinity\"");
+    return true;
+  }
+  if (s == ".nan" || s == ".NaN" || s == ".NAN") {
     out->append("\"NaN\"");
     return true;
   }
-  if (!std::regex_match(s, kFloat)) return false;
+  if (!IsFloat(s)) return false;
   std::string_view text = s;
   if (text[0] == '+') text.remove_prefix(1);
   double v = 0;
