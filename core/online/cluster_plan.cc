@@ -143,6 +143,7 @@ absl::StatusOr<const JobRecord*> ClusterPlan::Cancel(const JobId& id) {
     return absl::FailedPreconditionError(
         absl::StrFormat("job '%s' has already ended (%s)", id, JobStateName(job->state)));
   }
+  const Time freed_from = std::max(now_, job->allocation.start);
   if (job->state == JobState::kQueued) {
     PlanState state = MakeState();
     state.Unplace(*job);
@@ -155,7 +156,7 @@ absl::StatusOr<const JobRecord*> ClusterPlan::Cancel(const JobId& id) {
   }
   MarkChanged(job);
   PlanState state = MakeState();
-  policy_->Reoptimize(state);
+  policy_->Reoptimize(state, freed_from);
   AbsorbMoves(state);
   ProcessInstant();
   PruneEnded();
@@ -191,7 +192,7 @@ absl::StatusOr<const JobRecord*> ClusterPlan::ReportEnded(const JobId& id, Time 
   EndJob(job, failed ? JobState::kFailed : JobState::kFinished, t);
   MarkChanged(job);
   PlanState state = MakeState();
-  policy_->Reoptimize(state);
+  policy_->Reoptimize(state, t);
   AbsorbMoves(state);
   ProcessInstant();
   PruneEnded();
@@ -271,10 +272,11 @@ absl::Status ClusterPlan::RemoveReservation(const std::string& id) {
   if (it == reservations_.end()) {
     return absl::NotFoundError(absl::StrCat("reservation '", id, "' not found"));
   }
+  const Time freed_from = std::max(now_, it->second.start);
   (void)timeline_.Remove(it->second.booking);
   reservations_.erase(it);
   PlanState state = MakeState();
-  policy_->Reoptimize(state);
+  policy_->Reoptimize(state, freed_from);
   AbsorbMoves(state);
   ProcessInstant();
   return absl::OkStatus();
@@ -332,7 +334,7 @@ void ClusterPlan::ProcessInstant() {
   }
   if (policy_->DecidesAtEvents()) {
     PlanState state = MakeState();
-    policy_->Reoptimize(state);
+    policy_->Reoptimize(state, now_);
     AbsorbMoves(state);
   }
   std::vector<JobRecord*> starting;

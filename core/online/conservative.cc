@@ -18,8 +18,11 @@ class Conservative final : public OnlinePolicy {
  public:
   void PlaceNew(PlanState& state, JobRecord& job) override { Place(state, job, kTimeMax); }
 
-  void Reoptimize(PlanState& state) override {
+  void Reoptimize(PlanState& state, Time freed_from) override {
     for (JobRecord* job : state.queue()) {
+      // A job that ends by `freed_from` cannot end earlier: every earlier completion uses a
+      // window that ends before the freed capacity.
+      if (job->allocation.end <= freed_from) continue;
       const Allocation old = job->allocation;
       state.Unplace(*job);
       Place(state, *job, old.start);

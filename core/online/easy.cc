@@ -20,7 +20,7 @@ namespace {
 class Easy final : public OnlinePolicy {
  public:
   void PlaceNew(PlanState& state, JobRecord&) override { Decide(state); }
-  void Reoptimize(PlanState& state) override { Decide(state); }
+  void Reoptimize(PlanState& state, Time) override { Decide(state); }
   void Rebuild(PlanState& state) override { Decide(state); }
   bool DecidesAtEvents() const override { return true; }
 

@@ -25,13 +25,20 @@ class Fcfs final : public OnlinePolicy {
     Place(state, job, not_before, kTimeMax);
   }
 
-  void Reoptimize(PlanState& state) override {
+  void Reoptimize(PlanState& state, Time freed_from) override {
     Time previous_start = state.last_start();
+    bool predecessor_moved = false;
     for (JobRecord* job : state.queue()) {
+      // Ending by `freed_from` and with its predecessors in place, a job cannot move earlier.
+      if (job->allocation.end <= freed_from && !predecessor_moved) {
+        previous_start = job->allocation.start;
+        continue;
+      }
       const Time old_start = job->allocation.start;
       state.Unplace(*job);
       Place(state, *job, std::max({state.now(), job->job.release, previous_start}), old_start);
       previous_start = job->allocation.start;
+      predecessor_moved |= previous_start != old_start;
     }
   }
 

@@ -15,9 +15,10 @@ class OnlinePolicy {
 
   // Plans `job`, already appended to state.queue() and not placed. May move queued jobs.
   virtual void PlaceNew(PlanState& state, JobRecord& job) = 0;
-  // Capacity was freed (cancel, early finish, reservation removed): queued jobs may move
-  // earlier. Guaranteed allocations never move later.
-  virtual void Reoptimize(PlanState& state) = 0;
+  // Capacity was freed from `freed_from` on (cancel, early finish, reservation removed), or an
+  // event happened at `freed_from`: queued jobs may move earlier. Guaranteed allocations never
+  // move later.
+  virtual void Reoptimize(PlanState& state, Time freed_from) = 0;
   // Places every queued job from scratch, in submission order (after a forced change such as
   // a reservation that displaces queued work). Nothing is placed on entry.
   virtual void Rebuild(PlanState& state) = 0;

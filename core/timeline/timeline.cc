@@ -9,8 +9,9 @@
 //   min/max free capacity and leftmost key of that child's subtree, pending add included.
 //   A node's values are exact once the pending adds on its path from the root are added
 //   (queries carry that sum as `acc`). Mutations push along the split path only, one side at
-//   a time, so nodes off the path are never read or written: with a tree much larger than the
-//   cache, that halves the misses of an update, and searches skip a subtree without loading it.
+//   a time, so nodes off the path are never read or written, and searches skip a subtree
+//   without loading it: on a tree much larger than the cache, cost is cache misses, and this
+//   pays them only for the nodes actually entered.
 // - A pending add is the change of its subtree since the last push, and stored values are
 //   exact values minus such changes, so nothing drifts: every number stays within twice the
 //   span [kFreeFloor, kMaxCapacity], far from int overflow.
@@ -20,7 +21,8 @@
 //
 // Costs (n = number of breakpoints, treap depth O(log n) expected):
 // - FreeAt, MinFree: O(log n). Add, ForceAdd, Remove: two splits, up to two inserts or
-//   erasures, two merges: O(log n).
+//   erasures, two merges: O(log n). The paths to start and end are first loaded in lockstep
+//   (WarmPaths) so that their cache misses overlap.
 // - EarliestStart walks the segments from the one containing t0 in time order, but a subtree
 //   that is uniformly free (min_free >= k) or uniformly blocked (max_free < k) is consumed as
 //   a whole from its augmentation, and the walk stops as soon as the current free run is d
@@ -37,6 +39,7 @@
 #include <climits>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace resched {
@@ -92,7 +95,7 @@ struct Timeline::LatestWalk {
   bool done = false;
   std::optional<Time> answer = std::nullopt;
 
-  // A free run [start, cand_end) has been found to begin at or before `start`.
+  // The free run ending at cand_end reaches back to `start`: done if that is d long.
   bool Fits(Time start) {
     if (Wide{start} > Wide{*cand_end} - d) return false;
     done = true;
@@ -176,8 +179,8 @@ absl::StatusOr<ReservationId> Timeline::Insert(Time start, Time end, int k, bool
   absl::Status error;
   if (check_capacity && min_free < k) {
     error = absl::ResourceExhaustedError(
-        absl::StrFormat("k must be <= the free capacity over [%d, %d), which is %d; got %d", start,
-                        end, min_free, k));
+        absl::StrCat("k must be <= the free capacity over [", start, ", ", end, "), which is ",
+                     min_free, "; got ", k));  // StrCat: rejections are frequent, keep them cheap
   } else if (std::int64_t{min_free} - k < kFreeFloor) {
     error = absl::OutOfRangeError(
         absl::StrFormat("k must keep free capacity >= %d over [%d, %d) (now %d), got %d",
@@ -201,7 +204,7 @@ absl::StatusOr<ReservationId> Timeline::Insert(Time start, Time end, int k, bool
 absl::Status Timeline::Remove(ReservationId id) {
   auto it = reservations_.find(id);
   if (it == reservations_.end()) {
-    return absl::NotFoundError(absl::StrFormat("reservation %d not found", id));
+    return absl::NotFoundError(absl::StrCat("reservation ", id, " not found"));
   }
   const TimelineReservation r = it->second;
   reservations_.erase(it);
@@ -394,6 +397,8 @@ void Timeline::WarmPaths(Time a, Time b) const {
   while (i != kNil || j != kNil) {
     if (i != kNil) i = nodes_[i].key < a ? nodes_[i].right : nodes_[i].left;
     if (j != kNil) j = nodes_[j].key < b ? nodes_[j].right : nodes_[j].left;
+    // The loop computes nothing that is used: keep the compiler from deleting the loads.
+    __asm__ volatile("" : : "r"(i), "r"(j));
   }
 }
 

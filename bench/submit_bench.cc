@@ -1,0 +1,138 @@
+// SubmitJob through the real server on loopback: one SIMULATED cluster (64 processors,
+// conservative backfilling) pre-filled with Q queued jobs, then one submission per iteration.
+// Reports per-call latency percentiles (p50, p99) and throughput. Baselines in the same run:
+// Q = 0 (an empty cluster) and GetCluster (the cost of a round trip alone).
+#include <benchmark/benchmark.h>
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <random>
+
+#include "server/service.h"
+
+namespace {
+
+namespace pb = ::resched::v1;
+
+class LoopbackServer {
+ public:
+  LoopbackServer() {
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(&service_);
+    server_ = builder.BuildAndStart();
+    stub_ = pb::Resched::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
+                                                     grpc::InsecureChannelCredentials()));
+  }
+  ~LoopbackServer() {
+    service_.BeginShutdown();
+    server_->Shutdown();
+  }
+  pb::Resched::Stub& stub() { return *stub_; }
+
+ private:
+  resched::server::ReschedService service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<pb::Resched::Stub> stub_;
+};
+
+// Rigid and Amdahl jobs of 1 to 32 processors and 1 minute to 2 hours.
+pb::JobSpec RandomJob(std::mt19937_64& rng) {
+  pb::JobSpec spec;
+  const int seconds = 60 + static_cast<int>(rng() % 7200);
+  if (rng() % 2 == 0) {
+    spec.mutable_model()->mutable_rigid()->set_k(1 + static_cast<int>(rng() % 32));
+    spec.mutable_model()->mutable_rigid()->mutable_time()->set_seconds(seconds);
+  } else {
+    auto* amdahl = spec.mutable_model()->mutable_amdahl();
+    amdahl->mutable_t1()->set_seconds(seconds * 8);
+    amdahl->set_alpha(0.05 + (rng() % 20) / 100.0);
+    amdahl->set_k_max(32);
+  }
+  return spec;
+}
+
+void CreateFilledCluster(pb::Resched::Stub& stub, const std::string& name, int queued,
+                         std::mt19937_64& rng) {
+  pb::CreateClusterRequest create;
+  create.mutable_spec()->set_name(name);
+  create.mutable_spec()->set_processors(64);
+  create.mutable_spec()->set_clock(pb::SIMULATED);
+  create.mutable_spec()->mutable_policy()->set_name("conservative");
+  pb::Cluster cluster;
+  grpc::ClientContext context;
+  if (!stub.CreateCluster(&context, create, &cluster).ok()) std::abort();
+  for (int i = 0; i < queued; ++i) {
+    pb::SubmitJobRequest request;
+    request.set_cluster(name);
+    *request.mutable_job() = RandomJob(rng);
+    pb::SubmitJobResponse response;
+    grpc::ClientContext c;
+    if (!stub.SubmitJob(&c, request, &response).ok()) std::abort();
+  }
+}
+
+void ReportLatencies(benchmark::State& state, std::vector<double>& micros) {
+  std::sort(micros.begin(), micros.end());
+  auto at = [&](double q) { return micros[static_cast<size_t>(q * (micros.size() - 1))]; };
+  state.counters["p50_us"] = at(0.50);
+  state.counters["p99_us"] = at(0.99);
+  state.counters["calls_per_s"] =
+      benchmark::Counter(static_cast<double>(micros.size()), benchmark::Counter::kIsRate);
+}
+
+void BM_SubmitJob(benchmark::State& state) {
+  LoopbackServer server;
+  std::mt19937_64 rng(42);
+  const int queued = static_cast<int>(state.range(0));
+  CreateFilledCluster(server.stub(), "bench", queued, rng);
+  std::vector<double> micros;
+  for (auto _ : state) {
+    pb::SubmitJobRequest request;
+    request.set_cluster("bench");
+    *request.mutable_job() = RandomJob(rng);
+    pb::SubmitJobResponse response;
+    grpc::ClientContext context;
+    const auto start = std::chrono::steady_clock::now();
+    const auto status = server.stub().SubmitJob(&context, request, &response);
+    micros.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+            .count());
+    if (!status.ok()) state.SkipWithError(status.error_message().c_str());
+  }
+  ReportLatencies(state, micros);
+}
+BENCHMARK(BM_SubmitJob)
+    ->Arg(0)
+    ->Arg(10'000)
+    ->Iterations(2000)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+
+void BM_GetClusterRoundTrip(benchmark::State& state) {
+  LoopbackServer server;
+  std::mt19937_64 rng(42);
+  CreateFilledCluster(server.stub(), "bench", 0, rng);
+  std::vector<double> micros;
+  for (auto _ : state) {
+    pb::GetClusterRequest request;
+    request.set_name("bench");
+    pb::Cluster cluster;
+    grpc::ClientContext context;
+    const auto start = std::chrono::steady_clock::now();
+    const auto status = server.stub().GetCluster(&context, request, &cluster);
+    micros.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+            .count());
+    if (!status.ok()) state.SkipWithError(status.error_message().c_str());
+  }
+  ReportLatencies(state, micros);
+}
+BENCHMARK(BM_GetClusterRoundTrip)->Iterations(2000)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
