@@ -10,6 +10,8 @@
 #include <memory>
 #include <random>
 
+#include "core/online/cluster_plan.h"
+#include "server/convert.h"
 #include "server/service.h"
 
 namespace {
@@ -75,7 +77,18 @@ void CreateFilledCluster(pb::Resched::Stub& stub, const std::string& name, int q
   }
 }
 
-void ReportLatencies(benchmark::State& state, std::vector<double>& micros) {
+// Times each call of `call` (one per iteration) and reports p50, p99 and calls per second.
+template <class Call>
+void MeasureCalls(benchmark::State& state, Call call) {
+  std::vector<double> micros;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    const grpc::Status status = call();
+    micros.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+            .count());
+    if (!status.ok()) state.SkipWithError(status.error_message().c_str());
+  }
   std::sort(micros.begin(), micros.end());
   auto at = [&](double q) { return micros[static_cast<size_t>(q * (micros.size() - 1))]; };
   state.counters["p50_us"] = at(0.50);
@@ -87,23 +100,15 @@ void ReportLatencies(benchmark::State& state, std::vector<double>& micros) {
 void BM_SubmitJob(benchmark::State& state) {
   LoopbackServer server;
   std::mt19937_64 rng(42);
-  const int queued = static_cast<int>(state.range(0));
-  CreateFilledCluster(server.stub(), "bench", queued, rng);
-  std::vector<double> micros;
-  for (auto _ : state) {
+  CreateFilledCluster(server.stub(), "bench", static_cast<int>(state.range(0)), rng);
+  MeasureCalls(state, [&] {
     pb::SubmitJobRequest request;
     request.set_cluster("bench");
     *request.mutable_job() = RandomJob(rng);
     pb::SubmitJobResponse response;
     grpc::ClientContext context;
-    const auto start = std::chrono::steady_clock::now();
-    const auto status = server.stub().SubmitJob(&context, request, &response);
-    micros.push_back(
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
-            .count());
-    if (!status.ok()) state.SkipWithError(status.error_message().c_str());
-  }
-  ReportLatencies(state, micros);
+    return server.stub().SubmitJob(&context, request, &response);
+  });
 }
 BENCHMARK(BM_SubmitJob)
     ->Arg(0)
@@ -116,22 +121,37 @@ void BM_GetClusterRoundTrip(benchmark::State& state) {
   LoopbackServer server;
   std::mt19937_64 rng(42);
   CreateFilledCluster(server.stub(), "bench", 0, rng);
-  std::vector<double> micros;
-  for (auto _ : state) {
+  MeasureCalls(state, [&] {
     pb::GetClusterRequest request;
     request.set_name("bench");
     pb::Cluster cluster;
     grpc::ClientContext context;
-    const auto start = std::chrono::steady_clock::now();
-    const auto status = server.stub().GetCluster(&context, request, &cluster);
-    micros.push_back(
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
-            .count());
-    if (!status.ok()) state.SkipWithError(status.error_message().c_str());
-  }
-  ReportLatencies(state, micros);
+    return server.stub().GetCluster(&context, request, &cluster);
+  });
 }
 BENCHMARK(BM_GetClusterRoundTrip)->Iterations(2000)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// The same placements without gRPC: ClusterPlan::Submit alone, to split the latency between the
+// scheduling work and the transport.
+void BM_PlanSubmitWithoutGrpc(benchmark::State& state) {
+  resched::ClusterSpec spec{
+      "core", {{"", 64, 1.0}}, resched::ClockKind::kSimulated, "conservative"};
+  auto plan = *resched::ClusterPlan::Create(spec, {}, 0);
+  std::mt19937_64 rng(42);
+  auto next_job = [&] { return *resched::server::FromProto(RandomJob(rng), plan->now()); };
+  for (int i = 0; i < state.range(0); ++i) (void)plan->Submit(next_job());
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto job = next_job();
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(plan->Submit(std::move(job)));
+  }
+}
+BENCHMARK(BM_PlanSubmitWithoutGrpc)
+    ->Arg(0)
+    ->Arg(10'000)
+    ->Iterations(2000)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 #include "server/service.h"
 
+#include <functional>
 #include <mutex>
 
 #include "absl/strings/numbers.h"
@@ -48,13 +49,36 @@ absl::StatusOr<Time> TimeOr(bool has, const google::protobuf::Timestamp& ts, con
   return FromProto(ts, field);
 }
 
-std::vector<pb::Job> ChangedJobs(ClusterPlan& plan, const std::string& cluster,
-                                 const std::string& except) {
-  std::vector<pb::Job> out;
-  for (const JobRecord* job : plan.TakeChangedJobs()) {
-    if (job->job.id != except) out.push_back(ToProto(*job, cluster));
+// The job a submission placed and the queued jobs it moved.
+void FillSubmitResponse(const ClusterPlan& plan, const JobRecord& placed,
+                        const std::string& cluster, pb::SubmitJobResponse* response) {
+  *response->mutable_job() = ToProto(placed, cluster);
+  for (const JobRecord* moved : plan.PeekChangedJobs()) {
+    if (moved != &placed && moved->state == JobState::kQueued) {
+      *response->add_moved_jobs() = ToProto(*moved, cluster);
+    }
   }
-  return out;
+}
+
+// Runs `apply` under the cluster's writer lock, unless `request_id` was answered before (then
+// the first answer is replayed), and remembers the answer of a success.
+template <class Response>
+grpc::Status RunIdempotent(ClusterState& state, const std::string& request_id, const char* method,
+                           Response* response,
+                           const std::function<absl::Status(ClusterState::Txn&)>& apply) {
+  grpc::Status result;
+  state.Run([&](ClusterState::Txn& txn) {
+    if (auto replay = Replay<Response>(txn.replies, request_id, method)) {
+      result = *replay;
+      return;
+    }
+    if (auto status = apply(txn); !status.ok()) {
+      result = ToGrpc(status);
+      return;
+    }
+    txn.replies.Remember(request_id, method, response->SerializeAsString());
+  });
+  return result;
 }
 
 }  // namespace
@@ -200,47 +224,24 @@ grpc::Status ReschedService::SubmitJob(grpc::ServerContext*, const pb::SubmitJob
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
+  auto submit = [&](ClusterPlan& plan) -> absl::Status {
+    auto job = FromProto(request->job(), plan.now());
+    if (!job.ok()) return job.status();
+    auto placed = plan.Submit(*std::move(job));
+    if (!placed.ok()) return placed.status();
+    FillSubmitResponse(plan, **placed, request->cluster(), response);
+    return absl::OkStatus();
+  };
   if (request->dry_run()) {
     // What-if on a private copy: the cluster's writers are blocked only for the copy.
     auto copy = (*state)->Snapshot();
-    auto job = FromProto(request->job(), copy->now());
-    if (!job.ok()) return ToGrpc(job.status());
     (void)copy->TakeChangedJobs();
-    auto placed = copy->Submit(*std::move(job));
-    if (!placed.ok()) return ToGrpc(placed.status());
-    *response->mutable_job() = ToProto(**placed, request->cluster());
+    if (auto status = submit(*copy); !status.ok()) return ToGrpc(status);
     response->mutable_job()->clear_id();
-    for (auto& moved : ChangedJobs(*copy, request->cluster(), (*placed)->job.id)) {
-      *response->add_moved_jobs() = std::move(moved);
-    }
     return grpc::Status::OK;
   }
-  grpc::Status result;
-  (*state)->Run([&](ClusterState::Txn& txn) {
-    if (auto replay =
-            Replay<pb::SubmitJobResponse>(txn.replies, request->request_id(), "SubmitJob")) {
-      result = *replay;
-      return;
-    }
-    auto job = FromProto(request->job(), txn.plan.now());
-    if (!job.ok()) {
-      result = ToGrpc(job.status());
-      return;
-    }
-    auto placed = txn.plan.Submit(*std::move(job));
-    if (!placed.ok()) {
-      result = ToGrpc(placed.status());
-      return;
-    }
-    *response->mutable_job() = ToProto(**placed, request->cluster());
-    for (const JobRecord* moved : txn.plan.PeekChangedJobs()) {
-      if (moved != *placed && moved->state == JobState::kQueued) {
-        *response->add_moved_jobs() = ToProto(*moved, request->cluster());
-      }
-    }
-    txn.replies.Remember(request->request_id(), "SubmitJob", response->SerializeAsString());
-  });
-  return result;
+  return RunIdempotent(**state, request->request_id(), "SubmitJob", response,
+                       [&](ClusterState::Txn& txn) { return submit(txn.plan); });
 }
 
 grpc::Status ReschedService::GetJob(grpc::ServerContext*, const pb::GetJobRequest* request,
@@ -298,21 +299,13 @@ grpc::Status ReschedService::CancelJob(grpc::ServerContext*, const pb::CancelJob
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  grpc::Status result;
-  (*state)->Run([&](ClusterState::Txn& txn) {
-    if (auto replay = Replay<pb::Job>(txn.replies, request->request_id(), "CancelJob")) {
-      result = *replay;
-      return;
-    }
-    auto job = txn.plan.Cancel(request->id());
-    if (!job.ok()) {
-      result = ToGrpc(job.status());
-      return;
-    }
-    *response = ToProto(**job, request->cluster());
-    txn.replies.Remember(request->request_id(), "CancelJob", response->SerializeAsString());
-  });
-  return result;
+  return RunIdempotent(**state, request->request_id(), "CancelJob", response,
+                       [&](ClusterState::Txn& txn) -> absl::Status {
+                         auto job = txn.plan.Cancel(request->id());
+                         if (!job.ok()) return job.status();
+                         *response = ToProto(**job, request->cluster());
+                         return absl::OkStatus();
+                       });
 }
 
 grpc::Status ReschedService::ReportJobEvent(grpc::ServerContext*,
@@ -325,28 +318,19 @@ grpc::Status ReschedService::ReportJobEvent(grpc::ServerContext*,
   }
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  grpc::Status result;
-  (*state)->Run([&](ClusterState::Txn& txn) {
-    if (auto replay = Replay<pb::Job>(txn.replies, request->request_id(), "ReportJobEvent")) {
-      result = *replay;
-      return;
-    }
-    auto t = TimeOr(request->has_time(), request->time(), "time", txn.plan.now());
-    if (!t.ok()) {
-      result = ToGrpc(t.status());
-      return;
-    }
-    auto job = request->kind() == pb::STARTED
-                   ? txn.plan.ReportStarted(request->id(), *t)
-                   : txn.plan.ReportEnded(request->id(), *t, request->kind() == pb::FAILED_EVENT);
-    if (!job.ok()) {
-      result = ToGrpc(job.status());
-      return;
-    }
-    *response = ToProto(**job, request->cluster());
-    txn.replies.Remember(request->request_id(), "ReportJobEvent", response->SerializeAsString());
-  });
-  return result;
+  return RunIdempotent(**state, request->request_id(), "ReportJobEvent", response,
+                       [&](ClusterState::Txn& txn) -> absl::Status {
+                         auto t =
+                             TimeOr(request->has_time(), request->time(), "time", txn.plan.now());
+                         if (!t.ok()) return t.status();
+                         auto job = request->kind() == pb::STARTED
+                                        ? txn.plan.ReportStarted(request->id(), *t)
+                                        : txn.plan.ReportEnded(request->id(), *t,
+                                                               request->kind() == pb::FAILED_EVENT);
+                         if (!job.ok()) return job.status();
+                         *response = ToProto(**job, request->cluster());
+                         return absl::OkStatus();
+                       });
 }
 
 grpc::Status ReschedService::AddReservation(grpc::ServerContext*,
@@ -367,27 +351,19 @@ grpc::Status ReschedService::AddReservation(grpc::ServerContext*,
   if (!end.ok()) return ToGrpc(end.status());
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  grpc::Status result;
-  (*state)->Run([&](ClusterState::Txn& txn) {
-    if (auto replay =
-            Replay<pb::Reservation>(txn.replies, request->request_id(), "AddReservation")) {
-      result = *replay;
-      return;
-    }
-    auto added = txn.plan.AddReservation(request->processors(), *start, *end, request->reason(),
-                                         request->displace_queued());
-    if (!added.ok()) {
-      result = ToGrpc(added.status());
-      return;
-    }
-    *response = ToProto(**added, request->cluster());
-    pb::ScheduleEvent event;
-    event.set_kind(pb::ScheduleEvent::RESERVATION_ADDED);
-    *event.mutable_reservation() = *response;
-    txn.events.push_back(std::move(event));
-    txn.replies.Remember(request->request_id(), "AddReservation", response->SerializeAsString());
-  });
-  return result;
+  return RunIdempotent(**state, request->request_id(), "AddReservation", response,
+                       [&](ClusterState::Txn& txn) -> absl::Status {
+                         auto added =
+                             txn.plan.AddReservation(request->processors(), *start, *end,
+                                                     request->reason(), request->displace_queued());
+                         if (!added.ok()) return added.status();
+                         *response = ToProto(**added, request->cluster());
+                         pb::ScheduleEvent event;
+                         event.set_kind(pb::ScheduleEvent::RESERVATION_ADDED);
+                         *event.mutable_reservation() = *response;
+                         txn.events.push_back(std::move(event));
+                         return absl::OkStatus();
+                       });
 }
 
 grpc::Status ReschedService::RemoveReservation(grpc::ServerContext*,
@@ -396,28 +372,22 @@ grpc::Status ReschedService::RemoveReservation(grpc::ServerContext*,
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  grpc::Status result;
-  (*state)->Run([&](ClusterState::Txn& txn) {
-    if (auto replay = Replay<pb::RemoveReservationResponse>(txn.replies, request->request_id(),
-                                                            "RemoveReservation")) {
-      result = *replay;
-      return;
-    }
-    pb::Reservation removed;
-    for (const auto* r : txn.plan.Reservations()) {
-      if (r->id == request->id()) removed = ToProto(*r, request->cluster());
-    }
-    if (auto status = txn.plan.RemoveReservation(request->id()); !status.ok()) {
-      result = ToGrpc(status);
-      return;
-    }
-    pb::ScheduleEvent event;
-    event.set_kind(pb::ScheduleEvent::RESERVATION_REMOVED);
-    *event.mutable_reservation() = removed;
-    txn.events.push_back(std::move(event));
-    txn.replies.Remember(request->request_id(), "RemoveReservation", response->SerializeAsString());
-  });
-  return result;
+  return RunIdempotent(**state, request->request_id(), "RemoveReservation", response,
+                       [&](ClusterState::Txn& txn) -> absl::Status {
+                         pb::ScheduleEvent event;
+                         event.set_kind(pb::ScheduleEvent::RESERVATION_REMOVED);
+                         for (const auto* r : txn.plan.Reservations()) {
+                           if (r->id == request->id()) {
+                             *event.mutable_reservation() = ToProto(*r, request->cluster());
+                           }
+                         }
+                         if (auto status = txn.plan.RemoveReservation(request->id());
+                             !status.ok()) {
+                           return status;
+                         }
+                         txn.events.push_back(std::move(event));
+                         return absl::OkStatus();
+                       });
 }
 
 grpc::Status ReschedService::ReserveDAG(grpc::ServerContext*, const pb::ReserveDAGRequest* request,
@@ -518,49 +488,30 @@ grpc::Status ReschedService::AdvanceClock(grpc::ServerContext*,
     return ToGrpc(absl::FailedPreconditionError(absl::StrCat(
         "cluster '", request->cluster(), "' has a WALL clock; only SIMULATED clocks advance")));
   }
-  grpc::Status result;
-  (*state)->Run([&](ClusterState::Txn& txn) {
-    if (auto replay =
-            Replay<pb::AdvanceClockResponse>(txn.replies, request->request_id(), "AdvanceClock")) {
-      result = *replay;
-      return;
-    }
-    absl::StatusOr<Time> target;
-    switch (request->target_case()) {
-      case pb::AdvanceClockRequest::kTo:
-        target = FromProto(request->to(), "to");
-        break;
-      case pb::AdvanceClockRequest::kBy: {
-        auto by = FromProto(request->by(), "by");
-        target = by.ok() ? absl::StatusOr<Time>(txn.plan.now() + *by) : by.status();
-        break;
-      }
-      case pb::AdvanceClockRequest::TARGET_NOT_SET:
-        target = absl::InvalidArgumentError("to or by is required");
-        break;
-    }
-    if (!target.ok()) {
-      result = ToGrpc(target.status());
-      return;
-    }
-    if (auto status = txn.plan.AdvanceTo(*target); !status.ok()) {
-      result = ToGrpc(status);
-      return;
-    }
-    for (const JobRecord* job : txn.plan.PeekChangedJobs()) {
-      if (job->state == JobState::kRunning) {
-        *response->add_started() = ToProto(*job, request->cluster());
-      } else if (job->state != JobState::kQueued) {
-        *response->add_finished() = ToProto(*job, request->cluster());
-      }
-    }
-    *response->mutable_now() = ToTimestamp(txn.plan.now());
-    pb::ScheduleEvent event;
-    event.set_kind(pb::ScheduleEvent::CLOCK_ADVANCED);
-    txn.events.push_back(std::move(event));
-    txn.replies.Remember(request->request_id(), "AdvanceClock", response->SerializeAsString());
-  });
-  return result;
+  return RunIdempotent(
+      **state, request->request_id(), "AdvanceClock", response,
+      [&](ClusterState::Txn& txn) -> absl::Status {
+        absl::StatusOr<Time> target = absl::InvalidArgumentError("to or by is required");
+        if (request->has_to()) target = FromProto(request->to(), "to");
+        if (request->has_by()) {
+          auto by = FromProto(request->by(), "by");
+          target = by.ok() ? absl::StatusOr<Time>(txn.plan.now() + *by) : by.status();
+        }
+        if (!target.ok()) return target.status();
+        if (auto status = txn.plan.AdvanceTo(*target); !status.ok()) return status;
+        for (const JobRecord* job : txn.plan.PeekChangedJobs()) {
+          if (job->state == JobState::kRunning) {
+            *response->add_started() = ToProto(*job, request->cluster());
+          } else if (job->state != JobState::kQueued) {
+            *response->add_finished() = ToProto(*job, request->cluster());
+          }
+        }
+        *response->mutable_now() = ToTimestamp(txn.plan.now());
+        pb::ScheduleEvent event;
+        event.set_kind(pb::ScheduleEvent::CLOCK_ADVANCED);
+        txn.events.push_back(std::move(event));
+        return absl::OkStatus();
+      });
 }
 
 grpc::Status ReschedService::ListAlgorithms(grpc::ServerContext*, const pb::ListAlgorithmsRequest*,
