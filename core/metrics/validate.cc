@@ -117,6 +117,7 @@ absl::Status ValidateSchedule(const ScheduleToValidate& schedule) {
   const auto violations = FindViolations(schedule);
   if (violations.empty()) return absl::OkStatus();
   std::vector<std::string> lines;
+  lines.reserve(violations.size());
   for (const auto& v : violations) {
     lines.push_back(absl::StrCat(ViolationKindName(v.kind), ": ", v.message));
   }

@@ -13,7 +13,7 @@ std::unique_ptr<OnlinePolicy> MakeConservativePolicy();
 namespace {
 
 AlgorithmInfo Policy(std::string name, std::string description, std::string paper,
-                     std::function<std::unique_ptr<OnlinePolicy>()> make,
+                     const std::function<std::unique_ptr<OnlinePolicy>()>& make,
                      std::vector<ParamInfo> params = {}) {
   AlgorithmInfo info{std::move(name),  AlgorithmKind::kPolicy, std::move(description),
                      std::move(paper), std::move(params),      nullptr};
