@@ -10,6 +10,7 @@
 
 #include "core/online/moldable_fit.h"
 #include "core/online/policy.h"
+#include "core/registry/registry.h"
 
 namespace resched {
 namespace {
@@ -43,6 +44,8 @@ class Conservative final : public OnlinePolicy {
 
 }  // namespace
 
-std::unique_ptr<OnlinePolicy> MakeConservativePolicy() { return std::make_unique<Conservative>(); }
+std::unique_ptr<OnlinePolicy> MakeConservativePolicy(const AlgorithmParams&) {
+  return std::make_unique<Conservative>();
+}
 
 }  // namespace resched

@@ -13,6 +13,7 @@
 
 #include "core/online/moldable_fit.h"
 #include "core/online/policy.h"
+#include "core/registry/registry.h"
 
 namespace resched {
 namespace {
@@ -61,6 +62,8 @@ class Easy final : public OnlinePolicy {
 
 }  // namespace
 
-std::unique_ptr<OnlinePolicy> MakeEasyPolicy() { return std::make_unique<Easy>(); }
+std::unique_ptr<OnlinePolicy> MakeEasyPolicy(const AlgorithmParams&) {
+  return std::make_unique<Easy>();
+}
 
 }  // namespace resched

@@ -9,6 +9,7 @@
 
 #include "core/online/moldable_fit.h"
 #include "core/online/policy.h"
+#include "core/registry/registry.h"
 
 namespace resched {
 namespace {
@@ -56,6 +57,8 @@ class Fcfs final : public OnlinePolicy {
 
 }  // namespace
 
-std::unique_ptr<OnlinePolicy> MakeFcfsPolicy() { return std::make_unique<Fcfs>(); }
+std::unique_ptr<OnlinePolicy> MakeFcfsPolicy(const AlgorithmParams&) {
+  return std::make_unique<Fcfs>();
+}
 
 }  // namespace resched

@@ -6,19 +6,17 @@
 namespace resched {
 
 // Factories live in each algorithm's own file.
-std::unique_ptr<OnlinePolicy> MakeFcfsPolicy();
-std::unique_ptr<OnlinePolicy> MakeEasyPolicy();
-std::unique_ptr<OnlinePolicy> MakeConservativePolicy();
+std::unique_ptr<OnlinePolicy> MakeFcfsPolicy(const AlgorithmParams& params);
+std::unique_ptr<OnlinePolicy> MakeEasyPolicy(const AlgorithmParams& params);
+std::unique_ptr<OnlinePolicy> MakeConservativePolicy(const AlgorithmParams& params);
 
 namespace {
 
+// A policy; `make` is null while it is not built.
 AlgorithmInfo Policy(std::string name, std::string description, std::string paper,
-                     const std::function<std::unique_ptr<OnlinePolicy>()>& make,
-                     std::vector<ParamInfo> params = {}) {
-  AlgorithmInfo info{std::move(name),  AlgorithmKind::kPolicy, std::move(description),
-                     std::move(paper), std::move(params),      nullptr};
-  if (make) info.make_policy = [make](const AlgorithmParams&) { return make(); };
-  return info;
+                     PolicyFactory make, std::vector<ParamInfo> params = {}) {
+  return AlgorithmInfo{std::move(name),  AlgorithmKind::kPolicy, std::move(description),
+                       std::move(paper), std::move(params),      std::move(make)};
 }
 
 AlgorithmInfo Planned(std::string name, AlgorithmKind kind, std::string description,
@@ -154,6 +152,17 @@ absl::StatusOr<std::unique_ptr<OnlinePolicy>> MakePolicy(std::string_view name,
     return status;
   }
   return FindAlgorithm(name)->make_policy(params);
+}
+
+double ParamValue(std::string_view algorithm, const AlgorithmParams& params,
+                  const std::string& name) {
+  if (auto it = params.find(name); it != params.end()) return it->second;
+  if (const AlgorithmInfo* info = FindAlgorithm(algorithm)) {
+    for (const auto& p : info->params) {
+      if (p.name == name) return p.default_value;
+    }
+  }
+  return 0;
 }
 
 }  // namespace resched

@@ -27,6 +27,10 @@ struct ParamInfo {
 
 using AlgorithmParams = std::map<std::string, double>;
 
+// Builds a policy from its parameters, already checked against its ParamInfo ranges; a
+// parameter left out takes its default (ParamValue).
+using PolicyFactory = std::function<std::unique_ptr<OnlinePolicy>(const AlgorithmParams&)>;
+
 struct AlgorithmInfo {
   std::string name;
   AlgorithmKind kind = AlgorithmKind::kPolicy;
@@ -34,7 +38,7 @@ struct AlgorithmInfo {
   std::string paper;        // paper and section
   std::vector<ParamInfo> params;
   // Set for implemented online policies.
-  std::function<std::unique_ptr<OnlinePolicy>(const AlgorithmParams&)> make_policy;
+  PolicyFactory make_policy;
 
   bool implemented() const { return static_cast<bool>(make_policy); }
 };
@@ -52,5 +56,9 @@ absl::StatusOr<std::unique_ptr<OnlinePolicy>> MakePolicy(std::string_view name,
                                                          const AlgorithmParams& params);
 
 const char* AlgorithmKindName(AlgorithmKind kind);
+
+// The value of parameter `name` for algorithm `algorithm`: from `params`, else its default.
+double ParamValue(std::string_view algorithm, const AlgorithmParams& params,
+                  const std::string& name);
 
 }  // namespace resched
