@@ -1,0 +1,27 @@
+// The experiments of `resched-experiment`, one function per subcommand.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace resched::experiment {
+
+struct ExperimentOptions {
+  std::string out_dir = ".";          // CSV and SVG files go here
+  std::string data_dir;               // SWF logs (default: ../shared/data/swf, $RESCHED_DATA_DIR)
+  int seeds = 1;                      // random instances per setting
+  int tasks = 0;                      // tasks per instance (0: the paper's number)
+  std::vector<double> deltas;         // stretch-sequential: Δ values (empty: the paper's)
+  std::vector<double> loads;          // stretch-sequential: loads (empty: 220..310 step 10)
+  bool with_reservation = false;      // stretch-sequential: also the (X, T) reservation scheme
+  double x = 10;                      // processors of the auxiliary part
+  double t = 2;                       // stretch threshold of the reservation scheme
+  std::vector<std::string> logs;      // stretch-moldable: log files (empty: SDSC-Par, OSC)
+  std::vector<std::string> policies;  // stretch-moldable: contenders (empty: the paper's four)
+  bool verbose = false;
+};
+
+int StretchSequential(const ExperimentOptions& options);
+int StretchMoldable(const ExperimentOptions& options);
+
+}  // namespace resched::experiment
