@@ -76,14 +76,13 @@ void ClusterPlan::AbsorbMoves(const PlanState& state) {
 }
 
 void ClusterPlan::MarkChanged(JobRecord* job) {
-  if (std::find(changed_.begin(), changed_.end(), job) == changed_.end()) {
-    changed_.push_back(job);
-  }
+  if (changed_set_.insert(job).second) changed_.push_back(job);
 }
 
 std::vector<const JobRecord*> ClusterPlan::TakeChangedJobs() {
   std::vector<const JobRecord*> out(changed_.begin(), changed_.end());
   changed_.clear();
+  changed_set_.clear();
   return out;
 }
 
@@ -223,6 +222,11 @@ absl::StatusOr<const ExternalReservation*> ClusterPlan::AddReservation(int k, Ti
     return absl::InvalidArgumentError(
         absl::StrFormat("processors must be in [1, %d], got %d", capacity(), k));
   }
+  // Far enough from kTimeMax that every search result and end time stays representable.
+  if (end > kTimeMax / 2) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("end must be at most %s, got %d us", FormatInstant(kTimeMax / 2), end));
+  }
   if (end <= start) {
     return absl::InvalidArgumentError(
         absl::StrFormat("end must be after start and after the cluster's now (%s), got %s",
@@ -354,8 +358,9 @@ void ClusterPlan::ProcessInstant() {
 void ClusterPlan::PruneEnded() {
   for (auto it = jobs_.begin(); it != jobs_.end() && ended_count_ > limits_.max_retained_ended;) {
     if (IsEnded(it->second->state)) {
-      changed_.erase(std::remove(changed_.begin(), changed_.end(), it->second.get()),
-                     changed_.end());
+      if (changed_set_.erase(it->second.get()) > 0) {
+        changed_.erase(std::find(changed_.begin(), changed_.end(), it->second.get()));
+      }
       by_id_.erase(it->second->job.id);
       it = jobs_.erase(it);
       --ended_count_;

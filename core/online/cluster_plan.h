@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "core/metrics/validate.h"
 #include "core/model/cluster.h"
@@ -115,7 +116,8 @@ class ClusterPlan {
   std::vector<JobRecord*> queue_;                             // queued, submission order
   std::vector<JobRecord*> running_;                           // started, not ended
   std::map<std::int64_t, ExternalReservation> reservations_;  // by creation order
-  std::vector<JobRecord*> changed_;
+  std::vector<JobRecord*> changed_;                           // in order of change
+  absl::flat_hash_set<JobRecord*> changed_set_;
   int ended_count_ = 0;
 };
 

@@ -9,6 +9,13 @@ namespace resched {
 std::unique_ptr<OnlinePolicy> MakeFcfsPolicy(const AlgorithmParams& params);
 std::unique_ptr<OnlinePolicy> MakeEasyPolicy(const AlgorithmParams& params);
 std::unique_ptr<OnlinePolicy> MakeConservativePolicy(const AlgorithmParams& params);
+std::unique_ptr<OnlinePolicy> MakeDasedfPolicy(const AlgorithmParams& params);
+std::unique_ptr<OnlinePolicy> MakeDbosPolicy(const AlgorithmParams& params);
+std::unique_ptr<OnlinePolicy> MakeSplitPolicy(const AlgorithmParams& params);
+std::unique_ptr<OnlinePolicy> MakeReserveAuxFcfsPolicy(const AlgorithmParams& params);
+std::unique_ptr<OnlinePolicy> MakeReserveAuxDasedfPolicy(const AlgorithmParams& params);
+std::unique_ptr<OnlinePolicy> MakeIterativePolicy(const AlgorithmParams& params);
+std::unique_ptr<OnlinePolicy> MakeIterativeImprovedPolicy(const AlgorithmParams& params);
 
 namespace {
 
@@ -37,18 +44,27 @@ std::vector<AlgorithmInfo> BuildRegistry() {
   r.push_back(Policy("conservative", "conservative backfilling: every job keeps its reservation",
                      "saule §5.1", MakeConservativePolicy));
   r.push_back(Policy("dasedf", "dual approximation + EDF, binary search on the stretch S",
-                     "saule §3.2", nullptr));
-  r.push_back(
-      Policy("split", "Split(rho) resource augmentation", "saule §3.3.2, Alg. 1", nullptr, {rho}));
-  r.push_back(Policy("reserve-aux", "main/auxiliary machine reservation scheme (X, T)", "saule §4",
-                     nullptr,
-                     {{"x", "machines kept for the auxiliary part", 5, 0, 1 << 20},
-                      {"t", "stretch threshold sending jobs to the auxiliary part", 2, 1, 1e6}}));
-  r.push_back(Policy("dbos", "MoldableEDF inside DBOS(rho)", "saule §6, Alg. 2", nullptr, {rho}));
-  r.push_back(
-      Policy("iterative", "Sabin et al. iterative moldable scheduling", "saule §5.4", nullptr));
+                     "saule §3.2", MakeDasedfPolicy,
+                     {{"epsilon", "relative precision of the search on S", 1e-3, 1e-6, 0.5}}));
+  r.push_back(Policy("split", "Split(rho) with FCFS: rho groups, jobs routed by p(1) class",
+                     "saule §3.3.2, Alg. 1", MakeSplitPolicy,
+                     {rho,
+                      {"p_min", "smallest sequential time expected, seconds", 1, 1e-6, 1e9},
+                      {"p_max", "largest sequential time expected, seconds", 86400, 1e-6, 1e9}}));
+  const std::vector<ParamInfo> reserve_aux{
+      {"x", "processors of the auxiliary part (at most P - 1)", 5, 0, 1 << 20},
+      {"t", "max-stretch threshold above which the auxiliary part is tried", 2, 0, 1e6}};
+  r.push_back(Policy("reserve-aux-fcfs", "main/auxiliary reservation scheme (X, T) over FCFS",
+                     "saule §4", MakeReserveAuxFcfsPolicy, reserve_aux));
+  r.push_back(Policy("reserve-aux-dasedf", "main/auxiliary reservation scheme (X, T) over DASEDF",
+                     "saule §4", MakeReserveAuxDasedfPolicy, reserve_aux));
+  r.push_back(Policy("dbos", "MoldableEDF inside DBOS(rho)", "saule §6, Alg. 2", MakeDbosPolicy,
+                     {{"rho", "online factor: relaxes the best stretch found", 1.5, 1, 64},
+                      {"epsilon", "relative precision of the search on S", 1e-3, 1e-6, 0.5}}));
+  r.push_back(Policy("iterative", "Sabin et al. iterative moldable scheduling", "saule §5.4",
+                     MakeIterativePolicy));
   r.push_back(Policy("iterative-improved", "improved iterative moldable scheduling", "saule §5.4",
-                     nullptr));
+                     MakeIterativeImprovedPolicy));
   r.push_back(Planned("mrt", K::kPlanner, "MRT dual approximation (3/2+eps) for makespan",
                       "dutot §1.3, §3.2"));
   r.push_back(Planned("bicriteria", K::kPlanner,

@@ -1,6 +1,7 @@
 // Small cases with hand-checked answers for fcfs, easy and conservative.
 #include <gtest/gtest.h>
 
+#include "core/registry/registry.h"
 #include "tests/core/online/plan_test_util.h"
 
 namespace resched {
@@ -173,10 +174,32 @@ TEST(PlanTest, RejectsHeterogeneousClustersForOnlinePolicies) {
 }
 
 TEST(PlanTest, UnbuiltPolicyIsUnimplemented) {
-  ClusterSpec spec{"u", {{"", 4, 1.0}}, ClockKind::kSimulated, "dasedf"};
-  auto plan = ClusterPlan::Create(spec, {}, 0);
-  EXPECT_EQ(plan.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_NE(plan.status().message().find("saule §3.2"), std::string::npos);
+  int unbuilt = 0;
+  for (const auto& info : AlgorithmRegistry()) {
+    if (info.kind != AlgorithmKind::kPolicy || info.implemented()) continue;
+    ++unbuilt;
+    ClusterSpec spec{"u", {{"", 4, 1.0}}, ClockKind::kSimulated, info.name};
+    auto plan = ClusterPlan::Create(spec, {}, 0);
+    EXPECT_EQ(plan.status().code(), absl::StatusCode::kUnimplemented) << info.name;
+    EXPECT_NE(plan.status().message().find(info.paper), std::string::npos) << info.name;
+  }
+  if (unbuilt == 0) GTEST_SKIP() << "every registered policy is built";
+}
+
+}  // namespace
+}  // namespace resched
+
+namespace resched {
+namespace {
+
+TEST(PlanTest, ReservationWithoutAnEndIsRefused) {
+  for (const char* policy : {"fcfs", "easy", "conservative"}) {
+    auto plan = testing::MakePlan(policy, 4);
+    auto held = plan->AddReservation(4, 0, kTimeMax, "forever", false);
+    EXPECT_EQ(held.status().code(), absl::StatusCode::kInvalidArgument) << policy;
+    const auto id = testing::Submit(*plan, testing::RigidJob(4, 10));
+    testing::ExpectAllocation(*plan, id, 4, 0, 10);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,166 @@
+#include "core/online/partition.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "absl/container/flat_hash_set.h"
+#include "core/online/moldable_fit.h"
+#include "core/registry/registry.h"
+
+namespace resched {
+namespace {
+
+// The private timeline of a part: free(t) = min(capacity - own(t), max(0, shared free(t))) from
+// `now` on. `shared` must no longer hold the part's queued jobs.
+Timeline PartTimeline(const Timeline& shared, const std::vector<TimelineReservation>& own,
+                      int capacity, Time now) {
+  Timeline part(capacity);
+  for (const TimelineReservation& r : own) {
+    const Time start = std::max(r.start, now);  // searches never look before now
+    if (r.end > start) (void)part.ForceAdd(start, r.end, r.k);
+  }
+  std::vector<TimelineStep> mine, all;
+  part.ForEachStep(now, kTimeMax, [&](const TimelineStep& s) { mine.push_back(s); });
+  shared.ForEachStep(now, kTimeMax, [&](const TimelineStep& s) { all.push_back(s); });
+  // Walk both step functions together and block what the shared timeline does not have.
+  std::vector<TimelineReservation> blocks;
+  size_t i = 0, j = 0;
+  Time t = now;
+  while (i < mine.size() && j < all.size()) {
+    const Time end = std::min(mine[i].end, all[j].end);
+    const int extra = std::max(0, mine[i].free - std::max(0, all[j].free));
+    if (extra > 0) {
+      if (!blocks.empty() && blocks.back().end == t && blocks.back().k == extra) {
+        blocks.back().end = end;
+      } else {
+        blocks.push_back({t, end, extra});
+      }
+    }
+    t = end;
+    if (mine[i].end == end) ++i;
+    if (all[j].end == end) ++j;
+  }
+  for (const TimelineReservation& b : blocks) (void)part.ForceAdd(b.start, b.end, b.k);
+  return part;
+}
+
+}  // namespace
+
+std::unique_ptr<OnlinePolicy> MakeInnerPolicy(const std::string& name) {
+  auto policy = MakePolicy(name, {});
+  if (!policy.ok()) {
+    std::fprintf(stderr, "resched: a partitioned policy needs policy '%s': %s\n", name.c_str(),
+                 std::string(policy.status().message()).c_str());
+    std::abort();
+  }
+  return *std::move(policy);
+}
+
+Partition::Partition(std::vector<int> capacities)
+    : capacities_(std::move(capacities)),
+      running_(capacities_.size()),
+      last_start_(capacities_.size(), kTimeMin) {}
+
+void Partition::Sync(PlanState& state, const std::function<int(const JobRecord&)>& part_of) {
+  absl::flat_hash_set<ReservationId> queued;
+  for (const JobRecord* job : state.queue()) {
+    if (!job->placed) continue;
+    queued.insert(job->reservation);
+    if (!bookings_.contains(job->reservation)) {
+      bookings_[job->reservation] = Booking{part_of(*job), job->allocation.start};
+    }
+  }
+  for (auto& list : running_) list.clear();
+  for (auto it = bookings_.begin(); it != bookings_.end();) {
+    const Booking& b = it->second;
+    if (queued.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    // Not queued: started (the booking stays until the job ends) or gone. A queued job is
+    // removed only by a cancel, and the policy hears of a cancel at once, while its planned
+    // start is still in the future; so a booking gone with its start passed was a start.
+    const auto live = state.timeline().Get(it->first);
+    if (b.start <= state.now()) last_start_[b.part] = std::max(last_start_[b.part], b.start);
+    if (live) {
+      running_[b.part].push_back(*live);
+      ++it;
+    } else {
+      it = bookings_.erase(it);
+    }
+  }
+}
+
+Partition::Trial Partition::Try(PlanState& state, int part, std::vector<JobRecord*> jobs,
+                                const std::function<void(PlanState&)>& decide) const {
+  Timeline shared = state.timeline().Snapshot();
+  for (const JobRecord* job : jobs) {
+    if (job->placed) (void)shared.Remove(job->reservation);
+  }
+  Timeline timeline = PartTimeline(shared, running_[part], capacities_[part], state.now());
+  // The sub-state changes the job records; keep what the shared plan knows to put it back.
+  struct Saved {
+    Allocation allocation;
+    bool placed;
+    ReservationId reservation;
+    bool guaranteed;
+  };
+  std::vector<Saved> saved;
+  saved.reserve(jobs.size());
+  for (JobRecord* job : jobs) {
+    saved.push_back({job->allocation, job->placed, job->reservation, job->guaranteed});
+    if (job->placed) {
+      const Allocation& a = job->allocation;
+      auto id = timeline.ForceAdd(a.start, a.end, a.k);
+      job->placed = id.ok();
+      job->reservation = id.ok() ? *id : -1;
+    }
+  }
+  Trial trial{part, jobs, {}, {}};
+  PlanState sub(state.now(), last_start_[part], timeline, jobs);
+  decide(sub);
+  // A policy keeps its queued jobs placed as long as their bookings fit its timeline. They may
+  // not when a part's membership was guessed (a cloned plan): place the rest where they fit.
+  for (JobRecord* job : jobs) {
+    if (job->placed) continue;
+    const Time not_before = std::max(state.now(), job->job.release);
+    if (auto fit = EarliestCompletion(timeline, job->job.model, not_before)) {
+      sub.Place(*job, *fit, /*guaranteed=*/false);
+    }
+  }
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    JobRecord* job = jobs[i];
+    trial.allocations.push_back(job->placed ? std::optional(job->allocation) : std::nullopt);
+    trial.guaranteed.push_back(job->guaranteed);
+    job->allocation = saved[i].allocation;
+    job->placed = saved[i].placed;
+    job->reservation = saved[i].reservation;
+    job->guaranteed = saved[i].guaranteed;
+  }
+  return trial;
+}
+
+void Partition::Commit(PlanState& state, const Trial& trial) {
+  for (JobRecord* job : trial.jobs) {
+    if (job->placed) bookings_.erase(job->reservation);
+    state.Unplace(*job);
+  }
+  for (size_t i = 0; i < trial.jobs.size(); ++i) {
+    if (!trial.allocations[i]) continue;
+    JobRecord& job = *trial.jobs[i];
+    state.Place(job, *trial.allocations[i], trial.guaranteed[i]);
+    bookings_[job.reservation] = Booking{trial.part, trial.allocations[i]->start};
+  }
+  // No width fits the part: never for a part the job was sent to. Placed last, on what is free.
+  for (JobRecord* job : trial.jobs) {
+    if (job->placed) continue;
+    const Time not_before = std::max(state.now(), job->job.release);
+    if (auto fit = EarliestCompletion(state.timeline(), job->job.model, not_before)) {
+      state.Place(*job, *fit, /*guaranteed=*/false);
+      bookings_[job->reservation] = Booking{trial.part, fit->start};
+    }
+  }
+}
+
+}  // namespace resched

@@ -1,0 +1,179 @@
+// The main/auxiliary machine reservation scheme — Saule, Bozdağ, Çatalyürek, "Optimizing the
+// stretch of independent tasks on a cluster", §4: the cluster is cut into a main part of P - X
+// processors and an auxiliary part of X, each planned by its own instance of an online policy
+// (FCFS or DASEDF in the paper). When a task is released, the main part is re-planned with it;
+// if the maximum stretch of that plan is below the threshold T, it is kept. Otherwise the
+// auxiliary part is re-planned with the task too, the task goes to the part whose plan has the
+// smaller maximum stretch (the main part on a tie), and the other part is left as it was. §4.1
+// tests X in {1, 2, 5, 10, 15, 20, 30} on 300 processors and T in [1.2, 10] (FCFS) or [1.2, 3]
+// (DASEDF).
+//
+// Reading and deviations:
+// - "The maximum stretch of the schedule" of a part is taken over its queued jobs, the new one
+//   included: running jobs' stretches no longer depend on the decision. Stretch is
+//   (C - r) / p(1) (§5), so moldable jobs may have stretch < 1 and T may be below 1.
+// - A task stays in its part; when capacity is freed or at events, each part's policy
+//   re-plans its own queue.
+// - X is clamped to [0, P - 1] so the main part is never empty. The paper's tasks are
+//   sequential: a job with no width its part can hold is not offered to that part, and a job
+//   that fits neither part runs on the whole cluster, planned by a third policy instance.
+// - The parts share one count-based timeline with external holds (partition.h); holds take
+//   processors from the main part first.
+// - The part of each job is remembered by the policy. A plan cloned for a dry run gets a fresh
+//   policy, which sends every queued job to the first part that can hold it and sees running
+//   jobs only as occupied processors (partition.h).
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/online/partition.h"
+#include "core/online/policy.h"
+#include "core/registry/registry.h"
+
+namespace resched {
+namespace {
+
+constexpr int kMain = 0;
+constexpr int kAux = 1;
+constexpr int kWhole = 2;
+
+class ReserveAux final : public OnlinePolicy {
+ public:
+  ReserveAux(std::string inner, double x, double threshold)
+      : inner_(std::move(inner)),
+        x_(x),
+        threshold_(threshold),
+        decides_at_events_(MakeInnerPolicy(inner_)->DecidesAtEvents()) {}
+
+  void PlaceNew(PlanState& state, JobRecord& job) override {
+    Prepare(state);
+    auto place_new = [&](int part) {
+      return [&job, this, part](PlanState& sub) { policies_[part]->PlaceNew(sub, job); };
+    };
+    const bool fits_main = Fits(job, kMain);
+    const bool fits_aux = Fits(job, kAux);
+    if (!fits_main && !fits_aux) {
+      Choose(state, job,
+             partition_->Try(state, kWhole, QueueOf(state, kWhole, &job), place_new(kWhole)));
+      return;
+    }
+    std::optional<Partition::Trial> main;
+    double main_stretch = std::numeric_limits<double>::infinity();
+    if (fits_main) {
+      main = partition_->Try(state, kMain, QueueOf(state, kMain, &job), place_new(kMain));
+      main_stretch = MaxStretch(*main);
+      if (main_stretch < threshold_) return Choose(state, job, *main);
+    }
+    if (fits_aux) {
+      Partition::Trial aux =
+          partition_->Try(state, kAux, QueueOf(state, kAux, &job), place_new(kAux));
+      if (!main || MaxStretch(aux) < main_stretch) return Choose(state, job, aux);
+    }
+    Choose(state, job, *main);
+  }
+
+  void Reoptimize(PlanState& state, Time freed_from) override {
+    Prepare(state);
+    for (int part : {kMain, kAux, kWhole}) {
+      RunPart(state, part, [&](PlanState& sub) { policies_[part]->Reoptimize(sub, freed_from); });
+    }
+  }
+
+  void Rebuild(PlanState& state) override {
+    Prepare(state);
+    for (int part : {kMain, kAux, kWhole}) {
+      RunPart(state, part, [&](PlanState& sub) { policies_[part]->Rebuild(sub); });
+    }
+  }
+
+  bool DecidesAtEvents() const override { return decides_at_events_; }
+
+ private:
+  void Prepare(PlanState& state) {
+    if (!partition_) {
+      const int capacity = state.timeline().capacity();
+      const int aux = static_cast<int>(std::clamp<double>(x_, 0, capacity - 1));
+      partition_.emplace(std::vector<int>{capacity - aux, aux, capacity});
+      for (int p = 0; p < partition_->parts(); ++p) policies_.push_back(MakeInnerPolicy(inner_));
+    }
+    // Forget jobs that left the queue.
+    std::map<JobId, int> kept;
+    for (const JobRecord* job : state.queue()) {
+      if (auto it = part_of_.find(job->job.id); it != part_of_.end()) kept.insert(*it);
+    }
+    part_of_.swap(kept);
+    partition_->Sync(state, [this](const JobRecord& job) { return PartOf(job); });
+  }
+
+  bool Fits(const JobRecord& job, int part) const {
+    return partition_->capacity(part) > 0 &&
+           !job.job.model.Widths(partition_->capacity(part)).empty();
+  }
+
+  int PartOf(const JobRecord& job) const {
+    if (auto it = part_of_.find(job.job.id); it != part_of_.end()) return it->second;
+    return Fits(job, kMain) ? kMain : Fits(job, kAux) ? kAux : kWhole;
+  }
+
+  // The part's queued jobs in submission order; `extra` (the new job) is included.
+  std::vector<JobRecord*> QueueOf(PlanState& state, int part, const JobRecord* extra) const {
+    std::vector<JobRecord*> jobs;
+    for (JobRecord* job : state.queue()) {
+      if (job == extra || PartOf(*job) == part) jobs.push_back(job);
+    }
+    return jobs;
+  }
+
+  static double MaxStretch(const Partition::Trial& trial) {
+    double worst = 0;
+    for (size_t i = 0; i < trial.jobs.size(); ++i) {
+      if (!trial.allocations[i]) return std::numeric_limits<double>::infinity();
+      const Job& job = trial.jobs[i]->job;
+      const double flow = static_cast<double>(trial.allocations[i]->end - job.release);
+      worst = std::max(worst, flow / static_cast<double>(job.model.SequentialTime()));
+    }
+    return worst;
+  }
+
+  void Choose(PlanState& state, JobRecord& job, const Partition::Trial& trial) {
+    part_of_[job.job.id] = trial.part;
+    partition_->Commit(state, trial);
+  }
+
+  void RunPart(PlanState& state, int part, const std::function<void(PlanState&)>& decide) {
+    std::vector<JobRecord*> jobs = QueueOf(state, part, nullptr);
+    if (jobs.empty()) return;
+    partition_->Commit(state, partition_->Try(state, part, std::move(jobs), decide));
+  }
+
+  std::string inner_;
+  double x_;
+  double threshold_;
+  bool decides_at_events_;
+  std::optional<Partition> partition_;
+  std::vector<std::unique_ptr<OnlinePolicy>> policies_;  // main, auxiliary, whole cluster
+  std::map<JobId, int> part_of_;                         // queued jobs' parts
+};
+
+std::unique_ptr<OnlinePolicy> MakeReserveAux(const std::string& algorithm, const std::string& inner,
+                                             const AlgorithmParams& params) {
+  return std::make_unique<ReserveAux>(inner, ParamValue(algorithm, params, "x"),
+                                      ParamValue(algorithm, params, "t"));
+}
+
+}  // namespace
+
+std::unique_ptr<OnlinePolicy> MakeReserveAuxFcfsPolicy(const AlgorithmParams& params) {
+  return MakeReserveAux("reserve-aux-fcfs", "fcfs", params);
+}
+
+std::unique_ptr<OnlinePolicy> MakeReserveAuxDasedfPolicy(const AlgorithmParams& params) {
+  return MakeReserveAux("reserve-aux-dasedf", "dasedf", params);
+}
+
+}  // namespace resched

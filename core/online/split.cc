@@ -1,0 +1,135 @@
+// Split(rho) — Saule, Bozdağ, Çatalyürek, "Optimizing the stretch of independent tasks on a
+// cluster", §3.3.2, Algorithm 1: the machines form rho independent groups, each run by its own
+// instance of an online policy ALGO, and a task of processing time p goes to group j + 1 with
+// p_min * Delta^(j/rho) <= p <= p_min * Delta^((j+1)/rho), Delta = p_max / p_min. "split" uses
+// FCFS as ALGO, the instance of Theorem 3.6's corollary; the code takes any policy.
+//
+// Resource augmentation lives in the analysis, not in the algorithm: Theorem 3.6 compares Split
+// on rho*m machines with the optimum on m machines (Theorem 3.4 rules out faster machines as a
+// way around the Delta factor). So on a real cluster of P processors, Split(rho) is exactly
+// Algorithm 1 with m = P/rho: the cluster is cut into rho groups, and the guarantee is relative
+// to an optimum on P/rho processors. Groups are equal, not sized by the work of their class, so
+// a class with more than its share of the load overloads its group.
+//
+// Deviations, each forced by the setting:
+// - rho is an integer (a number of groups): the parameter is rounded down, and lowered to P when
+//   P < rho. Groups get floor(P/rho) processors, the first P mod rho one more.
+// - p_min and p_max are parameters (seconds); a task outside [p_min, p_max] goes to the first
+//   or the last group. p is the sequential time p(1) (stretch's denominator, §5).
+// - The paper's tasks are sequential. A moldable job uses only widths its group can hold; a job
+//   none of whose widths fits its group runs on the whole cluster, planned by a further ALGO
+//   instance, with the groups' jobs counting as occupied processors.
+// - Groups are parts of a count-based timeline shared with external holds (partition.h): a hold
+//   takes processors from whichever group plans first, the lower classes.
+// - Thresholds are compared in floating point on microseconds; a time on a boundary goes to
+//   the higher group.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/online/partition.h"
+#include "core/online/policy.h"
+#include "core/registry/registry.h"
+
+namespace resched {
+namespace {
+
+class Split final : public OnlinePolicy {
+ public:
+  Split(std::string inner, int rho, double p_min_s, double p_max_s)
+      : inner_(std::move(inner)),
+        rho_(std::max(1, rho)),
+        p_min_s_(p_min_s),
+        p_max_s_(p_max_s),
+        decides_at_events_(MakeInnerPolicy(inner_)->DecidesAtEvents()) {}
+
+  void PlaceNew(PlanState& state, JobRecord& job) override {
+    Prepare(state);
+    const int part = PartOf(job);
+    RunPart(state, part, [&](PlanState& sub) { policies_[part]->PlaceNew(sub, job); });
+  }
+
+  void Reoptimize(PlanState& state, Time freed_from) override {
+    Prepare(state);
+    for (int part = 0; part < partition_->parts(); ++part) {
+      RunPart(state, part, [&](PlanState& sub) { policies_[part]->Reoptimize(sub, freed_from); });
+    }
+  }
+
+  void Rebuild(PlanState& state) override {
+    Prepare(state);
+    for (int part = 0; part < partition_->parts(); ++part) {
+      RunPart(state, part, [&](PlanState& sub) { policies_[part]->Rebuild(sub); });
+    }
+  }
+
+  bool DecidesAtEvents() const override { return decides_at_events_; }
+
+ private:
+  // The groups depend on the cluster's capacity, first known here.
+  void Prepare(PlanState& state) {
+    if (!partition_) {
+      const int capacity = state.timeline().capacity();
+      const int groups = std::min(rho_, capacity);
+      std::vector<int> capacities;
+      for (int g = 0; g < groups; ++g) {
+        capacities.push_back(capacity / groups + (g < capacity % groups ? 1 : 0));
+      }
+      capacities.push_back(capacity);  // the whole cluster, for jobs no group can hold
+      partition_.emplace(std::move(capacities));
+      for (int p = 0; p < partition_->parts(); ++p) policies_.push_back(MakeInnerPolicy(inner_));
+      const double delta = p_max_s_ / p_min_s_;
+      // Group j + 1 starts at p_min * Delta^(j/rho), j >= 1; Delta <= 1 leaves one class.
+      for (int g = 1; g < groups && delta > 1; ++g) {
+        thresholds_.push_back(p_min_s_ * kMicrosPerSecond *
+                              std::pow(delta, static_cast<double>(g) / groups));
+      }
+    }
+    partition_->Sync(state, [this](const JobRecord& job) { return PartOf(job); });
+  }
+
+  int PartOf(const JobRecord& job) const {
+    const double p = static_cast<double>(job.job.model.SequentialTime());
+    const int group = static_cast<int>(std::upper_bound(thresholds_.begin(), thresholds_.end(), p) -
+                                       thresholds_.begin());
+    const auto widths = job.job.model.Widths(partition_->capacity(group));
+    return widths.empty() ? partition_->parts() - 1 : group;
+  }
+
+  void RunPart(PlanState& state, int part, const std::function<void(PlanState&)>& decide) {
+    std::vector<JobRecord*> jobs;
+    for (JobRecord* job : state.queue()) {
+      if (PartOf(*job) == part) jobs.push_back(job);
+    }
+    if (jobs.empty()) return;
+    partition_->Commit(state, partition_->Try(state, part, std::move(jobs), decide));
+  }
+
+  std::string inner_;
+  int rho_;
+  double p_min_s_;
+  double p_max_s_;
+  std::optional<Partition> partition_;
+  std::vector<std::unique_ptr<OnlinePolicy>> policies_;  // ALGO_j per part
+  std::vector<double> thresholds_;                       // microseconds, ascending
+  bool decides_at_events_;
+};
+
+std::unique_ptr<OnlinePolicy> MakeSplit(const std::string& algorithm, const std::string& inner,
+                                        const AlgorithmParams& params) {
+  const int rho = static_cast<int>(std::floor(ParamValue(algorithm, params, "rho")));
+  return std::make_unique<Split>(inner, rho, ParamValue(algorithm, params, "p_min"),
+                                 ParamValue(algorithm, params, "p_max"));
+}
+
+}  // namespace
+
+std::unique_ptr<OnlinePolicy> MakeSplitPolicy(const AlgorithmParams& params) {
+  return MakeSplit("split", "fcfs", params);
+}
+
+}  // namespace resched
