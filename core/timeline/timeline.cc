@@ -1,42 +1,52 @@
 // The reservation timeline (see timeline.h for the representation).
 //
 // Invariants:
-// - The treap holds one node per breakpoint; node x describes the segment [x.key, successor
-//   key) and the last node's segment runs to +infinity. A sentinel at kTimeMin (pinned by one
-//   extra reference) guarantees that every instant >= kTimeMin has a containing segment;
-//   instants before kTimeMin cannot be booked, so their free capacity is `capacity`.
-// - Each node keeps a pending add per child (left_lazy, right_lazy) and, for each child, the
-//   min/max free capacity and leftmost key of that child's subtree, pending add included.
-//   A node's values are exact once the pending adds on its path from the root are added
-//   (queries carry that sum as `acc`). Mutations push along the split path only, one side at
-//   a time, so nodes off the path are never read or written, and searches skip a subtree
-//   without loading it: on a tree much larger than the cache, cost is cache misses, and this
-//   pays them only for the nodes actually entered.
-// - A pending add is the change of its subtree since the last push, and stored values are
-//   exact values minus such changes, so nothing drifts: every number stays within twice the
-//   span [kFreeFloor, kMaxCapacity], far from int overflow.
-// - refs counts the reservations starting or ending at x.key. Free capacity only changes at
-//   such keys, so when refs drops to 0 the node is erased and its predecessor's segment grows
-//   over it with the same value.
+// - The leaves, left to right, hold one entry per breakpoint in increasing key order; entry x
+//   is the segment [x.key, next key) and the last one runs to +infinity. A sentinel at
+//   kTimeMin (pinned by one extra reference) guarantees that every instant >= kTimeMin has a
+//   containing segment; instants before kTimeMin cannot be booked: their free is `capacity`.
+// - All leaves are at depth height_. A node other than the root holds at least kLeafMin
+//   entries (kInnerMin children); an inner root holds at least 2 children.
+// - Child i of an inner node holds exactly its keys in [min_key[i], min_key[i + 1]) (the last
+//   child: up to the node's own upper bound), so its segments cover exactly that time span.
+//   The node caches per child a pending add and the child's min/max free with it included.
+//   Values stored in a node are exact once the pending adds on its path from the root are
+//   added (queries carry that sum as `acc`).
+// - Mutations push the pending add of every child they enter or rebalance (Push), as the
+//   treap pushed along its split paths, so a pending add only holds changes made since a
+//   mutation last entered its child, and stored values are exact values minus the pending
+//   adds above them. In practice every number stays within a few times the span
+//   [kFreeFloor, kMaxCapacity], far from int overflow; as for the treap, this is not proven
+//   for adversarial sequences of splits and merges.
+// - refs counts the reservations starting or ending at a key. Free capacity only changes at
+//   such keys, so when refs drops to 0 the entry is erased and its predecessor's segment grows
+//   over it with the same value. Underfull nodes borrow from or merge with a sibling at once
+//   (no lazy rebuild): the height stays O(log n) for the current n.
 //
-// Costs (n = number of breakpoints, treap depth O(log n) expected):
-// - FreeAt, MinFree: O(log n). Add, ForceAdd, Remove: two splits, up to two inserts or
-//   erasures, two merges: O(log n). The paths to start and end are first loaded in lockstep
-//   (WarmPaths) so that their cache misses overlap.
-// - EarliestStart walks the segments from the one containing t0 in time order, but a subtree
-//   that is uniformly free (min_free >= k) or uniformly blocked (max_free < k) is consumed as
-//   a whole from its augmentation, and the walk stops as soon as the current free run is d
-//   long. It descends only into mixed subtrees, so it costs O(log n) per maximal blocked
+// Costs (n = number of breakpoints, h = height = O(log n / log kFanout), B = node size; every
+// node visit is a linear scan of at most B keys in a few cache lines):
+// - FreeAt: one root-to-leaf path, O(h B). MinFree: the two boundary paths of the window,
+//   children in between count through their cached summaries: O(h B).
+// - Add, ForceAdd: the MinFree check, two pins (insert the key or bump its count; splits run
+//   up the path), one range-add (pending adds of the fully covered children along the two
+//   boundary paths): O(h B). Remove: the range-add and two unpins (borrow/merge up the path):
+//   O(h B). After the first path the others find their nodes in cache.
+// - EarliestStart walks the segments from the one containing t0 in time order, but a child
+//   that is uniformly free (min >= k) or uniformly blocked (max < k) is consumed as a whole
+//   from the summary cached in its parent, and the walk stops as soon as the current free run
+//   is d long. It descends only into mixed children, so it costs O(h B) per maximal blocked
 //   stretch it has to cross. An adversarial profile with g free gaps that are each too short
-//   (or too narrow) for the request costs O(g log n): every gap is a separate stretch.
+//   (or too narrow) for the request costs O(g h B): every gap is a separate stretch.
 // - LatestStart is the mirror walk, leftwards from the segment containing deadline - 1, with
 //   the same cost, and it gives up as soon as no run ending at or before the current point
 //   can start at or after t0.
-// - ForEachStep: O(log n + steps).
+// - ForEachStep: O(h B + steps).
 #include "core/timeline/timeline.h"
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
+#include <limits>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -48,16 +58,52 @@ namespace {
 // Sums of a time and a duration can leave int64 for extreme (but legal) inputs.
 using Wide = __int128;
 
-std::uint64_t SplitMix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-// ForceAdd may push free capacity below zero. Every stored number is within twice the span
-// [kFreeFloor, kMaxCapacity] (see above), so these bounds keep all arithmetic inside int.
+// ForceAdd may push free capacity below zero. Stored numbers stay within a few times the span
+// [kFreeFloor, kMaxCapacity] (see above), so these bounds keep arithmetic inside int.
 constexpr std::int64_t kFreeFloor = -(std::int64_t{1} << 28);
 constexpr int kMaxCapacity = 1 << 28;
+
+// Upper bound of the root's key span: above every key (keys are <= kTimeMax).
+constexpr Time kNoKey = std::numeric_limits<Time>::max();
+
+// Number of keys[0, count) that are <= key (resp. < key); keys are sorted. Branch-free: the
+// arrays are short, and the comparisons are unpredictable.
+template <std::size_t N>
+int CountAtMost(const Time (&keys)[N], int count, Time key) {
+  int c = 0;
+  for (int j = 0; j < count; ++j) c += keys[j] <= key;
+  return c;
+}
+template <std::size_t N>
+int CountBelow(const Time (&keys)[N], int count, Time key) {
+  int c = 0;
+  for (int j = 0; j < count; ++j) c += keys[j] < key;
+  return c;
+}
+
+// Calls f(a.x, b.x) for every per-entry array x of two nodes of the same kind (leaves or
+// inner nodes), so that moving entries is written once.
+template <typename N, typename F>
+void ForArrays(N& a, const N& b, F&& f) {
+  if constexpr (requires { a.refs; }) {
+    f(a.key, b.key);
+    f(a.free, b.free);
+    f(a.refs, b.refs);
+  } else {
+    f(a.min_key, b.min_key);
+    f(a.lazy, b.lazy);
+    f(a.min, b.min);
+    f(a.max, b.max);
+    f(a.child, b.child);
+  }
+}
+// Copies src's entries [from, from + len) to dst's [to, to + len); dst may be src.
+template <typename N>
+void MoveEntries(N& dst, int to, const N& src, int from, int len) {
+  ForArrays(dst, src, [&](auto& d, const auto& s) {
+    std::memmove(d + to, s + from, static_cast<std::size_t>(len) * sizeof(d[0]));
+  });
+}
 
 }  // namespace
 
@@ -140,7 +186,13 @@ struct Timeline::StepWalk {
 
 // A capacity outside [0, kMaxCapacity] (268M processors) is clamped: the constructor cannot fail.
 Timeline::Timeline(int capacity) : capacity_(std::clamp(capacity, 0, kMaxCapacity)) {
-  root_ = NewNode(kTimeMin, capacity_, /*refs=*/1);  // the extra reference pins the sentinel
+  root_ = NewLeaf();
+  Leaf& l = leaves_[root_];
+  l.key[0] = kTimeMin;
+  l.free[0] = capacity_;
+  l.refs[0] = 1;  // the extra reference pins the sentinel
+  l.count = 1;
+  breakpoints_ = 1;
 }
 
 std::optional<TimelineReservation> Timeline::Get(ReservationId id) const {
@@ -171,30 +223,21 @@ absl::StatusOr<ReservationId> Timeline::Insert(Time start, Time end, int k, bool
         absl::StrFormat("end must be > start (%d), got %d", start, end));
   }
   if (k < 1) return absl::InvalidArgumentError(absl::StrFormat("k must be >= 1, got %d", k));
-  // Split first and check on the pieces: the capacity check then costs no extra descent.
-  WarmPaths(start, end);
-  auto [before, rest] = Split(root_, start);
-  auto [inside, after] = Split(rest, end);
-  const int min_free = MinFreeOf(before, inside, start);
-  absl::Status error;
+  // Checked before anything changes, so a rejection needs no undo.
+  const int min_free = MinFree(start, end);
   if (check_capacity && min_free < k) {
-    error = absl::ResourceExhaustedError(
+    return absl::ResourceExhaustedError(
         absl::StrCat("k must be <= the free capacity over [", start, ", ", end, "), which is ",
                      min_free, "; got ", k));  // StrCat: rejections are frequent, keep them cheap
-  } else if (std::int64_t{min_free} - k < kFreeFloor) {
-    error = absl::OutOfRangeError(
+  }
+  if (std::int64_t{min_free} - k < kFreeFloor) {
+    return absl::OutOfRangeError(
         absl::StrFormat("k must keep free capacity >= %d over [%d, %d) (now %d), got %d",
                         kFreeFloor, start, end, min_free, k));
   }
-  if (!error.ok()) {
-    // Keys and priorities are unchanged, so this rebuilds exactly the same tree.
-    root_ = Merge(Merge(before, inside), after);
-    return error;
-  }
-  inside = Pin(before, inside, start);
-  after = Pin(inside, after, end);
-  Apply(inside, -k);
-  root_ = Merge(Merge(before, inside), after);
+  Pin(start);
+  Pin(end);
+  AddRange(root_, height_, start, end, kNoKey, -k);
   const ReservationId id = next_id_++;
   reservations_.emplace(id, TimelineReservation{start, end, k});
   ++live_reservations_;
@@ -208,279 +251,319 @@ absl::Status Timeline::Remove(ReservationId id) {
   }
   const TimelineReservation r = it->second;
   reservations_.erase(it);
-  Unbook(r.start, r.end, r.k);
+  // Release first: an unused key then has its predecessor's value and can simply go.
+  AddRange(root_, height_, r.start, r.end, kNoKey, r.k);
+  Unpin(r.start);
+  Unpin(r.end);
   --live_reservations_;
   return absl::OkStatus();
 }
 
-// Minimum free capacity over [start, end) given the pieces of a split at start and end: the
-// breakpoints inside, and the segment containing start (the last one before it, unless a
-// breakpoint sits exactly at start; `before` always holds the sentinel otherwise).
-int Timeline::MinFreeOf(Index before, Index inside, Time start) const {
-  int min_free = inside != kNil ? Own(inside).min : INT_MAX;
-  if (inside == kNil || nodes_[Leftmost(inside)].key != start) {
-    min_free = std::min(min_free, RightmostFree(before));
-  }
-  return min_free;
-}
-
-void Timeline::Unbook(Time start, Time end, int k) {
-  WarmPaths(start, end);
-  auto [before, rest] = Split(root_, start);
-  auto [inside, after] = Split(rest, end);
-  Apply(inside, k);
-  inside = Unpin(inside);
-  after = Unpin(after);
-  root_ = Merge(Merge(before, inside), after);
-}
-
-// Makes `key` the leftmost breakpoint of `right` and takes a reference on it. A new breakpoint
-// copies the value of the segment that contained key: the rightmost one of `left`, which is
-// never empty because the sentinel (or the start breakpoint) precedes key.
-Timeline::Index Timeline::Pin(Index left, Index right, Time key) {
-  if (right != kNil) {
-    const Index first = Leftmost(right);
-    if (nodes_[first].key == key) {
-      ++nodes_[first].refs;
-      return right;
-    }
-  }
-  const Index node = NewNode(key, RightmostFree(left), /*refs=*/1);
-  return Merge(node, right);
-}
-
-// Drops a reference on the leftmost breakpoint of t, erasing it when unused: free capacity is
-// continuous there, so the predecessor's segment simply extends over it.
-Timeline::Index Timeline::Unpin(Index t) {
-  const Index first = Leftmost(t);
-  if (--nodes_[first].refs > 0) return t;
-  return PopLeftmost(t);
-}
-
 // ---------------------------------------------------------------------------------------------
-// Treap primitives.
+// Tree primitives.
 
-// Fixed-seed hash of the slot: deterministic, independent of the keys, and free to recompute.
-std::uint64_t Timeline::Priority(Index t) {
-  return SplitMix64(static_cast<std::uint64_t>(t) + 0x9e3779b97f4a7c15ULL);
-}
-
-Timeline::Index Timeline::NewNode(Time key, int free, std::int32_t refs) {
-  const Node node{key, key, key, free, 0, 0, 0, 0, 0, 0, refs, kNil, kNil};
-  if (!free_slots_.empty()) {
-    const Index slot = free_slots_.back();
-    free_slots_.pop_back();
-    nodes_[slot] = node;
+Timeline::Index Timeline::NewLeaf() {
+  if (!free_leaves_.empty()) {
+    const Index slot = free_leaves_.back();
+    free_leaves_.pop_back();
+    leaves_[slot].count = 0;
     return slot;
   }
-  nodes_.push_back(node);
-  return static_cast<Index>(nodes_.size() - 1);
+  leaves_.emplace_back();
+  return static_cast<Index>(leaves_.size() - 1);
 }
 
-// Adds delta to every segment of subtree t. Only t is written; its parent (if any) must
-// refresh its summary of t afterwards.
-void Timeline::Apply(Index t, int delta) {
-  if (t == kNil) return;
-  Node& n = nodes_[t];
-  n.free += delta;
-  if (n.left != kNil) {
-    n.left_lazy += delta;
-    n.left_min += delta;
-    n.left_max += delta;
+Timeline::Index Timeline::NewInner() {
+  if (!free_inners_.empty()) {
+    const Index slot = free_inners_.back();
+    free_inners_.pop_back();
+    inners_[slot].count = 0;
+    return slot;
   }
-  if (n.right != kNil) {
-    n.right_lazy += delta;
-    n.right_min += delta;
-    n.right_max += delta;
+  inners_.emplace_back();
+  return static_cast<Index>(inners_.size() - 1);
+}
+
+int Timeline::Count(Index node, int h) const {
+  return h == 0 ? leaves_[node].count : inners_[node].count;
+}
+
+// Applies the pending add of child i of n (height h) to the child's own values. The child's
+// summary in n already includes it, so n is otherwise unchanged.
+void Timeline::Push(Inner& n, int i, int h) {
+  const int delta = n.lazy[i];
+  if (delta == 0) return;
+  n.lazy[i] = 0;
+  if (h == 1) {
+    Leaf& l = leaves_[n.child[i]];
+    for (int j = 0; j < l.count; ++j) l.free[j] += delta;
+    return;
   }
-}
-
-void Timeline::PushLeft(Node& n) {
-  if (n.left_lazy == 0) return;
-  Apply(n.left, n.left_lazy);
-  n.left_lazy = 0;
-}
-
-void Timeline::PushRight(Node& n) {
-  if (n.right_lazy == 0) return;
-  Apply(n.right, n.right_lazy);
-  n.right_lazy = 0;
-}
-
-// Attaches child (exact at n's level: n's pending add for that side was pushed) and caches its
-// summary.
-void Timeline::SetLeft(Node& n, Index child) {
-  n.left = child;
-  n.left_lazy = 0;
-  if (child == kNil) return;
-  const Summary s = Own(child);
-  n.left_min = s.min;
-  n.left_max = s.max;
-  n.left_min_key = s.min_key;
-}
-
-void Timeline::SetRight(Node& n, Index child) {
-  n.right = child;
-  n.right_lazy = 0;
-  if (child == kNil) return;
-  const Summary s = Own(child);
-  n.right_min = s.min;
-  n.right_max = s.max;
-  n.right_min_key = s.min_key;
-}
-
-// Summary of subtree t at the level of t's own values.
-Timeline::Summary Timeline::Own(Index t) const {
-  const Node& n = nodes_[t];
-  Summary s{n.free, n.free, n.key};
-  if (n.left != kNil) {
-    s.min = std::min(s.min, n.left_min);
-    s.max = std::max(s.max, n.left_max);
-    s.min_key = n.left_min_key;
-  }
-  if (n.right != kNil) {
-    s.min = std::min(s.min, n.right_min);
-    s.max = std::max(s.max, n.right_max);
-  }
-  return s;
-}
-
-// (keys < key, keys >= key), both exact at t's level.
-std::pair<Timeline::Index, Timeline::Index> Timeline::Split(Index t, Time key) {
-  if (t == kNil) return {kNil, kNil};
-  Node& n = nodes_[t];  // Split and Merge never grow the pool: references stay valid
-  if (n.key < key) {
-    PushRight(n);
-    const auto [l, r] = Split(n.right, key);
-    SetRight(n, l);
-    return {t, r};
-  }
-  PushLeft(n);
-  const auto [l, r] = Split(n.left, key);
-  SetLeft(n, r);
-  return {l, t};
-}
-
-// Every key of a precedes every key of b; both exact at the same level.
-Timeline::Index Timeline::Merge(Index a, Index b) {
-  if (a == kNil) return b;
-  if (b == kNil) return a;
-  if (Priority(a) >= Priority(b)) {
-    Node& n = nodes_[a];
-    PushRight(n);
-    SetRight(n, Merge(n.right, b));
-    return a;
-  }
-  Node& n = nodes_[b];
-  PushLeft(n);
-  SetLeft(n, Merge(a, n.left));
-  return b;
-}
-
-Timeline::Index Timeline::PopLeftmost(Index t) {
-  Node& n = nodes_[t];
-  PushLeft(n);
-  if (n.left == kNil) {
-    PushRight(n);
-    free_slots_.push_back(t);
-    return n.right;
-  }
-  SetLeft(n, PopLeftmost(n.left));
-  return t;
-}
-
-// Walks the root-to-leaf paths of a and b in lockstep. The two chains of loads are
-// independent, so their cache misses overlap; the splits that follow then find the nodes in
-// cache. On a tree much larger than the cache this saves the misses of the second path.
-void Timeline::WarmPaths(Time a, Time b) const {
-  Index i = root_, j = root_;
-  while (i != kNil || j != kNil) {
-    if (i != kNil) i = nodes_[i].key < a ? nodes_[i].right : nodes_[i].left;
-    if (j != kNil) j = nodes_[j].key < b ? nodes_[j].right : nodes_[j].left;
-    // The loop computes nothing that is used: keep the compiler from deleting the loads.
-    __asm__ volatile("" : : "r"(i), "r"(j));
+  Inner& c = inners_[n.child[i]];
+  for (int j = 0; j < c.count; ++j) {
+    c.lazy[j] += delta;
+    c.min[j] += delta;
+    c.max[j] += delta;
   }
 }
 
-Timeline::Index Timeline::Leftmost(Index t) const {
-  while (nodes_[t].left != kNil) t = nodes_[t].left;
-  return t;
+// Recomputes the cached leftmost key and min/max of child i of n (height h).
+void Timeline::Refresh(Inner& n, int i, int h) {
+  int lo = INT_MAX, hi = INT_MIN;
+  if (h == 1) {
+    const Leaf& l = leaves_[n.child[i]];
+    for (int j = 0; j < l.count; ++j) {
+      lo = std::min(lo, l.free[j]);
+      hi = std::max(hi, l.free[j]);
+    }
+    n.min_key[i] = l.key[0];
+  } else {
+    const Inner& c = inners_[n.child[i]];
+    for (int j = 0; j < c.count; ++j) {
+      lo = std::min(lo, c.min[j]);
+      hi = std::max(hi, c.max[j]);
+    }
+    n.min_key[i] = c.min_key[0];
+  }
+  n.min[i] = lo + n.lazy[i];
+  n.max[i] = hi + n.lazy[i];
 }
 
-int Timeline::RightmostFree(Index t) const {
-  int acc = 0;
-  while (nodes_[t].right != kNil) {
-    acc += nodes_[t].right_lazy;
-    t = nodes_[t].right;
+// Makes `key` a breakpoint (copying the value of the segment that contained it) or takes one
+// more reference on it.
+void Timeline::Pin(Time key) {
+  const Index sibling = PinIn(root_, height_, key);
+  if (sibling == kNil) return;
+  const Index root = NewInner();
+  Inner& r = inners_[root];
+  r.count = 2;
+  r.child[0] = root_;
+  r.child[1] = sibling;
+  r.lazy[0] = r.lazy[1] = 0;
+  ++height_;
+  Refresh(r, 0, height_);
+  Refresh(r, 1, height_);
+  root_ = root;
+}
+
+// Pins key below node (height h); returns the new right sibling if node split, else kNil.
+// The pools may grow on the way: references into them are re-fetched after a call.
+Timeline::Index Timeline::PinIn(Index node, int h, Time key) {
+  if (h > 0) {
+    Inner& n = inners_[node];
+    // >= 1 keys <= key at every node of the path: the sentinel is the smallest key.
+    const int i = CountAtMost(n.min_key, n.count, key) - 1;
+    Push(n, i, h);
+    const Index sibling = PinIn(n.child[i], h - 1, key);
+    if (sibling == kNil) return kNil;  // a copied value changes no summary
+    Refresh(inners_[node], i, h);
+    return InsertChild(node, i + 1, sibling, h);
   }
-  return nodes_[t].free + acc;
+  Leaf* l = &leaves_[node];
+  int p = CountAtMost(l->key, l->count, key) - 1;  // the segment containing key
+  if (l->key[p] == key) {
+    ++l->refs[p];
+    return kNil;
+  }
+  ++breakpoints_;
+  Index sibling = kNil;
+  if (l->count == kLeafCap) {
+    sibling = NewLeaf();
+    l = &leaves_[node];
+    Leaf& r = leaves_[sibling];
+    constexpr int kHalf = kLeafCap / 2;
+    MoveEntries(r, 0, *l, kHalf, kLeafCap - kHalf);
+    r.count = kLeafCap - kHalf;
+    l->count = kHalf;
+    // Insert next to the predecessor, whose value the new entry copies.
+    if (p >= kHalf) {
+      l = &r;
+      p -= kHalf;
+    }
+  }
+  MoveEntries(*l, p + 2, *l, p + 1, l->count - p - 1);
+  l->key[p + 1] = key;
+  l->free[p + 1] = l->free[p];
+  l->refs[p + 1] = 1;
+  ++l->count;
+  return sibling;
+}
+
+// Inserts child (height h - 1, no pending add) at pos of node (height h); returns node's new
+// right sibling if node was full and split, else kNil.
+Timeline::Index Timeline::InsertChild(Index node, int pos, Index child, int h) {
+  Index sibling = kNil;
+  Inner* n = &inners_[node];
+  if (n->count == kFanout) {
+    sibling = NewInner();
+    n = &inners_[node];
+    Inner& r = inners_[sibling];
+    constexpr int kHalf = kFanout / 2;
+    MoveEntries(r, 0, *n, kHalf, kFanout - kHalf);
+    r.count = kFanout - kHalf;
+    n->count = kHalf;
+    if (pos > kHalf) {
+      n = &r;
+      pos -= kHalf;
+    }
+  }
+  MoveEntries(*n, pos + 1, *n, pos, n->count - pos);
+  n->child[pos] = child;
+  n->lazy[pos] = 0;
+  ++n->count;
+  Refresh(*n, pos, h);
+  return sibling;
+}
+
+// Drops a reference on the breakpoint at key, erasing it when unused.
+void Timeline::Unpin(Time key) {
+  UnpinIn(root_, height_, key);
+  while (height_ > 0 && inners_[root_].count == 1) {  // merges emptied the root: shrink
+    Inner& r = inners_[root_];
+    Push(r, 0, height_);
+    free_inners_.push_back(root_);
+    root_ = r.child[0];
+    --height_;
+  }
+}
+
+// Returns whether an entry was erased below node (height h).
+bool Timeline::UnpinIn(Index node, int h, Time key) {
+  if (h == 0) {
+    Leaf& l = leaves_[node];
+    const int p = CountAtMost(l.key, l.count, key) - 1;  // key is a breakpoint: l.key[p]
+    if (--l.refs[p] > 0) return false;
+    MoveEntries(l, p, l, p + 1, l.count - p - 1);
+    --l.count;
+    --breakpoints_;
+    return true;
+  }
+  Inner& n = inners_[node];
+  const int i = CountAtMost(n.min_key, n.count, key) - 1;
+  Push(n, i, h);
+  if (!UnpinIn(n.child[i], h - 1, key)) return false;
+  Refresh(n, i, h);
+  if (Count(n.child[i], h - 1) < (h == 1 ? kLeafMin : kInnerMin)) Rebalance(node, i, h);
+  return true;
+}
+
+// Child i of node (height h) is underfull: merge it with a neighbour if both fit in one node,
+// else even out their sizes.
+void Timeline::Rebalance(Index node, int i, int h) {
+  Inner& n = inners_[node];
+  if (n.count < 2) return;  // the root's only child: Unpin shrinks the tree instead
+  const int a = i > 0 ? i - 1 : i;
+  const int b = a + 1;
+  Push(n, a, h);  // both children at n's level, so entries can move between them as they are
+  Push(n, b, h);
+  auto balance = [&](auto& left, auto& right, int cap) {
+    const int total = left.count + right.count;
+    if (total <= cap) {
+      MoveEntries(left, left.count, right, 0, right.count);
+      left.count = total;
+      return true;
+    }
+    const int keep = total / 2;
+    if (left.count > keep) {
+      const int moved = left.count - keep;
+      MoveEntries(right, moved, right, 0, right.count);
+      MoveEntries(right, 0, left, keep, moved);
+    } else {
+      const int moved = keep - left.count;
+      MoveEntries(left, left.count, right, 0, moved);
+      MoveEntries(right, 0, right, moved, right.count - moved);
+    }
+    left.count = keep;
+    right.count = total - keep;
+    return false;
+  };
+  const bool merged = h == 1 ? balance(leaves_[n.child[a]], leaves_[n.child[b]], kLeafCap)
+                             : balance(inners_[n.child[a]], inners_[n.child[b]], kFanout);
+  if (merged) {
+    (h == 1 ? free_leaves_ : free_inners_).push_back(n.child[b]);
+    MoveEntries(n, b, n, b + 1, n.count - b - 1);
+    --n.count;
+  } else {
+    Refresh(n, b, h);
+  }
+  Refresh(n, a, h);
+}
+
+// Adds delta to the breakpoints with key in [lo, hi) below node (height h), whose keys are
+// below node_hi. lo and hi are breakpoints, so a child lies inside the window exactly when
+// its time span does: it then takes the add as a pending add, and only the children holding
+// lo or hi are entered.
+void Timeline::AddRange(Index node, int h, Time lo, Time hi, Time node_hi, int delta) {
+  if (h == 0) {
+    Leaf& l = leaves_[node];
+    for (int j = 0; j < l.count; ++j) {
+      if (l.key[j] >= lo && l.key[j] < hi) l.free[j] += delta;
+    }
+    return;
+  }
+  Inner& n = inners_[node];
+  for (int i = std::max(0, CountAtMost(n.min_key, n.count, lo) - 1);
+       i < n.count && n.min_key[i] < hi; ++i) {
+    const Time child_hi = i + 1 < n.count ? n.min_key[i + 1] : node_hi;
+    if (lo <= n.min_key[i] && child_hi <= hi) {
+      n.lazy[i] += delta;
+      n.min[i] += delta;
+      n.max[i] += delta;
+    } else {
+      Push(n, i, h);
+      AddRange(n.child[i], h - 1, lo, hi, child_hi, delta);
+      Refresh(n, i, h);
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Point and range queries.
 
 int Timeline::FreeAt(Time t) const {
-  int value = capacity_;  // before the sentinel nothing can be booked
+  if (t < kTimeMin) return capacity_;  // before the sentinel nothing can be booked
   int acc = 0;
-  for (Index i = root_; i != kNil;) {
-    const Node& n = nodes_[i];
-    if (n.key <= t) {
-      value = n.free + acc;
-      acc += n.right_lazy;
-      i = n.right;
-    } else {
-      acc += n.left_lazy;
-      i = n.left;
-    }
+  Index node = root_;
+  for (int h = height_; h > 0; --h) {
+    const Inner& n = inners_[node];
+    const int i = CountAtMost(n.min_key, n.count, t) - 1;
+    acc += n.lazy[i];
+    node = n.child[i];
   }
-  return value;
+  const Leaf& l = leaves_[node];
+  return l.free[CountAtMost(l.key, l.count, t) - 1] + acc;
 }
 
 int Timeline::MinFree(Time start, Time end) const {
   if (start >= end) return capacity_;
-  return std::min(FreeAt(start), RangeMin(start, end));
+  int best = start < kTimeMin ? capacity_ : INT_MAX;
+  if (end > kTimeMin) SegmentMin(root_, height_, 0, start, end, kNoKey, best);
+  return best;
 }
 
-// Minimum free value over the breakpoints with key in [lo, hi); INT_MAX if there is none.
-// Walks the two paths to lo and hi; the subtrees between them count through their summaries.
-int Timeline::RangeMin(Time lo, Time hi) const {
-  Index i = root_;
-  int acc = 0;
-  while (i != kNil && (nodes_[i].key < lo || nodes_[i].key >= hi)) {
-    const Node& n = nodes_[i];
-    acc += n.key < lo ? n.right_lazy : n.left_lazy;
-    i = n.key < lo ? n.right : n.left;
+// Lowers best to the minimum free over the segments below node (height h, keys below
+// node_hi) that intersect [lo, hi). Children inside the window count through their summaries.
+void Timeline::SegmentMin(Index node, int h, int acc, Time lo, Time hi, Time node_hi,
+                          int& best) const {
+  if (h == 0) {
+    const Leaf& l = leaves_[node];
+    // From the segment containing lo (if it is in this leaf) to the last one starting < hi.
+    for (int j = std::max(0, CountAtMost(l.key, l.count, lo) - 1); j < l.count && l.key[j] < hi;
+         ++j) {
+      best = std::min(best, l.free[j] + acc);
+    }
+    return;
   }
-  if (i == kNil) return INT_MAX;
-  const Node& fork = nodes_[i];
-  int best = fork.free + acc;
-  // Left of the fork every key is < hi: keep the nodes >= lo and their right subtrees.
-  for (Index j = fork.left, a = acc + fork.left_lazy; j != kNil;) {
-    const Node& n = nodes_[j];
-    if (n.key >= lo) {
-      best = std::min(best, n.free + a);
-      if (n.right != kNil) best = std::min(best, n.right_min + a);
-      a += n.left_lazy;
-      j = n.left;
+  const Inner& n = inners_[node];
+  for (int i = std::max(0, CountAtMost(n.min_key, n.count, lo) - 1);
+       i < n.count && n.min_key[i] < hi; ++i) {
+    const Time child_hi = i + 1 < n.count ? n.min_key[i + 1] : node_hi;
+    if (lo <= n.min_key[i] && child_hi <= hi) {
+      best = std::min(best, n.min[i] + acc);
     } else {
-      a += n.right_lazy;
-      j = n.right;
+      SegmentMin(n.child[i], h - 1, acc + n.lazy[i], lo, hi, child_hi, best);
     }
   }
-  // Right of the fork every key is >= lo: keep the nodes < hi and their left subtrees.
-  for (Index j = fork.right, a = acc + fork.right_lazy; j != kNil;) {
-    const Node& n = nodes_[j];
-    if (n.key < hi) {
-      best = std::min(best, n.free + a);
-      if (n.left != kNil) best = std::min(best, n.left_min + a);
-      a += n.right_lazy;
-      j = n.right;
-    } else {
-      a += n.left_lazy;
-      j = n.left;
-    }
-  }
-  return best;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -491,62 +574,51 @@ std::optional<Time> Timeline::EarliestStart(Time t0, Duration d, int k) const {
   if (d == 0 || k == 0) return t0;
   if (k > capacity_) return std::nullopt;
   EarliestWalk w{t0, Wide{d}, k, std::nullopt};
-  if (FreeAt(t0) >= k) w.cand = t0;  // the segment containing t0
-  EarliestAfter(root_, 0, Own(root_), w);
+  EarliestFrom(root_, height_, 0, w);
   // Not done: the run that reaches the last segment (free = capacity) never ends.
   return w.cand;
 }
 
-namespace {
-// Summaries of a node's children as seen by the node's parent-level sum `acc`.
-template <typename N, typename S>
-S LeftOf(const N& n, int acc) {
-  return S{n.left_min + acc, n.left_max + acc, n.left_min_key};
-}
-template <typename N, typename S>
-S RightOf(const N& n, int acc) {
-  return S{n.right_min + acc, n.right_max + acc, n.right_min_key};
-}
-}  // namespace
-
-// Consumes, in time order, the breakpoints of subtree t with key > t0. `s` is t's summary
-// (exact), `acc` the pending adds above t.
-void Timeline::EarliestAfter(Index t, int acc, const Summary& s, EarliestWalk& w) const {
-  if (t == kNil || w.done) return;
-  if (s.min_key > w.t0) return EarliestSubtree(t, acc, s, w);
-  const Node& n = nodes_[t];
-  if (n.key <= w.t0) {
-    return EarliestAfter(n.right, acc + n.right_lazy, RightOf<Node, Summary>(n, acc), w);
+// Consumes, in time order, the segments below node (height h) from the one containing t0.
+void Timeline::EarliestFrom(Index node, int h, int acc, EarliestWalk& w) const {
+  if (h == 0) {
+    const Leaf& l = leaves_[node];
+    const int p = CountAtMost(l.key, l.count, w.t0);  // entries [0, p) start at or before t0
+    // The segment containing t0 (p == 0 only before the sentinel, where all is free).
+    if ((p > 0 ? l.free[p - 1] + acc : capacity_) >= w.k) w.cand = w.t0;
+    for (int j = p; j < l.count && !w.done; ++j) w.Segment(l.key[j], l.free[j] + acc);
+    return;
   }
-  EarliestAfter(n.left, acc + n.left_lazy, LeftOf<Node, Summary>(n, acc), w);
-  if (w.done) return;
-  w.Segment(n.key, n.free + acc);
-  if (w.done) return;
-  EarliestSubtree(n.right, acc + n.right_lazy, RightOf<Node, Summary>(n, acc), w);
+  const Inner& n = inners_[node];
+  const int i = std::max(0, CountAtMost(n.min_key, n.count, w.t0) - 1);
+  EarliestFrom(n.child[i], h - 1, acc + n.lazy[i], w);
+  for (int j = i + 1; j < n.count && !w.done; ++j) EarliestChild(n, j, h, acc, w);
 }
 
-// Consumes all of subtree t (every key > t0): as a whole, from its summary alone, when it is
-// uniformly free or uniformly blocked; otherwise descends.
-void Timeline::EarliestSubtree(Index t, int acc, const Summary& s, EarliestWalk& w) const {
-  if (t == kNil || w.done) return;
-  if (w.Reaches(s.min_key)) {
+// Consumes all of child i of n (height h; every key > t0): as a whole, from its summary
+// alone, when it is uniformly free or uniformly blocked; otherwise descends.
+void Timeline::EarliestChild(const Inner& n, int i, int h, int acc, EarliestWalk& w) const {
+  const Time first = n.min_key[i];
+  if (w.Reaches(first)) {
     w.done = true;
     return;
   }
-  if (s.max < w.k) {
+  if (n.max[i] + acc < w.k) {
     w.cand.reset();
     return;
   }
-  if (s.min >= w.k) {
-    if (!w.cand) w.cand = s.min_key;  // min_key > t0 here
+  if (n.min[i] + acc >= w.k) {
+    if (!w.cand) w.cand = first;
     return;
   }
-  const Node& n = nodes_[t];
-  EarliestSubtree(n.left, acc + n.left_lazy, LeftOf<Node, Summary>(n, acc), w);
-  if (w.done) return;
-  w.Segment(n.key, n.free + acc);
-  if (w.done) return;
-  EarliestSubtree(n.right, acc + n.right_lazy, RightOf<Node, Summary>(n, acc), w);
+  acc += n.lazy[i];
+  if (h == 1) {
+    const Leaf& l = leaves_[n.child[i]];
+    for (int j = 0; j < l.count && !w.done; ++j) w.Segment(l.key[j], l.free[j] + acc);
+    return;
+  }
+  const Inner& c = inners_[n.child[i]];
+  for (int j = 0; j < c.count && !w.done; ++j) EarliestChild(c, j, h - 1, acc, w);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -559,7 +631,7 @@ std::optional<Time> Timeline::LatestStart(Time t0, Time deadline, Duration d, in
   if (d == 0 || k == 0) return static_cast<Time>(latest);
   if (k > capacity_) return std::nullopt;
   LatestWalk w{t0, deadline, Wide{d}, k, std::nullopt, deadline};
-  LatestBefore(root_, 0, w);
+  LatestBefore(root_, height_, 0, w);
   if (w.done) return w.answer;
   // Every breakpoint before the deadline was consumed; what lies before right_end (kTimeMin,
   // or the deadline itself) cannot be booked, so it is free and the run extends to -infinity.
@@ -569,29 +641,34 @@ std::optional<Time> Timeline::LatestStart(Time t0, Time deadline, Duration d, in
   return static_cast<Time>(answer);
 }
 
-// Consumes, right to left, the breakpoints of subtree t with key < deadline (the first one
-// consumed contains deadline - 1, so right_end starts at the deadline).
-void Timeline::LatestBefore(Index t, int acc, LatestWalk& w) const {
-  if (t == kNil || w.done) return;
-  const Node& n = nodes_[t];
-  if (n.key >= w.deadline) return LatestBefore(n.left, acc + n.left_lazy, w);
-  LatestBefore(n.right, acc + n.right_lazy, w);
-  if (w.done) return;
-  w.Stretch(n.key, n.free + acc >= w.k);
-  if (w.done) return;
-  LatestSubtree(n.left, acc + n.left_lazy, LeftOf<Node, Summary>(n, acc), w);
+// Consumes, right to left, the segments below node (height h) that start before the deadline
+// (the first one consumed contains deadline - 1, so right_end starts at the deadline).
+void Timeline::LatestBefore(Index node, int h, int acc, LatestWalk& w) const {
+  if (h == 0) {
+    const Leaf& l = leaves_[node];
+    for (int j = CountBelow(l.key, l.count, w.deadline) - 1; j >= 0 && !w.done; --j) {
+      w.Stretch(l.key[j], l.free[j] + acc >= w.k);
+    }
+    return;
+  }
+  const Inner& n = inners_[node];
+  const int i = CountBelow(n.min_key, n.count, w.deadline) - 1;
+  if (i < 0) return;  // the deadline is at or before the sentinel
+  LatestBefore(n.child[i], h - 1, acc + n.lazy[i], w);
+  for (int j = i - 1; j >= 0 && !w.done; --j) LatestChild(n, j, h, acc, w);
 }
 
-void Timeline::LatestSubtree(Index t, int acc, const Summary& s, LatestWalk& w) const {
-  if (t == kNil || w.done) return;
-  if (s.max < w.k) return w.Stretch(s.min_key, false);
-  if (s.min >= w.k) return w.Stretch(s.min_key, true);
-  const Node& n = nodes_[t];
-  LatestSubtree(n.right, acc + n.right_lazy, RightOf<Node, Summary>(n, acc), w);
-  if (w.done) return;
-  w.Stretch(n.key, n.free + acc >= w.k);
-  if (w.done) return;
-  LatestSubtree(n.left, acc + n.left_lazy, LeftOf<Node, Summary>(n, acc), w);
+void Timeline::LatestChild(const Inner& n, int i, int h, int acc, LatestWalk& w) const {
+  if (n.max[i] + acc < w.k) return w.Stretch(n.min_key[i], false);
+  if (n.min[i] + acc >= w.k) return w.Stretch(n.min_key[i], true);
+  acc += n.lazy[i];
+  if (h == 1) {
+    const Leaf& l = leaves_[n.child[i]];
+    for (int j = l.count - 1; j >= 0 && !w.done; --j) w.Stretch(l.key[j], l.free[j] + acc >= w.k);
+    return;
+  }
+  const Inner& c = inners_[n.child[i]];
+  for (int j = c.count - 1; j >= 0 && !w.done; --j) LatestChild(c, j, h - 1, acc, w);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -601,23 +678,35 @@ void Timeline::ForEachStep(Time from, Time to,
                            const std::function<void(const TimelineStep&)>& fn) const {
   if (from >= to) return;
   StepWalk w{from, to, &fn, from, FreeAt(from)};
-  StepRange(root_, 0, w);
+  StepRange(root_, height_, 0, w);
   fn(TimelineStep{w.start, to, w.free});
 }
 
-// Visits, in order, the breakpoints of subtree t with key in (from, to).
-void Timeline::StepRange(Index t, int acc, StepWalk& w) const {
-  if (t == kNil) return;
-  const Node& n = nodes_[t];
-  if (n.key <= w.from) return StepRange(n.right, acc + n.right_lazy, w);
-  if (n.key >= w.to) return StepRange(n.left, acc + n.left_lazy, w);
-  StepRange(n.left, acc + n.left_lazy, w);
-  w.Breakpoint(n.key, n.free + acc);
-  StepRange(n.right, acc + n.right_lazy, w);
+// Visits, in order, the breakpoints below node (height h) with key in (from, to).
+void Timeline::StepRange(Index node, int h, int acc, StepWalk& w) const {
+  if (h == 0) {
+    const Leaf& l = leaves_[node];
+    for (int j = CountAtMost(l.key, l.count, w.from); j < l.count && l.key[j] < w.to; ++j) {
+      w.Breakpoint(l.key[j], l.free[j] + acc);
+    }
+    return;
+  }
+  const Inner& n = inners_[node];
+  for (int i = std::max(0, CountAtMost(n.min_key, n.count, w.from) - 1);
+       i < n.count && n.min_key[i] < w.to; ++i) {
+    StepRange(n.child[i], h - 1, acc + n.lazy[i], w);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Self-check.
+
+// A breakpoint with its exact free value, in key order.
+struct Timeline::Exact {
+  Time key;
+  int free;
+  std::int32_t refs;
+};
 
 absl::Status Timeline::CheckInvariants() const {
   if (live_reservations_ != reservations_.size()) {
@@ -633,62 +722,73 @@ absl::Status Timeline::CheckInvariants() const {
     ++expected[r.end].first;
     expected[r.end].second += r.k;
   }
-  std::vector<Node> in_order;
-  Summary exact;
-  if (absl::Status s = CheckSubtree(root_, 0, in_order, exact); !s.ok()) return s;
+  std::vector<Exact> in_order;
+  int min = 0, max = 0;
+  std::size_t nodes = 0;
+  if (absl::Status s = CheckNode(root_, height_, 0, true, in_order, min, max, nodes); !s.ok()) {
+    return s;
+  }
+  if (nodes + free_leaves_.size() + free_inners_.size() != leaves_.size() + inners_.size()) {
+    return absl::InternalError("node pool leaks or shares nodes");
+  }
   if (in_order.size() != expected.size() || in_order.size() != breakpoint_count()) {
     return absl::InternalError(
         absl::StrFormat("%d breakpoints, expected %d", in_order.size(), expected.size()));
   }
   std::int64_t free = capacity_;
   for (std::size_t i = 0; i < in_order.size(); ++i) {
-    const Node& n = in_order[i];
-    if (i > 0 && in_order[i - 1].key >= n.key) return absl::InternalError("treap order violated");
-    auto it = expected.find(n.key);
-    if (it == expected.end() || it->second.first != n.refs) {
-      return absl::InternalError(absl::StrFormat("wrong reference count at %d", n.key));
+    const Exact& e = in_order[i];
+    if (i > 0 && in_order[i - 1].key >= e.key) return absl::InternalError("key order violated");
+    auto it = expected.find(e.key);
+    if (it == expected.end() || it->second.first != e.refs) {
+      return absl::InternalError(absl::StrFormat("wrong reference count at %d", e.key));
     }
     free += it->second.second;
-    if (free != n.free) {
+    if (free != e.free) {
       return absl::InternalError(
-          absl::StrFormat("free at %d is %d, expected %d", n.key, n.free, free));
+          absl::StrFormat("free at %d is %d, expected %d", e.key, e.free, free));
     }
   }
   return absl::OkStatus();
 }
 
-// Checks heap order, the cached summaries of the children and that nothing is pending towards
-// a missing child; appends the nodes in key order with exact free values and returns the
-// subtree's exact summary.
-absl::Status Timeline::CheckSubtree(Index t, int acc, std::vector<Node>& out,
-                                    Summary& exact) const {
-  const Node& n = nodes_[t];
-  exact = Summary{n.free + acc, n.free + acc, n.key};
-  for (const bool left : {true, false}) {
-    const Index c = left ? n.left : n.right;
-    const int lazy = left ? n.left_lazy : n.right_lazy;
-    if (c == kNil) {
-      if (lazy != 0) return absl::InternalError("pending add towards a missing child");
-      if (left) {
-        out.push_back(n);
-        out.back().free += acc;
-      }
-      continue;
+// Checks node sizes and the cached summaries of the children; appends the entries in key
+// order with exact free values and returns the subtree's exact min/max free.
+absl::Status Timeline::CheckNode(Index node, int h, int acc, bool root, std::vector<Exact>& out,
+                                 int& min, int& max, std::size_t& nodes) const {
+  ++nodes;
+  min = INT_MAX;
+  max = INT_MIN;
+  if (h == 0) {
+    const Leaf& l = leaves_[node];
+    if (l.count < (root ? 1 : kLeafMin) || l.count > kLeafCap) {
+      return absl::InternalError(absl::StrFormat("leaf of %d entries", l.count));
     }
-    if (Priority(c) > Priority(t)) return absl::InternalError("heap order violated");
-    Summary child;
-    if (absl::Status s = CheckSubtree(c, acc + lazy, out, child); !s.ok()) return s;
-    const Summary cached = left ? LeftOf<Node, Summary>(n, acc) : RightOf<Node, Summary>(n, acc);
-    if (cached.min != child.min || cached.max != child.max || cached.min_key != child.min_key) {
-      return absl::InternalError(absl::StrFormat("stale summary below %d", n.key));
+    for (int j = 0; j < l.count; ++j) {
+      out.push_back(Exact{l.key[j], l.free[j] + acc, l.refs[j]});
+      min = std::min(min, l.free[j] + acc);
+      max = std::max(max, l.free[j] + acc);
     }
-    exact.min = std::min(exact.min, child.min);
-    exact.max = std::max(exact.max, child.max);
-    if (left) {
-      exact.min_key = child.min_key;
-      out.push_back(n);
-      out.back().free += acc;
+    return absl::OkStatus();
+  }
+  const Inner& n = inners_[node];
+  if (n.count < (root ? 2 : kInnerMin) || n.count > kFanout) {
+    return absl::InternalError(absl::StrFormat("inner node of %d children", n.count));
+  }
+  for (int i = 0; i < n.count; ++i) {
+    const std::size_t first = out.size();
+    int child_min, child_max;
+    if (absl::Status s =
+            CheckNode(n.child[i], h - 1, acc + n.lazy[i], false, out, child_min, child_max, nodes);
+        !s.ok()) {
+      return s;
     }
+    if (out[first].key != n.min_key[i] || child_min != n.min[i] + acc ||
+        child_max != n.max[i] + acc) {
+      return absl::InternalError(absl::StrFormat("stale summary above %d", n.min_key[i]));
+    }
+    min = std::min(min, child_min);
+    max = std::max(max, child_max);
   }
   return absl::OkStatus();
 }

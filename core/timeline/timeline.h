@@ -1,15 +1,17 @@
 // The reservation timeline: the step function free(t) = P - sum of reservations active at t.
 //
-// Representation: a treap keyed by breakpoint time. Each node is the segment
-// [key, next key) with its free capacity; nodes carry a lazy range-add and are augmented with
-// the subtree's minimum and maximum free capacity and its leftmost key (kept per child, in the
-// parent, so that a cache miss is paid only for nodes actually entered). Adding or removing a
-// reservation is a range-add over the segments it covers (O(log n) expected). Searches walk
-// the tree in time order and skip every subtree that is uniformly free (min >= k) or
-// uniformly blocked (max < k) as a whole, so they never scan segment by segment.
+// Representation: a B+-tree keyed by breakpoint time. Leaves hold up to kLeafCap breakpoints
+// (key, free capacity of the segment [key, next key), reference count); an inner node holds up
+// to kFanout children and, per child, its leftmost key, a pending add for the whole child and
+// the child's min/max free capacity (pending add included), as parallel arrays so that a scan
+// over the children touches few cache lines. All leaves are at the same depth: 4-5 levels for
+// millions of breakpoints, so a root-to-leaf path costs a handful of cache misses.
+// Adding or removing a reservation is a range-add: the pending adds of the fully covered
+// children along the two boundary paths, O(kFanout log n). Searches walk the tree in time
+// order and skip every child that is uniformly free (min >= k) or uniformly blocked (max < k)
+// as a whole, so they never scan segment by segment.
 //
-// Nodes live in one vector (indices, not pointers), so Snapshot() is a single contiguous copy
-// and deterministic: priorities are a fixed-seed hash of the node's slot.
+// Nodes live in two vectors (indices, not pointers), so Snapshot() is a contiguous copy.
 #pragma once
 
 #include <cstdint>
@@ -73,84 +75,81 @@ class Timeline {
   // Calls fn for each maximal step intersecting [from, to), clipped to the window, in order.
   void ForEachStep(Time from, Time to, const std::function<void(const TimelineStep&)>& fn) const;
 
-  // An independent copy for what-if queries; O(n) memcpy of the node pool, no rebalancing.
+  // An independent copy for what-if queries; O(n) memcpy of the node pools.
   Timeline Snapshot() const { return *this; }
 
   // Number of breakpoints, the sentinel at kTimeMin included (1 for an empty timeline).
-  std::size_t breakpoint_count() const { return nodes_.size() - free_slots_.size(); }
-  // O(n) self-check for tests: treap order and heap property, augmentation, reference counts
-  // and free values against the reservation records.
+  std::size_t breakpoint_count() const { return breakpoints_; }
+  // O(n) self-check for tests: key order, node sizes and depths, augmentation, reference
+  // counts and free values against the reservation records.
   absl::Status CheckInvariants() const;
 
  private:
   using Index = std::int32_t;
   static constexpr Index kNil = -1;
+  static constexpr int kLeafCap = 32;
+  static constexpr int kFanout = 16;
+  // Below these a node borrows from or merges with a sibling. A quarter (not half) leaves
+  // room between the merge and split sizes, so alternating inserts and erasures at one place
+  // do not split and merge the same node over and over.
+  static constexpr int kLeafMin = kLeafCap / 4;
+  static constexpr int kInnerMin = kFanout / 4;
 
-  // One cache line. Searches decide about a child subtree from the summary cached here, and
-  // splits push only along their path, so neither touches the children they do not enter.
-  // Values are exact once the pending adds on the path from the root are added; the priority
-  // is a fixed-seed hash of the pool slot, so it needs no storage.
-  struct alignas(64) Node {
-    Time key;
-    Time left_min_key;   // leftmost key of the left subtree (if any)
-    Time right_min_key;  // leftmost key of the right subtree: the successor of key
-    int free;            // free capacity on [key, successor key)
-    int left_lazy;       // pending add for the whole left subtree
-    int right_lazy;
-    int left_min;  // min/max free over the left subtree, its pending add included
-    int left_max;
-    int right_min;
-    int right_max;
-    std::int32_t refs;  // reservations starting or ending at key; the sentinel is pinned
-    Index left;
-    Index right;
+  // Values are exact once the pending adds on the path from the root are added.
+  struct alignas(64) Leaf {
+    Time key[kLeafCap];
+    int free[kLeafCap];           // free capacity on [key, next key)
+    std::int32_t refs[kLeafCap];  // reservations starting or ending at key; sentinel pinned
+    int count;
   };
-  // Minimum and maximum free capacity of a subtree and its leftmost key.
-  struct Summary {
-    int min;
-    int max;
-    Time min_key;
+  struct alignas(64) Inner {
+    Time min_key[kFanout];  // leftmost key of the child
+    int lazy[kFanout];      // pending add for the whole child
+    int min[kFanout];       // min/max free over the child, its pending add included
+    int max[kFanout];
+    Index child[kFanout];  // leaf indices at height 1, inner ones above
+    int count;
   };
   struct EarliestWalk;  // search states, defined in timeline.cc
   struct LatestWalk;
   struct StepWalk;
+  struct Exact;
 
   absl::StatusOr<ReservationId> Insert(Time start, Time end, int k, bool check_capacity);
-  int MinFreeOf(Index before, Index inside, Time start) const;
-  void Unbook(Time start, Time end, int k);
-  Index Pin(Index left, Index right, Time key);
-  Index Unpin(Index t);
 
-  // Treap primitives (timeline.cc).
-  static std::uint64_t Priority(Index t);
-  Index NewNode(Time key, int free, std::int32_t refs);
-  void Apply(Index t, int delta);
-  void PushLeft(Node& n);
-  void PushRight(Node& n);
-  void SetLeft(Node& n, Index child);
-  void SetRight(Node& n, Index child);
-  Summary Own(Index t) const;
-  std::pair<Index, Index> Split(Index t, Time key);
-  Index Merge(Index a, Index b);
-  Index PopLeftmost(Index t);
-  void WarmPaths(Time a, Time b) const;
-  Index Leftmost(Index t) const;
-  int RightmostFree(Index t) const;
+  // Tree primitives (timeline.cc). `h` is a node's height: 0 for leaves.
+  Index NewLeaf();
+  Index NewInner();
+  int Count(Index node, int h) const;
+  void Push(Inner& n, int i, int h);
+  void Refresh(Inner& n, int i, int h);
+  void Pin(Time key);
+  Index PinIn(Index node, int h, Time key);
+  Index InsertChild(Index node, int pos, Index child, int h);
+  void Unpin(Time key);
+  bool UnpinIn(Index node, int h, Time key);
+  void Rebalance(Index node, int i, int h);
+  void AddRange(Index node, int h, Time lo, Time hi, Time node_hi, int delta);
 
   // Const queries carry the pending adds of the ancestors in `acc` instead of pushing them.
-  int RangeMin(Time lo, Time hi) const;
-  void EarliestAfter(Index t, int acc, const Summary& s, EarliestWalk& w) const;
-  void EarliestSubtree(Index t, int acc, const Summary& s, EarliestWalk& w) const;
-  void LatestBefore(Index t, int acc, LatestWalk& w) const;
-  void LatestSubtree(Index t, int acc, const Summary& s, LatestWalk& w) const;
-  void StepRange(Index t, int acc, StepWalk& w) const;
-  absl::Status CheckSubtree(Index t, int acc, std::vector<Node>& out, Summary& exact) const;
+  void SegmentMin(Index node, int h, int acc, Time lo, Time hi, Time node_hi, int& best) const;
+  void EarliestFrom(Index node, int h, int acc, EarliestWalk& w) const;
+  void EarliestChild(const Inner& n, int i, int h, int acc, EarliestWalk& w) const;
+  void LatestBefore(Index node, int h, int acc, LatestWalk& w) const;
+  void LatestChild(const Inner& n, int i, int h, int acc, LatestWalk& w) const;
+  void StepRange(Index node, int h, int acc, StepWalk& w) const;
+  absl::Status CheckNode(Index node, int h, int acc, bool root, std::vector<Exact>& out, int& min,
+                         int& max, std::size_t& nodes) const;
 
   int capacity_;
   std::size_t live_reservations_ = 0;
-  std::vector<Node> nodes_;
-  std::vector<Index> free_slots_;
+  std::size_t breakpoints_ = 0;
+  std::vector<Leaf> leaves_;
+  std::vector<Inner> inners_;
+  std::vector<Index> free_leaves_;
+  std::vector<Index> free_inners_;
   Index root_ = kNil;
+  int height_ = 0;
   ReservationId next_id_ = 1;
   absl::flat_hash_map<ReservationId, TimelineReservation> reservations_;
 };
