@@ -16,6 +16,7 @@ struct ExperimentOptions {
   bool with_reservation = false;      // stretch-sequential: also the (X, T) reservation scheme
   double x = 10;                      // processors of the auxiliary part
   double t = 2;                       // stretch threshold of the reservation scheme
+  bool reservation_grid = false;      // stretch-sequential: best (X, T) of the §4.1 grid
   std::vector<std::string> logs;      // stretch-moldable: log files (empty: SDSC-Par, OSC)
   std::vector<std::string> policies;  // stretch-moldable: contenders (empty: the paper's four)
   bool verbose = false;

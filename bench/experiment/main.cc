@@ -23,6 +23,8 @@ void Usage() {
       "  --deltas A,B,..     stretch-sequential: Δ values (default 5,10,15,20,40,60,80,100)\n"
       "  --loads A,B,..      stretch-sequential: loads (default 220,230,...,310)\n"
       "  --reservation X,T   stretch-sequential: also the main/auxiliary scheme with X, T\n"
+      "  --reservation-grid  stretch-sequential: also the scheme, best (X, T) of the §4.1 grid\n"
+      "                      per instance, as the paper reports it (70 + 63 runs per instance)\n"
       "  --data-dir DIR      stretch-moldable: SWF logs (default ../shared/data/swf)\n"
       "  --logs F,G,..       stretch-moldable: log files instead of SDSC-Par-1996, OSC-Clust-2000\n"
       "  --policies A,B,..   stretch-moldable: registry names instead of the paper's four\n"
@@ -52,6 +54,10 @@ int main(int argc, char** argv) {
     const std::string flag = argv[i];
     if (flag == "-v") {
       options.verbose = true;
+      continue;
+    }
+    if (flag == "--reservation-grid") {
+      options.reservation_grid = true;
       continue;
     }
     if (i + 1 >= argc) {
