@@ -47,7 +47,15 @@ std::vector<int> RangeWidths(int k_min, int k_max, int capacity) {
 
 Duration FromSeconds(double seconds) { return CeilMicros(seconds); }
 
-// Downey's speedup S(n) (ALGORITHMS.md, "Downey (A, sigma)").
+// Most square grid r x c = p with r <= c.
+int GridRows(int p) {
+  int r = static_cast<int>(std::sqrt(static_cast<double>(p)));
+  while (r > 1 && p % r != 0) --r;
+  return std::max(r, 1);
+}
+
+}  // namespace
+
 double DowneySpeedup(double a, double sigma, int n_int) {
   const double n = n_int;
   if (n_int <= 1) return 1.0;
@@ -59,15 +67,6 @@ double DowneySpeedup(double a, double sigma, int n_int) {
   if (n <= a + a * sigma - sigma) return n * a * (sigma + 1) / (sigma * (n + a - 1) + a);
   return a;
 }
-
-// Most square grid r x c = p with r <= c.
-int GridRows(int p) {
-  int r = static_cast<int>(std::sqrt(static_cast<double>(p)));
-  while (r > 1 && p % r != 0) --r;
-  return std::max(r, 1);
-}
-
-}  // namespace
 
 absl::Status RuntimeModel::Validate() const {
   return std::visit(

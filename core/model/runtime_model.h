@@ -81,6 +81,10 @@ struct MonotonyReport {
   bool monotonic() const { return time_non_increasing && work_non_decreasing; }
 };
 
+// Downey's speedup S(n) for average parallelism `a` and variance `sigma` (ALGORITHMS.md,
+// "Downey (A, sigma)"); S(1) = 1.
+double DowneySpeedup(double a, double sigma, int n);
+
 class RuntimeModel {
  public:
   RuntimeModel() = default;

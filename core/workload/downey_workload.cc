@@ -9,18 +9,6 @@
 
 namespace resched {
 
-double DowneySpeedup(double a, double sigma, int n_int) {
-  if (n_int <= 1) return 1.0;
-  const double n = n_int;
-  if (sigma <= 1.0) {
-    if (n <= a) return a * n / (a + sigma * (n - 1) / 2);
-    if (n <= 2 * a - 1) return a * n / (sigma * (a - 0.5) + n * (1 - sigma / 2));
-    return a;
-  }
-  if (n <= a + a * sigma - sigma) return n * a * (sigma + 1) / (sigma * (n + a - 1) + a);
-  return a;
-}
-
 absl::StatusOr<SwfWorkload> SwfToDowneyWorkload(const SwfLog& log,
                                                 const DowneyWorkloadOptions& options) {
   if (options.processors < 1 || options.processors > kMaxClusterProcessors) {

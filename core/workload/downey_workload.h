@@ -18,6 +18,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "core/model/runtime_model.h"  // DowneySpeedup
 #include "core/workload/swf.h"
 #include "core/workload/swf_workload.h"
 
@@ -31,9 +32,6 @@ struct DowneyWorkloadOptions {
   std::uint64_t seed = 1;
   std::string name = "swf-downey";
 };
-
-// Downey's speedup S(n) for average parallelism `a` and variance `sigma` (ALGORITHMS.md).
-double DowneySpeedup(double a, double sigma, int n);
 
 // Errors: INVALID_ARGUMENT for options out of range or a log without usable jobs.
 absl::StatusOr<SwfWorkload> SwfToDowneyWorkload(const SwfLog& log,
