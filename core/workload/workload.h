@@ -19,7 +19,7 @@ struct WorkloadJob {
 
 struct Workload {
   std::string name;
-  int processors = 0;  // the machine the workload was recorded on or generated for
+  int processors = 0;             // the machine the workload was recorded on or generated for
   std::vector<WorkloadJob> jobs;  // in release order
 };
 
