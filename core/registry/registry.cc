@@ -1,5 +1,6 @@
 #include "core/registry/registry.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
@@ -32,10 +33,31 @@ AlgorithmInfo Planned(std::string name, AlgorithmKind kind, std::string descript
                        std::move(params), nullptr};
 }
 
+// A planner that is built (dispatched by name in its own module).
+AlgorithmInfo Built(std::string name, AlgorithmKind kind, std::string description,
+                    std::string paper, std::vector<ParamInfo> params = {}) {
+  AlgorithmInfo info =
+      Planned(std::move(name), kind, std::move(description), std::move(paper), std::move(params));
+  info.built = true;
+  return info;
+}
+
 std::vector<AlgorithmInfo> BuildRegistry() {
   using K = AlgorithmKind;
   const ParamInfo rho{"rho", "resource augmentation factor", 2, 1, 64};
-  const ParamInfo lambda{"lambda", "deadline slack factor", 1, 0, 1000};
+  const ParamInfo lambda{"lambda",
+                         "DL_RC start threshold factor: release + lambda * (CPA start - release); "
+                         "1 is the paper's rule, above 1 meets tighter deadlines with more CPU",
+                         1, 0, 1000};
+  const ParamInfo q{"q",
+                    "processors assumed available for the CPAR allocations; 0: the cluster's "
+                    "historical average over q_window_hours",
+                    0, 0, 1 << 20};
+  const ParamInfo q_window{"q_window_hours",
+                           "window before now over which the historical average q is taken", 168,
+                           1e-3, 24 * 366};
+  const ParamInfo resolution{"resolution_s", "precision of the tightest-deadline search, seconds",
+                             1, 1e-6, 86400};
   std::vector<AlgorithmInfo> r;
   r.push_back(Policy("fcfs", "first come, first served; moldable width by earliest completion",
                      "saule §3.1", MakeFcfsPolicy));
@@ -78,18 +100,28 @@ std::vector<AlgorithmInfo> BuildRegistry() {
                       "chretien §4, Alg. 1"));
   r.push_back(
       Planned("sparse-lp-hybrid", K::kPlanner, "successive LP hybrid with LTF", "chretien §4.4"));
-  r.push_back(Planned("cpa", K::kDagPlanner, "critical path and area allocation + mapping",
-                      "aida-casanova §2.1, §4.2"));
+  r.push_back(Built("cpa", K::kDagPlanner,
+                    "CPA: critical-path/area allocation, then mapping around reservations",
+                    "aida-casanova §2.1, §4.2"));
   for (const char* bl : {"1", "all", "cpa", "cpar"}) {
     for (const char* bd : {"all", "half", "cpa", "cpar"}) {
-      r.push_back(Planned(absl::StrFormat("bl_%s_bd_%s", bl, bd), K::kDagPlanner,
-                          "RESSCHED: bottom-level allocation bound x bound on degree",
-                          "aida-casanova §4.2, §4.3.2"));
+      r.push_back(Built(absl::StrFormat("bl_%s_bd_%s", bl, bd), K::kDagPlanner,
+                        absl::StrFormat("RESSCHED: bottom levels on BL_%s widths, widths bounded "
+                                        "by BD_%s, earliest completion per task",
+                                        absl::AsciiStrToUpper(bl), absl::AsciiStrToUpper(bd)),
+                        "aida-casanova §4.2, §4.3.2", {q, q_window}));
     }
   }
-  for (const char* name : {"dl_bd_all", "dl_bd_cpa", "dl_bd_cpar", "dl_rc_cpa", "dl_rc_cpar"}) {
-    r.push_back(Planned(name, K::kDagPlanner, "RESSCHEDDL: deadline-driven DAG reservation",
-                        "aida-casanova §5.2, §5.3", {lambda}));
+  for (const char* name : {"dl_bd_all", "dl_bd_cpa", "dl_bd_cpar"}) {
+    r.push_back(Built(name, K::kDagPlanner,
+                      "RESSCHEDDL aggressive: backwards from the deadline, latest start per task",
+                      "aida-casanova §5.2.1", {q, q_window, resolution}));
+  }
+  for (const char* name : {"dl_rc_cpa", "dl_rc_cpar"}) {
+    r.push_back(Built(name, K::kDagPlanner,
+                      "RESSCHEDDL resource-conservative: fewest processors starting after the "
+                      "CPA schedule's start",
+                      "aida-casanova §5.2.2", {lambda, q, q_window, resolution}));
   }
   r.push_back(
       Planned("heft", K::kDagPlanner, "HEFT task-parallel list scheduling", "barbosa §2 ([20])"));

@@ -39,8 +39,10 @@ struct AlgorithmInfo {
   std::vector<ParamInfo> params;
   // Set for implemented online policies.
   PolicyFactory make_policy;
+  // Set for implemented planners, which core/dag (DAG planners) dispatches by name.
+  bool built = false;
 
-  bool implemented() const { return static_cast<bool>(make_policy); }
+  bool implemented() const { return built || static_cast<bool>(make_policy); }
 };
 
 const std::vector<AlgorithmInfo>& AlgorithmRegistry();

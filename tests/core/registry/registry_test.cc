@@ -31,7 +31,7 @@ TEST(RegistryTest, ChecksNamesKindsAndParameters) {
             absl::StatusCode::kInvalidArgument);  // easy takes no parameters
   auto out_of_range = CheckAlgorithm("policy", "dbos", AlgorithmKind::kPolicy, {{"rho", 0.5}});
   EXPECT_EQ(out_of_range.message(), "policy.params.rho must be in [1, 64], got 0.5");
-  auto unbuilt = CheckAlgorithm("algorithm", "cpa", AlgorithmKind::kDagPlanner, {});
+  auto unbuilt = CheckAlgorithm("algorithm", "mrt", AlgorithmKind::kPlanner, {});
   EXPECT_EQ(unbuilt.code(), absl::StatusCode::kUnimplemented);
 }
 

@@ -1,0 +1,109 @@
+#include "core/dag/cpa.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_format.h"
+
+namespace resched {
+namespace {
+
+// Depth of each task: the longest edge count from an entry task.
+std::vector<int> PrecedenceLevels(const DagGraph& g) {
+  std::vector<int> level(g.size(), 0);
+  for (int v : g.topo) {
+    for (const Arc& p : g.preds[v]) level[v] = std::max(level[v], level[p.task] + 1);
+  }
+  return level;
+}
+
+}  // namespace
+
+std::vector<int> CpaAllocation(const DagGraph& g, int processors, CpaOptions options) {
+  const int n = g.size();
+  std::vector<int> index(n, 0);
+  std::vector<Duration> time(n);
+  double area = 0;  // sum of p * t(p), in microsecond-processors
+  for (int i = 0; i < n; ++i) {
+    time[i] = g.widths[i].times[0];
+    area += static_cast<double>(g.widths[i].widths[0]) * static_cast<double>(time[i]);
+  }
+  const std::vector<int> level = PrecedenceLevels(g);
+  std::vector<long> level_sum(n, 0);
+  for (int i = 0; i < n; ++i) level_sum[level[i]] += g.widths[i].widths[0];
+
+  while (true) {
+    const std::vector<Duration> bl = BottomLevels(g, time);
+    const std::vector<Duration> tl = TopLevels(g, time);
+    Duration critical = 0;
+    for (int i = 0; i < n; ++i) critical = std::max(critical, tl[i] + bl[i]);
+    if (static_cast<double>(critical) <= area / processors) break;
+
+    int best = -1;
+    double best_gain = 0;
+    for (int i = 0; i < n; ++i) {
+      if (tl[i] + bl[i] != critical) continue;
+      const WidthTable& w = g.widths[i];
+      const int next = index[i] + 1;
+      if (next >= static_cast<int>(w.widths.size()) || w.widths[next] > processors) continue;
+      const int grow = w.widths[next] - w.widths[index[i]];
+      if (options.level_bound && level_sum[level[i]] + grow > processors) continue;
+      const double gain = static_cast<double>(w.times[index[i]]) / w.widths[index[i]] -
+                          static_cast<double>(w.times[next]) / w.widths[next];
+      if (gain > best_gain) {
+        best_gain = gain;
+        best = i;
+      }
+    }
+    if (best < 0) break;
+    const WidthTable& w = g.widths[best];
+    const int from = index[best];
+    area -= static_cast<double>(w.widths[from]) * static_cast<double>(w.times[from]);
+    area += static_cast<double>(w.widths[from + 1]) * static_cast<double>(w.times[from + 1]);
+    level_sum[level[best]] += w.widths[from + 1] - w.widths[from];
+    index[best] = from + 1;
+    time[best] = w.times[from + 1];
+  }
+  std::vector<int> widths(n);
+  for (int i = 0; i < n; ++i) widths[i] = g.widths[i].widths[index[i]];
+  return widths;
+}
+
+absl::Status MapWithWidths(const DagGraph& g, const std::vector<int>& order,
+                           const std::vector<int>& widths, Time release, Timeline& timeline,
+                           DagPlan& plan) {
+  plan.tasks.resize(g.size());
+  for (int v : order) {
+    Time ready = release;
+    for (const Arc& p : g.preds[v]) {
+      const TaskReservation& r = plan.tasks[p.task];
+      if (r.k > 0) ready = std::max(ready, r.end + p.transfer);
+    }
+    const WidthTable& w = g.widths[v];
+    const int i = w.IndexAtMost(widths[v]);
+    const int k = w.widths[i];
+    const Duration d = w.times[i];
+    const std::optional<Time> start = timeline.EarliestStart(ready, d, k);
+    if (!start || *start > kTimeMax - d) {
+      return absl::ResourceExhaustedError(
+          absl::StrFormat("task '%s' never finds %d free processors for %d us", g.names[v], k, d));
+    }
+    if (absl::StatusOr<ReservationId> id = timeline.Add(*start, *start + d, k); !id.ok()) {
+      return id.status();
+    }
+    plan.tasks[v] = TaskReservation{k, *start, *start + d, {}};
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<DagPlan> PlanCpa(const DagGraph& g, const Timeline& timeline, Time release,
+                                CpaOptions options) {
+  const std::vector<int> widths = CpaAllocation(g, timeline.capacity(), options);
+  const std::vector<int> order = ByDecreasingBottomLevel(g, BottomLevels(g, TimesFor(g, widths)));
+  Timeline work = timeline.Snapshot();
+  DagPlan plan;
+  if (absl::Status s = MapWithWidths(g, order, widths, release, work, plan); !s.ok()) return s;
+  Summarize(plan);
+  return plan;
+}
+
+}  // namespace resched

@@ -1,0 +1,57 @@
+// DAG planners by registry name: the one entry point ReserveDAG, QueryDeadline, the CLI's
+// experiments and the benchmarks use.
+//
+// Every planner answers both questions. Turnaround planners (cpa, bl_*_bd_*, heft, barbosa)
+// answer a deadline query with their own plan: feasible when it completes by K, and their
+// completion is the tightest deadline they can promise. Deadline planners (dl_*) answer
+// ReserveDAG with the plan of their tightest deadline.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/dag/dag_plan.h"
+#include "core/model/dag.h"
+#include "core/registry/registry.h"
+#include "core/timeline/timeline.h"
+
+namespace resched {
+
+struct DagPlanningInput {
+  const Dag* dag = nullptr;
+  const Timeline* timeline = nullptr;  // the cluster's bookings (not modified)
+  Time release = 0;                    // no task starts before
+  // Historical average of available processors (Aida & Casanova §4.2), used by the *_cpar
+  // variants when the "q" parameter is 0; 0 here means P.
+  int historical_q = 0;
+};
+
+struct DeadlineAnswer {
+  bool feasible = false;
+  std::optional<DagPlan> plan;   // when feasible, or the tightest plan when no K was given
+  std::optional<Time> tightest;  // when asked, or when K cannot be met
+  int probes = 0;                // deadline-planner runs (tightest-deadline search)
+};
+
+bool IsDeadlinePlanner(std::string_view name);
+
+// The turnaround-minimizing plan. Errors: INVALID_ARGUMENT / UNIMPLEMENTED from the registry
+// check (field "algorithm"), INVALID_ARGUMENT for a bad DAG (field "dag..."),
+// RESOURCE_EXHAUSTED when the cluster can never run it.
+absl::StatusOr<DagPlan> PlanDag(std::string_view name, const AlgorithmParams& params,
+                                const DagPlanningInput& input);
+
+// With `deadline`: whether it can be met, and the plan (plus the tightest deadline when not).
+// Without: the tightest deadline and its plan.
+absl::StatusOr<DeadlineAnswer> AnswerDeadline(std::string_view name, const AlgorithmParams& params,
+                                              const DagPlanningInput& input,
+                                              std::optional<Time> deadline);
+
+// Time-weighted average of free processors over [from, to) on `timeline`, rounded to the
+// nearest integer and clamped to [1, P]: the historical q of §4.2 when [from, to) lies in the
+// past of the cluster.
+int AverageFree(const Timeline& timeline, Time from, Time to);
+
+}  // namespace resched

@@ -1,0 +1,110 @@
+#include "core/dag/ressched.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+
+namespace resched {
+namespace {
+
+std::optional<AllocationSource> ParseSource(std::string_view s, bool bound) {
+  if (s == "1" && !bound) return AllocationSource::kOne;
+  if (s == "all") return AllocationSource::kAll;
+  if (s == "half" && bound) return AllocationSource::kHalf;
+  if (s == "cpa") return AllocationSource::kCpa;
+  if (s == "cpar") return AllocationSource::kCpar;
+  return std::nullopt;
+}
+
+int EffectiveQ(const DagGraph& g, int q) {
+  return q <= 0 ? g.capacity : std::clamp(q, 1, g.capacity);
+}
+
+}  // namespace
+
+absl::StatusOr<ResschedOptions> ParseResschedName(std::string_view name) {
+  const std::vector<std::string> parts = absl::StrSplit(std::string(name), '_');
+  std::optional<AllocationSource> bl;
+  std::optional<AllocationSource> bd;
+  if (parts.size() == 4 && parts[0] == "bl" && parts[2] == "bd") {
+    bl = ParseSource(parts[1], false);
+    bd = ParseSource(parts[3], true);
+  }
+  if (!bl || !bd) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "algorithm '%s' is not bl_{1,all,cpa,cpar}_bd_{all,half,cpa,cpar}", std::string(name)));
+  }
+  ResschedOptions options;
+  options.bottom_level = *bl;
+  options.bound = *bd;
+  return options;
+}
+
+std::vector<int> AllocationWidths(const DagGraph& g, AllocationSource source, int q,
+                                  CpaOptions cpa) {
+  const int p = g.capacity;
+  switch (source) {
+    case AllocationSource::kOne:
+      return std::vector<int>(g.size(), 1);
+    case AllocationSource::kAll:
+      return std::vector<int>(g.size(), p);
+    case AllocationSource::kHalf:
+      return std::vector<int>(g.size(), std::max(1, p / 2));
+    case AllocationSource::kCpa:
+      return CpaAllocation(g, p, cpa);
+    case AllocationSource::kCpar:
+      return CpaAllocation(g, EffectiveQ(g, q), cpa);
+  }
+  return {};
+}
+
+std::optional<TaskReservation> EarliestCompletionUpTo(const WidthTable& w, int bound,
+                                                      const Timeline& timeline, Time ready) {
+  std::optional<TaskReservation> best;
+  for (int i = w.IndexAtMost(bound); i >= 0; --i) {
+    const Duration d = w.times[i];
+    // Once no width left can run fast enough to beat the best completion, stop.
+    if (best && ready + w.fastest[i] > best->end) break;
+    if (best && ready + d > best->end) continue;
+    const std::optional<Time> start = timeline.EarliestStart(ready, d, w.widths[i]);
+    if (!start || *start > kTimeMax - d) continue;  // only after a hold that never ends
+    // Ties go to fewer processors: a narrower width equal in completion replaces the best.
+    if (!best || *start + d <= best->end)
+      best = TaskReservation{w.widths[i], *start, *start + d, {}};
+  }
+  return best;
+}
+
+absl::StatusOr<DagPlan> PlanRessched(const DagGraph& g, const Timeline& timeline, Time release,
+                                     const ResschedOptions& options) {
+  const std::vector<int> bl_widths =
+      AllocationWidths(g, options.bottom_level, options.q, options.cpa);
+  const std::vector<int> bounds = options.bound == options.bottom_level
+                                      ? bl_widths
+                                      : AllocationWidths(g, options.bound, options.q, options.cpa);
+  const std::vector<int> order =
+      ByDecreasingBottomLevel(g, BottomLevels(g, TimesFor(g, bl_widths)));
+
+  Timeline work = timeline.Snapshot();
+  DagPlan plan;
+  plan.tasks.resize(g.size());
+  for (int v : order) {
+    Time ready = release;
+    for (const Arc& p : g.preds[v]) ready = std::max(ready, plan.tasks[p.task].end + p.transfer);
+    const std::optional<TaskReservation> r =
+        EarliestCompletionUpTo(g.widths[v], bounds[v], work, ready);
+    if (!r) {
+      return absl::ResourceExhaustedError(absl::StrFormat(
+          "task '%s': no allowed width up to %d processors ever fits", g.names[v], bounds[v]));
+    }
+    if (absl::StatusOr<ReservationId> id = work.Add(r->start, r->end, r->k); !id.ok()) {
+      return id.status();
+    }
+    plan.tasks[v] = *r;
+  }
+  Summarize(plan);
+  return plan;
+}
+
+}  // namespace resched

@@ -1,0 +1,67 @@
+// RESSCHEDDL (Aida & Casanova §5.2, §5.3): can a DAG finish by deadline K around existing
+// reservations, and with which plan; and the tightest such K.
+//
+// Tasks go in increasing bottom level (BL_CPAR, as §5.2 prescribes), so a task's successors
+// are placed before it; each is placed backwards, as late as possible, ending by its own
+// deadline min(K, successors' starts - transfer) and starting at or after the release.
+//   DL_BD_{ALL,CPA,CPAR} (§5.2.1, aggressive): among widths up to the bound (P, the CPA
+//     allocation for P, or for q), the <processors, start> pair with the latest start (ties:
+//     fewer processors).
+//   DL_RC_{CPA,CPAR} (§5.2.2, resource conservative): T is the task's start in a CPA schedule
+//     (allocation for q = P or the historical q) of the tasks not placed yet, from the release on
+//     an empty q-processor machine; the pair with the fewest processors whose latest start is at
+//     or after release + lambda * (T - release) (lambda = 1 is the paper's rule, lambda > 1 its
+//     proposed tuning). Widths are not bounded, as in the paper.
+// Deviation: when no width of a DL_RC task reaches the threshold, the task falls back to the
+// aggressive choice (the latest start) instead of failing, since the threshold is a guideline
+// and the deadline can still be met.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "core/dag/cpa.h"
+#include "core/dag/dag_graph.h"
+#include "core/dag/dag_plan.h"
+#include "core/dag/ressched.h"
+#include "core/timeline/timeline.h"
+
+namespace resched {
+
+struct ResschedDlOptions {
+  bool resource_conservative = true;                 // DL_RC_* rather than DL_BD_*
+  AllocationSource bound = AllocationSource::kCpar;  // kAll, kCpa or kCpar
+  int q = 0;                                         // historical available processors; 0: P
+  double lambda = 1.0;                               // DL_RC threshold factor, >= 1
+  CpaOptions cpa;
+};
+
+// Parses "dl_bd_all", "dl_bd_cpa", "dl_bd_cpar", "dl_rc_cpa", "dl_rc_cpar".
+absl::StatusOr<ResschedDlOptions> ParseResschedDlName(std::string_view name);
+
+// A plan that ends by `deadline`, or nullopt when the heuristic finds none.
+std::optional<DagPlan> PlanByDeadline(const DagGraph& g, const Timeline& timeline, Time release,
+                                      Time deadline, const ResschedDlOptions& options);
+
+struct TightestDeadline {
+  Time deadline = 0;
+  DagPlan plan;
+  int probes = 0;  // PlanByDeadline calls made
+};
+
+// The smallest deadline (to `resolution`) for which PlanByDeadline succeeds. The search starts
+// from a bracket: below, the critical path on the fastest widths (no deadline under it can be
+// met); above, the turnaround of RESSCHED BL_CPAR_BD_CPAR (usually met, else doubled until met)
+// and bisects it, where §5.3 bisects blindly. The heuristic is not monotone in K, so the answer
+// is the tightest deadline the bisection met, not a proof that no tighter one works.
+// RESOURCE_EXHAUSTED when no deadline within reach of the timeline works.
+absl::StatusOr<TightestDeadline> FindTightestDeadline(const DagGraph& g, const Timeline& timeline,
+                                                      Time release,
+                                                      const ResschedDlOptions& options,
+                                                      Duration resolution = kMicrosPerSecond);
+
+// Lower bound on any completion: release + the longest path on each task's fastest width.
+Time CriticalPathBound(const DagGraph& g, Time release);
+
+}  // namespace resched

@@ -1,0 +1,83 @@
+#include "core/dag/dag_planner.h"
+
+#include <random>
+
+#include "absl/strings/match.h"
+#include "dag_test_util.h"
+#include "gtest/gtest.h"
+
+namespace resched {
+namespace {
+
+using testing::Amdahl;
+using testing::kHour;
+
+TEST(DagPlanner, EveryBuiltDagPlannerProducesAValidPlanByName) {
+  std::mt19937_64 rng(8);
+  const Dag dag = testing::RandomDag(rng, 20);
+  const Timeline busy = testing::RandomTimeline(rng, 48, 150, 48 * kHour);
+  const DagPlanningInput input{&dag, &busy, 2 * kHour, 30};
+  int built = 0;
+  for (const AlgorithmInfo& info : AlgorithmRegistry()) {
+    if (info.kind != AlgorithmKind::kDagPlanner || !info.implemented()) continue;
+    ++built;
+    absl::StatusOr<DagPlan> plan = PlanDag(info.name, {}, input);
+    ASSERT_TRUE(plan.ok()) << info.name << ": " << plan.status();
+    testing::ExpectValidPlan(dag, *plan, busy, input.release);
+  }
+  EXPECT_GE(built, 22);  // cpa, 16 RESSCHED, 5 RESSCHEDDL
+}
+
+TEST(DagPlanner, UnknownNamesAndBadParametersNameTheField) {
+  const Dag dag{{{"t", Amdahl(kHour, 0)}}, {}};
+  const Timeline empty(4);
+  const DagPlanningInput input{&dag, &empty, 0, 0};
+  absl::Status s = PlanDag("bl_x_bd_y", {}, input).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(s.message(), "algorithm.name")) << s;
+  s = PlanDag("dl_rc_cpar", {{"lambda", -1}}, input).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(s.message(), "algorithm.params.lambda")) << s;
+  const Dag cyclic{{{"a", Amdahl(kHour, 0)}, {"b", Amdahl(kHour, 0)}}, {{0, 1, 0}, {1, 0, 0}}};
+  s = PlanDag("cpa", {}, DagPlanningInput{&cyclic, &empty, 0, 0}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(s.message(), "dag")) << s;
+}
+
+TEST(DagPlanner, DeadlineAnswersForBothKindsOfPlanner) {
+  std::mt19937_64 rng(4);
+  const Dag dag = testing::RandomDag(rng, 12);
+  const Timeline busy = testing::RandomTimeline(rng, 32, 80, 24 * kHour);
+  const DagPlanningInput input{&dag, &busy, 0, 20};
+  for (const char* name : {"bl_cpar_bd_cpar", "dl_rc_cpar", "dl_bd_cpa"}) {
+    absl::StatusOr<DeadlineAnswer> tightest = AnswerDeadline(name, {}, input, std::nullopt);
+    ASSERT_TRUE(tightest.ok()) << tightest.status();
+    ASSERT_TRUE(tightest->feasible && tightest->plan && tightest->tightest) << name;
+    testing::ExpectValidPlan(dag, *tightest->plan, busy, 0, *tightest->tightest);
+
+    absl::StatusOr<DeadlineAnswer> met = AnswerDeadline(name, {}, input, *tightest->tightest);
+    ASSERT_TRUE(met.ok());
+    EXPECT_TRUE(met->feasible) << name;
+    ASSERT_TRUE(met->plan);
+    testing::ExpectValidPlan(dag, *met->plan, busy, 0, *tightest->tightest);
+
+    absl::StatusOr<DeadlineAnswer> missed = AnswerDeadline(name, {}, input, kHour / 60);
+    ASSERT_TRUE(missed.ok());
+    EXPECT_FALSE(missed->feasible);
+    EXPECT_FALSE(missed->plan);
+    ASSERT_TRUE(missed->tightest) << "an infeasible answer says what would work";
+  }
+}
+
+TEST(AverageFree, IsTheTimeWeightedMeanOfFreeProcessors) {
+  Timeline t(10);
+  ASSERT_TRUE(t.Add(0, 50, 4).ok());
+  EXPECT_EQ(AverageFree(t, 0, 100), 8);  // 6 for half the window, 10 for the other half
+  EXPECT_EQ(AverageFree(t, 0, 50), 6);
+  ASSERT_TRUE(t.Add(0, 100, 6).ok());
+  EXPECT_EQ(AverageFree(t, 0, 50), 1) << "clamped to at least one processor";
+  EXPECT_EQ(AverageFree(t, 100, 100), 10) << "an empty window assumes the whole machine";
+}
+
+}  // namespace
+}  // namespace resched
