@@ -1,5 +1,6 @@
 #include "server/convert.h"
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -338,6 +339,76 @@ pb::Reservation ToProto(const ExternalReservation& r, const std::string& cluster
   *out.mutable_start() = ToTimestamp(r.start);
   *out.mutable_end() = ToTimestamp(r.end);
   out.set_reason(r.reason);
+  return out;
+}
+
+absl::StatusOr<Dag> FromProto(const pb::Dag& proto) {
+  Dag dag;
+  absl::flat_hash_map<std::string, int> index;
+  for (int i = 0; i < proto.tasks_size(); ++i) {
+    const pb::DagTask& t = proto.tasks(i);
+    const std::string field = absl::StrFormat("dag.tasks[%d]", i);
+    if (t.name().empty() || t.name().size() > 256) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s.name must have 1 to 256 characters, got %d", field, t.name().size()));
+    }
+    if (!index.emplace(t.name(), i).second) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s.name '%s' is used twice", field, t.name()));
+    }
+    absl::StatusOr<RuntimeModel> model = FromProto(t.model(), field + ".model");
+    if (!model.ok()) return model.status();
+    dag.tasks.push_back({t.name(), *std::move(model)});
+  }
+  for (int i = 0; i < proto.edges_size(); ++i) {
+    const pb::DagEdge& e = proto.edges(i);
+    const std::string field = absl::StrFormat("dag.edges[%d]", i);
+    const auto from = index.find(e.from());
+    if (from == index.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s.from names no task of the DAG: '%s'", field, e.from()));
+    }
+    const auto to = index.find(e.to());
+    if (to == index.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s.to names no task of the DAG: '%s'", field, e.to()));
+    }
+    Duration transfer = 0;
+    if (e.has_transfer()) {
+      absl::StatusOr<Duration> d = FromProto(e.transfer(), field + ".transfer");
+      if (!d.ok()) return d.status();
+      transfer = *d;
+    }
+    dag.edges.push_back({from->second, to->second, transfer});
+  }
+  return dag;
+}
+
+pb::TaskPlacement ToProto(const std::string& task, const Allocation& a) {
+  pb::TaskPlacement p;
+  p.set_task(task);
+  p.mutable_allocation()->set_processors(a.k);
+  *p.mutable_allocation()->mutable_start() = ToTimestamp(a.start);
+  *p.mutable_allocation()->mutable_end() = ToTimestamp(a.end);
+  return p;
+}
+
+pb::DagReservation ToProto(const DagReservation& d, const std::string& cluster) {
+  pb::DagReservation out;
+  out.set_id(d.id);
+  out.set_cluster(cluster);
+  out.set_algorithm(d.algorithm);
+  out.set_label(d.label);
+  *out.mutable_release() = ToTimestamp(d.release);
+  for (const DagTaskBooking& t : d.tasks) *out.add_placements() = ToProto(t.task, t.allocation);
+  for (const Edge& e : d.edges) {
+    pb::DagEdge* edge = out.add_edges();
+    edge->set_from(d.tasks[e.from].task);
+    edge->set_to(d.tasks[e.to].task);
+    if (e.transfer > 0) *edge->mutable_transfer() = ToDurationProto(e.transfer);
+  }
+  *out.mutable_completion() = ToTimestamp(d.completion);
+  out.set_cpu_hours(d.cpu_hours);
   return out;
 }
 

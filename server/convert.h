@@ -26,6 +26,9 @@ google::protobuf::Duration ToDurationProto(Duration d);
 absl::StatusOr<RuntimeModel> FromProto(const pb::RuntimeModel& model, const std::string& field);
 absl::StatusOr<ClusterSpec> FromProto(const pb::ClusterSpec& spec);
 AlgorithmParams FromProto(const pb::AlgorithmSpec& spec);
+// A DAG from the wire: edges by task name become indices; errors name "dag.tasks[i]..." or
+// "dag.edges[i]...". Structure (cycles, widths) is checked later by the planners.
+absl::StatusOr<Dag> FromProto(const pb::Dag& dag);
 // A job from the wire; `now` fills an unset release.
 absl::StatusOr<Job> FromProto(const pb::JobSpec& spec, Time now);
 
@@ -35,5 +38,7 @@ pb::ClusterSpec ToProto(const ClusterSpec& spec, const AlgorithmParams& params);
 pb::Job ToProto(const JobRecord& record, const std::string& cluster);
 pb::Reservation ToProto(const ExternalReservation& r, const std::string& cluster);
 pb::JobState ToProto(JobState state);
+pb::DagReservation ToProto(const DagReservation& d, const std::string& cluster);
+pb::TaskPlacement ToProto(const std::string& task, const Allocation& a);
 
 }  // namespace resched::server

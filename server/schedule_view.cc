@@ -13,13 +13,13 @@ struct Interval {
   Time start;
   Time end;
   int k;
-  int index;  // into the jobs of the answer, or -1 for a hold
+  int index;  // into the answer's jobs, then its DAG tasks (from job_count on); -1: a hold
 };
 
 // Interval colouring with counts: at most P processors are busy at any instant, so taking the
 // lowest free ids in start order (ends released first) always succeeds.
 std::vector<std::vector<int>> AssignIds(std::vector<Interval> intervals, int capacity,
-                                        size_t job_count) {
+                                        size_t slot_count) {
   std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) {
     return a.start != b.start ? a.start < b.start : a.index < b.index;
   });
@@ -28,7 +28,7 @@ std::vector<std::vector<int>> AssignIds(std::vector<Interval> intervals, int cap
   using Busy = std::pair<Time, std::vector<int>>;
   auto later = [](const Busy& a, const Busy& b) { return a.first > b.first; };
   std::priority_queue<Busy, std::vector<Busy>, decltype(later)> busy(later);
-  std::vector<std::vector<int>> ids(job_count);
+  std::vector<std::vector<int>> ids(slot_count);
   for (const auto& interval : intervals) {
     while (!busy.empty() && busy.top().first <= interval.start) {
       for (int id : busy.top().second) free_ids.push(id);
@@ -59,6 +59,7 @@ std::vector<std::vector<int>> AssignIds(std::vector<Interval> intervals, int cap
     }
   }
   for (const auto* r : plan.Reservations()) last_end = std::max(last_end, r->end);
+  for (const DagReservation* d : plan.Dags()) last_end = std::max(last_end, d->completion);
   const Time to = window.to.value_or(std::max(last_end, from + 1));
 
   std::vector<Interval> intervals;
@@ -75,9 +76,27 @@ std::vector<std::vector<int>> AssignIds(std::vector<Interval> intervals, int cap
     intervals.push_back({r->start, r->end, r->k, -1});
     *out.add_reservations() = ToProto(*r, cluster);
   }
-  const auto ids = AssignIds(std::move(intervals), plan.capacity(), out.jobs_size());
-  for (int i = 0; i < out.jobs_size(); ++i) {
+  const int job_count = out.jobs_size();
+  for (const DagReservation* d : plan.Dags()) {
+    for (const DagTaskBooking& t : d->tasks) {
+      const Allocation& a = t.allocation;
+      if (a.end <= from || a.start >= to) continue;
+      intervals.push_back({a.start, a.end, a.k, job_count + out.dag_tasks_size()});
+      pb::DagTaskSlot* slot = out.add_dag_tasks();
+      slot->set_dag_id(d->id);
+      slot->set_task(t.task);
+      *slot->mutable_allocation() = ToProto(t.task, a).allocation();
+    }
+  }
+  const auto ids =
+      AssignIds(std::move(intervals), plan.capacity(), job_count + out.dag_tasks_size());
+  for (int i = 0; i < job_count; ++i) {
     for (int id : ids[i]) out.mutable_jobs(i)->mutable_allocation()->add_processor_ids(id);
+  }
+  for (int i = 0; i < out.dag_tasks_size(); ++i) {
+    for (int id : ids[job_count + i]) {
+      out.mutable_dag_tasks(i)->mutable_allocation()->add_processor_ids(id);
+    }
   }
   plan.timeline().ForEachStep(std::max(from, plan.now()), to, [&](const TimelineStep& step) {
     auto* s = out.add_free_profile();

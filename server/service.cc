@@ -10,44 +10,13 @@
 #include "server/convert.h"
 #include "server/errors.h"
 #include "server/schedule_view.h"
+#include "server/service_util.h"
 
 namespace resched::server {
 namespace {
 
-constexpr size_t kMaxRequestId = 128;
 constexpr int kMaxPageSize = 10'000;
 constexpr int kDefaultPageSize = 1000;
-
-absl::Status CheckRequestId(const std::string& request_id) {
-  if (request_id.size() > kMaxRequestId) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "request_id must have at most %d characters, got %d", kMaxRequestId, request_id.size()));
-  }
-  return absl::OkStatus();
-}
-
-// A retry of an applied request answers ALREADY_EXISTS with the first answer; the same id for
-// another method is a client bug.
-template <class Response>
-std::optional<grpc::Status> Replay(const ReplyCache& replies, const std::string& request_id,
-                                   const char* method) {
-  if (request_id.empty()) return std::nullopt;
-  const ReplyCache::Entry* entry = replies.Find(request_id);
-  if (entry == nullptr) return std::nullopt;
-  if (entry->method != method) {
-    return ToGrpc(absl::InvalidArgumentError(
-        absl::StrFormat("request_id '%s' was already used for %s", request_id, entry->method)));
-  }
-  Response first;
-  first.ParseFromString(entry->reply);
-  return Replayed(request_id, first);
-}
-
-absl::StatusOr<Time> TimeOr(bool has, const google::protobuf::Timestamp& ts, const char* field,
-                            Time fallback) {
-  if (!has) return fallback;
-  return FromProto(ts, field);
-}
 
 // The job a submission placed and the queued jobs it moved.
 void FillSubmitResponse(const ClusterPlan& plan, const JobRecord& placed,
@@ -58,27 +27,6 @@ void FillSubmitResponse(const ClusterPlan& plan, const JobRecord& placed,
       *response->add_moved_jobs() = ToProto(*moved, cluster);
     }
   }
-}
-
-// Runs `apply` under the cluster's writer lock, unless `request_id` was answered before (then
-// the first answer is replayed), and remembers the answer of a success.
-template <class Response>
-grpc::Status RunIdempotent(ClusterState& state, const std::string& request_id, const char* method,
-                           Response* response,
-                           const std::function<absl::Status(ClusterState::Txn&)>& apply) {
-  grpc::Status result;
-  state.Run([&](ClusterState::Txn& txn) {
-    if (auto replay = Replay<Response>(txn.replies, request_id, method)) {
-      result = *replay;
-      return;
-    }
-    if (auto status = apply(txn); !status.ok()) {
-      result = ToGrpc(status);
-      return;
-    }
-    txn.replies.Remember(request_id, method, response->SerializeAsString());
-  });
-  return result;
 }
 
 }  // namespace
@@ -388,32 +336,6 @@ grpc::Status ReschedService::RemoveReservation(grpc::ServerContext*,
                          txn.events.push_back(std::move(event));
                          return absl::OkStatus();
                        });
-}
-
-grpc::Status ReschedService::ReserveDAG(grpc::ServerContext*, const pb::ReserveDAGRequest* request,
-                                        pb::ReserveDAGResponse*) {
-  auto state = Find(request->cluster());
-  if (!state.ok()) return ToGrpc(state.status());
-  if (request->dag().tasks_size() > limits_.max_dag_tasks) {
-    return ToGrpc(absl::InvalidArgumentError(
-        absl::StrFormat("dag.tasks must have at most %d tasks, got %d", limits_.max_dag_tasks,
-                        request->dag().tasks_size())));
-  }
-  const std::string name =
-      request->algorithm().name().empty() ? "bl_cpar_bd_cpar" : request->algorithm().name();
-  return ToGrpc(CheckAlgorithm("algorithm", name, AlgorithmKind::kDagPlanner,
-                               FromProto(request->algorithm())));
-}
-
-grpc::Status ReschedService::QueryDeadline(grpc::ServerContext*,
-                                           const pb::QueryDeadlineRequest* request,
-                                           pb::QueryDeadlineResponse*) {
-  auto state = Find(request->cluster());
-  if (!state.ok()) return ToGrpc(state.status());
-  const std::string name =
-      request->algorithm().name().empty() ? "dl_rc_cpar" : request->algorithm().name();
-  return ToGrpc(CheckAlgorithm("algorithm", name, AlgorithmKind::kDagPlanner,
-                               FromProto(request->algorithm())));
 }
 
 grpc::Status ReschedService::Replan(grpc::ServerContext*, const pb::ReplanRequest* request,

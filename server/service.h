@@ -18,6 +18,7 @@ struct ServiceLimits {
   int max_clusters = 64;
   int max_active_jobs_per_cluster = 100'000;
   int max_dag_tasks = 10'000;
+  int max_dag_edges = 100'000;
 };
 
 class ReschedService final : public pb::Resched::Service {
@@ -54,6 +55,12 @@ class ReschedService final : public pb::Resched::Service {
                           pb::ReserveDAGResponse*) override;
   grpc::Status QueryDeadline(grpc::ServerContext*, const pb::QueryDeadlineRequest*,
                              pb::QueryDeadlineResponse*) override;
+  grpc::Status GetDagReservation(grpc::ServerContext*, const pb::GetDagReservationRequest*,
+                                 pb::DagReservation*) override;
+  grpc::Status ListDagReservations(grpc::ServerContext*, const pb::ListDagReservationsRequest*,
+                                   pb::ListDagReservationsResponse*) override;
+  grpc::Status ReleaseDAG(grpc::ServerContext*, const pb::ReleaseDAGRequest*,
+                          pb::ReleaseDAGResponse*) override;
   grpc::Status Replan(grpc::ServerContext*, const pb::ReplanRequest*, pb::ReplanResponse*) override;
   grpc::Status GetSchedule(grpc::ServerContext*, const pb::GetScheduleRequest*,
                            pb::Schedule*) override;
@@ -68,6 +75,9 @@ class ReschedService final : public pb::Resched::Service {
   absl::StatusOr<std::shared_ptr<ClusterState>> Find(const std::string& name);
   absl::StatusOr<pb::Cluster> Create(const pb::ClusterSpec& spec);
   pb::Cluster Describe(ClusterState& state);
+  // Checks a ReserveDAG/QueryDeadline request's common fields and converts its DAG.
+  absl::StatusOr<Dag> CheckDagRequest(const pb::Dag& dag, const std::string& request_id,
+                                      const std::string& label) const;
 
   const ServiceLimits limits_;
   std::shared_mutex clusters_mu_;  // guards the map, not the clusters

@@ -46,7 +46,8 @@ ClusterPlan::ClusterPlan(const ClusterSpec& spec, std::unique_ptr<OnlinePolicy> 
       policy_(std::move(policy)),
       limits_(limits),
       timeline_(spec.capacity()),
-      now_(now) {}
+      now_(now),
+      created_(now) {}
 
 std::unique_ptr<ClusterPlan> ClusterPlan::Clone() const {
   auto copy = std::unique_ptr<ClusterPlan>(
@@ -57,6 +58,10 @@ std::unique_ptr<ClusterPlan> ClusterPlan::Clone() const {
   copy->next_job_ = next_job_;
   copy->next_reservation_ = next_reservation_;
   copy->reservations_ = reservations_;
+  copy->next_dag_ = next_dag_;
+  copy->created_ = created_;
+  copy->dags_ = dags_;
+  copy->past_holds_ = past_holds_;
   copy->ended_count_ = ended_count_;
   for (const auto& [seq, job] : jobs_) {
     auto record = std::make_unique<JobRecord>(*job);
@@ -331,6 +336,10 @@ void ClusterPlan::ProcessInstant() {
   for (auto it = reservations_.begin(); it != reservations_.end();) {
     if (it->second.end <= now_) {
       (void)timeline_.Remove(it->second.booking);
+      // Kept for the historical q of the DAG planners; the oldest go first.
+      past_holds_.push_back({it->second.start, it->second.end, it->second.k});
+      if (static_cast<int>(past_holds_.size()) > limits_.max_retained_ended)
+        past_holds_.pop_front();
       it = reservations_.erase(it);
     } else {
       ++it;
@@ -384,6 +393,11 @@ ScheduleToValidate ClusterPlan::ToValidate() const {
     s.items.push_back(item);
   }
   for (const auto& [n, r] : reservations_) s.holds.push_back({r.start, r.end, r.k});
+  for (const auto& [n, d] : dags_) {
+    for (const DagTaskBooking& t : d.tasks) {
+      s.holds.push_back({t.allocation.start, t.allocation.end, t.allocation.k});
+    }
+  }
   return s;
 }
 

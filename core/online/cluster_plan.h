@@ -4,6 +4,7 @@
 // change or returns an error having changed nothing.
 #pragma once
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,8 +14,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
+#include "core/dag/dag_plan.h"
 #include "core/metrics/validate.h"
 #include "core/model/cluster.h"
+#include "core/model/dag.h"
 #include "core/model/job.h"
 #include "core/online/plan_state.h"
 #include "core/online/policy.h"
@@ -32,10 +35,28 @@ struct ExternalReservation {
   ReservationId booking = -1;
 };
 
+// A committed DAG reservation (ReserveDAG): one booking per task, released as a whole.
+struct DagTaskBooking {
+  std::string task;
+  Allocation allocation;
+  ReservationId booking = -1;
+};
+struct DagReservation {
+  std::string id;  // "d<n>"
+  std::string algorithm;
+  std::string label;
+  Time release = 0;
+  std::vector<DagTaskBooking> tasks;  // in the DAG's task order
+  std::vector<Edge> edges;
+  Time completion = 0;
+  double cpu_hours = 0;
+};
+
 struct ClusterLimits {
   int max_active_jobs = 100'000;     // queued + running
   int max_retained_ended = 100'000;  // ended jobs kept for GetJob/ListJobs; oldest dropped
   int max_reservations = 10'000;
+  int max_dag_reservations = 10'000;
 };
 
 class ClusterPlan {
@@ -67,6 +88,22 @@ class ClusterPlan {
                                                             std::string reason,
                                                             bool displace_queued);
   absl::Status RemoveReservation(const std::string& id);
+
+  // Books every task of `plan` (computed on this plan's timeline) or none: FAILED_PRECONDITION
+  // naming the task when one no longer fits. Tasks must not start before now.
+  absl::StatusOr<const DagReservation*> CommitDag(const Dag& dag, const DagPlan& plan,
+                                                  std::string algorithm, std::string label,
+                                                  Time release);
+  // Frees every task's booking; queued jobs may move earlier. NOT_FOUND for an unknown id.
+  absl::Status ReleaseDag(const std::string& id);
+  const DagReservation* FindDag(const std::string& id) const;
+  std::vector<const DagReservation*> Dags() const;
+
+  // Aida & Casanova §4.2's q: the time-weighted average of processors not used by retained
+  // jobs, external reservations and DAG tasks over [now - window, now), the part of it since the
+  // cluster was created. A cluster with no past yet looks at its bookings over [now, now +
+  // window) instead. In [1, P].
+  int HistoricalAvailable(Duration window) const;
 
   // Moves the clock to t (>= now), ending and starting jobs at each event on the way.
   absl::Status AdvanceTo(Time t);
@@ -111,6 +148,10 @@ class ClusterPlan {
   Time last_start_ = kTimeMin;
   std::int64_t next_job_ = 1;
   std::int64_t next_reservation_ = 1;
+  std::int64_t next_dag_ = 1;
+  Time created_;
+  std::map<std::int64_t, DagReservation> dags_;              // by creation order
+  std::deque<CapacityHold> past_holds_;  // expired external reservations, for the historical q
   std::map<std::int64_t, std::unique_ptr<JobRecord>> jobs_;  // by submission sequence
   absl::flat_hash_map<JobId, JobRecord*> by_id_;
   std::vector<JobRecord*> queue_;                             // queued, submission order

@@ -109,6 +109,11 @@ class ServerTest : public ::testing::Test {
     for (const auto& r : schedule.reservations()) {
       s.holds.push_back({*FromProto(r.start(), "s"), *FromProto(r.end(), "e"), r.processors()});
     }
+    for (const auto& t : schedule.dag_tasks()) {
+      const auto& a = t.allocation();
+      s.holds.push_back({*FromProto(a.start(), "s"), *FromProto(a.end(), "e"), a.processors()});
+      EXPECT_EQ(a.processor_ids_size(), a.processors()) << t.dag_id() << "/" << t.task();
+    }
     const auto status = ValidateSchedule(s);
     EXPECT_TRUE(status.ok()) << status;
   }

@@ -208,19 +208,21 @@ TEST_F(ServerTest, ListJobsPagesInSubmissionOrder) {
 }
 
 TEST_F(ServerTest, UnbuiltAlgorithmsAnswerUnimplemented) {
-  pb::ReserveDAGRequest dag;
-  dag.set_cluster("default");
-  pb::ReserveDAGResponse dag_response;
-  grpc::ClientContext c1;
-  auto status = stub_->ReserveDAG(&c1, dag, &dag_response);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED);
-  EXPECT_NE(status.error_message().find("aida-casanova"), std::string::npos);
-  pb::QueryDeadlineRequest query;
-  query.set_cluster("default");
-  pb::QueryDeadlineResponse query_response;
-  grpc::ClientContext c2;
-  EXPECT_EQ(stub_->QueryDeadline(&c2, query, &query_response).error_code(),
-            grpc::StatusCode::UNIMPLEMENTED);
+  // Any registered DAG planner not built yet answers UNIMPLEMENTED naming its paper.
+  for (const auto& info : AlgorithmRegistry()) {
+    if (info.kind != AlgorithmKind::kDagPlanner || info.implemented()) continue;
+    pb::ReserveDAGRequest dag;
+    dag.set_cluster("default");
+    dag.mutable_algorithm()->set_name(info.name);
+    pb::DagTask* task = dag.mutable_dag()->add_tasks();
+    task->set_name("t");
+    *task->mutable_model() = Rigid(1, 60).model();
+    pb::ReserveDAGResponse dag_response;
+    grpc::ClientContext c1;
+    auto status = stub_->ReserveDAG(&c1, dag, &dag_response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED) << info.name;
+    EXPECT_NE(status.error_message().find(info.paper), std::string::npos);
+  }
   pb::ReplanRequest replan;
   replan.set_cluster("default");
   pb::ReplanResponse replan_response;

@@ -1,14 +1,17 @@
-// Where the test logs are: $RESCHED_DATA_DIR/swf, else a "shared/data/swf" next to an ancestor of
-// the working directory or of this source file, else /work/shared/data/swf. The logs are never
+// Where the shared test data is: $RESCHED_DATA_DIR/<name>, else a "shared/data/<name>" next to an
+// ancestor of the working directory or of this source file, else /work/shared/data/<name>, for
+// <name> = swf (SWF logs), workflows (WfCommons JSON), dax (Pegasus DAX). The data are never
 // copied into the repository; tests skip when they are absent.
 #pragma once
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/workload/gzip.h"
@@ -16,22 +19,49 @@
 
 namespace resched::testing {
 
-inline std::optional<std::filesystem::path> FindSwfDataDir() {
+inline std::optional<std::filesystem::path> FindSharedDataDir(const std::string& name) {
   namespace fs = std::filesystem;
   std::error_code ec;
   auto is_dir = [&](const fs::path& p) { return fs::is_directory(p, ec); };
   if (const char* env = std::getenv("RESCHED_DATA_DIR"); env != nullptr && *env != '\0') {
-    if (is_dir(fs::path(env) / "swf")) return fs::path(env) / "swf";
-    if (is_dir(fs::path(env))) return fs::path(env);
+    if (is_dir(fs::path(env) / name)) return fs::path(env) / name;
   }
   for (fs::path start : {fs::current_path(ec), fs::path(__FILE__).parent_path()}) {
     for (fs::path dir = start; !dir.empty(); dir = dir.parent_path()) {
-      if (is_dir(dir / "shared" / "data" / "swf")) return dir / "shared" / "data" / "swf";
+      if (is_dir(dir / "shared" / "data" / name)) return dir / "shared" / "data" / name;
       if (dir == dir.parent_path()) break;
     }
   }
-  if (is_dir("/work/shared/data/swf")) return fs::path("/work/shared/data/swf");
+  if (is_dir(fs::path("/work/shared/data") / name)) return fs::path("/work/shared/data") / name;
   return std::nullopt;
+}
+
+// SWF logs; $RESCHED_DATA_DIR may also name the log directory itself.
+inline std::optional<std::filesystem::path> FindSwfDataDir() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (const char* env = std::getenv("RESCHED_DATA_DIR"); env != nullptr && *env != '\0') {
+    if (fs::is_directory(fs::path(env) / "swf", ec)) return fs::path(env) / "swf";
+    if (fs::is_directory(fs::path(env), ec)) return fs::path(env);
+  }
+  return FindSharedDataDir("swf");
+}
+
+// The regular files of a shared data directory with the given extension (".json"), sorted;
+// empty when the directory is absent.
+inline std::vector<std::filesystem::path> SharedDataFiles(const std::string& name,
+                                                          const std::string& extension) {
+  std::vector<std::filesystem::path> files;
+  const std::optional<std::filesystem::path> dir = FindSharedDataDir(name);
+  if (!dir) return files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(*dir, ec)) {
+    if (entry.is_regular_file(ec) && entry.path().extension() == extension) {
+      files.push_back(entry.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 // Reads (and gunzips) a log of the data directory; NOT_FOUND when it is absent.

@@ -1,0 +1,129 @@
+// ClusterPlan's DAG reservations (ReserveDAG, QueryDeadline with commit, ReleaseDAG) and the
+// historical q the CPAR planners need.
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/online/cluster_plan.h"
+#include "core/online/plan_state.h"
+
+namespace resched {
+namespace {
+
+std::optional<std::int64_t> ParseDagId(const std::string& id) {
+  std::int64_t n = 0;
+  if (id.size() < 2 || id[0] != 'd') return std::nullopt;
+  for (std::size_t i = 1; i < id.size(); ++i) {
+    if (id[i] < '0' || id[i] > '9' || n > (std::int64_t{1} << 50)) return std::nullopt;
+    n = n * 10 + (id[i] - '0');
+  }
+  return n;
+}
+
+}  // namespace
+
+absl::StatusOr<const DagReservation*> ClusterPlan::CommitDag(const Dag& dag, const DagPlan& plan,
+                                                             std::string algorithm,
+                                                             std::string label, Time release) {
+  if (static_cast<int>(dags_.size()) >= limits_.max_dag_reservations) {
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("cluster '%s' holds %d DAG reservations, the limit; release some first",
+                        spec_.name, limits_.max_dag_reservations));
+  }
+  if (plan.tasks.size() != dag.tasks.size()) {
+    return absl::InternalError("a DAG plan must have one reservation per task");
+  }
+  DagReservation record;
+  record.algorithm = std::move(algorithm);
+  record.label = std::move(label);
+  record.release = release;
+  record.edges = dag.edges;
+  record.completion = plan.completion;
+  record.cpu_hours = plan.cpu_hours;
+  absl::Status failure;
+  for (std::size_t i = 0; i < plan.tasks.size() && failure.ok(); ++i) {
+    const TaskReservation& t = plan.tasks[i];
+    if (t.start < now_) {
+      failure = absl::FailedPreconditionError(
+          absl::StrFormat("task '%s' would start at %s, before the cluster's now (%s)",
+                          dag.tasks[i].name, FormatInstant(t.start), FormatInstant(now_)));
+      break;
+    }
+    absl::StatusOr<ReservationId> booking = timeline_.Add(t.start, t.end, t.k);
+    if (!booking.ok()) {
+      failure = absl::FailedPreconditionError(absl::StrFormat(
+          "task '%s' no longer fits: %d processors over [%s, %s); nothing was reserved",
+          dag.tasks[i].name, t.k, FormatInstant(t.start), FormatInstant(t.end)));
+      break;
+    }
+    record.tasks.push_back({dag.tasks[i].name, Allocation{t.k, t.start, t.end}, *booking});
+  }
+  if (!failure.ok()) {
+    for (const DagTaskBooking& b : record.tasks) (void)timeline_.Remove(b.booking);
+    return failure;
+  }
+  const std::int64_t n = next_dag_++;
+  record.id = absl::StrCat("d", n);
+  return &(dags_[n] = std::move(record));
+}
+
+absl::Status ClusterPlan::ReleaseDag(const std::string& id) {
+  const std::optional<std::int64_t> n = ParseDagId(id);
+  auto it = n ? dags_.find(*n) : dags_.end();
+  if (it == dags_.end()) {
+    return absl::NotFoundError(absl::StrCat("DAG reservation '", id, "' not found"));
+  }
+  Time freed_from = kTimeMax;
+  for (const DagTaskBooking& t : it->second.tasks) {
+    (void)timeline_.Remove(t.booking);
+    freed_from = std::min(freed_from, t.allocation.start);
+  }
+  dags_.erase(it);
+  PlanState state = MakeState();
+  policy_->Reoptimize(state, std::max(now_, freed_from));
+  AbsorbMoves(state);
+  ProcessInstant();
+  return absl::OkStatus();
+}
+
+const DagReservation* ClusterPlan::FindDag(const std::string& id) const {
+  const std::optional<std::int64_t> n = ParseDagId(id);
+  auto it = n ? dags_.find(*n) : dags_.end();
+  return it == dags_.end() ? nullptr : &it->second;
+}
+
+std::vector<const DagReservation*> ClusterPlan::Dags() const {
+  std::vector<const DagReservation*> out;
+  for (const auto& [n, d] : dags_) out.push_back(&d);
+  return out;
+}
+
+int ClusterPlan::HistoricalAvailable(Duration window) const {
+  const int p = capacity();
+  Time from = std::max(created_, now_ - window);
+  Time to = now_;
+  if (from >= to) {  // no past yet: what is booked ahead is the best guess
+    from = now_;
+    to = now_ + window;
+  }
+  double used = 0;  // processor-microseconds inside [from, to)
+  auto add = [&](Time start, Time end, int k) {
+    const Time s = std::max(start, from);
+    const Time e = std::min(end, to);
+    if (s < e) used += static_cast<double>(k) * static_cast<double>(e - s);
+  };
+  for (const auto& [seq, job] : jobs_) {
+    if (job->allocation.k > 0) add(job->allocation.start, job->allocation.end, job->allocation.k);
+  }
+  for (const auto& [n, r] : reservations_) add(r.start, r.end, r.k);
+  for (const CapacityHold& h : past_holds_) add(h.start, h.end, h.k);
+  for (const auto& [n, d] : dags_) {
+    for (const DagTaskBooking& t : d.tasks)
+      add(t.allocation.start, t.allocation.end, t.allocation.k);
+  }
+  const double available = p - used / static_cast<double>(to - from);
+  return std::clamp(static_cast<int>(std::lround(available)), 1, p);
+}
+
+}  // namespace resched

@@ -1,0 +1,207 @@
+// ReserveDAG, QueryDeadline and the DAG reservation resource (Aida & Casanova's RESSCHED and
+// RESSCHEDDL, HEFT and Barbosa through core/dag/dag_planner.h). Planning runs under the
+// cluster's writer lock, so a committed plan is booked on exactly the timeline it was computed
+// on; dry runs plan on a snapshot and block no writer.
+#include "absl/strings/str_format.h"
+#include "core/dag/dag_planner.h"
+#include "server/service.h"
+#include "server/service_util.h"
+
+namespace resched::server {
+namespace {
+
+constexpr std::size_t kMaxLabel = 256;
+
+DagPlanningInput InputFor(const ClusterPlan& plan, const Dag& dag, std::string_view algorithm,
+                          const AlgorithmParams& params, Time release) {
+  const double window_hours = ParamValue(algorithm, params, "q_window_hours");
+  const Duration window =
+      window_hours > 0 ? CeilMicros(window_hours * 3600) : 168 * 3600 * kMicrosPerSecond;
+  return DagPlanningInput{&dag, &plan.timeline(), std::max(release, plan.now()),
+                          plan.HistoricalAvailable(window)};
+}
+
+void AddPlacements(const Dag& dag, const DagPlan& plan,
+                   google::protobuf::RepeatedPtrField<pb::TaskPlacement>* out) {
+  for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
+    const TaskReservation& t = plan.tasks[i];
+    *out->Add() = ToProto(dag.tasks[i].name, Allocation{t.k, t.start, t.end});
+  }
+}
+
+absl::Status Commit(ClusterState::Txn& txn, const Dag& dag, const DagPlan& plan,
+                    const std::string& algorithm, const std::string& label, Time release,
+                    const std::string& cluster, std::string* dag_id) {
+  absl::StatusOr<const DagReservation*> committed =
+      txn.plan.CommitDag(dag, plan, algorithm, label, release);
+  if (!committed.ok()) return committed.status();
+  *dag_id = (*committed)->id;
+  pb::ScheduleEvent event;
+  event.set_kind(pb::ScheduleEvent::DAG_RESERVED);
+  *event.mutable_dag() = ToProto(**committed, cluster);
+  txn.events.push_back(std::move(event));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Dag> ReschedService::CheckDagRequest(const pb::Dag& dag,
+                                                    const std::string& request_id,
+                                                    const std::string& label) const {
+  if (absl::Status s = CheckRequestId(request_id); !s.ok()) return s;
+  if (label.size() > kMaxLabel) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("label must have at most %d characters, got %d", kMaxLabel, label.size()));
+  }
+  if (dag.tasks_size() > limits_.max_dag_tasks) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "dag.tasks must have at most %d tasks, got %d", limits_.max_dag_tasks, dag.tasks_size()));
+  }
+  if (dag.edges_size() > limits_.max_dag_edges) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "dag.edges must have at most %d edges, got %d", limits_.max_dag_edges, dag.edges_size()));
+  }
+  return FromProto(dag);
+}
+
+grpc::Status ReschedService::ReserveDAG(grpc::ServerContext*, const pb::ReserveDAGRequest* request,
+                                        pb::ReserveDAGResponse* response) {
+  absl::StatusOr<Dag> dag =
+      CheckDagRequest(request->dag(), request->request_id(), request->label());
+  if (!dag.ok()) return ToGrpc(dag.status());
+  auto state = Find(request->cluster());
+  if (!state.ok()) return ToGrpc(state.status());
+  const std::string name =
+      request->algorithm().name().empty() ? "bl_cpar_bd_cpar" : request->algorithm().name();
+  const AlgorithmParams params = FromProto(request->algorithm());
+
+  auto plan_on = [&](ClusterPlan& cluster, Time& release) -> absl::StatusOr<DagPlan> {
+    absl::StatusOr<Time> asked =
+        TimeOr(request->has_release(), request->release(), "release", cluster.now());
+    if (!asked.ok()) return asked.status();
+    const DagPlanningInput input = InputFor(cluster, *dag, name, params, *asked);
+    release = input.release;
+    absl::StatusOr<DagPlan> plan = PlanDag(name, params, input);
+    if (!plan.ok()) return plan.status();
+    AddPlacements(*dag, *plan, response->mutable_placements());
+    *response->mutable_completion() = ToTimestamp(plan->completion);
+    *response->mutable_turnaround() = ToDurationProto(plan->completion - cluster.now());
+    response->set_cpu_hours(plan->cpu_hours);
+    return plan;
+  };
+  if (request->dry_run()) {
+    std::unique_ptr<ClusterPlan> copy = (*state)->Snapshot();
+    Time release = 0;
+    return ToGrpc(plan_on(*copy, release).status());
+  }
+  return RunIdempotent(**state, request->request_id(), "ReserveDAG", response,
+                       [&](ClusterState::Txn& txn) -> absl::Status {
+                         Time release = 0;
+                         absl::StatusOr<DagPlan> plan = plan_on(txn.plan, release);
+                         if (!plan.ok()) return plan.status();
+                         return Commit(txn, *dag, *plan, name, request->label(), release,
+                                       request->cluster(), response->mutable_dag_id());
+                       });
+}
+
+grpc::Status ReschedService::QueryDeadline(grpc::ServerContext*,
+                                           const pb::QueryDeadlineRequest* request,
+                                           pb::QueryDeadlineResponse* response) {
+  absl::StatusOr<Dag> dag =
+      CheckDagRequest(request->dag(), request->request_id(), request->label());
+  if (!dag.ok()) return ToGrpc(dag.status());
+  std::optional<Time> deadline;
+  if (request->has_deadline()) {
+    absl::StatusOr<Time> d = FromProto(request->deadline(), "deadline");
+    if (!d.ok()) return ToGrpc(d.status());
+    deadline = *d;
+  }
+  auto state = Find(request->cluster());
+  if (!state.ok()) return ToGrpc(state.status());
+  const std::string name =
+      request->algorithm().name().empty() ? "dl_rc_cpar" : request->algorithm().name();
+  const AlgorithmParams params = FromProto(request->algorithm());
+
+  auto answer_on = [&](ClusterPlan& cluster, Time& release) -> absl::StatusOr<DeadlineAnswer> {
+    absl::StatusOr<Time> asked =
+        TimeOr(request->has_release(), request->release(), "release", cluster.now());
+    if (!asked.ok()) return asked.status();
+    const DagPlanningInput input = InputFor(cluster, *dag, name, params, *asked);
+    release = input.release;
+    absl::StatusOr<DeadlineAnswer> answer = AnswerDeadline(name, params, input, deadline);
+    if (!answer.ok()) return answer.status();
+    response->set_feasible(answer->feasible);
+    if (answer->tightest) *response->mutable_tightest_deadline() = ToTimestamp(*answer->tightest);
+    if (answer->plan) {
+      AddPlacements(*dag, *answer->plan, response->mutable_placements());
+      response->set_cpu_hours(answer->plan->cpu_hours);
+      *response->mutable_completion() = ToTimestamp(answer->plan->completion);
+    }
+    return answer;
+  };
+  if (!request->commit()) {
+    std::unique_ptr<ClusterPlan> copy = (*state)->Snapshot();
+    Time release = 0;
+    return ToGrpc(answer_on(*copy, release).status());
+  }
+  return RunIdempotent(**state, request->request_id(), "QueryDeadline", response,
+                       [&](ClusterState::Txn& txn) -> absl::Status {
+                         Time release = 0;
+                         absl::StatusOr<DeadlineAnswer> answer = answer_on(txn.plan, release);
+                         if (!answer.ok()) return answer.status();
+                         if (!answer->plan) return absl::OkStatus();  // infeasible: nothing to book
+                         return Commit(txn, *dag, *answer->plan, name, request->label(), release,
+                                       request->cluster(), response->mutable_dag_id());
+                       });
+}
+
+grpc::Status ReschedService::GetDagReservation(grpc::ServerContext*,
+                                               const pb::GetDagReservationRequest* request,
+                                               pb::DagReservation* response) {
+  auto state = Find(request->cluster());
+  if (!state.ok()) return ToGrpc(state.status());
+  absl::Status status;
+  (*state)->Run([&](ClusterState::Txn& txn) {
+    const DagReservation* d = txn.plan.FindDag(request->id());
+    if (d == nullptr) {
+      status =
+          absl::NotFoundError(absl::StrFormat("DAG reservation '%s' not found", request->id()));
+      return;
+    }
+    *response = ToProto(*d, request->cluster());
+  });
+  return ToGrpc(status);
+}
+
+grpc::Status ReschedService::ListDagReservations(grpc::ServerContext*,
+                                                 const pb::ListDagReservationsRequest* request,
+                                                 pb::ListDagReservationsResponse* response) {
+  auto state = Find(request->cluster());
+  if (!state.ok()) return ToGrpc(state.status());
+  (*state)->Run([&](ClusterState::Txn& txn) {
+    for (const DagReservation* d : txn.plan.Dags())
+      *response->add_dags() = ToProto(*d, request->cluster());
+  });
+  return grpc::Status::OK;
+}
+
+grpc::Status ReschedService::ReleaseDAG(grpc::ServerContext*, const pb::ReleaseDAGRequest* request,
+                                        pb::ReleaseDAGResponse* response) {
+  if (absl::Status s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
+  auto state = Find(request->cluster());
+  if (!state.ok()) return ToGrpc(state.status());
+  return RunIdempotent(**state, request->request_id(), "ReleaseDAG", response,
+                       [&](ClusterState::Txn& txn) -> absl::Status {
+                         const DagReservation* d = txn.plan.FindDag(request->id());
+                         pb::ScheduleEvent event;
+                         event.set_kind(pb::ScheduleEvent::DAG_RELEASED);
+                         if (d != nullptr) *event.mutable_dag() = ToProto(*d, request->cluster());
+                         if (absl::Status s = txn.plan.ReleaseDag(request->id()); !s.ok()) {
+                           return s;
+                         }
+                         txn.events.push_back(std::move(event));
+                         return absl::OkStatus();
+                       });
+}
+
+}  // namespace resched::server

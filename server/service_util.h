@@ -1,0 +1,73 @@
+// Helpers shared by the RPC implementations (service.cc, service_dags.cc): request ids,
+// idempotent replays, optional timestamps.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+#include "server/cluster_state.h"
+#include "server/convert.h"
+#include "server/errors.h"
+
+namespace resched::server {
+
+inline constexpr size_t kMaxRequestId = 128;
+
+inline absl::Status CheckRequestId(const std::string& request_id) {
+  if (request_id.size() > kMaxRequestId) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "request_id must have at most %d characters, got %d", kMaxRequestId, request_id.size()));
+  }
+  return absl::OkStatus();
+}
+
+// A retry of an applied request answers ALREADY_EXISTS with the first answer; the same id for
+// another method is a client bug.
+template <class Response>
+std::optional<grpc::Status> Replay(const ReplyCache& replies, const std::string& request_id,
+                                   const char* method) {
+  if (request_id.empty()) return std::nullopt;
+  const ReplyCache::Entry* entry = replies.Find(request_id);
+  if (entry == nullptr) return std::nullopt;
+  if (entry->method != method) {
+    return ToGrpc(absl::InvalidArgumentError(
+        absl::StrFormat("request_id '%s' was already used for %s", request_id, entry->method)));
+  }
+  Response first;
+  first.ParseFromString(entry->reply);
+  return Replayed(request_id, first);
+}
+
+inline absl::StatusOr<Time> TimeOr(bool has, const google::protobuf::Timestamp& ts,
+                                   const char* field, Time fallback) {
+  if (!has) return fallback;
+  return FromProto(ts, field);
+}
+
+// Runs `apply` under the cluster's writer lock, unless `request_id` was answered before (then
+// the first answer is replayed), and remembers the answer of a success.
+template <class Response>
+grpc::Status RunIdempotent(ClusterState& state, const std::string& request_id, const char* method,
+                           Response* response,
+                           const std::function<absl::Status(ClusterState::Txn&)>& apply) {
+  grpc::Status result;
+  state.Run([&](ClusterState::Txn& txn) {
+    if (auto replay = Replay<Response>(txn.replies, request_id, method)) {
+      result = *replay;
+      return;
+    }
+    if (auto status = apply(txn); !status.ok()) {
+      result = ToGrpc(status);
+      return;
+    }
+    txn.replies.Remember(request_id, method, response->SerializeAsString());
+  });
+  return result;
+}
+
+}  // namespace resched::server

@@ -1,0 +1,83 @@
+// ClusterPlan's DAG reservations: all-or-nothing commits, release, and the historical q.
+#include <memory>
+#include <tuple>
+
+#include "core/online/cluster_plan.h"
+#include "gtest/gtest.h"
+
+namespace resched {
+namespace {
+
+constexpr Duration kHour = 3600 * kMicrosPerSecond;
+
+std::unique_ptr<ClusterPlan> Plan(int p) {
+  ClusterSpec spec;
+  spec.name = "c";
+  spec.groups = {{"", p, 1.0}};
+  spec.clock = ClockKind::kSimulated;
+  auto plan = ClusterPlan::Create(spec, {}, 0);
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  return *std::move(plan);
+}
+
+Dag TwoTasks() {
+  const RuntimeModel m(RigidModel{2, kHour});
+  return Dag{{{"a", m}, {"b", m}}, {{0, 1, 0}}};
+}
+
+DagPlan PlanOf(std::vector<TaskReservation> tasks) {
+  DagPlan p{std::move(tasks), 0, 0};
+  Summarize(p);
+  return p;
+}
+
+std::vector<std::tuple<Time, Time, int>> Profile(const ClusterPlan& plan) {
+  std::vector<std::tuple<Time, Time, int>> steps;
+  plan.timeline().ForEachStep(
+      0, 100 * kHour, [&](const TimelineStep& s) { steps.emplace_back(s.start, s.end, s.free); });
+  return steps;
+}
+
+TEST(ClusterPlanDags, ACommitThatDoesNotFitBooksNothing) {
+  auto plan = Plan(4);
+  ASSERT_TRUE(plan->AddReservation(3, 2 * kHour, 3 * kHour, "x", false).ok());
+  const auto before = Profile(*plan);
+  // The first task fits; the second overlaps the hold with 2 processors where 1 is free.
+  const DagPlan bad = PlanOf({{2, 0, kHour, {}}, {2, 2 * kHour, 3 * kHour, {}}});
+  absl::StatusOr<const DagReservation*> r = plan->CommitDag(TwoTasks(), bad, "cpa", "", 0);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(r.status().message().find("'b'"), std::string::npos) << r.status();
+  EXPECT_EQ(Profile(*plan), before);
+  EXPECT_TRUE(plan->Dags().empty());
+  EXPECT_TRUE(plan->timeline().CheckInvariants().ok());
+}
+
+TEST(ClusterPlanDags, CommitThenReleaseRestoresTheTimeline) {
+  auto plan = Plan(4);
+  const auto before = Profile(*plan);
+  const DagPlan good = PlanOf({{2, 0, kHour, {}}, {2, kHour, 2 * kHour, {}}});
+  absl::StatusOr<const DagReservation*> r = plan->CommitDag(TwoTasks(), good, "cpa", "wf", 0);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ((*r)->id, "d1");
+  EXPECT_EQ(plan->timeline().FreeAt(kHour / 2), 2);
+  ASSERT_NE(plan->FindDag("d1"), nullptr);
+  EXPECT_EQ(plan->ToValidate().holds.size(), 2u);
+  ASSERT_TRUE(plan->ReleaseDag("d1").ok());
+  EXPECT_EQ(Profile(*plan), before);
+  EXPECT_EQ(plan->ReleaseDag("d1").code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(plan->ReleaseDag("r1").code(), absl::StatusCode::kNotFound);
+}
+
+TEST(ClusterPlanDags, HistoricalAvailableAveragesThePastAndFallsBackToTheFuture) {
+  auto plan = Plan(10);
+  // No past yet: the next window's bookings (4 processors for half of it).
+  ASSERT_TRUE(plan->AddReservation(4, 0, kHour, "x", false).ok());
+  EXPECT_EQ(plan->HistoricalAvailable(2 * kHour), 8);
+  ASSERT_TRUE(plan->AdvanceTo(2 * kHour).ok());
+  // The past two hours: 4 processors held for one of them.
+  EXPECT_EQ(plan->HistoricalAvailable(2 * kHour), 8);
+  EXPECT_EQ(plan->HistoricalAvailable(kHour), 10);
+}
+
+}  // namespace
+}  // namespace resched

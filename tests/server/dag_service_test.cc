@@ -1,0 +1,271 @@
+// ReserveDAG, QueryDeadline and the DAG reservation resource through the real gRPC service.
+#include <set>
+
+#include "core/dag/dag_plan.h"
+#include "server_fixture.h"
+
+namespace resched::server::testing {
+namespace {
+
+constexpr std::int64_t kHourS = 3600;
+
+pb::Dag Diamond() {
+  pb::Dag dag;
+  const std::pair<const char*, int> tasks[] = {{"a", 2}, {"b", 6}, {"c", 3}, {"d", 1}};
+  for (const auto& [name, hours] : tasks) {
+    pb::DagTask* t = dag.add_tasks();
+    t->set_name(name);
+    t->mutable_model()->mutable_amdahl()->mutable_t1()->set_seconds(hours * kHourS);
+    t->mutable_model()->mutable_amdahl()->set_alpha(0.1);
+  }
+  for (const auto& [from, to] : {std::pair{"a", "b"}, {"a", "c"}, {"b", "d"}, {"c", "d"}}) {
+    pb::DagEdge* e = dag.add_edges();
+    e->set_from(from);
+    e->set_to(to);
+  }
+  return dag;
+}
+
+class DagServiceTest : public ServerTest {
+ protected:
+  void SetUp() override {
+    ServerTest::SetUp();
+    CreateSim("sim", 16, "conservative");
+    pb::AddReservationRequest hold;
+    hold.set_cluster("sim");
+    hold.set_processors(12);
+    hold.mutable_start()->set_seconds(0);
+    hold.mutable_end()->set_seconds(2 * kHourS);
+    pb::Reservation r;
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->AddReservation(&context, hold, &r).ok());
+  }
+
+  grpc::Status Reserve(const pb::Dag& dag, pb::ReserveDAGResponse* response, bool dry_run = false,
+                       const std::string& algorithm = "", const std::string& request_id = "") {
+    pb::ReserveDAGRequest request;
+    request.set_cluster("sim");
+    *request.mutable_dag() = dag;
+    request.mutable_algorithm()->set_name(algorithm);
+    request.set_dry_run(dry_run);
+    request.set_request_id(request_id);
+    grpc::ClientContext context;
+    return stub_->ReserveDAG(&context, request, response);
+  }
+
+  grpc::Status Query(const pb::Dag& dag, std::optional<std::int64_t> deadline_s, bool commit,
+                     pb::QueryDeadlineResponse* response, const std::string& algorithm = "") {
+    pb::QueryDeadlineRequest request;
+    request.set_cluster("sim");
+    *request.mutable_dag() = dag;
+    request.mutable_algorithm()->set_name(algorithm);
+    if (deadline_s) request.mutable_deadline()->set_seconds(*deadline_s);
+    request.set_commit(commit);
+    grpc::ClientContext context;
+    return stub_->QueryDeadline(&context, request, response);
+  }
+
+  std::vector<pb::DagReservation> Dags() {
+    pb::ListDagReservationsRequest request;
+    request.set_cluster("sim");
+    pb::ListDagReservationsResponse response;
+    grpc::ClientContext context;
+    EXPECT_TRUE(stub_->ListDagReservations(&context, request, &response).ok());
+    return {response.dags().begin(), response.dags().end()};
+  }
+
+  // The placements through the DAG validator: capacity against the cluster's other bookings
+  // (the schedule minus this plan), precedence, models, and the deadline when promised.
+  void ExpectValidPlan(const pb::Dag& proto,
+                       const google::protobuf::RepeatedPtrField<pb::TaskPlacement>& placements,
+                       const pb::Schedule& others, std::optional<Time> deadline = std::nullopt) {
+    absl::StatusOr<Dag> dag = FromProto(proto);
+    ASSERT_TRUE(dag.ok()) << dag.status();
+    ASSERT_EQ(placements.size(), proto.tasks_size());
+    Timeline booked(others.capacity());
+    for (const auto& r : others.reservations()) {
+      ASSERT_TRUE(
+          booked.Add(*FromProto(r.start(), "s"), *FromProto(r.end(), "e"), r.processors()).ok());
+    }
+    for (const auto& j : others.jobs()) {
+      if (j.state() != pb::QUEUED && j.state() != pb::RUNNING) continue;
+      const auto& a = j.allocation();
+      ASSERT_TRUE(
+          booked.Add(*FromProto(a.start(), "s"), *FromProto(a.end(), "e"), a.processors()).ok());
+    }
+    DagPlan plan;
+    for (int i = 0; i < placements.size(); ++i) {
+      ASSERT_EQ(placements[i].task(), proto.tasks(i).name());
+      const auto& a = placements[i].allocation();
+      plan.tasks.push_back(
+          {a.processors(), *FromProto(a.start(), "s"), *FromProto(a.end(), "e"), {}});
+    }
+    Summarize(plan);
+    const absl::Status s = ValidateSchedule(DagPlanToValidate(*dag, plan, booked, 0, deadline));
+    EXPECT_TRUE(s.ok()) << s;
+  }
+};
+
+TEST_F(DagServiceTest, ReserveDagCommitsEveryTaskAroundTheHoldAndShowsThemInTheSchedule) {
+  const pb::Schedule before = Schedule("sim");
+  pb::ReserveDAGResponse response;
+  ASSERT_TRUE(Reserve(Diamond(), &response).ok());
+  EXPECT_EQ(response.dag_id(), "d1");
+  ASSERT_EQ(response.placements_size(), 4);
+  ExpectValidPlan(Diamond(), response.placements(), before);
+  EXPECT_GT(response.cpu_hours(), 0);
+  EXPECT_EQ(response.turnaround().seconds(), response.completion().seconds());  // now = 0
+
+  const pb::Schedule after = Schedule("sim");
+  ExpectValid(after);
+  ASSERT_EQ(after.dag_tasks_size(), 4);
+  std::set<std::string> names;
+  for (const auto& t : after.dag_tasks()) {
+    EXPECT_EQ(t.dag_id(), "d1");
+    names.insert(t.task());
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"a", "b", "c", "d"}));
+  const auto dags = Dags();
+  ASSERT_EQ(dags.size(), 1u);
+  EXPECT_EQ(dags[0].algorithm(), "bl_cpar_bd_cpar");
+  EXPECT_EQ(dags[0].edges_size(), 4);
+}
+
+TEST_F(DagServiceTest, ACommittedDagBlocksLaterWorkAndReleasingItLetsWorkMoveEarlier) {
+  pb::ReserveDAGResponse dag;
+  ASSERT_TRUE(Reserve(Diamond(), &dag).ok());
+  // A job needing the whole machine can start only after the hold and every DAG task.
+  pb::SubmitJobResponse job;
+  ASSERT_TRUE(Submit("sim", Rigid(16, 600), &job).ok());
+  const std::int64_t dag_end = dag.completion().seconds();
+  EXPECT_GE(job.job().allocation().start().seconds(), dag_end);
+  ExpectValid(Schedule("sim"));
+
+  pb::ReleaseDAGRequest release;
+  release.set_cluster("sim");
+  release.set_id(dag.dag_id());
+  pb::ReleaseDAGResponse released;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->ReleaseDAG(&context, release, &released).ok());
+  EXPECT_TRUE(Dags().empty());
+  const pb::Schedule after = Schedule("sim");
+  EXPECT_EQ(after.dag_tasks_size(), 0);
+  ASSERT_EQ(after.jobs_size(), 1);
+  EXPECT_EQ(after.jobs(0).allocation().start().seconds(), 2 * kHourS) << "moved to the hold's end";
+  ExpectValid(after);
+
+  grpc::ClientContext again;
+  EXPECT_EQ(stub_->ReleaseDAG(&again, release, &released).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(DagServiceTest, ADryRunChangesNothing) {
+  const pb::Schedule before = Schedule("sim");
+  pb::ReserveDAGResponse response;
+  ASSERT_TRUE(Reserve(Diamond(), &response, /*dry_run=*/true).ok());
+  EXPECT_TRUE(response.dag_id().empty());
+  EXPECT_EQ(response.placements_size(), 4);
+  ExpectValidPlan(Diamond(), response.placements(), before);
+  EXPECT_EQ(Schedule("sim").SerializeAsString(), before.SerializeAsString());
+  EXPECT_TRUE(Dags().empty());
+  // The same plan is what a commit books.
+  pb::ReserveDAGResponse committed;
+  ASSERT_TRUE(Reserve(Diamond(), &committed).ok());
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(committed.placements(i).SerializeAsString(),
+              response.placements(i).SerializeAsString());
+  }
+}
+
+TEST_F(DagServiceTest, AFailedReservationLeavesNothingBehind) {
+  const pb::Schedule before = Schedule("sim");
+  pb::Dag cyclic = Diamond();
+  pb::DagEdge* back = cyclic.add_edges();
+  back->set_from("d");
+  back->set_to("a");
+  pb::ReserveDAGResponse response;
+  grpc::Status s = Reserve(cyclic, &response);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("cycle"), std::string::npos) << s.error_message();
+
+  pb::Dag too_wide = Diamond();
+  too_wide.mutable_tasks(2)->mutable_model()->clear_amdahl();
+  too_wide.mutable_tasks(2)->mutable_model()->mutable_rigid()->set_k(17);
+  too_wide.mutable_tasks(2)->mutable_model()->mutable_rigid()->mutable_time()->set_seconds(60);
+  s = Reserve(too_wide, &response);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(ViolatedField(s), "dag.tasks[2].model");
+
+  s = Reserve(Diamond(), &response, false, "heft-ish");
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(ViolatedField(s), "algorithm.name");
+
+  pb::Dag unknown = Diamond();
+  unknown.mutable_edges(0)->set_from("nobody");
+  s = Reserve(unknown, &response);
+  EXPECT_EQ(ViolatedField(s), "dag.edges[0].from");
+
+  EXPECT_EQ(Schedule("sim").SerializeAsString(), before.SerializeAsString());
+  EXPECT_TRUE(Dags().empty());
+}
+
+TEST_F(DagServiceTest, EveryBuiltDagPlannerIsSelectableByName) {
+  pb::ListAlgorithmsRequest list_request;
+  pb::ListAlgorithmsResponse list;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->ListAlgorithms(&context, list_request, &list).ok());
+  const pb::Schedule before = Schedule("sim");
+  int built = 0;
+  for (const auto& a : list.algorithms()) {
+    if (a.kind() != pb::AlgorithmInfo::DAG_PLANNER || !a.implemented()) continue;
+    ++built;
+    pb::ReserveDAGResponse response;
+    ASSERT_TRUE(Reserve(Diamond(), &response, /*dry_run=*/true, a.name()).ok()) << a.name();
+    ExpectValidPlan(Diamond(), response.placements(), before);
+  }
+  EXPECT_GE(built, 22);
+}
+
+TEST_F(DagServiceTest, QueryDeadlineAnswersTheTightestDeadlineAndCommitsOnRequest) {
+  const pb::Schedule before = Schedule("sim");
+  pb::QueryDeadlineResponse tightest;
+  ASSERT_TRUE(Query(Diamond(), std::nullopt, false, &tightest).ok());
+  EXPECT_TRUE(tightest.feasible());
+  ASSERT_TRUE(tightest.has_tightest_deadline());
+  const std::int64_t k = tightest.tightest_deadline().seconds() + 1;  // whole seconds, above it
+  ExpectValidPlan(Diamond(), tightest.placements(), before,
+                  *FromProto(tightest.tightest_deadline(), "tightest_deadline"));
+  EXPECT_TRUE(tightest.dag_id().empty());
+
+  pb::QueryDeadlineResponse missed;
+  ASSERT_TRUE(Query(Diamond(), kHourS, false, &missed).ok());
+  EXPECT_FALSE(missed.feasible());
+  EXPECT_EQ(missed.placements_size(), 0);
+  EXPECT_TRUE(missed.has_tightest_deadline()) << "an infeasible answer says what would work";
+
+  pb::QueryDeadlineResponse committed;
+  ASSERT_TRUE(Query(Diamond(), k + kHourS, true, &committed).ok());
+  EXPECT_TRUE(committed.feasible());
+  EXPECT_EQ(committed.dag_id(), "d1");
+  ExpectValidPlan(Diamond(), committed.placements(), before, (k + kHourS) * kMicrosPerSecond);
+  ASSERT_EQ(Dags().size(), 1u);
+  ExpectValid(Schedule("sim"));
+
+  pb::QueryDeadlineResponse not_committed;
+  ASSERT_TRUE(Query(Diamond(), 60, true, &not_committed).ok());
+  EXPECT_FALSE(not_committed.feasible());
+  EXPECT_TRUE(not_committed.dag_id().empty());
+  EXPECT_EQ(Dags().size(), 1u);
+}
+
+TEST_F(DagServiceTest, ARetriedReservationIsAppliedOnce) {
+  pb::ReserveDAGResponse first;
+  ASSERT_TRUE(Reserve(Diamond(), &first, false, "", "dag-42").ok());
+  pb::ReserveDAGResponse second;
+  const grpc::Status s = Reserve(Diamond(), &second, false, "", "dag-42");
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_EQ(Dags().size(), 1u);
+}
+
+}  // namespace
+}  // namespace resched::server::testing
