@@ -10,7 +10,8 @@ int WidthTable::IndexAtMost(int k) const {
   return static_cast<int>(it - widths.begin()) - 1;
 }
 
-absl::StatusOr<DagGraph> BuildDagGraph(const Dag& dag, int capacity) {
+absl::StatusOr<DagGraph> BuildDagGraph(const Dag& dag, int capacity, int max_width) {
+  if (max_width <= 0 || max_width > capacity) max_width = capacity;
   if (absl::Status s = ValidateDag(dag, capacity); !s.ok()) return s;
   absl::StatusOr<std::vector<int>> topo = TopologicalOrder(dag);
   if (!topo.ok()) return topo.status();
@@ -28,6 +29,8 @@ absl::StatusOr<DagGraph> BuildDagGraph(const Dag& dag, int capacity) {
   for (int i = 0; i < n; ++i) {
     WidthTable& w = g.widths[i];
     w.widths = dag.tasks[i].model.Widths(capacity);
+    const auto beyond = std::upper_bound(w.widths.begin() + 1, w.widths.end(), max_width);
+    w.widths.erase(beyond, w.widths.end());
     w.times.reserve(w.widths.size());
     for (int k : w.widths) {
       w.times.push_back(dag.tasks[i].model.TimeOn(k));

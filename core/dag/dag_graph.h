@@ -43,8 +43,10 @@ struct DagGraph {
   int size() const { return static_cast<int>(preds.size()); }
 };
 
-// Validates the DAG against `capacity` (ValidateDag) and builds its graph.
-absl::StatusOr<DagGraph> BuildDagGraph(const Dag& dag, int capacity);
+// Validates the DAG against `capacity` (ValidateDag) and builds its graph. Width tables stop at
+// `max_width` (at least each task's smallest width): a planner that never looks past q
+// processors does not pay for run times on all P.
+absl::StatusOr<DagGraph> BuildDagGraph(const Dag& dag, int capacity, int max_width = 0);
 
 // Bottom levels (Aida & Casanova §4.2: the longest path from a task to the exit, as a sum of
 // task times, here with the edges' transfer delays added) for the given per-task run times.

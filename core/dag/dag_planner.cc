@@ -16,13 +16,39 @@ int QFor(std::string_view name, const AlgorithmParams& params, const DagPlanning
   return q > 0 ? static_cast<int>(q) : input.historical_q;
 }
 
+// The widest allocation a planner can ever choose, so width tables stop there.
+int WidestNeeded(std::string_view name, int p, int q) {
+  auto widest = [&](AllocationSource source) {
+    switch (source) {
+      case AllocationSource::kOne:
+        return 1;
+      case AllocationSource::kHalf:
+        return std::max(1, p / 2);
+      case AllocationSource::kCpar:
+        return q;
+      case AllocationSource::kAll:
+      case AllocationSource::kCpa:
+        return p;
+    }
+    return p;
+  };
+  if (absl::StatusOr<ResschedOptions> o = ParseResschedName(name); o.ok()) {
+    return std::max(widest(o->bottom_level), widest(o->bound));
+  }
+  // DL_RC scans every width; the tightest-deadline bracket runs BL_CPAR_BD_CPAR (q <= this).
+  if (name == "dl_bd_cpar") return q;
+  return p;
+}
+
 absl::StatusOr<DagGraph> Graph(std::string_view name, const AlgorithmParams& params,
                                const DagPlanningInput& input) {
   if (absl::Status s = CheckAlgorithm("algorithm", name, AlgorithmKind::kDagPlanner, params);
       !s.ok()) {
     return s;
   }
-  return BuildDagGraph(*input.dag, input.timeline->capacity());
+  const int p = input.timeline->capacity();
+  const int q = QFor(name, params, input);
+  return BuildDagGraph(*input.dag, p, WidestNeeded(name, p, q <= 0 ? p : std::clamp(q, 1, p)));
 }
 
 absl::StatusOr<ResschedDlOptions> DeadlineOptions(std::string_view name,

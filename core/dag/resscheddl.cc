@@ -45,8 +45,8 @@ std::optional<TaskReservation> FewestStartingAfter(const WidthTable& w, const Ti
 // recomputed when some other task is removed.
 class CpaGuide {
  public:
-  CpaGuide(const DagGraph& g, int q, Time release, CpaOptions cpa)
-      : g_(g), q_(q), release_(release), widths_(CpaAllocation(g, q, cpa)) {
+  CpaGuide(const DagGraph& g, int q, Time release, std::vector<int> widths)
+      : g_(g), q_(q), release_(release), widths_(std::move(widths)) {
     order_ = ByDecreasingBottomLevel(g, BottomLevels(g, TimesFor(g, widths_)));
     Recompute();
   }
@@ -102,28 +102,47 @@ absl::StatusOr<ResschedDlOptions> ParseResschedDlName(std::string_view name) {
   return o;
 }
 
-std::optional<DagPlan> PlanByDeadline(const DagGraph& g, const Timeline& timeline, Time release,
-                                      Time deadline, const ResschedDlOptions& options) {
+namespace {
+
+// Everything about a deadline plan that does not depend on the deadline, computed once per
+// tightest-deadline search rather than once per probe.
+struct DeadlinePrep {
+  std::vector<int> order;         // increasing bottom level: successors first
+  std::vector<int> bounds;        // DL_BD: widths allowed per task
+  std::optional<CpaGuide> guide;  // DL_RC
+};
+
+DeadlinePrep Prepare(const DagGraph& g, Time release, const ResschedDlOptions& options) {
   const int q = EffectiveQ(g, options.q);
-  const std::vector<int> bl_widths = CpaAllocation(g, q, options.cpa);
-  std::vector<int> order = ByDecreasingBottomLevel(g, BottomLevels(g, TimesFor(g, bl_widths)));
-  std::reverse(order.begin(), order.end());  // increasing bottom level: successors first
-
-  std::vector<int> bounds;
-  std::optional<CpaGuide> guide;
+  const std::vector<int> cpar = CpaAllocation(g, q, options.cpa);
+  DeadlinePrep prep;
+  prep.order = ByDecreasingBottomLevel(g, BottomLevels(g, TimesFor(g, cpar)));
+  std::reverse(prep.order.begin(), prep.order.end());
   if (options.resource_conservative) {
-    const int guide_q = options.bound == AllocationSource::kCpa ? g.capacity : q;
-    guide.emplace(g, guide_q, release, options.cpa);
+    if (options.bound == AllocationSource::kCpa) {
+      prep.guide.emplace(g, g.capacity, release, CpaAllocation(g, g.capacity, options.cpa));
+    } else {
+      prep.guide.emplace(g, q, release, cpar);
+    }
   } else {
-    bounds = options.bound == AllocationSource::kCpar
-                 ? bl_widths
-                 : AllocationWidths(g, options.bound, q, options.cpa);
+    prep.bounds = options.bound == AllocationSource::kCpar
+                      ? cpar
+                      : AllocationWidths(g, options.bound, q, options.cpa);
   }
+  return prep;
+}
 
-  Timeline work = timeline.Snapshot();
+// One backwards pass on `work`, booking each task there; the bookings are removed again
+// before returning, so `work` comes back unchanged.
+std::optional<DagPlan> RunBackwards(const DagGraph& g, Timeline& work, Time release, Time deadline,
+                                    const ResschedDlOptions& options, const DeadlinePrep& prep) {
+  std::optional<CpaGuide> guide = prep.guide;
   DagPlan plan;
   plan.tasks.resize(g.size());
-  for (int v : order) {
+  std::vector<ReservationId> booked;
+  booked.reserve(g.size());
+  bool feasible = true;
+  for (int v : prep.order) {
     Time task_deadline = deadline;
     for (const Arc& s : g.succs[v]) {
       task_deadline = std::min(task_deadline, plan.tasks[s.task].start - s.transfer);
@@ -136,13 +155,29 @@ std::optional<DagPlan> PlanByDeadline(const DagGraph& g, const Timeline& timelin
       if (!r) r = LatestUpTo(g.widths[v], g.capacity, work, release, task_deadline);
       guide->Remove(v);
     } else {
-      r = LatestUpTo(g.widths[v], bounds[v], work, release, task_deadline);
+      r = LatestUpTo(g.widths[v], prep.bounds[v], work, release, task_deadline);
     }
-    if (!r || !work.Add(r->start, r->end, r->k).ok()) return std::nullopt;
+    absl::StatusOr<ReservationId> id = r ? work.Add(r->start, r->end, r->k)
+                                         : absl::StatusOr<ReservationId>(absl::NotFoundError(""));
+    if (!id.ok()) {
+      feasible = false;
+      break;
+    }
+    booked.push_back(*id);
     plan.tasks[v] = *r;
   }
+  for (ReservationId id : booked) (void)work.Remove(id);
+  if (!feasible) return std::nullopt;
   Summarize(plan);
   return plan;
+}
+
+}  // namespace
+
+std::optional<DagPlan> PlanByDeadline(const DagGraph& g, const Timeline& timeline, Time release,
+                                      Time deadline, const ResschedDlOptions& options) {
+  Timeline work = timeline.Snapshot();
+  return RunBackwards(g, work, release, deadline, options, Prepare(g, release, options));
 }
 
 Time CriticalPathBound(const DagGraph& g, Time release) {
@@ -166,10 +201,15 @@ absl::StatusOr<TightestDeadline> FindTightestDeadline(const DagGraph& g, const T
   if (absl::StatusOr<DagPlan> p = PlanRessched(g, timeline, release, turnaround); p.ok()) {
     hi = std::max(hi, p->completion);
   }
+  const DeadlinePrep prep = Prepare(g, release, options);
+  Timeline work = timeline.Snapshot();
+  auto probe = [&](Time deadline) {
+    ++result.probes;
+    return RunBackwards(g, work, release, deadline, options, prep);
+  };
   std::optional<DagPlan> best;
   while (true) {
-    ++result.probes;
-    best = PlanByDeadline(g, timeline, release, hi, options);
+    best = probe(hi);
     if (best) break;
     lo = hi;
     const Duration span = hi - release;
@@ -181,8 +221,7 @@ absl::StatusOr<TightestDeadline> FindTightestDeadline(const DagGraph& g, const T
   }
   while (hi - lo > resolution) {
     const Time mid = lo + (hi - lo) / 2;
-    ++result.probes;
-    if (std::optional<DagPlan> p = PlanByDeadline(g, timeline, release, mid, options)) {
+    if (std::optional<DagPlan> p = probe(mid)) {
       hi = mid;
       best = std::move(p);
     } else {

@@ -1,0 +1,132 @@
+// ReserveDAG's planners on a busy cluster (issue 4, "Speed"): a 100-task DAG (daggen defaults
+// of Aida & Casanova Table 1, n = 100) on a timeline holding 10,000 reservations, planned by
+// name exactly as the server does (core/dag/dag_planner.h, without gRPC).
+//   BM_PlanDag/<name>: one turnaround plan (target: <= 5 ms median for bl_cpar_bd_cpar).
+//   BM_TightestDeadline/<name>: the tightest-deadline search (target: <= 100 ms).
+//   BM_TimelineCopy: the snapshot every plan starts from, as a baseline in the same run.
+// Medians: run with --benchmark_repetitions=10 --benchmark_report_aggregates_only=true.
+#include <benchmark/benchmark.h>
+
+#include <random>
+
+#include "core/dag/cpa.h"
+#include "core/dag/dag_planner.h"
+#include "core/workload/dag_generator.h"
+
+namespace resched {
+namespace {
+
+constexpr int kProcessors = 1152;  // SDSC-BLUE's size, the log of Table 6
+constexpr int kReservations = 10'000;
+constexpr Duration kMinute = 60 * kMicrosPerSecond;
+constexpr Duration kDay = 24 * 60 * kMinute;
+
+// 10k reservations over 200 days: starts uniform, lengths 10 min to 12 h, widths 1 to 128,
+// about 70% of the machine booked on average (the utilization of Table 2's logs); one that does
+// not fit is redrawn, so the timeline ends up with exactly 10k.
+const Timeline& BusyTimeline() {
+  static const Timeline timeline = [] {
+    Timeline t(kProcessors);
+    std::mt19937_64 rng(2008);
+    std::uniform_int_distribution<Time> start(0, 200 * kDay);
+    std::uniform_int_distribution<Duration> length(10 * kMinute, 12 * 60 * kMinute);
+    std::uniform_int_distribution<int> width(1, 128);
+    while (t.reservation_count() < kReservations) {
+      const Time s = start(rng);
+      (void)t.Add(s, s + length(rng), width(rng));
+    }
+    return t;
+  }();
+  return timeline;
+}
+
+const Dag& HundredTasks() {
+  static const Dag dag = [] {
+    DagGeneratorOptions options;
+    options.n = 100;
+    options.seed = 7;
+    return GenerateDag(options)->dag;
+  }();
+  return dag;
+}
+
+DagPlanningInput Input() {
+  const Timeline& t = BusyTimeline();
+  // The release sits in the middle, with the paper's week of history for q.
+  const Time release = 100 * kDay;
+  return DagPlanningInput{&HundredTasks(), &t, release,
+                          AverageFree(t, release - 7 * kDay, release)};
+}
+
+void BM_PlanDag(benchmark::State& state, const char* name) {
+  const DagPlanningInput input = Input();
+  Time completion = 0;
+  for (auto _ : state) {
+    absl::StatusOr<DagPlan> plan = PlanDag(name, {}, input);
+    if (!plan.ok()) {
+      state.SkipWithError(std::string(plan.status().message()).c_str());
+      return;
+    }
+    completion = plan->completion;
+    benchmark::DoNotOptimize(completion);
+  }
+  state.counters["turnaround_h"] = static_cast<double>(completion - input.release) / 3600e6;
+  state.counters["q"] = input.historical_q;
+}
+
+void BM_TightestDeadline(benchmark::State& state, const char* name) {
+  const DagPlanningInput input = Input();
+  int probes = 0;
+  Time tightest = 0;
+  for (auto _ : state) {
+    absl::StatusOr<DeadlineAnswer> answer = AnswerDeadline(name, {}, input, std::nullopt);
+    if (!answer.ok()) {
+      state.SkipWithError(std::string(answer.status().message()).c_str());
+      return;
+    }
+    probes = answer->probes;
+    tightest = *answer->tightest;
+  }
+  state.counters["probes"] = probes;
+  state.counters["deadline_h"] = static_cast<double>(tightest - input.release) / 3600e6;
+}
+
+void BM_CpaAllocation(benchmark::State& state) {
+  const DagPlanningInput input = Input();
+  const absl::StatusOr<DagGraph> g = BuildDagGraph(HundredTasks(), kProcessors);
+  const int q = state.range(0) == 0 ? input.historical_q : kProcessors;
+  int total = 0;
+  for (auto _ : state) {
+    const std::vector<int> widths = CpaAllocation(*g, q);
+    total = 0;
+    for (int w : widths) total += w;
+    benchmark::DoNotOptimize(total);
+  }
+  state.counters["q"] = q;
+  state.counters["sum_widths"] = total;
+}
+
+void BM_TimelineCopy(benchmark::State& state) {
+  const Timeline& t = BusyTimeline();
+  for (auto _ : state) {
+    Timeline copy = t.Snapshot();
+    benchmark::DoNotOptimize(copy);
+  }
+  state.counters["breakpoints"] = static_cast<double>(t.breakpoint_count());
+}
+
+BENCHMARK(BM_TimelineCopy)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_CpaAllocation)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PlanDag, cpa, "cpa")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PlanDag, bl_cpar_bd_cpar, "bl_cpar_bd_cpar")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PlanDag, bl_cpa_bd_cpa, "bl_cpa_bd_cpa")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PlanDag, bl_cpar_bd_half, "bl_cpar_bd_half")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PlanDag, bl_cpar_bd_all, "bl_cpar_bd_all")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_TightestDeadline, dl_rc_cpar, "dl_rc_cpar")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_TightestDeadline, dl_bd_cpar, "dl_bd_cpar")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_TightestDeadline, dl_bd_all, "dl_bd_all")->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace resched
+
+BENCHMARK_MAIN();
