@@ -13,6 +13,7 @@ const std::vector<Command>& AllCommands() {
     AddReservationCommands(*all);
     AddScheduleCommands(*all);
     AddPlanCommands(*all);
+    AddDagCommands(*all);
     return all;
   }();
   return *commands;

@@ -26,7 +26,9 @@ void AddClusterCommands(std::vector<Command>& commands);
 void AddJobCommands(std::vector<Command>& commands);
 void AddReservationCommands(std::vector<Command>& commands);
 void AddScheduleCommands(std::vector<Command>& commands);  // schedule show, clock advance
-void AddPlanCommands(std::vector<Command>& commands);      // algorithms, dag, replan
+void AddPlanCommands(std::vector<Command>& commands);      // algorithms, replan
+// dag reserve, query-deadline (alias query), show, release, list
+void AddDagCommands(std::vector<Command>& commands);
 
 // All commands, in the order of the help text.
 const std::vector<Command>& AllCommands();

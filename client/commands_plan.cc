@@ -1,4 +1,4 @@
-// algorithms, dag reserve | query, replan
+// algorithms, replan (the dag commands are in commands_dag.cc)
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -16,29 +16,7 @@ using Stub = resched::v1::Resched::StubInterface;
 
 constexpr absl::string_view kAlgorithmsUsage = R"(usage: resched algorithms
 Lists the algorithms: online policies (cluster create --policy), offline planners (replan)
-and DAG planners (dag reserve, dag query).
-)";
-constexpr absl::string_view kReserveUsage =
-    R"(usage: resched dag reserve -f DAGFILE --algorithm NAME [flags]
-Co-reserves a whole DAG of moldable tasks (all or nothing).
-  -f DAGFILE          a Dag in JSON or YAML ("-": stdin)
-  --algorithm NAME    a DAG planner, e.g. bl_cpar_bd_cpar
-  --param NAME=VALUE  a parameter of the algorithm; repeatable
-  --release TIME      earliest start (default: now)
-  --cluster NAME      the cluster (default "default")
-  --dry-run           show the plan; change nothing
-  --request-id ID     makes a retry safe
-)";
-constexpr absl::string_view kQueryUsage =
-    R"(usage: resched dag query -f DAGFILE --deadline TIME --algorithm NAME [flags]
-Can the DAG finish by the deadline, with which plan; what is the tightest deadline.
-  -f DAGFILE          a Dag in JSON or YAML ("-": stdin)
-  --algorithm NAME    a DAG planner, e.g. dl_rc_cpar
-  --param NAME=VALUE  a parameter of the algorithm; repeatable
-  --release TIME      earliest start (default: now)
-  --commit            reserve the plan when feasible
-  --cluster NAME      the cluster (default "default")
-  --request-id ID     makes a retry safe
+and DAG planners (dag reserve, dag query-deadline).
 )";
 constexpr absl::string_view kReplanUsage =
     R"(usage: resched replan --algorithm NAME [--objective makespan|weighted|stretch] [flags]
@@ -92,82 +70,6 @@ resched::v1::AlgorithmSpec AlgorithmFlags(const ParsedArgs& args) {
   return spec;
 }
 
-resched::v1::Dag ReadDag(const ParsedArgs& args) {
-  auto file = args.Get("file");
-  if (!file) throw UsageError("-f DAGFILE is required");
-  resched::v1::Dag dag;
-  Context::ReadMessageFile(*file, &dag);
-  return dag;
-}
-
-std::string RenderPlacements(
-    const google::protobuf::RepeatedPtrField<resched::v1::TaskPlacement>& placements,
-    TimeStyle style) {
-  Table t({"TASK", ">K", "START", "END"});
-  for (const auto& p : placements) {
-    const auto& a = p.allocation();
-    t.AddRow({p.task(), absl::StrCat(a.processors()), FormatTime(a.has_start(), a.start(), style),
-              FormatTime(a.has_end(), a.end(), style)});
-  }
-  return t.Render();
-}
-
-int Reserve(Context& ctx, const ParsedArgs& args) {
-  resched::v1::ReserveDAGRequest request;
-  request.set_cluster(ClusterFlag(args));
-  *request.mutable_dag() = ReadDag(args);
-  *request.mutable_algorithm() = AlgorithmFlags(args);
-  if (auto t = args.Get("release")) {
-    *request.mutable_release() =
-        ToProtoTimestamp(ctx.ParseTimeFlag(request.cluster(), "release", *t));
-  }
-  request.set_dry_run(args.Has("dry-run"));
-  request.set_request_id(args.GetOr("request-id", ""));
-  resched::v1::ReserveDAGResponse response = ctx.Call(&Stub::ReserveDAG, request);
-  if (ctx.json) {
-    ctx.PrintJson(response);
-    return 0;
-  }
-  TimeStyle style = ctx.StyleOf(request.cluster());
-  if (request.dry_run()) ctx.out << "dry run: nothing was changed\n";
-  ctx.out << RenderPlacements(response.placements(), style) << "\n"
-          << RenderKeyValues({{"completion",
-                               FormatTime(response.has_completion(), response.completion(), style)},
-                              {"cpu hours", absl::StrFormat("%.2f", response.cpu_hours())}});
-  return 0;
-}
-
-int Query(Context& ctx, const ParsedArgs& args) {
-  resched::v1::QueryDeadlineRequest request;
-  request.set_cluster(ClusterFlag(args));
-  *request.mutable_dag() = ReadDag(args);
-  *request.mutable_algorithm() = AlgorithmFlags(args);
-  auto deadline = args.Get("deadline");
-  if (!deadline) throw UsageError("--deadline is required");
-  *request.mutable_deadline() =
-      ToProtoTimestamp(ctx.ParseTimeFlag(request.cluster(), "deadline", *deadline));
-  if (auto t = args.Get("release")) {
-    *request.mutable_release() =
-        ToProtoTimestamp(ctx.ParseTimeFlag(request.cluster(), "release", *t));
-  }
-  request.set_commit(args.Has("commit"));
-  request.set_request_id(args.GetOr("request-id", ""));
-  resched::v1::QueryDeadlineResponse response = ctx.Call(&Stub::QueryDeadline, request);
-  if (ctx.json) {
-    ctx.PrintJson(response);
-    return 0;
-  }
-  TimeStyle style = ctx.StyleOf(request.cluster());
-  ctx.out << RenderKeyValues(
-      {{"feasible", response.feasible() ? (request.commit() ? "yes (reserved)" : "yes") : "no"},
-       {"tightest deadline",
-        FormatTime(response.has_tightest_deadline(), response.tightest_deadline(), style)},
-       {"cpu hours", absl::StrFormat("%.2f", response.cpu_hours())}});
-  if (response.placements_size() > 0)
-    ctx.out << "\n" << RenderPlacements(response.placements(), style);
-  return 0;
-}
-
 int Replan(Context& ctx, const ParsedArgs& args) {
   resched::v1::ReplanRequest request;
   request.set_cluster(ClusterFlag(args));
@@ -214,33 +116,6 @@ int Replan(Context& ctx, const ParsedArgs& args) {
 
 void AddPlanCommands(std::vector<Command>& commands) {
   commands.push_back({"algorithms", "", kAlgorithmsUsage, {}, 0, 0, Algorithms});
-  commands.push_back({"dag",
-                      "reserve",
-                      kReserveUsage,
-                      {{"file", 'f'},
-                       {"algorithm"},
-                       {"param", 0, true, true},
-                       {"release"},
-                       {"cluster"},
-                       {"dry-run", 0, false},
-                       {"request-id"}},
-                      0,
-                      0,
-                      Reserve});
-  commands.push_back({"dag",
-                      "query",
-                      kQueryUsage,
-                      {{"file", 'f'},
-                       {"algorithm"},
-                       {"param", 0, true, true},
-                       {"deadline"},
-                       {"release"},
-                       {"cluster"},
-                       {"commit", 0, false},
-                       {"request-id"}},
-                      0,
-                      0,
-                      Query});
   commands.push_back({"replan",
                       "",
                       kReplanUsage,

@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/commands.h"
+#include "client/dag_render.h"
 #include "client/gantt.h"
 #include "client/render.h"
 
@@ -13,7 +14,8 @@ using Stub = resched::v1::Resched::StubInterface;
 
 constexpr absl::string_view kShowUsage =
     R"(usage: resched schedule show [--cluster NAME] [--from TIME] [--to TIME] [--width COLS] [--all]
-Shows the allocations and reservations in a window, then a Gantt chart.
+Shows the allocations, reservations and DAG task reservations in a window, then a Gantt
+chart.
   --from TIME    start of the window (default: the cluster's now)
   --to TIME      end of the window (default: the end of the last allocation)
   --width COLS   width of the chart (default 80)
@@ -51,6 +53,9 @@ int Show(Context& ctx, const ParsedArgs& args) {
   }
   if (schedule.reservations_size() > 0) {
     ctx.out << RenderReservationTable(Pointers(schedule.reservations()), options.style) << "\n";
+  }
+  if (schedule.dag_tasks_size() > 0) {
+    ctx.out << RenderDagTaskTable(Pointers(schedule.dag_tasks()), options.style) << "\n";
   }
   ctx.out << RenderGantt(schedule, options);
   return 0;

@@ -19,10 +19,18 @@ struct ExperimentOptions {
   bool reservation_grid = false;      // stretch-sequential: best (X, T) of the §4.1 grid
   std::vector<std::string> logs;      // stretch-moldable: log files (empty: SDSC-Par, OSC)
   std::vector<std::string> policies;  // stretch-moldable: contenders (empty: the paper's four)
+  std::vector<double> phis;           // ressched(dl): fractions of jobs as reservations
+  std::vector<std::string> decays;    // ressched(dl): linear, expo, real (empty: all three)
+  std::vector<std::string> sweep;     // ressched(dl): Table 1 parameters to vary (empty: all)
+  int schedules = 1;                  // ressched(dl): reservation schedules per setting (paper 50)
+  std::vector<double> lambdas;        // resscheddl: extra DL_RC_CPAR rows with these lambdas
+  int dags = 1;                       // ressched(dl): DAG samples per specification (paper 20)
   bool verbose = false;
 };
 
 int StretchSequential(const ExperimentOptions& options);
 int StretchMoldable(const ExperimentOptions& options);
+int Ressched(const ExperimentOptions& options);
+int ResschedDl(const ExperimentOptions& options);
 
 }  // namespace resched::experiment

@@ -16,6 +16,8 @@ void Usage() {
       "usage: resched-experiment SUBCOMMAND [flags]\n"
       "  stretch-sequential  Saule et al. §4.1 / Fig. 1(b): FCFS vs DASEDF, sequential tasks\n"
       "  stretch-moldable    Saule et al. §7.1 / Figs. 3-4: DBOS vs Iterative on SWF logs\n"
+      "  ressched            Aida & Casanova §4.3 / Table 4: the 16 BL x BD DAG planners\n"
+      "  resscheddl          Aida & Casanova §5.3 / Table 6: RESSCHEDDL tightest deadlines\n"
       "flags:\n"
       "  --out DIR           where CSV and SVG files go (default .)\n"
       "  --seeds N           instances per setting (default 1; the paper: 20 for moldable)\n"
@@ -28,6 +30,16 @@ void Usage() {
       "  --data-dir DIR      stretch-moldable: SWF logs (default ../shared/data/swf)\n"
       "  --logs F,G,..       stretch-moldable: log files instead of SDSC-Par-1996, OSC-Clust-2000\n"
       "  --policies A,B,..   stretch-moldable: registry names instead of the paper's four\n"
+      "  --logs A,B,..       ressched(dl): CTC, OSC, SDSC-BLUE, SDSC-DS (default: all four;\n"
+      "                      resscheddl: SDSC-BLUE)\n"
+      "  --phis A,B,..       ressched(dl): fractions of jobs as reservations (default .1,.2,.5)\n"
+      "  --decays A,B,..     ressched(dl): linear, expo, real, none (default: the first three)\n"
+      "  --sweep P,Q,..      ressched(dl): Table 1 parameters to vary: n, alpha, width,\n"
+      "                      density, regularity, jump (default: all, 40 specifications)\n"
+      "  --schedules N       ressched(dl): schedules (start time, tagging) per setting\n"
+      "                      (default 1; the paper: 50)\n"
+      "  --dags N            ressched(dl): DAGs per specification (default 1; the paper: 20)\n"
+      "  --lambdas A,B,..    resscheddl: also DL_RC_CPAR with these lambdas (§5.3's tuning)\n"
       "  -v                  progress on standard error\n",
       stderr);
 }
@@ -84,6 +96,17 @@ int main(int argc, char** argv) {
       options.data_dir = value;
     } else if (flag == "--logs") {
       for (absl::string_view part : absl::StrSplit(value, ',')) options.logs.emplace_back(part);
+    } else if (flag == "--lambdas") {
+      ok = ParseNumbers(value, &options.lambdas);
+    } else if (flag == "--phis") {
+      ok = ParseNumbers(value, &options.phis);
+    } else if (flag == "--decays" || flag == "--sweep") {
+      auto& list = flag == "--decays" ? options.decays : options.sweep;
+      for (absl::string_view part : absl::StrSplit(value, ',')) list.emplace_back(part);
+    } else if (flag == "--schedules") {
+      ok = absl::SimpleAtoi(value, &options.schedules) && options.schedules > 0;
+    } else if (flag == "--dags") {
+      ok = absl::SimpleAtoi(value, &options.dags) && options.dags > 0;
     } else if (flag == "--policies") {
       for (absl::string_view part : absl::StrSplit(value, ',')) {
         options.policies.emplace_back(part);
@@ -102,6 +125,8 @@ int main(int argc, char** argv) {
   std::filesystem::create_directories(options.out_dir);
   if (command == "stretch-sequential") return resched::experiment::StretchSequential(options);
   if (command == "stretch-moldable") return resched::experiment::StretchMoldable(options);
+  if (command == "ressched") return resched::experiment::Ressched(options);
+  if (command == "resscheddl") return resched::experiment::ResschedDl(options);
   std::fprintf(stderr, "resched-experiment: unknown subcommand '%s'\n", command.c_str());
   Usage();
   return 2;

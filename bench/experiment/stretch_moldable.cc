@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "bench/experiment/csv.h"
 #include "bench/experiment/experiments.h"
+#include "bench/experiment/logs.h"
 #include "bench/experiment/runner.h"
 #include "bench/experiment/svg_plot.h"
 #include "core/workload/downey_workload.h"
@@ -24,28 +25,6 @@ namespace resched::experiment {
 namespace {
 
 constexpr int kProcessors = 512;
-
-std::string DefaultDataDir() {
-  if (const char* env = std::getenv("RESCHED_DATA_DIR")) return absl::StrCat(env, "/swf");
-  for (std::filesystem::path dir = std::filesystem::current_path(); !dir.empty();
-       dir = dir.parent_path()) {
-    const auto candidate = dir / "shared" / "data" / "swf";
-    if (std::filesystem::is_directory(candidate)) return candidate.string();
-    if (dir == dir.parent_path()) break;
-  }
-  return "../shared/data/swf";
-}
-
-absl::StatusOr<SwfLog> LoadLog(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read '", path, "'"));
-  auto text = ReadMaybeGzipped(in);
-  if (!text.ok()) return text.status();
-  std::istringstream lines(*text);
-  SwfReadOptions read;
-  read.lenient = true;
-  return ReadSwf(lines, read);
-}
 
 std::vector<Contender> Contenders(const ExperimentOptions& options) {
   std::vector<Contender> all = {{"DBOS(1)", "dbos", {{"rho", 1.0}}},

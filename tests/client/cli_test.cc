@@ -185,6 +185,104 @@ class FakeResched final : public v1::Resched::Service {
     return Status::OK;
   }
 
+  Status ReserveDAG(ServerContext*, const v1::ReserveDAGRequest* r,
+                    v1::ReserveDAGResponse* out) override {
+    Record(*r);
+    if (r->algorithm().name() == "cpa") return Status(grpc::UNIMPLEMENTED, "cpa is not built");
+    Plan(r->dag(), out->mutable_placements());
+    out->mutable_completion()->set_seconds(3600 + 600 * r->dag().tasks_size());
+    out->mutable_turnaround()->set_seconds(600 * r->dag().tasks_size());
+    out->set_cpu_hours(0.5);
+    if (!r->dry_run()) out->set_dag_id("d1");
+    return Status::OK;
+  }
+  Status QueryDeadline(ServerContext*, const v1::QueryDeadlineRequest* r,
+                       v1::QueryDeadlineResponse* out) override {
+    Record(*r);
+    out->set_feasible(true);
+    if (!r->has_deadline()) out->mutable_tightest_deadline()->set_seconds(7200);
+    Plan(r->dag(), out->mutable_placements());
+    out->mutable_completion()->set_seconds(3600 + 600 * r->dag().tasks_size());
+    out->set_cpu_hours(0.25);
+    if (r->commit()) out->set_dag_id("d2");
+    return Status::OK;
+  }
+  Status GetDagReservation(ServerContext*, const v1::GetDagReservationRequest* r,
+                           v1::DagReservation* out) override {
+    Record(*r);
+    if (r->id() != "d1")
+      return Status(grpc::NOT_FOUND, "DAG reservation '" + r->id() + "' not found");
+    *out = Text<v1::DagReservation>(R"pb(
+      id: "d1"
+      cluster: "sim"
+      algorithm: "bl_cpar_bd_cpar"
+      release { seconds: 3600 }
+      completion { seconds: 7200 }
+      cpu_hours: 1.5
+      label: "nightly"
+      placements {
+        task: "a"
+        allocation {
+          processors: 8
+          start { seconds: 3600 }
+          end { seconds: 5400 }
+        }
+      }
+      placements {
+        task: "b"
+        allocation {
+          processors: 4
+          start { seconds: 5400 }
+          end { seconds: 7200 }
+        }
+      }
+      edges { from: "a" to: "b" })pb");
+    return Status::OK;
+  }
+  Status ListDagReservations(ServerContext*, const v1::ListDagReservationsRequest* r,
+                             v1::ListDagReservationsResponse* out) override {
+    Record(*r);
+    v1::GetDagReservationRequest get;
+    get.set_id("d1");
+    return GetDagReservation(nullptr, &get, out->add_dags());
+  }
+  Status ReleaseDAG(ServerContext*, const v1::ReleaseDAGRequest* r,
+                    v1::ReleaseDAGResponse*) override {
+    Record(*r);
+    return Status::OK;
+  }
+  Status GetSchedule(ServerContext*, const v1::GetScheduleRequest* r, v1::Schedule* out) override {
+    Record(*r);
+    *out = Text<v1::Schedule>(R"pb(
+      cluster: "sim"
+      capacity: 8
+      now { seconds: 3600 }
+      from { seconds: 3600 }
+      to { seconds: 7200 }
+      jobs {
+        id: "j-7"
+        spec { name: "solver" }
+        state: QUEUED
+        allocation {
+          processors: 4
+          start { seconds: 3600 }
+          end { seconds: 5400 }
+          processor_ids: [ 0, 1, 2, 3 ]
+        }
+      }
+      dag_tasks {
+        dag_id: "d1"
+        task: "stage-in"
+        allocation {
+          processors: 4
+          start { seconds: 3600 }
+          end { seconds: 7200 }
+          processor_ids: [ 4, 5, 6, 7 ]
+        }
+      })pb");
+    return Status::OK;
+  }
+
   std::string Last() {
     std::lock_guard<std::mutex> lock(mu_);
     return last_;
@@ -194,6 +292,16 @@ class FakeResched final : public v1::Resched::Service {
   void Record(const google::protobuf::Message& m) {
     std::lock_guard<std::mutex> lock(mu_);
     last_ = m.ShortDebugString();
+  }
+  // One placement per task: 2 processors each, one after the other from @1h, 10 min each.
+  static void Plan(const v1::Dag& dag, google::protobuf::RepeatedPtrField<v1::TaskPlacement>* out) {
+    for (int i = 0; i < dag.tasks_size(); ++i) {
+      v1::TaskPlacement* p = out->Add();
+      p->set_task(dag.tasks(i).name());
+      p->mutable_allocation()->set_processors(2);
+      p->mutable_allocation()->mutable_start()->set_seconds(3600 + 600 * i);
+      p->mutable_allocation()->mutable_end()->set_seconds(4200 + 600 * i);
+    }
   }
   std::map<std::string, v1::Cluster> clusters_;
   std::mutex mu_;
@@ -311,6 +419,210 @@ TEST_F(CliTest, ServerErrorsPrintCodeMessageAndViolations) {
   r = Run({"dag", "reserve", "-f", "/dev/null", "--algorithm", "cpa"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err.substr(0, 22), "error: UNIMPLEMENTED: ");
+}
+
+// A temporary file that is removed at the end of the test.
+class TempFile {
+ public:
+  TempFile(const std::string& name, const std::string& text)
+      : path_(::testing::TempDir() + "/" + name) {
+    std::ofstream(path_) << text;
+  }
+  ~TempFile() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+constexpr const char* kDagJson = R"({"tasks": [
+  {"name": "prep", "model": {"amdahl": {"t1": "600s", "alpha": 0.1}}},
+  {"name": "run", "model": {"rigid": {"k": 2, "time": "3600s"}}}],
+  "edges": [{"from": "prep", "to": "run"}]})";
+
+TEST_F(CliTest, DagReserveSendsTheDagAndPrintsThePlan) {
+  TempFile dag("dag.json", kDagJson);
+  Result r =
+      Run({"dag", "reserve", "-f", dag.path(), "--cluster", "sim", "--param", "q=2", "--release",
+           "+30m", "--label", "nightly", "--request-id", "q1", "--width", "40"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  // No --algorithm: the name stays empty and the server picks its default.
+  EXPECT_EQ(service_.Last(),
+            "cluster: \"sim\" dag { tasks { name: \"prep\" model { amdahl { t1 { seconds: 600 } "
+            "alpha: 0.1 } } } tasks { name: \"run\" model { rigid { k: 2 time { seconds: 3600 } } "
+            "} } edges { from: \"prep\" to: \"run\" } } algorithm { params { key: \"q\" value: 2 "
+            "} } release { seconds: 5400 } request_id: \"q1\" label: \"nightly\"");
+  EXPECT_EQ(r.out,
+            "   TASK  K  START   END     DURATION\n"
+            "0  prep  2  @1h     @1h10m       10m\n"
+            "1  run   2  @1h10m  @1h20m       10m\n"
+            "\n"
+            "sim: 8 processors, @1h .. @1h20m, 1 column = ~33.3s\n"
+            "0 |000000000000000000111111111111111111|\n"
+            "1 |000000000000000000111111111111111111|\n"
+            "2 |....................................|\n"
+            "3 |....................................|\n"
+            "4 |....................................|\n"
+            "5 |....................................|\n"
+            "6 |....................................|\n"
+            "7 |....................................|\n"
+            "  +--------+--------+--------+---------+\n"
+            "  @1h      @1h5m    @1h10m   @1h15m\n"
+            "\n"
+            "completion:  @1h20m\n"
+            "turnaround:  20m\n"
+            "cpu hours:   0.50\n"
+            "dag id:      d1\n");
+}
+
+TEST_F(CliTest, DagReserveDryRunOfImportedWorkflows) {
+  TempFile wf("wf.json", R"({"workflow": {"tasks": [
+      {"name": "x", "id": "x1", "runtimeInSeconds": 60, "parents": [], "children": ["y1"]},
+      {"name": "y", "id": "y1", "runtimeInSeconds": 30}]}})");
+  Result r = Run({"dag", "reserve", "-f", wf.path(), "--cluster", "sim", "--dry-run", "--alpha",
+                  "0.3", "--algorithm", "bl_1_bd_all"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(service_.Last(),
+            "cluster: \"sim\" dag { tasks { name: \"x1\" model { amdahl { t1 { seconds: 60 } "
+            "alpha: 0.3 k_min: 1 } } } tasks { name: \"y1\" model { amdahl { t1 { seconds: 30 } "
+            "alpha: 0.3 k_min: 1 } } } edges { from: \"x1\" to: \"y1\" } } "
+            "algorithm { name: \"bl_1_bd_all\" } dry_run: true");
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "dry run: nothing was changed");
+  EXPECT_NE(r.out.find("dag id:      dry run\n"), std::string::npos) << r.out;
+
+  // A DAX file, detected by its content despite the .txt name.
+  TempFile dax("w.txt", R"(<?xml version="1.0"?>
+<adag><job id="A" runtime="10"/><job id="B" runtime="20"/>
+<child ref="B"><parent ref="A"/></child></adag>)");
+  r = Run({"dag", "reserve", "-f", dax.path(), "--cluster", "sim", "--dry-run"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(service_.Last().find("edges { from: \"A\" to: \"B\" }"), std::string::npos)
+      << service_.Last();
+  EXPECT_NE(r.out.find("0  A "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1  B "), std::string::npos) << r.out;
+
+  // --format overrides the detection: this DAX is not a Dag.
+  r = Run({"dag", "reserve", "-f", dax.path(), "--format", "dag"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err.substr(0, 8 + dax.path().size()), "error: " + dax.path() + ":") << r.err;
+}
+
+TEST_F(CliTest, DagReserveUsageErrors) {
+  TempFile dag("dag.json", kDagJson);
+  Result r = Run({"dag", "reserve"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "error: -f FILE is required: a Dag (JSON or YAML), WfCommons or DAX file");
+  r = Run({"dag", "reserve", "-f", dag.path(), "--alpha", "0.3"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "error: --alpha applies to WfCommons and DAX workflows only; " + dag.path() +
+                " was read as a resched Dag (see --format)");
+  r = Run({"dag", "reserve", "-f", dag.path(), "--format", "xml"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "error: --format xml: expected dag, wfcommons or dax");
+  r = Run({"dag", "reserve", "-f", dag.path(), "--format", "dax", "--alpha", "1.5"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')), "error: --alpha: must be in [0, 1], got 1.5");
+  r = Run({"dag", "reserve", "-f", "/no/such/file.json"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "error: /no/such/file.json: cannot open the file\n");
+}
+
+TEST_F(CliTest, DagQueryDeadlineAsksForTheTightestDeadline) {
+  TempFile dag("dag.json", kDagJson);
+  Result r = Run({"dag", "query-deadline", "-f", dag.path(), "--cluster", "sim", "--width", "40"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(service_.Last().find("deadline"), std::string::npos) << service_.Last();
+  EXPECT_NE(r.out.find("\nfeasible:           yes\n"
+                       "deadline:           - (asked for the tightest)\n"
+                       "tightest deadline:  @2h\n"
+                       "completion:         @1h20m\n"
+                       "cpu hours:          0.25\n"
+                       "dag id:             not committed\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("1  run   2  @1h10m"), std::string::npos) << r.out;
+
+  // `dag query` is an alias; --deadline and --commit are sent.
+  r = Run({"dag", "query", "-f", dag.path(), "--cluster", "sim", "--deadline", "+2h", "--commit",
+           "--algorithm", "dl_bd_cpa"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(service_.Last().find("algorithm { name: \"dl_bd_cpa\" } deadline { seconds: 10800 } "
+                                 "commit: true"),
+            std::string::npos)
+      << service_.Last();
+  EXPECT_NE(r.out.find("feasible:    yes (reserved)\ndeadline:    @3h\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("dag id:      d2\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("tightest"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, DagQueryDeadlineJson) {
+  TempFile dag("dag.json", kDagJson);
+  Result r = Run({"--json", "dag", "query-deadline", "-f", dag.path(), "--cluster", "sim"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  v1::QueryDeadlineResponse response;
+  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &response).ok()) << r.out;
+  EXPECT_EQ(response.placements_size(), 2);
+  EXPECT_NE(r.out.find("\"tightest_deadline\""), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, DagShowListRelease) {
+  Result r = Run({"dag", "show", "d1", "--cluster", "sim", "--width", "40"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(service_.Last(), "cluster: \"sim\" id: \"d1\"");
+  EXPECT_EQ(r.out.substr(0, r.out.find("\n\n")),
+            "id:          d1\n"
+            "cluster:     sim\n"
+            "label:       nightly\n"
+            "algorithm:   bl_cpar_bd_cpar\n"
+            "release:     @1h\n"
+            "completion:  @2h\n"
+            "cpu hours:   1.50\n"
+            "tasks:       2\n"
+            "edges:       1");
+  EXPECT_NE(r.out.find("0  a     8  @1h     @1h30m       30m\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sim: 8 processors, @1h .. @2h"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("7 |000000000000000000..................|"), std::string::npos) << r.out;
+
+  r = Run({"dag", "show", "d9", "--cluster", "sim"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "error: NOT_FOUND: DAG reservation 'd9' not found\n");
+  EXPECT_EQ(Run({"dag", "show"}).rc, 2);
+
+  r = Run({"dag", "list", "--cluster", "sim"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "ID  LABEL    ALGORITHM        TASKS  RELEASE  COMPLETION  CPU-HOURS\n"
+            "d1  nightly  bl_cpar_bd_cpar      2  @1h      @2h              1.50\n");
+
+  r = Run({"dag", "release", "d1", "--cluster", "sim", "--request-id", "r1"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(service_.Last(), "cluster: \"sim\" id: \"d1\" request_id: \"r1\"");
+  EXPECT_EQ(r.out, "released DAG reservation d1\n");
+}
+
+TEST_F(CliTest, ScheduleShowListsAndDrawsDagTasks) {
+  Result r = Run({"schedule", "show", "--cluster", "sim", "--width", "40"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("DAG  TASK      K  START  END  PROCESSORS\n"
+                       "d1   stage-in  4  @1h    @2h  4-7\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("4 |111111111111111111111111111111111111|"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1  d1   DAG     4  @1h    @2h     stage-in\n"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, DagHelpListsTheVerbs) {
+  Result r = Run({"dag", "--help"});
+  EXPECT_EQ(r.rc, 0);
+  for (const char* verb : {"reserve", "query-deadline", "query", "show", "release", "list"}) {
+    EXPECT_NE(r.out.find(std::string("usage: resched dag ") + verb + " "), std::string::npos)
+        << verb << "\n"
+        << r.out;
+  }
 }
 
 TEST_F(CliTest, JobSubmitUsageErrors) {

@@ -155,6 +155,94 @@ assert job["state"] == "FINISHED", job
 assert job["allocation"]["processors"] == 4, job
 ' || fail "--json job get has the wrong content"
 
+step "DAGs: create a SIMULATED cluster 'dags' with 16 processors"
+rs cluster create dags --processors 16 --clock simulated >/dev/null
+cat >"$WORK/dag.json" <<'JSON'
+{"tasks": [
+  {"name": "prep", "model": {"amdahl": {"t1": "600s", "alpha": 0.1}}},
+  {"name": "left", "model": {"amdahl": {"t1": "3600s", "alpha": 0.05}}},
+  {"name": "right", "model": {"rigid": {"k": 4, "time": "1800s"}}},
+  {"name": "merge", "model": {"amdahl": {"t1": "1200s", "alpha": 0.2}}}],
+ "edges": [{"from": "prep", "to": "left"}, {"from": "prep", "to": "right"},
+           {"from": "left", "to": "merge"}, {"from": "right", "to": "merge"}]}
+JSON
+DAG_TASKS=(prep left right merge)
+
+step "dag reserve: every task is placed, a Gantt chart is drawn, a DAG id is given"
+out=$(rs dag reserve --cluster dags -f "$WORK/dag.json" --label e2e)
+echo "$out"
+for task in "${DAG_TASKS[@]}"; do
+  expect_match "$out" "^[0-9a-zA-Z] +$task +[0-9]+ +@[0-9hms.]+ +@[0-9hms.]+ +[0-9hms.]+$" \
+    "dag reserve places $task"
+done
+expect_match "$out" '^ *15 \|' "dag reserve Gantt rows"
+expect_match "$out" '^completion: +@' "dag reserve completion"
+expect_match "$out" '^dag id: +d[0-9]+$' "dag reserve id"
+DAG1=$(awk '/^dag id:/ { print $3 }' <<<"$out")
+
+step "dag query-deadline without --deadline prints the tightest deadline"
+out=$(rs dag query-deadline --cluster dags -f "$WORK/dag.json")
+echo "$out"
+expect_match "$out" '^feasible: +yes$' "dag query-deadline"
+expect_match "$out" '^tightest deadline: +@[0-9hms.]+$' "dag query-deadline"
+expect_match "$out" '^dag id: +not committed$' "dag query-deadline"
+rs --json dag query-deadline --cluster dags -f "$WORK/dag.json" | python3 -c '
+import json, sys
+answer = json.load(sys.stdin)
+assert "tightest_deadline" in answer, answer
+assert len(answer["placements"]) == 4, answer
+' || fail "--json dag query-deadline has the wrong content"
+
+step "dag query (the alias) with a generous deadline is feasible"
+out=$(rs dag query --cluster dags -f "$WORK/dag.json" --deadline +100h)
+expect_match "$out" '^feasible: +yes$' "dag query --deadline"
+
+step "dag show and dag list show $DAG1"
+out=$(rs dag show "$DAG1" --cluster dags)
+echo "$out"
+expect_match "$out" "^id: +$DAG1$" "dag show"
+expect_match "$out" '^label: +e2e$' "dag show"
+expect_match "$out" '^edges: +4$' "dag show"
+for task in "${DAG_TASKS[@]}"; do
+  expect_match "$out" "^[0-9a-zA-Z] +$task +[0-9]+ " "dag show lists $task"
+done
+out=$(rs dag list --cluster dags)
+echo "$out"
+expect_match "$out" "^$DAG1 +e2e +bl_cpar_bd_cpar +4 +@" "dag list"
+
+step "schedule show lists and draws the DAG's tasks"
+out=$(rs schedule show --cluster dags)
+echo "$out"
+for task in "${DAG_TASKS[@]}"; do
+  expect_match "$out" "^$DAG1 +$task +[0-9]+ +@" "schedule show table has $task"
+  expect_match "$out" "^[0-9a-zA-Z] +$DAG1 +DAG +[0-9]+ .* $task$" "schedule show legend has $task"
+done
+
+step "dag release frees the DAG; it is gone from the list"
+out=$(rs dag release "$DAG1" --cluster dags)
+expect_match "$out" "^released DAG reservation $DAG1$" "dag release"
+out=$(rs dag list --cluster dags)
+if grep -Eq "^$DAG1 " <<<"$out"; then fail "dag list still shows $DAG1:"$'\n'"$out"; fi
+set +e
+out=$(rs dag show "$DAG1" --cluster dags 2>&1)
+rc=$?
+set -e
+[[ $rc -eq 1 ]] || fail "dag show after release: exit status $rc, expected 1"
+expect_match "$out" '^error: NOT_FOUND: ' "dag show after release"
+
+MONTAGE=/work/shared/data/dax/Montage_25.xml
+if [[ -f "$MONTAGE" ]]; then
+  step "dag reserve --dry-run of the Pegasus DAX $MONTAGE"
+  out=$(rs dag reserve --cluster dags -f "$MONTAGE" --dry-run --alpha 0.1)
+  echo "$out" | tail -n 8
+  expect_match "$out" '^dry run: nothing was changed$' "dag reserve DAX"
+  expect_match "$out" '^dag id: +dry run$' "dag reserve DAX"
+  tasks=$(grep -Ec '^[0-9a-zA-Z] +ID000[0-9]{2} +[0-9]+ ' <<<"$out" || true)
+  [[ $tasks -eq 25 ]] || fail "dag reserve DAX: $tasks task rows, expected 25"
+else
+  step "skip the DAX dry run: $MONTAGE is missing"
+fi
+
 step "SIGTERM: the server exits 0 within 10 s"
 kill -TERM "$SERVER_PID"
 deadline=$((SECONDS + 10))
