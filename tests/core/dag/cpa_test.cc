@@ -87,6 +87,68 @@ TEST(CpaAllocation, StopsOnceTheCriticalPathIsNoLongerThanTheAverageArea) {
   }
 }
 
+// The allocation phase written the obvious way: both levels recomputed from scratch each step.
+std::vector<int> ReferenceCpaAllocation(const DagGraph& g, int p, bool level_bound) {
+  const int n = g.size();
+  std::vector<int> index(n, 0);
+  std::vector<int> level(n, 0);
+  for (int v : g.topo) {
+    for (const Arc& a : g.preds[v]) level[v] = std::max(level[v], level[a.task] + 1);
+  }
+  while (true) {
+    std::vector<Duration> t(n);
+    double area = 0;
+    std::vector<long> level_sum(n, 0);
+    for (int i = 0; i < n; ++i) {
+      t[i] = g.widths[i].times[index[i]];
+      area += static_cast<double>(g.widths[i].widths[index[i]]) * static_cast<double>(t[i]);
+      level_sum[level[i]] += g.widths[i].widths[index[i]];
+    }
+    const std::vector<Duration> bl = BottomLevels(g, t);
+    const std::vector<Duration> tl = TopLevels(g, t);
+    Duration critical = 0;
+    for (int i = 0; i < n; ++i) critical = std::max(critical, tl[i] + bl[i]);
+    if (static_cast<double>(critical) <= area / p) break;
+    int best = -1;
+    double best_gain = 0;
+    for (int i = 0; i < n; ++i) {
+      const WidthTable& w = g.widths[i];
+      const int next = index[i] + 1;
+      if (tl[i] + bl[i] != critical || next >= static_cast<int>(w.widths.size()) ||
+          w.widths[next] > p) {
+        continue;
+      }
+      if (level_bound && level_sum[level[i]] + w.widths[next] - w.widths[index[i]] > p) continue;
+      const double gain = static_cast<double>(w.times[index[i]]) / w.widths[index[i]] -
+                          static_cast<double>(w.times[next]) / w.widths[next];
+      if (gain > best_gain) {
+        best_gain = gain;
+        best = i;
+      }
+    }
+    if (best < 0) break;
+    ++index[best];
+  }
+  std::vector<int> widths(n);
+  for (int i = 0; i < n; ++i) widths[i] = g.widths[i].widths[index[i]];
+  return widths;
+}
+
+TEST(CpaAllocation, MatchesTheFromScratchReference) {
+  std::mt19937_64 rng(2024);
+  for (int trial = 0; trial < 60; ++trial) {
+    const Dag dag = testing::RandomDag(rng, 5 + static_cast<int>(rng() % 40), 0.3,
+                                       trial % 3 == 0 ? 20 * testing::kMinute : 0);
+    const int p = 2 + static_cast<int>(rng() % 200);
+    const DagGraph g = Graph(dag, p);
+    for (bool level_bound : {true, false}) {
+      EXPECT_EQ(CpaAllocation(g, p, {.level_bound = level_bound}),
+                ReferenceCpaAllocation(g, p, level_bound))
+          << "trial " << trial << " p " << p << " level_bound " << level_bound;
+    }
+  }
+}
+
 TEST(PlanCpa, OnAnEmptyClusterIsAValidListSchedule) {
   std::mt19937_64 rng(3);
   for (int trial = 0; trial < 20; ++trial) {
