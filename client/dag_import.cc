@@ -10,19 +10,13 @@
 #include "client/durations.h"
 #include "core/workload/dax.h"
 #include "core/workload/wfcommons.h"
+#include "proto/resched/core_to_proto.h"
 #include "proto/resched/yaml_json.h"
 
 namespace resched::cli {
 namespace {
 
 namespace pb = resched::v1;
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 }  // namespace
 
@@ -68,78 +62,6 @@ DagFormat DetectDagFormat(absl::string_view path, absl::string_view text) {
   return DagFormat::kDag;
 }
 
-pb::RuntimeModel ModelToProto(const resched::RuntimeModel& model) {
-  pb::RuntimeModel out;
-  std::visit(Overloaded{
-                 [&](const resched::TableModel& m) {
-                   auto* table = out.mutable_table();
-                   for (const auto& e : m.entries) {
-                     auto* entry = table->add_entries();
-                     entry->set_k(e.k);
-                     *entry->mutable_time() = ToProtoDuration(e.time);
-                   }
-                 },
-                 [&](const resched::AmdahlModel& m) {
-                   auto* a = out.mutable_amdahl();
-                   *a->mutable_t1() = ToProtoDuration(m.t1);
-                   a->set_alpha(m.alpha);
-                   a->set_k_min(m.k_min);
-                   a->set_k_max(m.k_max);
-                 },
-                 [&](const resched::DowneyModel& m) {
-                   auto* d = out.mutable_downey();
-                   *d->mutable_t1() = ToProtoDuration(m.t1);
-                   d->set_a(m.a);
-                   d->set_sigma(m.sigma);
-                   d->set_k_min(m.k_min);
-                   d->set_k_max(m.k_max);
-                 },
-                 [&](const resched::RigidModel& m) {
-                   out.mutable_rigid()->set_k(m.k);
-                   *out.mutable_rigid()->mutable_time() = ToProtoDuration(m.time);
-                 },
-                 [&](const resched::PowerOfTwoModel& m) {
-                   auto* p = out.mutable_power_of_two();
-                   for (resched::Duration t : m.times) *p->add_times() = ToProtoDuration(t);
-                 },
-                 [&](const resched::CeilModel& m) {
-                   out.mutable_ceil()->set_req_procs(m.req_procs);
-                   *out.mutable_ceil()->mutable_req_time() = ToProtoDuration(m.req_time);
-                 },
-                 [&](const resched::CommunicationModel& m) {
-                   auto* c = out.mutable_communication();
-                   c->set_flops(m.flops);
-                   c->set_matrix_size(m.matrix_size);
-                   c->set_latency_seconds(m.latency_s);
-                   c->set_bandwidth(m.bandwidth);
-                   c->set_processor_speed(m.processor_speed);
-                   c->set_k_min(m.k_min);
-                   c->set_k_max(m.k_max);
-                 },
-             },
-             model.params());
-  return out;
-}
-
-pb::Dag DagToProto(const resched::Dag& dag) {
-  pb::Dag out;
-  for (const resched::Task& t : dag.tasks) {
-    pb::DagTask* task = out.add_tasks();
-    task->set_name(t.name);
-    *task->mutable_model() = ModelToProto(t.model);
-  }
-  const int n = static_cast<int>(dag.tasks.size());
-  for (const resched::Edge& e : dag.edges) {
-    pb::DagEdge* edge = out.add_edges();
-    // The importers only emit valid indices; an invalid one keeps an empty name, which the
-    // server rejects naming the edge, rather than crashing here.
-    if (e.from >= 0 && e.from < n) edge->set_from(dag.tasks[e.from].name);
-    if (e.to >= 0 && e.to < n) edge->set_to(dag.tasks[e.to].name);
-    if (e.transfer != 0) *edge->mutable_transfer() = ToProtoDuration(e.transfer);
-  }
-  return out;
-}
-
 absl::StatusOr<pb::Dag> ParseDagText(absl::string_view path, absl::string_view text,
                                      DagFormat format,
                                      const resched::WorkflowImportOptions& options) {
@@ -160,7 +82,7 @@ absl::StatusOr<pb::Dag> ParseDagText(absl::string_view path, absl::string_view t
                         absl::StrCat(wfcommons ? "as a WfCommons workflow: " : "as a DAX file: ",
                                      dag.status().message()));
   }
-  return DagToProto(*dag);
+  return resched::api::ToProto(*dag);
 }
 
 }  // namespace resched::cli

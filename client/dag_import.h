@@ -25,11 +25,6 @@ absl::string_view DagFormatName(DagFormat format);
 // "workflow" object; else a resched Dag. Never kAuto.
 DagFormat DetectDagFormat(absl::string_view path, absl::string_view text);
 
-// The API form of a core runtime model and DAG: task names for the edges, microseconds as
-// Duration protos. Lossless: the server's conversion gives the core values back.
-resched::v1::RuntimeModel ModelToProto(const resched::RuntimeModel& model);
-resched::v1::Dag DagToProto(const resched::Dag& dag);
-
 // Parses `text` (from `path`, used for the detection only) in `format` (kAuto: detected).
 // `options` applies to the workflow formats. Errors say which format was read and what is
 // wrong, in the importer's or the JSON/YAML parser's words.

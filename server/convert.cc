@@ -3,6 +3,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "proto/resched/core_to_proto.h"
 
 namespace resched::server {
 namespace {
@@ -56,12 +57,7 @@ google::protobuf::Timestamp ToTimestamp(Time t) {
   return ts;
 }
 
-google::protobuf::Duration ToDurationProto(Duration d) {
-  google::protobuf::Duration out;
-  out.set_seconds(d / kMicrosPerSecond);
-  out.set_nanos(static_cast<int>((d % kMicrosPerSecond) * 1000));
-  return out;
-}
+google::protobuf::Duration ToDurationProto(Duration d) { return api::ToDurationProto(d); }
 
 absl::StatusOr<RuntimeModel> FromProto(const pb::RuntimeModel& model, const std::string& field) {
   RuntimeModelParams params;
@@ -222,69 +218,7 @@ pb::ClusterSpec ToProto(const ClusterSpec& spec, const AlgorithmParams& params) 
   return out;
 }
 
-namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
-
-}  // namespace
-
-pb::RuntimeModel ToProto(const RuntimeModel& model) {
-  pb::RuntimeModel out;
-  std::visit(Overloaded{
-                 [&](const TableModel& m) {
-                   for (const auto& e : m.entries) {
-                     auto* entry = out.mutable_table()->add_entries();
-                     entry->set_k(e.k);
-                     *entry->mutable_time() = ToDurationProto(e.time);
-                   }
-                 },
-                 [&](const AmdahlModel& m) {
-                   auto* a = out.mutable_amdahl();
-                   *a->mutable_t1() = ToDurationProto(m.t1);
-                   a->set_alpha(m.alpha);
-                   a->set_k_min(m.k_min);
-                   a->set_k_max(m.k_max);
-                 },
-                 [&](const DowneyModel& m) {
-                   auto* d = out.mutable_downey();
-                   *d->mutable_t1() = ToDurationProto(m.t1);
-                   d->set_a(m.a);
-                   d->set_sigma(m.sigma);
-                   d->set_k_min(m.k_min);
-                   d->set_k_max(m.k_max);
-                 },
-                 [&](const RigidModel& m) {
-                   out.mutable_rigid()->set_k(m.k);
-                   *out.mutable_rigid()->mutable_time() = ToDurationProto(m.time);
-                 },
-                 [&](const PowerOfTwoModel& m) {
-                   for (Duration t : m.times) {
-                     *out.mutable_power_of_two()->add_times() = ToDurationProto(t);
-                   }
-                 },
-                 [&](const CeilModel& m) {
-                   out.mutable_ceil()->set_req_procs(m.req_procs);
-                   *out.mutable_ceil()->mutable_req_time() = ToDurationProto(m.req_time);
-                 },
-                 [&](const CommunicationModel& m) {
-                   auto* c = out.mutable_communication();
-                   c->set_flops(m.flops);
-                   c->set_matrix_size(m.matrix_size);
-                   c->set_latency_seconds(m.latency_s);
-                   c->set_bandwidth(m.bandwidth);
-                   c->set_processor_speed(m.processor_speed);
-                   c->set_k_min(m.k_min);
-                   c->set_k_max(m.k_max);
-                 },
-             },
-             model.params());
-  return out;
-}
+pb::RuntimeModel ToProto(const RuntimeModel& model) { return api::ToProto(model); }
 
 pb::JobSpec ToProto(const Job& job) {
   pb::JobSpec out;
