@@ -54,8 +54,8 @@ DagPlanningInput Input() {
   const Timeline& t = BusyTimeline();
   // The release sits in the middle, with the paper's week of history for q.
   const Time release = 100 * kDay;
-  return DagPlanningInput{&HundredTasks(), &t, release,
-                          AverageFree(t, release - 7 * kDay, release)};
+  return DagPlanningInput{
+      &HundredTasks(), &t, release, AverageFree(t, release - 7 * kDay, release), {}};
 }
 
 void BM_PlanDag(benchmark::State& state, const char* name) {

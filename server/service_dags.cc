@@ -17,8 +17,8 @@ DagPlanningInput InputFor(const ClusterPlan& plan, const Dag& dag, std::string_v
   const double window_hours = ParamValue(algorithm, params, "q_window_hours");
   const Duration window =
       window_hours > 0 ? CeilMicros(window_hours * 3600) : 168 * 3600 * kMicrosPerSecond;
-  return DagPlanningInput{&dag, &plan.timeline(), std::max(release, plan.now()),
-                          plan.HistoricalAvailable(window)};
+  return DagPlanningInput{
+      &dag, &plan.timeline(), std::max(release, plan.now()), plan.HistoricalAvailable(window), {}};
 }
 
 void AddPlacements(const Dag& dag, const DagPlan& plan,

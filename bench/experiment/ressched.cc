@@ -63,7 +63,7 @@ int Ressched(const ExperimentOptions& options) {
       const Dag& dag = generated->dag;
       for (const ReservationCase& c : *cases) {
         const std::string key = ScenarioKey(specs[s], c);
-        const DagPlanningInput input{&dag, &c.timeline, c.schedule.now, c.q};
+        const DagPlanningInput input{&dag, &c.timeline, c.schedule.now, c.q, {}};
         for (const std::string& bl : kBottomLevels) {
           for (const std::string& bd : kBounds) {
             const std::string name = Name(bl, bd);

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/dag/barbosa.h"
 #include "core/dag/cpa.h"
 #include "core/dag/dag_graph.h"
+#include "core/dag/heft.h"
 #include "core/dag/ressched.h"
 #include "core/dag/resscheddl.h"
 
@@ -71,6 +73,18 @@ bool IsDeadlinePlanner(std::string_view name) { return name.starts_with("dl_"); 
 
 absl::StatusOr<DagPlan> PlanDag(std::string_view name, const AlgorithmParams& params,
                                 const DagPlanningInput& input) {
+  if (name == "heft" || name == "barbosa") {
+    if (absl::Status s = CheckAlgorithm("algorithm", name, AlgorithmKind::kDagPlanner, params);
+        !s.ok()) {
+      return s;
+    }
+    const int p = input.timeline->capacity();
+    if (absl::Status s = ValidateDag(*input.dag, p); !s.ok()) return s;
+    const std::vector<double> speeds =
+        input.speeds.empty() ? std::vector<double>(p, 1.0) : input.speeds;
+    return name == "heft" ? HeftPlan(*input.dag, speeds, input.release, input.timeline)
+                          : BarbosaPlan(*input.dag, speeds, input.release, input.timeline);
+  }
   absl::StatusOr<DagGraph> g = Graph(name, params, input);
   if (!g.ok()) return g.status();
   if (name == "cpa") return PlanCpa(*g, *input.timeline, input.release);

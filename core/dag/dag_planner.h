@@ -26,6 +26,8 @@ struct DagPlanningInput {
   // Historical average of available processors (Aida & Casanova §4.2), used by the *_cpar
   // variants when the "q" parameter is 0; 0 here means P.
   int historical_q = 0;
+  // Relative processor speeds for HEFT and Barbosa (one per processor); empty: all 1.
+  std::vector<double> speeds;
 };
 
 struct DeadlineAnswer {

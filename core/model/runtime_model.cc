@@ -238,6 +238,8 @@ Duration RuntimeModel::SequentialTime() const {
           [&](const AmdahlModel& m) { return m.t1; },
           [&](const DowneyModel& m) { return m.t1; },
           [&](const CeilModel& m) { return static_cast<Duration>(m.req_procs) * m.req_time; },
+          // A range model: its smallest width directly (listing 2^24 widths costs 64 MB).
+          [&](const CommunicationModel& m) { return TimeOn(m.k_min) * m.k_min; },
           [&](const auto&) -> Duration {
             const auto widths = Widths(kMaxWidth);
             if (widths.empty()) return 0;

@@ -31,8 +31,9 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::Create(const ClusterSp
   if (!policy.ok()) return policy.status();
   if (!spec.homogeneous()) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "cluster.groups: policy '%s' needs processors of one speed; heterogeneous groups are "
-        "for the DAG planners (HEFT, Barbosa), which are not built yet",
+        "cluster.groups: policy '%s' needs processors of one speed; clusters of several "
+        "speeds are not supported yet (HEFT and Barbosa handle speeds in core/dag and in "
+        "resched-experiment heft-vs-parallel)",
         spec.policy));
   }
   auto plan = std::unique_ptr<ClusterPlan>(new ClusterPlan(spec, *std::move(policy), now, limits));

@@ -123,10 +123,12 @@ std::vector<AlgorithmInfo> BuildRegistry() {
                       "CPA schedule's start",
                       "aida-casanova §5.2.2", {lambda, q, q_window, resolution}));
   }
-  r.push_back(
-      Planned("heft", K::kDagPlanner, "HEFT task-parallel list scheduling", "barbosa §2 ([20])"));
-  r.push_back(Planned("barbosa", K::kDagPlanner, "multi-user list scheduling with capacity shares",
-                      "barbosa §4"));
+  r.push_back(Built("heft", K::kDagPlanner,
+                    "HEFT: one processor per task, upward rank, insertion-based earliest finish",
+                    "barbosa §2 ([20], Topcuoglu et al.)"));
+  r.push_back(Built("barbosa", K::kDagPlanner,
+                    "parallel-task list scheduling with capacity shares and b-level correction",
+                    "barbosa §4, Alg. 1 + 2"));
   return r;
 }
 

@@ -223,7 +223,7 @@ TEST_F(DagServiceTest, EveryBuiltDagPlannerIsSelectableByName) {
     ASSERT_TRUE(Reserve(Diamond(), &response, /*dry_run=*/true, a.name()).ok()) << a.name();
     ExpectValidPlan(Diamond(), response.placements(), before);
   }
-  EXPECT_GE(built, 22);
+  EXPECT_GE(built, 24);
 }
 
 TEST_F(DagServiceTest, QueryDeadlineAnswersTheTightestDeadlineAndCommitsOnRequest) {
