@@ -32,5 +32,6 @@ int StretchSequential(const ExperimentOptions& options);
 int StretchMoldable(const ExperimentOptions& options);
 int Ressched(const ExperimentOptions& options);
 int ResschedDl(const ExperimentOptions& options);
+int HeftVsParallel(const ExperimentOptions& options);
 
 }  // namespace resched::experiment

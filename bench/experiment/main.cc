@@ -18,9 +18,12 @@ void Usage() {
       "  stretch-moldable    Saule et al. §7.1 / Figs. 3-4: DBOS vs Iterative on SWF logs\n"
       "  ressched            Aida & Casanova §4.3 / Table 4: the 16 BL x BD DAG planners\n"
       "  resscheddl          Aida & Casanova §5.3 / Table 6: RESSCHEDDL tightest deadlines\n"
+      "  heft-vs-parallel    Barbosa & Monteiro §5.3-5.4 / Tables 2-3, Fig. 4: HEFT vs\n"
+      "                      parallel tasks; exclusive vs global management of a reservation\n"
       "flags:\n"
       "  --out DIR           where CSV and SVG files go (default .)\n"
-      "  --seeds N           instances per setting (default 1; the paper: 20 for moldable)\n"
+      "  --seeds N           instances per setting (default 1; the paper: 20 for moldable;\n"
+      "                      heft-vs-parallel: DAGs per size, seeds 1..N)\n"
       "  --tasks N           tasks per instance (default: the paper's, 20000 / 8000)\n"
       "  --deltas A,B,..     stretch-sequential: Δ values (default 5,10,15,20,40,60,80,100)\n"
       "  --loads A,B,..      stretch-sequential: loads (default 220,230,...,310)\n"
@@ -127,6 +130,7 @@ int main(int argc, char** argv) {
   if (command == "stretch-moldable") return resched::experiment::StretchMoldable(options);
   if (command == "ressched") return resched::experiment::Ressched(options);
   if (command == "resscheddl") return resched::experiment::ResschedDl(options);
+  if (command == "heft-vs-parallel") return resched::experiment::HeftVsParallel(options);
   std::fprintf(stderr, "resched-experiment: unknown subcommand '%s'\n", command.c_str());
   Usage();
   return 2;
