@@ -258,6 +258,34 @@ TEST_F(DagServiceTest, QueryDeadlineAnswersTheTightestDeadlineAndCommitsOnReques
   EXPECT_EQ(Dags().size(), 1u);
 }
 
+TEST_F(DagServiceTest, WatchersSeeDagsReservedAndReleased) {
+  grpc::ClientContext watch;
+  pb::WatchScheduleRequest request;
+  request.set_cluster("sim");
+  auto reader = stub_->WatchSchedule(&watch, request);
+  pb::ScheduleEvent event;
+  ASSERT_TRUE(reader->Read(&event));
+  EXPECT_EQ(event.kind(), pb::ScheduleEvent::SNAPSHOT);
+  pb::ReserveDAGResponse dag;
+  ASSERT_TRUE(Reserve(Diamond(), &dag).ok());
+  ASSERT_TRUE(reader->Read(&event));
+  EXPECT_EQ(event.kind(), pb::ScheduleEvent::DAG_RESERVED);
+  EXPECT_EQ(event.dag().id(), dag.dag_id());
+  EXPECT_EQ(event.dag().placements_size(), 4);
+  pb::ReleaseDAGRequest release;
+  release.set_cluster("sim");
+  release.set_id(dag.dag_id());
+  pb::ReleaseDAGResponse released;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->ReleaseDAG(&context, release, &released).ok());
+  ASSERT_TRUE(reader->Read(&event));
+  EXPECT_EQ(event.kind(), pb::ScheduleEvent::DAG_RELEASED);
+  EXPECT_EQ(event.dag().id(), dag.dag_id());
+  watch.TryCancel();
+  while (reader->Read(&event)) {
+  }
+}
+
 TEST_F(DagServiceTest, ARetriedReservationIsAppliedOnce) {
   pb::ReserveDAGResponse first;
   ASSERT_TRUE(Reserve(Diamond(), &first, false, "", "dag-42").ok());
