@@ -24,7 +24,9 @@ struct ExperimentOptions {
   std::vector<std::string> sweep;     // ressched(dl): Table 1 parameters to vary (empty: all)
   int schedules = 1;                  // ressched(dl): reservation schedules per setting (paper 50)
   std::vector<double> lambdas;        // resscheddl: extra DL_RC_CPAR rows with these lambdas
-  int dags = 1;                       // ressched(dl): DAG samples per specification (paper 20)
+  int dags = 1;
+  int cpa_level_bound = 1;  // ressched(dl): the level_bound parameter of CPA (0: plain) //
+                            // ressched(dl): DAG samples per specification (paper 20)
   bool verbose = false;
 };
 

@@ -43,6 +43,8 @@ void Usage() {
       "                      (default 1; the paper: 50)\n"
       "  --dags N            ressched(dl): DAGs per specification (default 1; the paper: 20)\n"
       "  --lambdas A,B,..    resscheddl: also DL_RC_CPAR with these lambdas (§5.3's tuning)\n"
+      "  --cpa-level-bound B ressched(dl): 1 (default) keeps CPA's per-level allocation bound,\n"
+      "                      0 runs plain CPA's stopping criterion\n"
       "  -v                  progress on standard error\n",
       stderr);
 }
@@ -99,6 +101,9 @@ int main(int argc, char** argv) {
       options.data_dir = value;
     } else if (flag == "--logs") {
       for (absl::string_view part : absl::StrSplit(value, ',')) options.logs.emplace_back(part);
+    } else if (flag == "--cpa-level-bound") {
+      ok = absl::SimpleAtoi(value, &options.cpa_level_bound) &&
+           (options.cpa_level_bound == 0 || options.cpa_level_bound == 1);
     } else if (flag == "--lambdas") {
       ok = ParseNumbers(value, &options.lambdas);
     } else if (flag == "--phis") {

@@ -67,7 +67,8 @@ int Ressched(const ExperimentOptions& options) {
         for (const std::string& bl : kBottomLevels) {
           for (const std::string& bd : kBounds) {
             const std::string name = Name(bl, bd);
-            absl::StatusOr<DagPlan> plan = PlanDag(name, {}, input);
+            absl::StatusOr<DagPlan> plan =
+                PlanDag(name, {{"level_bound", options.cpa_level_bound}}, input);
             if (!plan.ok()) {
               std::fprintf(stderr, "%s on %s: %s\n", name.c_str(), key.c_str(),
                            std::string(plan.status().message()).c_str());

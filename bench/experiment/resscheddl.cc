@@ -57,7 +57,8 @@ int ResschedDl(const ExperimentOptions& options) {
     return 1;
   }
   const std::vector<AppSpec> specs = ChosenSpecs(o);
-  const std::vector<DeadlineContender> contenders = Contenders(o.lambdas);
+  std::vector<DeadlineContender> contenders = Contenders(o.lambdas);
+  for (DeadlineContender& c : contenders) c.params["level_bound"] = o.cpa_level_bound;
   std::vector<std::string> labels;
   for (const auto& c : contenders) labels.push_back(c.label);
   std::ofstream csv_file(o.out_dir + "/resscheddl.csv");

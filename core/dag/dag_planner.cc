@@ -13,6 +13,10 @@
 namespace resched {
 namespace {
 
+CpaOptions CpaFor(std::string_view name, const AlgorithmParams& params) {
+  return CpaOptions{.level_bound = ParamValue(name, params, "level_bound") != 0};
+}
+
 int QFor(std::string_view name, const AlgorithmParams& params, const DagPlanningInput& input) {
   const double q = ParamValue(name, params, "q");
   return q > 0 ? static_cast<int>(q) : input.historical_q;
@@ -60,6 +64,7 @@ absl::StatusOr<ResschedDlOptions> DeadlineOptions(std::string_view name,
   if (!o.ok()) return o.status();
   o->q = QFor(name, params, input);
   o->lambda = ParamValue(name, params, "lambda");
+  o->cpa = CpaFor(name, params);
   return o;
 }
 
@@ -87,7 +92,7 @@ absl::StatusOr<DagPlan> PlanDag(std::string_view name, const AlgorithmParams& pa
   }
   absl::StatusOr<DagGraph> g = Graph(name, params, input);
   if (!g.ok()) return g.status();
-  if (name == "cpa") return PlanCpa(*g, *input.timeline, input.release);
+  if (name == "cpa") return PlanCpa(*g, *input.timeline, input.release, CpaFor(name, params));
   if (IsDeadlinePlanner(name)) {
     absl::StatusOr<ResschedDlOptions> o = DeadlineOptions(name, params, input);
     if (!o.ok()) return o.status();
@@ -99,6 +104,7 @@ absl::StatusOr<DagPlan> PlanDag(std::string_view name, const AlgorithmParams& pa
   absl::StatusOr<ResschedOptions> o = ParseResschedName(name);
   if (!o.ok()) return o.status();
   o->q = QFor(name, params, input);
+  o->cpa = CpaFor(name, params);
   return PlanRessched(*g, *input.timeline, input.release, *o);
 }
 

@@ -56,6 +56,10 @@ std::vector<AlgorithmInfo> BuildRegistry() {
   const ParamInfo q_window{"q_window_hours",
                            "window before now over which the historical average q is taken", 168,
                            1e-3, 24 * 366};
+  const ParamInfo level_bound{"level_bound",
+                              "1: CPA allocations also keep each precedence level within the "
+                              "machine (our reading of the improved stopping rule); 0: plain CPA",
+                              1, 0, 1};
   const ParamInfo resolution{"resolution_s", "precision of the tightest-deadline search, seconds",
                              1, 1e-6, 86400};
   std::vector<AlgorithmInfo> r;
@@ -102,26 +106,26 @@ std::vector<AlgorithmInfo> BuildRegistry() {
       Planned("sparse-lp-hybrid", K::kPlanner, "successive LP hybrid with LTF", "chretien §4.4"));
   r.push_back(Built("cpa", K::kDagPlanner,
                     "CPA: critical-path/area allocation, then mapping around reservations",
-                    "aida-casanova §2.1, §4.2"));
+                    "aida-casanova §2.1, §4.2", {level_bound}));
   for (const char* bl : {"1", "all", "cpa", "cpar"}) {
     for (const char* bd : {"all", "half", "cpa", "cpar"}) {
       r.push_back(Built(absl::StrFormat("bl_%s_bd_%s", bl, bd), K::kDagPlanner,
                         absl::StrFormat("RESSCHED: bottom levels on BL_%s widths, widths bounded "
                                         "by BD_%s, earliest completion per task",
                                         absl::AsciiStrToUpper(bl), absl::AsciiStrToUpper(bd)),
-                        "aida-casanova §4.2, §4.3.2", {q, q_window}));
+                        "aida-casanova §4.2, §4.3.2", {q, q_window, level_bound}));
     }
   }
   for (const char* name : {"dl_bd_all", "dl_bd_cpa", "dl_bd_cpar"}) {
     r.push_back(Built(name, K::kDagPlanner,
                       "RESSCHEDDL aggressive: backwards from the deadline, latest start per task",
-                      "aida-casanova §5.2.1", {q, q_window, resolution}));
+                      "aida-casanova §5.2.1", {q, q_window, level_bound, resolution}));
   }
   for (const char* name : {"dl_rc_cpa", "dl_rc_cpar"}) {
     r.push_back(Built(name, K::kDagPlanner,
                       "RESSCHEDDL resource-conservative: fewest processors starting after the "
                       "CPA schedule's start",
-                      "aida-casanova §5.2.2", {lambda, q, q_window, resolution}));
+                      "aida-casanova §5.2.2", {lambda, q, q_window, level_bound, resolution}));
   }
   r.push_back(Built("heft", K::kDagPlanner,
                     "HEFT: one processor per task, upward rank, insertion-based earliest finish",
