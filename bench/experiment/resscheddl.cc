@@ -27,8 +27,12 @@ struct DeadlineContender {
 // tuning: a start threshold of lambda times the CPA start).
 std::vector<DeadlineContender> Contenders(const std::vector<double>& lambdas) {
   std::vector<DeadlineContender> out;
-  for (const char* name : {"dl_bd_all", "dl_bd_cpa", "dl_bd_cpar", "dl_rc_cpa", "dl_rc_cpar"}) {
+  for (const char* name : {"dl_bd_all", "dl_bd_cpa", "dl_bd_cpar"}) {
     out.push_back({absl::AsciiStrToUpper(name), name, {}});
+  }
+  // The paper's rule, lambda = 1 (the registry's default is 1.5).
+  for (const char* name : {"dl_rc_cpa", "dl_rc_cpar"}) {
+    out.push_back({absl::AsciiStrToUpper(name), name, {{"lambda", 1.0}}});
   }
   for (double lambda : lambdas) {
     out.push_back(
