@@ -135,7 +135,8 @@ absl::StatusOr<DeadlineAnswer> AnswerDeadline(std::string_view name, const Algor
   if (!t.ok()) return t.status();
   answer.probes += t->probes;
   answer.tightest = t->deadline;
-  if (!deadline) {
+  // The heuristics are not monotone in K: a plan for a tighter deadline also meets K.
+  if (!deadline || t->deadline <= *deadline) {
     answer.feasible = true;
     answer.plan = std::move(t->plan);
   }

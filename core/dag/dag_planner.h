@@ -45,8 +45,9 @@ bool IsDeadlinePlanner(std::string_view name);
 absl::StatusOr<DagPlan> PlanDag(std::string_view name, const AlgorithmParams& params,
                                 const DagPlanningInput& input);
 
-// With `deadline`: whether it can be met, and the plan (plus the tightest deadline when not).
-// Without: the tightest deadline and its plan.
+// With `deadline`: whether it can be met, and the plan (plus the tightest deadline when the
+// planner fails at K; if the tightest deadline it finds is still <= K, that plan is the answer,
+// since the heuristics are not monotone in K). Without: the tightest deadline and its plan.
 absl::StatusOr<DeadlineAnswer> AnswerDeadline(std::string_view name, const AlgorithmParams& params,
                                               const DagPlanningInput& input,
                                               std::optional<Time> deadline);
