@@ -40,7 +40,8 @@ chart of the plan and the DAG reservation's id.
 )";
 constexpr absl::string_view kQueryFlags =
     R"(  --deadline TIME     the deadline (default: ask for the tightest one)
-  --algorithm NAME    a DAG planner (default dl_rc_cpar; see 'resched algorithms')
+  --algorithm NAME    a DAG planner (default: dl_rc_cpar with --deadline, dl_bd_cpar
+                      without; see 'resched algorithms')
   --commit            reserve the plan when feasible
 )";
 constexpr absl::string_view kQueryHead =
