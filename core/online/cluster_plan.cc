@@ -62,6 +62,7 @@ std::unique_ptr<ClusterPlan> ClusterPlan::Clone() const {
   copy->next_dag_ = next_dag_;
   copy->created_ = created_;
   copy->dags_ = dags_;
+  copy->next_dag_expiry_ = next_dag_expiry_;
   copy->past_holds_ = past_holds_;
   copy->ended_count_ = ended_count_;
   for (const auto& [seq, job] : jobs_) {
@@ -320,6 +321,7 @@ absl::Status ClusterPlan::AdvanceTo(Time t) {
   now_ = t;
   ProcessInstant();
   PruneEnded();
+  ExpireDags();
   return absl::OkStatus();
 }
 

@@ -56,7 +56,8 @@ struct ClusterLimits {
   int max_active_jobs = 100'000;     // queued + running
   int max_retained_ended = 100'000;  // ended jobs kept for GetJob/ListJobs; oldest dropped
   int max_reservations = 10'000;
-  int max_dag_reservations = 10'000;
+  int max_dag_reservations = 10'000;  // not yet completed
+  int max_retained_dags = 10'000;     // completed ones kept for GetDagReservation; oldest dropped
 };
 
 class ClusterPlan {
@@ -138,6 +139,9 @@ class ClusterPlan {
   std::optional<Time> NextEventAfterNow() const;
   void RemoveFromQueue(JobRecord* job);
   void PruneEnded();
+  // Frees the bookings of DAG tasks that have ended (the past needs none) and forgets the oldest
+  // completed DAG reservations beyond the retention limit.
+  void ExpireDags();
 
   ClusterSpec spec_;
   AlgorithmParams params_;
@@ -150,7 +154,8 @@ class ClusterPlan {
   std::int64_t next_reservation_ = 1;
   std::int64_t next_dag_ = 1;
   Time created_;
-  std::map<std::int64_t, DagReservation> dags_;              // by creation order
+  Time next_dag_expiry_ = kTimeMax;              // the earliest end of a DAG task still booked
+  std::map<std::int64_t, DagReservation> dags_;  // by creation order
   std::deque<CapacityHold> past_holds_;  // expired external reservations, for the historical q
   std::map<std::int64_t, std::unique_ptr<JobRecord>> jobs_;  // by submission sequence
   absl::flat_hash_map<JobId, JobRecord*> by_id_;

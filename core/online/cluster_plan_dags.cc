@@ -26,7 +26,10 @@ std::optional<std::int64_t> ParseDagId(const std::string& id) {
 absl::StatusOr<const DagReservation*> ClusterPlan::CommitDag(const Dag& dag, const DagPlan& plan,
                                                              std::string algorithm,
                                                              std::string label, Time release) {
-  if (static_cast<int>(dags_.size()) >= limits_.max_dag_reservations) {
+  const auto active = std::count_if(dags_.begin(), dags_.end(), [&](const auto& entry) {
+    return entry.second.completion > now_;
+  });
+  if (active >= limits_.max_dag_reservations) {
     return absl::ResourceExhaustedError(
         absl::StrFormat("cluster '%s' holds %d DAG reservations, the limit; release some first",
                         spec_.name, limits_.max_dag_reservations));
@@ -63,6 +66,9 @@ absl::StatusOr<const DagReservation*> ClusterPlan::CommitDag(const Dag& dag, con
     for (const DagTaskBooking& b : record.tasks) (void)timeline_.Remove(b.booking);
     return failure;
   }
+  for (const DagTaskBooking& b : record.tasks) {
+    next_dag_expiry_ = std::min(next_dag_expiry_, b.allocation.end);
+  }
   const std::int64_t n = next_dag_++;
   record.id = absl::StrCat("d", n);
   return &(dags_[n] = std::move(record));
@@ -76,15 +82,43 @@ absl::Status ClusterPlan::ReleaseDag(const std::string& id) {
   }
   Time freed_from = kTimeMax;
   for (const DagTaskBooking& t : it->second.tasks) {
+    if (t.booking < 0) continue;  // already ended
     (void)timeline_.Remove(t.booking);
     freed_from = std::min(freed_from, t.allocation.start);
   }
   dags_.erase(it);
+  if (freed_from == kTimeMax) return absl::OkStatus();  // it had completed: nothing was freed
   PlanState state = MakeState();
   policy_->Reoptimize(state, std::max(now_, freed_from));
   AbsorbMoves(state);
   ProcessInstant();
   return absl::OkStatus();
+}
+
+void ClusterPlan::ExpireDags() {
+  if (now_ < next_dag_expiry_) return;  // nothing has ended since the last pass
+  next_dag_expiry_ = kTimeMax;
+  int completed = 0;
+  for (auto& [n, d] : dags_) {
+    for (DagTaskBooking& t : d.tasks) {
+      if (t.booking < 0) continue;
+      if (t.allocation.end <= now_) {
+        (void)timeline_.Remove(t.booking);
+        t.booking = -1;
+      } else {
+        next_dag_expiry_ = std::min(next_dag_expiry_, t.allocation.end);
+      }
+    }
+    if (d.completion <= now_) ++completed;
+  }
+  for (auto it = dags_.begin(); it != dags_.end() && completed > limits_.max_retained_dags;) {
+    if (it->second.completion <= now_) {
+      it = dags_.erase(it);
+      --completed;
+    } else {
+      ++it;
+    }
+  }
 }
 
 const DagReservation* ClusterPlan::FindDag(const std::string& id) const {

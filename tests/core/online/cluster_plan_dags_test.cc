@@ -68,6 +68,40 @@ TEST(ClusterPlanDags, CommitThenReleaseRestoresTheTimeline) {
   EXPECT_EQ(plan->ReleaseDag("r1").code(), absl::StatusCode::kNotFound);
 }
 
+TEST(ClusterPlanDags, EndedTasksFreeTheirBookingsAndOldCompletedDagsAreForgotten) {
+  ClusterSpec spec;
+  spec.name = "c";
+  spec.groups = {{"", 4, 1.0}};
+  spec.clock = ClockKind::kSimulated;
+  ClusterLimits limits;
+  limits.max_dag_reservations = 2;
+  limits.max_retained_dags = 1;
+  auto created = ClusterPlan::Create(spec, {}, 0, limits);
+  ASSERT_TRUE(created.ok());
+  ClusterPlan& plan = **created;
+  auto commit = [&](Time at) {
+    return plan.CommitDag(TwoTasks(),
+                          PlanOf({{2, at, at + kHour, {}}, {2, at + kHour, at + 2 * kHour, {}}}),
+                          "cpa", "", at);
+  };
+  ASSERT_TRUE(commit(0).ok());
+  ASSERT_TRUE(commit(0).ok());
+  EXPECT_EQ(commit(0).status().code(), absl::StatusCode::kResourceExhausted)
+      << "two DAGs not completed yet is the limit";
+  ASSERT_TRUE(plan.AdvanceTo(kHour + kHour / 2).ok());
+  EXPECT_EQ(plan.timeline().FreeAt(kHour + kHour / 2), 0) << "the second tasks still run";
+  EXPECT_EQ(plan.timeline().reservation_count(), 2u) << "the first tasks' bookings are freed";
+  ASSERT_TRUE(plan.AdvanceTo(3 * kHour).ok());
+  EXPECT_EQ(plan.timeline().reservation_count(), 0u);
+  EXPECT_EQ(plan.Dags().size(), 1u) << "one completed DAG is retained";
+  EXPECT_EQ(plan.FindDag("d1"), nullptr);
+  ASSERT_NE(plan.FindDag("d2"), nullptr);
+  EXPECT_TRUE(plan.ReleaseDag("d2").ok())
+      << "releasing a completed DAG frees nothing, fails nothing";
+  EXPECT_TRUE(commit(3 * kHour).ok());
+  EXPECT_TRUE(plan.timeline().CheckInvariants().ok());
+}
+
 TEST(ClusterPlanDags, HistoricalAvailableAveragesThePastAndFallsBackToTheFuture) {
   auto plan = Plan(10);
   // No past yet: the next window's bookings (4 processors for half of it).
