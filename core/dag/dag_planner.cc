@@ -54,7 +54,7 @@ absl::StatusOr<DagGraph> Graph(std::string_view name, const AlgorithmParams& par
   }
   const int p = input.timeline->capacity();
   const int q = QFor(name, params, input);
-  return BuildDagGraph(*input.dag, p, WidestNeeded(name, p, q <= 0 ? p : std::clamp(q, 1, p)));
+  return BuildDagGraph(*input.dag, p, WidestNeeded(name, p, EffectiveQ(p, q)));
 }
 
 absl::StatusOr<ResschedDlOptions> DeadlineOptions(std::string_view name,

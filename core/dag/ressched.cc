@@ -17,10 +17,6 @@ std::optional<AllocationSource> ParseSource(std::string_view s, bool bound) {
   return std::nullopt;
 }
 
-int EffectiveQ(const DagGraph& g, int q) {
-  return q <= 0 ? g.capacity : std::clamp(q, 1, g.capacity);
-}
-
 }  // namespace
 
 absl::StatusOr<ResschedOptions> ParseResschedName(std::string_view name) {
@@ -41,6 +37,8 @@ absl::StatusOr<ResschedOptions> ParseResschedName(std::string_view name) {
   return options;
 }
 
+int EffectiveQ(int capacity, int q) { return q <= 0 ? capacity : std::clamp(q, 1, capacity); }
+
 std::vector<int> AllocationWidths(const DagGraph& g, AllocationSource source, int q,
                                   CpaOptions cpa) {
   const int p = g.capacity;
@@ -54,7 +52,7 @@ std::vector<int> AllocationWidths(const DagGraph& g, AllocationSource source, in
     case AllocationSource::kCpa:
       return CpaAllocation(g, p, cpa);
     case AllocationSource::kCpar:
-      return CpaAllocation(g, EffectiveQ(g, q), cpa);
+      return CpaAllocation(g, EffectiveQ(g.capacity, q), cpa);
   }
   return {};
 }

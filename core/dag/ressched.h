@@ -32,6 +32,9 @@ struct ResschedOptions {
 // Parses "bl_cpar_bd_cpa" and the like; INVALID_ARGUMENT otherwise.
 absl::StatusOr<ResschedOptions> ParseResschedName(std::string_view name);
 
+// The q the CPAR variants use on `capacity` processors: q clamped to [1, P]; 0 (unknown): P.
+int EffectiveQ(int capacity, int q);
+
 // Per-task widths for an allocation source on a machine of P = g.capacity and the given q.
 std::vector<int> AllocationWidths(const DagGraph& g, AllocationSource source, int q,
                                   CpaOptions cpa = {});

@@ -8,10 +8,6 @@
 namespace resched {
 namespace {
 
-int EffectiveQ(const DagGraph& g, int q) {
-  return q <= 0 ? g.capacity : std::clamp(q, 1, g.capacity);
-}
-
 // The latest start over widths up to `bound` (ties: fewer processors).
 std::optional<TaskReservation> LatestUpTo(const WidthTable& w, int bound, const Timeline& timeline,
                                           Time release, Time deadline) {
@@ -113,7 +109,7 @@ struct DeadlinePrep {
 };
 
 DeadlinePrep Prepare(const DagGraph& g, Time release, const ResschedDlOptions& options) {
-  const int q = EffectiveQ(g, options.q);
+  const int q = EffectiveQ(g.capacity, options.q);
   const std::vector<int> cpar = CpaAllocation(g, q, options.cpa);
   DeadlinePrep prep;
   prep.order = ByDecreasingBottomLevel(g, BottomLevels(g, TimesFor(g, cpar)));

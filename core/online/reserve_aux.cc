@@ -31,8 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "core/online/partition.h"
-#include "core/online/policy.h"
+#include "core/online/partitioned_policy.h"
 #include "core/registry/registry.h"
 
 namespace resched {
@@ -42,91 +41,63 @@ constexpr int kMain = 0;
 constexpr int kAux = 1;
 constexpr int kWhole = 2;
 
-class ReserveAux final : public OnlinePolicy {
+class ReserveAux final : public PartitionedPolicy {
  public:
   ReserveAux(std::string inner, double x, double threshold)
-      : inner_(std::move(inner)),
-        x_(x),
-        threshold_(threshold),
-        decides_at_events_(MakeInnerPolicy(inner_)->DecidesAtEvents()) {}
+      : PartitionedPolicy(std::move(inner)), x_(x), threshold_(threshold) {}
 
   void PlaceNew(PlanState& state, JobRecord& job) override {
     Prepare(state);
     auto place_new = [&](int part) {
-      return [&job, this, part](PlanState& sub) { policies_[part]->PlaceNew(sub, job); };
+      return [&job, this, part](PlanState& sub) { inner(part).PlaceNew(sub, job); };
     };
     const bool fits_main = Fits(job, kMain);
     const bool fits_aux = Fits(job, kAux);
     if (!fits_main && !fits_aux) {
       Choose(state, job,
-             partition_->Try(state, kWhole, QueueOf(state, kWhole, &job), place_new(kWhole)));
+             partition().Try(state, kWhole, QueueOf(state, kWhole, &job), place_new(kWhole)));
       return;
     }
     std::optional<Partition::Trial> main;
     double main_stretch = std::numeric_limits<double>::infinity();
     if (fits_main) {
-      main = partition_->Try(state, kMain, QueueOf(state, kMain, &job), place_new(kMain));
+      main = partition().Try(state, kMain, QueueOf(state, kMain, &job), place_new(kMain));
       main_stretch = MaxStretch(*main);
       if (main_stretch < threshold_) return Choose(state, job, *main);
     }
     if (fits_aux) {
       Partition::Trial aux =
-          partition_->Try(state, kAux, QueueOf(state, kAux, &job), place_new(kAux));
+          partition().Try(state, kAux, QueueOf(state, kAux, &job), place_new(kAux));
       if (!main || MaxStretch(aux) < main_stretch) return Choose(state, job, aux);
     }
     Choose(state, job, *main);
   }
 
-  void Reoptimize(PlanState& state, Time freed_from) override {
-    Prepare(state);
-    for (int part : {kMain, kAux, kWhole}) {
-      RunPart(state, part, [&](PlanState& sub) { policies_[part]->Reoptimize(sub, freed_from); });
-    }
-  }
-
-  void Rebuild(PlanState& state) override {
-    Prepare(state);
-    for (int part : {kMain, kAux, kWhole}) {
-      RunPart(state, part, [&](PlanState& sub) { policies_[part]->Rebuild(sub); });
-    }
-  }
-
-  bool DecidesAtEvents() const override { return decides_at_events_; }
-
  private:
-  void Prepare(PlanState& state) {
-    if (!partition_) {
-      const int capacity = state.timeline().capacity();
-      const int aux = static_cast<int>(std::clamp<double>(x_, 0, capacity - 1));
-      partition_.emplace(std::vector<int>{capacity - aux, aux, capacity});
-      for (int p = 0; p < partition_->parts(); ++p) policies_.push_back(MakeInnerPolicy(inner_));
-    }
-    // Forget jobs that left the queue.
+  // Main part P - X, auxiliary part X (X clamped so the main part is never empty), then the
+  // whole cluster for jobs neither part can hold.
+  std::vector<int> PartCapacities(int capacity) override {
+    const int aux = static_cast<int>(std::clamp<double>(x_, 0, capacity - 1));
+    return {capacity - aux, aux, capacity};
+  }
+
+  // Forgets the parts of jobs that left the queue.
+  void BeforeSync(PlanState& state) override {
     std::map<JobId, int> kept;
     for (const JobRecord* job : state.queue()) {
       if (auto it = part_of_.find(job->job.id); it != part_of_.end()) kept.insert(*it);
     }
     part_of_.swap(kept);
-    partition_->Sync(state, [this](const JobRecord& job) { return PartOf(job); });
   }
 
   bool Fits(const JobRecord& job, int part) const {
-    return partition_->capacity(part) > 0 &&
-           !job.job.model.Widths(partition_->capacity(part)).empty();
+    return partition().capacity(part) > 0 &&
+           !job.job.model.Widths(partition().capacity(part)).empty();
   }
 
-  int PartOf(const JobRecord& job) const {
+  int PartOf(const JobRecord& job) const override {
     if (auto it = part_of_.find(job.job.id); it != part_of_.end()) return it->second;
     return Fits(job, kMain) ? kMain : Fits(job, kAux) ? kAux : kWhole;
-  }
-
-  // The part's queued jobs in submission order; `extra` (the new job) is included.
-  std::vector<JobRecord*> QueueOf(PlanState& state, int part, const JobRecord* extra) const {
-    std::vector<JobRecord*> jobs;
-    for (JobRecord* job : state.queue()) {
-      if (job == extra || PartOf(*job) == part) jobs.push_back(job);
-    }
-    return jobs;
   }
 
   static double MaxStretch(const Partition::Trial& trial) {
@@ -142,22 +113,12 @@ class ReserveAux final : public OnlinePolicy {
 
   void Choose(PlanState& state, JobRecord& job, const Partition::Trial& trial) {
     part_of_[job.job.id] = trial.part;
-    partition_->Commit(state, trial);
+    partition().Commit(state, trial);
   }
 
-  void RunPart(PlanState& state, int part, const std::function<void(PlanState&)>& decide) {
-    std::vector<JobRecord*> jobs = QueueOf(state, part, nullptr);
-    if (jobs.empty()) return;
-    partition_->Commit(state, partition_->Try(state, part, std::move(jobs), decide));
-  }
-
-  std::string inner_;
   double x_;
   double threshold_;
-  bool decides_at_events_;
-  std::optional<Partition> partition_;
-  std::vector<std::unique_ptr<OnlinePolicy>> policies_;  // main, auxiliary, whole cluster
-  std::map<JobId, int> part_of_;                         // queued jobs' parts
+  std::map<JobId, int> part_of_;  // queued jobs' parts
 };
 
 std::unique_ptr<OnlinePolicy> MakeReserveAux(const std::string& algorithm, const std::string& inner,

@@ -25,98 +25,61 @@
 //   the higher group.
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "core/online/partition.h"
-#include "core/online/policy.h"
+#include "core/online/partitioned_policy.h"
 #include "core/registry/registry.h"
 
 namespace resched {
 namespace {
 
-class Split final : public OnlinePolicy {
+class Split final : public PartitionedPolicy {
  public:
   Split(std::string inner, int rho, double p_min_s, double p_max_s)
-      : inner_(std::move(inner)),
+      : PartitionedPolicy(std::move(inner)),
         rho_(std::max(1, rho)),
         p_min_s_(p_min_s),
-        p_max_s_(p_max_s),
-        decides_at_events_(MakeInnerPolicy(inner_)->DecidesAtEvents()) {}
+        p_max_s_(p_max_s) {}
 
   void PlaceNew(PlanState& state, JobRecord& job) override {
     Prepare(state);
     const int part = PartOf(job);
-    RunPart(state, part, [&](PlanState& sub) { policies_[part]->PlaceNew(sub, job); });
+    RunPart(state, part, [&](PlanState& sub) { inner(part).PlaceNew(sub, job); });
   }
-
-  void Reoptimize(PlanState& state, Time freed_from) override {
-    Prepare(state);
-    for (int part = 0; part < partition_->parts(); ++part) {
-      RunPart(state, part, [&](PlanState& sub) { policies_[part]->Reoptimize(sub, freed_from); });
-    }
-  }
-
-  void Rebuild(PlanState& state) override {
-    Prepare(state);
-    for (int part = 0; part < partition_->parts(); ++part) {
-      RunPart(state, part, [&](PlanState& sub) { policies_[part]->Rebuild(sub); });
-    }
-  }
-
-  bool DecidesAtEvents() const override { return decides_at_events_; }
 
  private:
-  // The groups depend on the cluster's capacity, first known here.
-  void Prepare(PlanState& state) {
-    if (!partition_) {
-      const int capacity = state.timeline().capacity();
-      const int groups = std::min(rho_, capacity);
-      std::vector<int> capacities;
-      for (int g = 0; g < groups; ++g) {
-        capacities.push_back(capacity / groups + (g < capacity % groups ? 1 : 0));
-      }
-      capacities.push_back(capacity);  // the whole cluster, for jobs no group can hold
-      partition_.emplace(std::move(capacities));
-      for (int p = 0; p < partition_->parts(); ++p) policies_.push_back(MakeInnerPolicy(inner_));
-      const double delta = p_max_s_ / p_min_s_;
-      // Group j + 1 starts at p_min * Delta^(j/rho), j >= 1; Delta <= 1 leaves one class.
-      for (int g = 1; g < groups && delta > 1; ++g) {
-        thresholds_.push_back(p_min_s_ * kMicrosPerSecond *
-                              std::pow(delta, static_cast<double>(g) / groups));
-      }
+  // rho groups, then the whole cluster for jobs no group can hold; the class thresholds depend
+  // on the number of groups, first known here.
+  std::vector<int> PartCapacities(int capacity) override {
+    const int groups = std::min(rho_, capacity);
+    std::vector<int> capacities;
+    for (int g = 0; g < groups; ++g) {
+      capacities.push_back(capacity / groups + (g < capacity % groups ? 1 : 0));
     }
-    partition_->Sync(state, [this](const JobRecord& job) { return PartOf(job); });
+    capacities.push_back(capacity);
+    const double delta = p_max_s_ / p_min_s_;
+    // Group j + 1 starts at p_min * Delta^(j/rho), j >= 1; Delta <= 1 leaves one class.
+    for (int g = 1; g < groups && delta > 1; ++g) {
+      thresholds_.push_back(p_min_s_ * kMicrosPerSecond *
+                            std::pow(delta, static_cast<double>(g) / groups));
+    }
+    return capacities;
   }
 
-  int PartOf(const JobRecord& job) const {
+  int PartOf(const JobRecord& job) const override {
     const double p = static_cast<double>(job.job.model.SequentialTime());
     const int group = static_cast<int>(std::upper_bound(thresholds_.begin(), thresholds_.end(), p) -
                                        thresholds_.begin());
-    const auto widths = job.job.model.Widths(partition_->capacity(group));
-    return widths.empty() ? partition_->parts() - 1 : group;
+    const auto widths = job.job.model.Widths(partition().capacity(group));
+    return widths.empty() ? partition().parts() - 1 : group;
   }
 
-  void RunPart(PlanState& state, int part, const std::function<void(PlanState&)>& decide) {
-    std::vector<JobRecord*> jobs;
-    for (JobRecord* job : state.queue()) {
-      if (PartOf(*job) == part) jobs.push_back(job);
-    }
-    if (jobs.empty()) return;
-    partition_->Commit(state, partition_->Try(state, part, std::move(jobs), decide));
-  }
-
-  std::string inner_;
   int rho_;
   double p_min_s_;
   double p_max_s_;
-  std::optional<Partition> partition_;
-  std::vector<std::unique_ptr<OnlinePolicy>> policies_;  // ALGO_j per part
-  std::vector<double> thresholds_;                       // microseconds, ascending
-  bool decides_at_events_;
+  std::vector<double> thresholds_;  // microseconds, ascending
 };
 
 std::unique_ptr<OnlinePolicy> MakeSplit(const std::string& algorithm, const std::string& inner,

@@ -1,0 +1,51 @@
+// The scaffolding shared by the policies that run one inner policy per part of a Partition
+// (Split, §3.3.2; the main/auxiliary reservation scheme, §4): the partition is built at the
+// first call, when the cluster's capacity is known; on events every part re-plans its own
+// queue with its own policy instance.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/online/partition.h"
+#include "core/online/policy.h"
+
+namespace resched {
+
+class PartitionedPolicy : public OnlinePolicy {
+ public:
+  explicit PartitionedPolicy(std::string inner);
+
+  void Reoptimize(PlanState& state, Time freed_from) override;
+  void Rebuild(PlanState& state) override;
+  bool DecidesAtEvents() const override { return decides_at_events_; }
+
+ protected:
+  // The capacity of each part on a cluster of `capacity` processors; called once.
+  virtual std::vector<int> PartCapacities(int capacity) = 0;
+  virtual int PartOf(const JobRecord& job) const = 0;
+  // Called by Prepare before the partition syncs with the queue.
+  virtual void BeforeSync(PlanState& /*state*/) {}
+
+  // Builds the partition on first use, then syncs it; call first in every entry point.
+  void Prepare(PlanState& state);
+  // The part's queued jobs in submission order; `extra` (a new job) is included when given.
+  std::vector<JobRecord*> QueueOf(PlanState& state, int part, const JobRecord* extra) const;
+  // Re-plans the part's queue with `decide` (its policy on the part's sub-state) and books it.
+  void RunPart(PlanState& state, int part, const std::function<void(PlanState&)>& decide);
+
+  Partition& partition() { return *partition_; }
+  const Partition& partition() const { return *partition_; }
+  OnlinePolicy& inner(int part) { return *policies_[part]; }
+
+ private:
+  std::string inner_name_;
+  bool decides_at_events_;
+  std::optional<Partition> partition_;
+  std::vector<std::unique_ptr<OnlinePolicy>> policies_;  // one per part
+};
+
+}  // namespace resched
