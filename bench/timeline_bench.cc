@@ -37,82 +37,12 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "bench/timeline_fixture.h"
+#include "bench/timeline_latency.h"
 #include "core/timeline/timeline.h"
 
 namespace resched {
 namespace {
-
-constexpr int kCapacity = 1024;
-constexpr Duration kMinDuration = 100;
-constexpr Duration kMaxDuration = 10'000;
-// Mean width ~80 and mean duration ~5050: about 404k processor-microseconds per reservation.
-// A horizon of 660 us per reservation gives a 60% average load on 1024 processors, so the
-// profile looks the same at every size and some Adds fail where it is locally full.
-constexpr Time kHorizonPerReservation = 660;
-
-// Widths: mostly narrow jobs, some wide ones, a few nearly whole-cluster ones.
-int RandomWidth(std::mt19937_64& rng, int dice) {
-  if (dice < 70) return std::uniform_int_distribution<int>(1, 32)(rng);
-  if (dice < 95) return std::uniform_int_distribution<int>(33, 256)(rng);
-  return std::uniform_int_distribution<int>(257, kCapacity)(rng);
-}
-int RandomWidth(std::mt19937_64& rng) {
-  return RandomWidth(rng, std::uniform_int_distribution<int>(0, 99)(rng));
-}
-// The 95% of the mix up to 256 processors, and the 5% above.
-int NarrowWidth(std::mt19937_64& rng) {
-  return RandomWidth(rng, std::uniform_int_distribution<int>(0, 94)(rng));
-}
-int WideWidth(std::mt19937_64& rng) { return RandomWidth(rng, 95); }
-
-Duration RandomDuration(std::mt19937_64& rng) {
-  return std::uniform_int_distribution<Duration>(kMinDuration, kMaxDuration)(rng);
-}
-
-struct Request {
-  Time start;
-  Duration d;
-  int k;
-};
-
-// A timeline with n reservations, built once per size and shared by every benchmark.
-struct Fixture {
-  Time horizon = 0;
-  std::unique_ptr<Timeline> timeline;
-  std::vector<ReservationId> ids;           // live reservations, for Remove
-  std::vector<TimelineReservation> params;  // same order as ids
-  std::vector<Request> requests;            // random requests over the horizon (the mix)
-  std::vector<Request> narrow;              // the same with widths <= 256
-  std::vector<Request> wide;                // the same with widths > 256
-};
-
-Fixture& GetFixture(std::int64_t n) {
-  static std::map<std::int64_t, std::unique_ptr<Fixture>> cache;
-  auto& slot = cache[n];
-  if (slot) return *slot;
-  slot = std::make_unique<Fixture>();
-  Fixture& f = *slot;
-  f.horizon = n * kHorizonPerReservation;
-  f.timeline = std::make_unique<Timeline>(kCapacity);
-  std::mt19937_64 rng(42 + n);
-  std::uniform_int_distribution<Time> start(0, f.horizon);
-  // Skip the Adds that do not fit; give up after 4n attempts (it never gets near that).
-  for (std::int64_t attempt = 0; attempt < 4 * n && std::int64_t(f.ids.size()) < n; ++attempt) {
-    const Time s = start(rng);
-    const Time e = s + RandomDuration(rng);
-    const int k = RandomWidth(rng);
-    if (auto id = f.timeline->Add(s, e, k); id.ok()) {
-      f.ids.push_back(*id);
-      f.params.push_back({s, e, k});
-    }
-  }
-  for (int i = 0; i < 1 << 14; ++i) {
-    f.requests.push_back({start(rng), RandomDuration(rng), RandomWidth(rng)});
-    f.narrow.push_back({start(rng), RandomDuration(rng), NarrowWidth(rng)});
-    f.wide.push_back({start(rng), RandomDuration(rng), WideWidth(rng)});
-  }
-  return f;
-}
 
 void SetSizeCounters(benchmark::State& state, const Fixture& f) {
   state.counters["reservations"] = static_cast<double>(f.timeline->reservation_count());
@@ -469,6 +399,7 @@ int main(int argc, char** argv) {
     RegisterTraceReplay(flags.trace);
   } else {
     RegisterMicroBenchmarks();
+    RegisterLatencyBenchmarks();
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

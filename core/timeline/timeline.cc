@@ -195,10 +195,18 @@ Timeline::Timeline(int capacity) : capacity_(std::clamp(capacity, 0, kMaxCapacit
   breakpoints_ = 1;
 }
 
+const Timeline::Record* Timeline::FindRecord(ReservationId id) const {
+  const std::int64_t slot = (id & 0xffffffff) - 1;
+  if (id <= 0 || slot < 0 || slot >= static_cast<std::int64_t>(records_.size())) return nullptr;
+  const Record& r = records_[slot];
+  if (!r.live || r.generation != static_cast<std::uint64_t>(id) >> 32) return nullptr;
+  return &r;
+}
+
 std::optional<TimelineReservation> Timeline::Get(ReservationId id) const {
-  auto it = reservations_.find(id);
-  if (it == reservations_.end()) return std::nullopt;
-  return it->second;
+  const Record* r = FindRecord(id);
+  if (r == nullptr) return std::nullopt;
+  return r->reservation;
 }
 
 absl::StatusOr<ReservationId> Timeline::Add(Time start, Time end, int k) {
@@ -238,19 +246,31 @@ absl::StatusOr<ReservationId> Timeline::Insert(Time start, Time end, int k, bool
   Pin(start);
   Pin(end);
   AddRange(root_, height_, start, end, kNoKey, -k);
-  const ReservationId id = next_id_++;
-  reservations_.emplace(id, TimelineReservation{start, end, k});
+  std::uint32_t slot;
+  if (free_records_.empty()) {
+    slot = static_cast<std::uint32_t>(records_.size());
+    records_.emplace_back();
+  } else {
+    slot = free_records_.back();
+    free_records_.pop_back();
+  }
+  Record& r = records_[slot];
+  r.reservation = TimelineReservation{start, end, k};
+  r.live = true;
+  if (++r.generation == 0) r.generation = 1;  // ids stay > 0
   ++live_reservations_;
-  return id;
+  return static_cast<ReservationId>((std::uint64_t{r.generation} << 32) | (slot + 1u));
 }
 
 absl::Status Timeline::Remove(ReservationId id) {
-  auto it = reservations_.find(id);
-  if (it == reservations_.end()) {
+  const Record* record = FindRecord(id);
+  if (record == nullptr) {
     return absl::NotFoundError(absl::StrCat("reservation ", id, " not found"));
   }
-  const TimelineReservation r = it->second;
-  reservations_.erase(it);
+  const TimelineReservation r = record->reservation;
+  const auto slot = static_cast<std::uint32_t>(record - records_.data());
+  records_[slot].live = false;
+  free_records_.push_back(slot);
   // Release first: an unused key then has its predecessor's value and can simply go.
   AddRange(root_, height_, r.start, r.end, kNoKey, r.k);
   Unpin(r.start);
@@ -709,14 +729,17 @@ struct Timeline::Exact {
 };
 
 absl::Status Timeline::CheckInvariants() const {
-  if (live_reservations_ != reservations_.size()) {
-    return absl::InternalError("live_reservations_ does not match the records");
+  std::size_t live = 0;
+  for (const Record& record : records_) live += record.live;
+  if (live_reservations_ != live || live + free_records_.size() != records_.size()) {
+    return absl::InternalError("live_reservations_ or the free slots do not match the records");
   }
   // Expected breakpoints from the records: reference count and change of free capacity.
   absl::flat_hash_map<Time, std::pair<std::int32_t, std::int64_t>> expected;
   expected[kTimeMin].first = 1;  // the sentinel's pin
-  for (const auto& [id, r] : reservations_) {
-    if (id <= 0 || id >= next_id_) return absl::InternalError("id out of range");
+  for (const Record& record : records_) {
+    if (!record.live) continue;
+    const TimelineReservation& r = record.reservation;
     ++expected[r.start].first;
     expected[r.start].second -= r.k;
     ++expected[r.end].first;

@@ -20,10 +20,10 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/model/time.h"
+#include "core/timeline/huge_page_allocator.h"
 
 namespace resched {
 
@@ -80,6 +80,10 @@ class Timeline {
 
   // Number of breakpoints, the sentinel at kTimeMin included (1 for an empty timeline).
   std::size_t breakpoint_count() const { return breakpoints_; }
+  // Bytes held by the node pools (the reservation records not included).
+  std::size_t node_pool_bytes() const {
+    return leaves_.capacity() * sizeof(Leaf) + inners_.capacity() * sizeof(Inner);
+  }
   // O(n) self-check for tests: key order, node sizes and depths, augmentation, reference
   // counts and free values against the reservation records.
   absl::Status CheckInvariants() const;
@@ -144,14 +148,23 @@ class Timeline {
   int capacity_;
   std::size_t live_reservations_ = 0;
   std::size_t breakpoints_ = 0;
-  std::vector<Leaf> leaves_;
-  std::vector<Inner> inners_;
+  std::vector<Leaf, HugePageAllocator<Leaf>> leaves_;
+  std::vector<Inner, HugePageAllocator<Inner>> inners_;
   std::vector<Index> free_leaves_;
   std::vector<Index> free_inners_;
   Index root_ = kNil;
   int height_ = 0;
-  ReservationId next_id_ = 1;
-  absl::flat_hash_map<ReservationId, TimelineReservation> reservations_;
+  // Reservation records by slot. An id is (generation << 32) | (slot + 1): a removed id stays
+  // unknown after its slot is reused, and finding a record is one direct index (one cache
+  // miss on a large timeline, where a hash lookup costs two: control bytes, then the slot).
+  struct Record {
+    TimelineReservation reservation;
+    std::uint32_t generation = 0;
+    bool live = false;
+  };
+  const Record* FindRecord(ReservationId id) const;
+  std::vector<Record, HugePageAllocator<Record>> records_;
+  std::vector<std::uint32_t> free_records_;  // slots of removed records, reused last-in first
 };
 
 }  // namespace resched

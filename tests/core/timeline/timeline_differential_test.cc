@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_format.h"
 #include "core/timeline/timeline.h"
 #include "gtest/gtest.h"
@@ -55,6 +57,24 @@ class Driver {
  private:
   std::int64_t Uniform(std::int64_t lo, std::int64_t hi) {  // inclusive
     return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng_);
+  }
+  // An id the timeline never handed out: near the issued ones (a neighbouring slot or
+  // generation), or anything, zero and negative ids included.
+  ReservationId NeverIssued() {
+    for (;;) {
+      ReservationId id;
+      switch (Uniform(0, 3)) {
+        case 0:
+          id = Uniform(std::numeric_limits<std::int64_t>::min(), 0);
+          break;
+        case 1:
+          id = Uniform(1, std::numeric_limits<std::int64_t>::max());
+          break;
+        default:
+          id = (Uniform(0, 3) << 32) + Uniform(-1, 40);
+      }
+      if (!issued_.contains(id)) return id;
+    }
   }
   Time RandomTime() { return Uniform(-scale_.max_duration, scale_.horizon); }
   Duration RandomDuration() { return Uniform(1, scale_.max_duration); }
@@ -114,8 +134,8 @@ class Driver {
   }
 
   void Record(ReservationId id, Time start, Time end, int k) {
-    ASSERT_GT(id, last_id_) << "ids must increase";
-    last_id_ = id;
+    ASSERT_GT(id, 0);
+    ASSERT_TRUE(issued_.insert(id).second) << "id " << id << " handed out twice";
     ref_.Add(id, start, end, k);
     live_.push_back(id);
     ASSERT_EQ(timeline_.reservation_count(), ref_.size());
@@ -125,7 +145,7 @@ class Driver {
     if (live_.empty() || Uniform(0, 6) == 0) {
       // Removed before, or never issued.
       const ReservationId id = removed_.empty() || Uniform(0, 1)
-                                   ? last_id_ + Uniform(1, 3)
+                                   ? NeverIssued()
                                    : removed_[Uniform(0, removed_.size() - 1)];
       ASSERT_EQ(timeline_.Remove(id).code(), absl::StatusCode::kNotFound);
       return;
@@ -197,7 +217,7 @@ class Driver {
   ReferenceTimeline ref_;
   std::vector<ReservationId> live_;
   std::vector<ReservationId> removed_;
-  ReservationId last_id_ = 0;
+  absl::flat_hash_set<ReservationId> issued_;
 };
 
 TEST(TimelineDifferentialTest, MatchesReference) {

@@ -1,0 +1,41 @@
+// The timelines the timeline benchmarks run on: n reservations of the mix below over a horizon
+// proportional to n, so that the profile looks the same at every size, and random requests.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "core/timeline/timeline.h"
+
+namespace resched {
+
+inline constexpr int kCapacity = 1024;
+inline constexpr Duration kMinDuration = 100;
+inline constexpr Duration kMaxDuration = 10'000;
+
+// Widths: mostly narrow jobs, some wide ones, a few nearly whole-cluster ones.
+int RandomWidth(std::mt19937_64& rng);
+Duration RandomDuration(std::mt19937_64& rng);
+
+struct Request {
+  Time start;
+  Duration d;
+  int k;
+};
+
+struct Fixture {
+  Time horizon = 0;
+  std::unique_ptr<Timeline> timeline;
+  std::vector<ReservationId> ids;           // live reservations, for Remove
+  std::vector<TimelineReservation> params;  // same order as ids
+  std::vector<Request> requests;            // random requests over the horizon (the mix)
+  std::vector<Request> narrow;              // the same with widths <= 256
+  std::vector<Request> wide;                // the same with widths > 256
+};
+
+// Built once per size and shared by every benchmark of the process.
+Fixture& GetFixture(std::int64_t n);
+
+}  // namespace resched
