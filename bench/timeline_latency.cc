@@ -4,9 +4,10 @@
 // search's cost has a long tail: a mean is dominated by the few requests that cross the
 // whole horizon, a median is not, and both matter.
 //
-// BM_MemoryLatency is the baseline for the 1M/1k ratios: the cost of one dependent load from
-// a buffer that fits in cache and from one as large as a 1M-reservation timeline's node pools
-// (each search at 1M reads at least one leaf from memory, so one such load is its floor).
+// Baselines for the 1M/1k ratios, measured in the same run: BM_LatencyFreeAt, one root-to-leaf
+// path and nothing else (every operation does at least that), and BM_MemoryLatency, one
+// dependent load from a buffer that fits in cache and from one as large as a 1M-reservation
+// timeline's node pools (at 1M an operation reads at least one leaf from memory).
 #include "bench/timeline_latency.h"
 
 #include <benchmark/benchmark.h>
@@ -93,6 +94,14 @@ void BM_LatencyEarliestStart(benchmark::State& state, bool wide) {
       [](int) {});
 }
 
+// One root-to-leaf path and nothing else: the least any operation does.
+void BM_LatencyFreeAt(benchmark::State& state) {
+  Fixture& f = GetFixture(state.range(0));
+  Distribution(
+      state, [&](int i) { benchmark::DoNotOptimize(f.timeline->FreeAt(Pick(f.narrow, i).start)); },
+      [](int) {});
+}
+
 void BM_LatencyLatestStart(benchmark::State& state) {
   Fixture& f = GetFixture(state.range(0));
   Distribution(
@@ -169,6 +178,7 @@ void RegisterLatencyBenchmarks() {
     for (std::int64_t n : sizes) b->Arg(n);
     b->Iterations(1)->Repetitions(3)->ReportAggregatesOnly(true)->Unit(benchmark::kMillisecond);
   };
+  sized(benchmark::RegisterBenchmark("BM_LatencyFreeAt", BM_LatencyFreeAt));
   sized(benchmark::RegisterBenchmark("BM_LatencyEarliestStart", BM_LatencyEarliestStart, false));
   sized(benchmark::RegisterBenchmark("BM_LatencyEarliestStartWide", BM_LatencyEarliestStart, true));
   sized(benchmark::RegisterBenchmark("BM_LatencyLatestStart", BM_LatencyLatestStart));
@@ -176,6 +186,8 @@ void RegisterLatencyBenchmarks() {
   sized(benchmark::RegisterBenchmark("BM_LatencyRemove", BM_LatencyRemove));
   benchmark::RegisterBenchmark("BM_MemoryLatency", BM_MemoryLatency)
       ->Arg(1)
+      ->Arg(4)
+      ->Arg(16)
       ->Arg(64)
       ->Repetitions(3)
       ->ReportAggregatesOnly(true)
