@@ -1,11 +1,15 @@
 // Randomized differential test: every operation is applied to the treap timeline and to the
 // brute-force reference, and every answer must agree.
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -290,6 +294,93 @@ TEST(TimelineDifferentialTest, WideRequestsOnBusyProfiles) {
             << "t0=" << t0 << " deadline=" << deadline << " d=" << d << " k=" << k;
       } else {
         ASSERT_TRUE(timeline.CheckInvariants().ok()) << timeline.CheckInvariants();
+      }
+    }
+  }
+}
+
+// The profile of a set of reservations as sorted steps (key, free from key on), and the first
+// fitting start found by scanning it: an independent check for trees too big for the
+// quadratic reference.
+std::vector<std::pair<Time, int>> Profile(const std::vector<TimelineReservation>& live,
+                                          int capacity) {
+  std::vector<std::pair<Time, int>> events;
+  for (const TimelineReservation& r : live) {
+    events.emplace_back(r.start, -r.k);
+    events.emplace_back(r.end, r.k);
+  }
+  std::sort(events.begin(), events.end());
+  std::vector<std::pair<Time, int>> steps = {{std::numeric_limits<Time>::min(), capacity}};
+  for (const auto& [key, change] : events) {
+    if (steps.back().first == key) {
+      steps.back().second += change;
+    } else {
+      steps.emplace_back(key, steps.back().second + change);
+    }
+  }
+  return steps;
+}
+
+std::optional<Time> ScanEarliest(const std::vector<std::pair<Time, int>>& steps, Time t0,
+                                 Duration d, int k) {
+  // The step containing t0, then forward; cand is the start of the current free run.
+  auto it = std::upper_bound(steps.begin(), steps.end(), std::make_pair(t0, INT_MAX));
+  std::optional<Time> cand;
+  if (std::prev(it)->second >= k) cand = t0;
+  for (; it != steps.end(); ++it) {
+    if (cand && it->first - *cand >= d) return cand;
+    if (it->second < k) {
+      cand.reset();
+    } else if (!cand) {
+      cand = it->first;
+    }
+  }
+  return cand;  // the last step runs forever
+}
+
+// Thousands of reservations make a tree of height 3, where EarliestStart skips subtrees three
+// levels up and crosses between them; the reference tests keep trees small. Wide requests on
+// a half-loaded profile have mixed subtrees to cross.
+TEST(TimelineDifferentialTest, DeepTreesMatchAScan) {
+  for (const std::uint64_t seed : {21, 22}) {
+    std::mt19937_64 rng(seed + SeedOffset());
+    auto uniform = [&](std::int64_t lo, std::int64_t hi) {
+      return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+    };
+    constexpr int kCapacity = 1024;
+    const Time horizon = 4'000'000;
+    Timeline timeline(kCapacity);
+    std::vector<ReservationId> ids;
+    std::vector<TimelineReservation> live;
+    for (int round = 0; round < 12; ++round) {
+      SCOPED_TRACE(absl::StrFormat("seed=%d round=%d", seed, round));
+      // Grow to about 6000 reservations, then churn.
+      for (int op = 0; op < 1000; ++op) {
+        if (live.size() > 5000 && uniform(0, 1) == 0) {
+          const std::size_t i = uniform(0, live.size() - 1);
+          ASSERT_TRUE(timeline.Remove(ids[i]).ok());
+          ids[i] = ids.back();
+          ids.pop_back();
+          live[i] = live.back();
+          live.pop_back();
+          continue;
+        }
+        const Time start = uniform(0, horizon);
+        const Time end = start + uniform(10, 8'000);
+        const int k = static_cast<int>(uniform(0, 9) ? uniform(1, 64) : uniform(65, kCapacity));
+        if (auto id = timeline.Add(start, end, k); id.ok()) {
+          ids.push_back(*id);
+          live.push_back({start, end, k});
+        }
+      }
+      ASSERT_TRUE(timeline.CheckInvariants().ok()) << timeline.CheckInvariants();
+      const auto steps = Profile(live, kCapacity);
+      for (int q = 0; q < 300; ++q) {
+        const Time t0 = uniform(-100, horizon);
+        const Duration d = uniform(1, uniform(0, 1) ? 500 : 50'000);
+        const int k = static_cast<int>(uniform(0, 2) ? uniform(300, kCapacity) : uniform(1, 300));
+        ASSERT_EQ(timeline.EarliestStart(t0, d, k), ScanEarliest(steps, t0, d, k))
+            << "t0=" << t0 << " d=" << d << " k=" << k;
       }
     }
   }
