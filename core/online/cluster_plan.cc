@@ -51,8 +51,9 @@ ClusterPlan::ClusterPlan(const ClusterSpec& spec, std::unique_ptr<OnlinePolicy> 
       created_(now) {}
 
 std::unique_ptr<ClusterPlan> ClusterPlan::Clone() const {
-  auto copy = std::unique_ptr<ClusterPlan>(
-      new ClusterPlan(spec_, *MakePolicy(spec_.policy, params_), now_, limits_));
+  // The policy's copy keeps what it remembers (a partition's parts), so a dry run on the copy
+  // places as the plan itself would.
+  auto copy = std::unique_ptr<ClusterPlan>(new ClusterPlan(spec_, policy_->Clone(), now_, limits_));
   copy->params_ = params_;
   copy->timeline_ = timeline_.Snapshot();
   copy->last_start_ = last_start_;

@@ -17,6 +17,7 @@ namespace {
 
 class Conservative final : public OnlinePolicy {
  public:
+  std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Conservative>(); }
   void PlaceNew(PlanState& state, JobRecord& job) override { Place(state, job, kTimeMax); }
 
   void Reoptimize(PlanState& state, Time freed_from) override {

@@ -109,6 +109,9 @@ bool TimelineSchedule(const StretchInstance& instance, const std::vector<Due>& o
 class Dasedf final : public StretchPolicy {
  public:
   explicit Dasedf(double epsilon) : StretchPolicy(/*all_widths=*/false), epsilon_(epsilon) {}
+  std::unique_ptr<OnlinePolicy> Clone() const override {
+    return std::make_unique<Dasedf>(epsilon_);
+  }
 
  protected:
   std::vector<Allocation> Plan(const StretchInstance& instance) override {

@@ -70,6 +70,9 @@ class Dbos final : public StretchPolicy {
  public:
   Dbos(double rho, double epsilon)
       : StretchPolicy(/*all_widths=*/true), rho_(rho), epsilon_(epsilon) {}
+  std::unique_ptr<OnlinePolicy> Clone() const override {
+    return std::make_unique<Dbos>(rho_, epsilon_);
+  }
 
  protected:
   std::vector<Allocation> Plan(const StretchInstance& instance) override {

@@ -20,6 +20,7 @@ namespace {
 
 class Easy final : public OnlinePolicy {
  public:
+  std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Easy>(); }
   void PlaceNew(PlanState& state, JobRecord&) override { Decide(state); }
   void Reoptimize(PlanState& state, Time) override { Decide(state); }
   void Rebuild(PlanState& state) override { Decide(state); }

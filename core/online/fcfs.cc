@@ -16,6 +16,7 @@ namespace {
 
 class Fcfs final : public OnlinePolicy {
  public:
+  std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Fcfs>(); }
   void PlaceNew(PlanState& state, JobRecord& job) override {
     Time not_before = std::max({state.now(), job.job.release, state.last_start()});
     for (JobRecord* other : state.queue()) {

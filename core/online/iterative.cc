@@ -173,6 +173,9 @@ class Search {
 class Iterative final : public OnlinePolicy {
  public:
   explicit Iterative(IterativeRule rule) : rule_(rule) {}
+  std::unique_ptr<OnlinePolicy> Clone() const override {
+    return std::make_unique<Iterative>(rule_);
+  }
 
   void PlaceNew(PlanState& state, JobRecord&) override { Decide(state); }
   void Reoptimize(PlanState& state, Time) override { Decide(state); }

@@ -6,6 +6,14 @@ PartitionedPolicy::PartitionedPolicy(std::string inner)
     : inner_name_(std::move(inner)),
       decides_at_events_(MakeInnerPolicy(inner_name_)->DecidesAtEvents()) {}
 
+PartitionedPolicy::PartitionedPolicy(const PartitionedPolicy& other)
+    : OnlinePolicy(other),
+      inner_name_(other.inner_name_),
+      decides_at_events_(other.decides_at_events_),
+      partition_(other.partition_) {
+  for (const auto& policy : other.policies_) policies_.push_back(policy->Clone());
+}
+
 void PartitionedPolicy::Reoptimize(PlanState& state, Time freed_from) {
   Prepare(state);
   for (int part = 0; part < partition_->parts(); ++part) {

@@ -24,6 +24,10 @@ class PartitionedPolicy : public OnlinePolicy {
   bool DecidesAtEvents() const override { return decides_at_events_; }
 
  protected:
+  // Copies the partition and clones each part's policy (for the subclasses' Clone).
+  PartitionedPolicy(const PartitionedPolicy& other);
+  PartitionedPolicy& operator=(const PartitionedPolicy&) = delete;
+
   // The capacity of each part on a cluster of `capacity` processors; called once.
   virtual std::vector<int> PartCapacities(int capacity) = 0;
   virtual int PartOf(const JobRecord& job) const = 0;

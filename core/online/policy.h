@@ -25,6 +25,10 @@ class OnlinePolicy {
   // True when the policy decides at every event (job ends, releases), as EASY does; false when
   // its plan only changes on submissions and freed capacity.
   virtual bool DecidesAtEvents() const { return false; }
+  // A copy for a what-if copy of the plan (dry runs): it keeps what changes the policy's
+  // decisions (a partition's bookings, the part of each queued job) and drops memoized work,
+  // which points into the original plan's records.
+  virtual std::unique_ptr<OnlinePolicy> Clone() const = 0;
 };
 
 }  // namespace resched

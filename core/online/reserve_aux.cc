@@ -45,6 +45,9 @@ class ReserveAux final : public PartitionedPolicy {
  public:
   ReserveAux(std::string inner, double x, double threshold)
       : PartitionedPolicy(std::move(inner)), x_(x), threshold_(threshold) {}
+  std::unique_ptr<OnlinePolicy> Clone() const override {
+    return std::make_unique<ReserveAux>(*this);
+  }
 
   void PlaceNew(PlanState& state, JobRecord& job) override {
     Prepare(state);

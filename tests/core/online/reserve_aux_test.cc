@@ -88,7 +88,7 @@ TEST(ReserveAuxTest, AuxiliaryPartTakesJobsUnderLoad) {
   EXPECT_GT(peak, 6);
 }
 
-// A dry run clones the plan with a fresh policy, which knows no part of the running jobs.
+// A copied plan (a dry run) goes on with a valid schedule; the copy keeps the parts.
 TEST(ReserveAuxTest, ClonedPlanKeepsAValidSchedule) {
   auto plan = MakePlanWith("reserve-aux-fcfs", 8, {{"x", 3}, {"t", 1.5}});
   testing::RunRandomOps({plan.get()}, 11, {.steps = 100});

@@ -108,7 +108,7 @@ TEST(SplitTest, RandomRunsStayValid) {
   }
 }
 
-// A dry run clones the plan with a fresh policy, which knows no group of the running jobs.
+// A copied plan (a dry run) goes on with a valid schedule; the copy keeps the groups.
 TEST(SplitTest, ClonedPlanKeepsAValidSchedule) {
   auto plan = MakePlanWith("split", 8, {{"rho", 3}, {"p_min", 1}, {"p_max", 60}});
   testing::RunRandomOps({plan.get()}, 11, {.steps = 100, .max_k = 8});

@@ -1,4 +1,4 @@
-// Randomized differential test: every operation is applied to the treap timeline and to the
+// Randomized differential test: every operation is applied to the timeline and to the
 // brute-force reference, and every answer must agree.
 #include <algorithm>
 #include <climits>

@@ -1,0 +1,67 @@
+// ClusterPlan::Clone, the copy a dry run works on: from the moment of the copy, the same
+// operations must give the same schedule on the copy as on the plan, for every policy, also
+// for those that remember something between calls (the parts of Split and of the reservation
+// scheme).
+#include <string>
+#include <vector>
+
+#include "core/online/cluster_plan.h"
+#include "gtest/gtest.h"
+#include "tests/core/online/random_ops.h"
+
+namespace resched {
+namespace {
+
+using testing::MakePlanWith;
+using testing::RandomOptions;
+using testing::RunRandomOps;
+
+void ExpectSameSchedule(const ClusterPlan& a, const ClusterPlan& b) {
+  const std::vector<const JobRecord*> ja = a.Jobs();
+  const std::vector<const JobRecord*> jb = b.Jobs();
+  ASSERT_EQ(ja.size(), jb.size());
+  for (std::size_t i = 0; i < ja.size(); ++i) {
+    SCOPED_TRACE(ja[i]->job.id);
+    ASSERT_EQ(ja[i]->job.id, jb[i]->job.id);
+    EXPECT_EQ(ja[i]->state, jb[i]->state);
+    EXPECT_EQ(ja[i]->placed, jb[i]->placed);
+    EXPECT_EQ(ja[i]->allocation.k, jb[i]->allocation.k);
+    EXPECT_EQ(ja[i]->allocation.start, jb[i]->allocation.start);
+    EXPECT_EQ(ja[i]->allocation.end, jb[i]->allocation.end);
+  }
+}
+
+struct Case {
+  std::string policy;
+  AlgorithmParams params;
+};
+
+TEST(ClusterPlanCloneTest, ACopyGoesOnAsThePlanDoes) {
+  const std::vector<Case> cases = {
+      {"fcfs", {}},
+      {"easy", {}},
+      {"conservative", {}},
+      {"dasedf", {}},
+      {"dbos", {{"rho", 1.5}}},
+      {"split", {{"rho", 3}, {"p_min", 1}, {"p_max", 60}}},
+      {"reserve-aux-fcfs", {{"x", 3}, {"t", 1.5}}},
+      {"reserve-aux-dasedf", {{"x", 3}, {"t", 1.5}}},
+      {"iterative", {}},
+  };
+  for (const Case& c : cases) {
+    for (std::uint64_t seed : {1, 2, 3}) {
+      SCOPED_TRACE(c.policy + " seed " + std::to_string(seed));
+      auto plan = MakePlanWith(c.policy, 8, c.params);
+      ASSERT_NE(plan, nullptr);
+      const RandomOptions options{.steps = 60, .max_k = 8};
+      RunRandomOps({plan.get()}, seed, options);
+      auto copy = plan->Clone();
+      ExpectSameSchedule(*plan, *copy);
+      RunRandomOps({plan.get(), copy.get()}, seed + 100, options,
+                   [&](int) { ExpectSameSchedule(*plan, *copy); });
+    }
+  }
+}
+
+}  // namespace
+}  // namespace resched
