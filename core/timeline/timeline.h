@@ -155,8 +155,9 @@ class Timeline {
   Index root_ = kNil;
   int height_ = 0;
   // Reservation records by slot. An id is (generation << 32) | (slot + 1): a removed id stays
-  // unknown after its slot is reused, and finding a record is one direct index (one cache
-  // miss on a large timeline, where a hash lookup costs two: control bytes, then the slot).
+  // unknown after its slot is reused (until one slot has been reused 2^32 times), and finding
+  // a record is one direct index (one cache miss on a large timeline, where a hash lookup
+  // costs two: control bytes, then the slot).
   struct Record {
     TimelineReservation reservation;
     std::uint32_t generation = 0;
