@@ -338,8 +338,29 @@ std::optional<Time> ScanEarliest(const std::vector<std::pair<Time, int>>& steps,
   return cand;  // the last step runs forever
 }
 
-// Thousands of reservations make a tree of height 3, where EarliestStart skips subtrees three
-// levels up and crosses between them; the reference tests keep trees small. Wide requests on
+// The latest fitting start by the same scan: the latest run of free >= k, cut at the deadline,
+// that still holds d after t0.
+std::optional<Time> ScanLatest(const std::vector<std::pair<Time, int>>& steps, Time t0,
+                               Time deadline, Duration d, int k) {
+  std::optional<Time> best;
+  for (std::size_t i = 0; i < steps.size();) {
+    if (steps[i].second < k) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < steps.size() && steps[j].second >= k) ++j;
+    const Time run_start = steps[i].first;
+    const Time run_end = j < steps.size() ? steps[j].first : std::numeric_limits<Time>::max();
+    const Time end = std::min(run_end, deadline);
+    if (end - d >= std::max(run_start, t0)) best = end - d;  // later runs overwrite
+    i = j;
+  }
+  return best;
+}
+
+// Thousands of reservations make a tree of height 3, where the searches skip subtrees three
+// levels up and cross between them; the reference tests keep trees small. Wide requests on
 // a half-loaded profile have mixed subtrees to cross.
 TEST(TimelineDifferentialTest, DeepTreesMatchAScan) {
   for (const std::uint64_t seed : {21, 22}) {
@@ -381,6 +402,9 @@ TEST(TimelineDifferentialTest, DeepTreesMatchAScan) {
         const int k = static_cast<int>(uniform(0, 2) ? uniform(300, kCapacity) : uniform(1, 300));
         ASSERT_EQ(timeline.EarliestStart(t0, d, k), ScanEarliest(steps, t0, d, k))
             << "t0=" << t0 << " d=" << d << " k=" << k;
+        const Time deadline = t0 + uniform(0, 200'000);
+        ASSERT_EQ(timeline.LatestStart(t0, deadline, d, k), ScanLatest(steps, t0, deadline, d, k))
+            << "t0=" << t0 << " deadline=" << deadline << " d=" << d << " k=" << k;
       }
     }
   }
