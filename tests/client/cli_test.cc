@@ -7,6 +7,7 @@
 #include <grpcpp/server.h>
 #include <grpcpp/server_builder.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -387,8 +388,15 @@ TEST_F(CliTest, JobSubmitPrintsThePlacement) {
             "j-5        QUEUED  2  @2h    @2h30m\n");
 }
 
+// A path in TempDir() that no other test process uses at the same time.
+std::string UniqueTempPath(const std::string& name) {
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  return ::testing::TempDir() + "/" + (test != nullptr ? test->name() : "none") + "-" +
+         std::to_string(::getpid()) + "-" + name;
+}
+
 TEST_F(CliTest, JobSubmitFromAFileWithOverrides) {
-  std::string path = ::testing::TempDir() + "/job.yaml";
+  const std::string path = UniqueTempPath("job.yaml");
   std::ofstream(path) << "name: from-file\nowner: ana\nmodel:\n  rigid: {k: 2, time: 60s}\n";
   Result r = Run({"job", "submit", "-f", path, "--cluster", "sim", "--amdahl", "2h:0.1",
                   "--dry-run", "--release", "@0"});
@@ -421,11 +429,11 @@ TEST_F(CliTest, ServerErrorsPrintCodeMessageAndViolations) {
   EXPECT_EQ(r.err.substr(0, 22), "error: UNIMPLEMENTED: ");
 }
 
-// A temporary file that is removed at the end of the test.
+// A temporary file that is removed at the end of the test. ctest runs tests in parallel
+// processes sharing TempDir(), so the path carries the test's name and the process id.
 class TempFile {
  public:
-  TempFile(const std::string& name, const std::string& text)
-      : path_(::testing::TempDir() + "/" + name) {
+  TempFile(const std::string& name, const std::string& text) : path_(UniqueTempPath(name)) {
     std::ofstream(path_) << text;
   }
   ~TempFile() { std::remove(path_.c_str()); }
