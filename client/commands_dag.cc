@@ -132,25 +132,26 @@ int32_t CapacityOf(Context& ctx, const std::string& cluster) {
   }
 }
 
-// --release, when given (an unset release means now: never set it otherwise).
+// The fields ReserveDAG and QueryDeadline share: cluster, algorithm, DAG, --release (an unset
+// release means now: never set it otherwise), request id and label.
 template <typename Request>
-void ReadRelease(Context& ctx, const ParsedArgs& args, Request& request) {
+void ReadDagRequest(Context& ctx, const ParsedArgs& args, Request& request) {
+  request.set_cluster(ClusterFlag(args));
+  *request.mutable_algorithm() = AlgorithmFlags(args);
+  *request.mutable_dag() = ReadDag(args);
   if (auto t = args.Get("release")) {
     *request.mutable_release() =
         ToProtoTimestamp(ctx.ParseTimeFlag(request.cluster(), "release", *t));
   }
+  request.set_request_id(args.GetOr("request-id", ""));
+  request.set_label(args.GetOr("label", ""));
 }
 
 int Reserve(Context& ctx, const ParsedArgs& args) {
   resched::v1::ReserveDAGRequest request;
-  request.set_cluster(ClusterFlag(args));
-  *request.mutable_algorithm() = AlgorithmFlags(args);
-  *request.mutable_dag() = ReadDag(args);
+  ReadDagRequest(ctx, args, request);
   GanttOptions options = ctx.json ? GanttOptions{} : ChartOptions(ctx, args, request.cluster());
-  ReadRelease(ctx, args, request);
   request.set_dry_run(args.Has("dry-run"));
-  request.set_request_id(args.GetOr("request-id", ""));
-  request.set_label(args.GetOr("label", ""));
   resched::v1::ReserveDAGResponse response = ctx.Call(&Stub::ReserveDAG, request);
   if (ctx.json) {
     ctx.PrintJson(response);
@@ -173,18 +174,13 @@ int Reserve(Context& ctx, const ParsedArgs& args) {
 
 int QueryDeadline(Context& ctx, const ParsedArgs& args) {
   resched::v1::QueryDeadlineRequest request;
-  request.set_cluster(ClusterFlag(args));
-  *request.mutable_algorithm() = AlgorithmFlags(args);
-  *request.mutable_dag() = ReadDag(args);
+  ReadDagRequest(ctx, args, request);
   GanttOptions options = ctx.json ? GanttOptions{} : ChartOptions(ctx, args, request.cluster());
   if (auto deadline = args.Get("deadline")) {
     *request.mutable_deadline() =
         ToProtoTimestamp(ctx.ParseTimeFlag(request.cluster(), "deadline", *deadline));
   }
-  ReadRelease(ctx, args, request);
   request.set_commit(args.Has("commit"));
-  request.set_request_id(args.GetOr("request-id", ""));
-  request.set_label(args.GetOr("label", ""));
   resched::v1::QueryDeadlineResponse response = ctx.Call(&Stub::QueryDeadline, request);
   if (ctx.json) {
     ctx.PrintJson(response);

@@ -16,6 +16,7 @@
 
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
+#include "tests/client/text_proto.h"
 
 namespace resched::cli {
 namespace {
@@ -23,13 +24,6 @@ namespace {
 using grpc::ServerContext;
 using grpc::Status;
 namespace v1 = resched::v1;
-
-template <typename T>
-T Text(const std::string& text) {
-  T m;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &m)) << text;
-  return m;
-}
 
 class FakeResched final : public v1::Resched::Service {
  public:

@@ -4,18 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "client/render.h"
+#include "tests/client/text_proto.h"
 
 namespace resched::cli {
 namespace {
 
 namespace v1 = resched::v1;
-
-template <typename T>
-T Text(const std::string& text) {
-  T m;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &m)) << text;
-  return m;
-}
 
 // A diamond on 4 processors: prep, then left (2) beside right (1), then merge (4).
 Placements Diamond() {

@@ -41,6 +41,15 @@ class DagServiceTest : public ServerTest {
     ASSERT_TRUE(stub_->AddReservation(&context, hold, &r).ok());
   }
 
+  grpc::Status Release(const std::string& id) {
+    pb::ReleaseDAGRequest request;
+    request.set_cluster("sim");
+    request.set_id(id);
+    pb::ReleaseDAGResponse response;
+    grpc::ClientContext context;
+    return stub_->ReleaseDAG(&context, request, &response);
+  }
+
   grpc::Status Reserve(const pb::Dag& dag, pb::ReserveDAGResponse* response, bool dry_run = false,
                        const std::string& algorithm = "", const std::string& request_id = "") {
     pb::ReserveDAGRequest request;
@@ -141,12 +150,7 @@ TEST_F(DagServiceTest, ACommittedDagBlocksLaterWorkAndReleasingItLetsWorkMoveEar
   EXPECT_GE(job.job().allocation().start().seconds(), dag_end);
   ExpectValid(Schedule("sim"));
 
-  pb::ReleaseDAGRequest release;
-  release.set_cluster("sim");
-  release.set_id(dag.dag_id());
-  pb::ReleaseDAGResponse released;
-  grpc::ClientContext context;
-  ASSERT_TRUE(stub_->ReleaseDAG(&context, release, &released).ok());
+  ASSERT_TRUE(Release(dag.dag_id()).ok());
   EXPECT_TRUE(Dags().empty());
   const pb::Schedule after = Schedule("sim");
   EXPECT_EQ(after.dag_tasks_size(), 0);
@@ -154,9 +158,7 @@ TEST_F(DagServiceTest, ACommittedDagBlocksLaterWorkAndReleasingItLetsWorkMoveEar
   EXPECT_EQ(after.jobs(0).allocation().start().seconds(), 2 * kHourS) << "moved to the hold's end";
   ExpectValid(after);
 
-  grpc::ClientContext again;
-  EXPECT_EQ(stub_->ReleaseDAG(&again, release, &released).error_code(),
-            grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(Release(dag.dag_id()).error_code(), grpc::StatusCode::NOT_FOUND);
 }
 
 TEST_F(DagServiceTest, ADryRunChangesNothing) {
@@ -272,12 +274,7 @@ TEST_F(DagServiceTest, WatchersSeeDagsReservedAndReleased) {
   EXPECT_EQ(event.kind(), pb::ScheduleEvent::DAG_RESERVED);
   EXPECT_EQ(event.dag().id(), dag.dag_id());
   EXPECT_EQ(event.dag().placements_size(), 4);
-  pb::ReleaseDAGRequest release;
-  release.set_cluster("sim");
-  release.set_id(dag.dag_id());
-  pb::ReleaseDAGResponse released;
-  grpc::ClientContext context;
-  ASSERT_TRUE(stub_->ReleaseDAG(&context, release, &released).ok());
+  ASSERT_TRUE(Release(dag.dag_id()).ok());
   ASSERT_TRUE(reader->Read(&event));
   EXPECT_EQ(event.kind(), pb::ScheduleEvent::DAG_RELEASED);
   EXPECT_EQ(event.dag().id(), dag.dag_id());
