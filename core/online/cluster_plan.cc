@@ -30,10 +30,13 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::Create(const ClusterSp
   auto policy = MakePolicy(spec.policy, params);
   if (!policy.ok()) return policy.status();
   if (!spec.homogeneous()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "cluster.groups: policy '%s' needs processors of one speed; clusters of several "
-        "speeds are not supported yet (HEFT and Barbosa handle speeds in core/dag and in "
-        "resched-experiment heft-vs-parallel)",
+    // The request is valid; what is missing is placement across speeds (a job's group and
+    // its run time scaled by the group's speed), so this is UNIMPLEMENTED, not a bad argument.
+    return absl::UnimplementedError(absl::StrFormat(
+        "cluster.groups: groups of different speeds are not supported yet: the online policy "
+        "'%s' places jobs on processors of one speed (placing a job in one group with its run "
+        "time scaled by the group's speed is not built); give every group the same speed. "
+        "HEFT and Barbosa handle speeds offline, in resched-experiment heft-vs-parallel",
         spec.policy));
   }
   auto plan = std::unique_ptr<ClusterPlan>(new ClusterPlan(spec, *std::move(policy), now, limits));

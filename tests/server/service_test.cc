@@ -242,6 +242,24 @@ TEST_F(ServerTest, UnbuiltAlgorithmsAnswerUnimplemented) {
               grpc::StatusCode::UNIMPLEMENTED)
         << info.name;
   }
+  // Groups of several speeds are valid input that the online policies cannot place yet.
+  pb::CreateClusterRequest mixed;
+  mixed.mutable_spec()->set_name("mixed");
+  auto* fast = mixed.mutable_spec()->add_groups();
+  fast->set_count(4);
+  fast->set_speed(2);
+  mixed.mutable_spec()->add_groups()->set_count(8);
+  pb::Cluster cluster;
+  grpc::ClientContext c5;
+  const grpc::Status status = stub_->CreateCluster(&c5, mixed, &cluster);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_NE(status.error_message().find("different speeds"), std::string::npos)
+      << status.error_message();
+  // Groups of one speed are a homogeneous cluster.
+  mixed.mutable_spec()->mutable_groups(0)->set_speed(1);
+  grpc::ClientContext c6;
+  EXPECT_TRUE(stub_->CreateCluster(&c6, mixed, &cluster).ok());
+  EXPECT_EQ(cluster.capacity(), 12);
 }
 
 TEST_F(ServerTest, ListAlgorithmsComesFromTheRegistry) {
