@@ -65,6 +65,19 @@ void EarliestStart(benchmark::State& state, bool wide) {
 void BM_EarliestStart(benchmark::State& state) { EarliestStart(state, false); }
 void BM_EarliestStartWide(benchmark::State& state) { EarliestStart(state, true); }
 
+// Long requests (2-20 times the longest reservation) of the whole mix: the searches that cross
+// the most gaps too short for them.
+void BM_EarliestStartLong(benchmark::State& state) {
+  Fixture& f = GetFixture(state.range(0));
+  const Timeline& t = *f.timeline;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const Request& r = f.long_requests[i++ & (f.long_requests.size() - 1)];
+    benchmark::DoNotOptimize(t.EarliestStart(r.start, r.d, r.k));
+  }
+  SetSizeCounters(state, f);
+}
+
 // Latest start before a deadline 5 maximal durations after t0.
 void LatestStart(benchmark::State& state, bool wide) {
   Fixture& f = GetFixture(state.range(0));
@@ -79,6 +92,18 @@ void LatestStart(benchmark::State& state, bool wide) {
 }
 void BM_LatestStart(benchmark::State& state) { LatestStart(state, false); }
 void BM_LatestStartWide(benchmark::State& state) { LatestStart(state, true); }
+
+// Long requests before a deadline 5 request durations after t0.
+void BM_LatestStartLong(benchmark::State& state) {
+  Fixture& f = GetFixture(state.range(0));
+  const Timeline& t = *f.timeline;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const Request& r = f.long_requests[i++ & (f.long_requests.size() - 1)];
+    benchmark::DoNotOptimize(t.LatestStart(r.start, r.start + 5 * r.d, r.d, r.k));
+  }
+  SetSizeCounters(state, f);
+}
 
 // One Add immediately undone: the cost of booking and releasing a request.
 void BM_AddRemove(benchmark::State& state) {
@@ -159,8 +184,10 @@ void RegisterMicroBenchmarks() {
   };
   sized(benchmark::RegisterBenchmark("BM_EarliestStart", BM_EarliestStart)->MinTime(0.2));
   sized(benchmark::RegisterBenchmark("BM_EarliestStartWide", BM_EarliestStartWide)->MinTime(0.2));
+  sized(benchmark::RegisterBenchmark("BM_EarliestStartLong", BM_EarliestStartLong)->MinTime(0.2));
   sized(benchmark::RegisterBenchmark("BM_LatestStart", BM_LatestStart)->MinTime(0.2));
   sized(benchmark::RegisterBenchmark("BM_LatestStartWide", BM_LatestStartWide)->MinTime(0.2));
+  sized(benchmark::RegisterBenchmark("BM_LatestStartLong", BM_LatestStartLong)->MinTime(0.2));
   sized(benchmark::RegisterBenchmark("BM_AddRemove", BM_AddRemove)->MinTime(0.2));
   sized(benchmark::RegisterBenchmark("BM_Add", BM_Add)
             ->UseManualTime()

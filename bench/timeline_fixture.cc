@@ -56,6 +56,9 @@ Fixture& GetFixture(std::int64_t n) {
     f.requests.push_back({start(rng), RandomDuration(rng), RandomWidth(rng)});
     f.narrow.push_back({start(rng), RandomDuration(rng), NarrowWidth(rng)});
     f.wide.push_back({start(rng), RandomDuration(rng), WideWidth(rng)});
+    f.long_requests.push_back({start(rng),
+                               std::uniform_int_distribution<Duration>(2, 20)(rng) * kMaxDuration,
+                               RandomWidth(rng)});
   }
   return f;
 }

@@ -33,6 +33,9 @@ struct Fixture {
   std::vector<Request> requests;            // random requests over the horizon (the mix)
   std::vector<Request> narrow;              // the same with widths <= 256
   std::vector<Request> wide;                // the same with widths > 256
+  // Widths of the mix, durations 2-20 times the longest reservation: a long job among short
+  // ones, whose search crosses many gaps that are each too short for it.
+  std::vector<Request> long_requests;
 };
 
 // Built once per size and shared by every benchmark of the process.

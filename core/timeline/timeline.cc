@@ -34,12 +34,19 @@
 // - EarliestStart walks the segments from the one containing t0 in time order, but a child
 //   that is uniformly free (min >= k) or uniformly blocked (max < k) is consumed as a whole
 //   from the summary cached in its parent, and the walk stops as soon as the current free run
-//   is d long. It descends only into mixed children, so it costs O(h B) per maximal blocked
-//   stretch it has to cross. An adversarial profile with g free gaps that are each too short
-//   (or too narrow) for the request costs O(g h B): every gap is a separate stretch.
+//   is d long. A mixed child whose span is shorter than d cannot hold a run of d, so only the
+//   end of the open run (its first blocked segment) and its free suffix matter: two paths,
+//   O(h B), however many gaps it holds. Only mixed children of span >= d are descended into.
+//   So the walk costs O(h B) per maximal blocked stretch it crosses, and no more than O(h B)
+//   per maximal mixed subtree shorter than d. Subtrees of one level are disjoint, so a walk over
+//   a time span L meets at most L/d + 2 subtrees of span >= d per level: with g free runs too
+//   short for the request on the way, the cost is O(min(g, h B (L/d + 2)) h B). When the
+//   walk is long compared with d (a request that waits far behind a busy stretch), it is still
+//   linear in L/d: the min/max summaries cannot tell, for a given k, how long a child's free
+//   runs are.
 // - LatestStart is the mirror walk, leftwards from the segment containing deadline - 1, with
-//   the same cost, and it gives up as soon as no run ending at or before the current point
-//   can start at or after t0.
+//   the same cost (a mixed child shorter than d: its free suffix and free prefix), and it
+//   gives up as soon as no run ending at or before the current point can start at or after t0.
 // - ForEachStep: O(h B + steps).
 #include "core/timeline/timeline.h"
 
@@ -524,7 +531,7 @@ void Timeline::AddRange(Index node, int h, Time lo, Time hi, Time node_hi, int d
   Inner& n = inners_[node];
   for (int i = std::max(0, CountAtMost(n.min_key, n.count, lo) - 1);
        i < n.count && n.min_key[i] < hi; ++i) {
-    const Time child_hi = i + 1 < n.count ? n.min_key[i + 1] : node_hi;
+    const Time child_hi = ChildEnd(n, i, node_hi);
     if (lo <= n.min_key[i] && child_hi <= hi) {
       n.lazy[i] += delta;
       n.min[i] += delta;
@@ -577,7 +584,7 @@ void Timeline::SegmentMin(Index node, int h, int acc, Time lo, Time hi, Time nod
   const Inner& n = inners_[node];
   for (int i = std::max(0, CountAtMost(n.min_key, n.count, lo) - 1);
        i < n.count && n.min_key[i] < hi; ++i) {
-    const Time child_hi = i + 1 < n.count ? n.min_key[i + 1] : node_hi;
+    const Time child_hi = ChildEnd(n, i, node_hi);
     if (lo <= n.min_key[i] && child_hi <= hi) {
       best = std::min(best, n.min[i] + acc);
     } else {
@@ -594,13 +601,14 @@ std::optional<Time> Timeline::EarliestStart(Time t0, Duration d, int k) const {
   if (d == 0 || k == 0) return t0;
   if (k > capacity_) return std::nullopt;
   EarliestWalk w{t0, Wide{d}, k, std::nullopt};
-  EarliestFrom(root_, height_, 0, w);
+  EarliestFrom(root_, height_, 0, kNoKey, w);
   // Not done: the run that reaches the last segment (free = capacity) never ends.
   return w.cand;
 }
 
-// Consumes, in time order, the segments below node (height h) from the one containing t0.
-void Timeline::EarliestFrom(Index node, int h, int acc, EarliestWalk& w) const {
+// Consumes, in time order, the segments below node (height h, keys below node_hi) from the one
+// containing t0.
+void Timeline::EarliestFrom(Index node, int h, int acc, Time node_hi, EarliestWalk& w) const {
   if (h == 0) {
     const Leaf& l = leaves_[node];
     const int p = CountAtMost(l.key, l.count, w.t0);  // entries [0, p) start at or before t0
@@ -611,13 +619,17 @@ void Timeline::EarliestFrom(Index node, int h, int acc, EarliestWalk& w) const {
   }
   const Inner& n = inners_[node];
   const int i = std::max(0, CountAtMost(n.min_key, n.count, w.t0) - 1);
-  EarliestFrom(n.child[i], h - 1, acc + n.lazy[i], w);
-  for (int j = i + 1; j < n.count && !w.done; ++j) EarliestChild(n, j, h, acc, w);
+  EarliestFrom(n.child[i], h - 1, acc + n.lazy[i], ChildEnd(n, i, node_hi), w);
+  for (int j = i + 1; j < n.count && !w.done; ++j) {
+    EarliestChild(n, j, h, acc, ChildEnd(n, j, node_hi), w);
+  }
 }
 
-// Consumes all of child i of n (height h; every key > t0): as a whole, from its summary
-// alone, when it is uniformly free or uniformly blocked; otherwise descends.
-void Timeline::EarliestChild(const Inner& n, int i, int h, int acc, EarliestWalk& w) const {
+// Consumes all of child i of n (height h; every key > t0; its span ends at hi): as a whole, from
+// its summary alone, when it is uniformly free or uniformly blocked; from its two boundary paths
+// when it is shorter than d; otherwise descends.
+void Timeline::EarliestChild(const Inner& n, int i, int h, int acc, Time hi,
+                             EarliestWalk& w) const {
   const Time first = n.min_key[i];
   if (w.Reaches(first)) {
     w.done = true;
@@ -632,13 +644,61 @@ void Timeline::EarliestChild(const Inner& n, int i, int h, int acc, EarliestWalk
     return;
   }
   acc += n.lazy[i];
+  if (Wide{hi} - first < w.d) {
+    // A run of d cannot lie inside the child, so its gaps do not matter: either the open run
+    // lasts to the child's first blocked segment, or the next candidate is its free suffix.
+    if (w.cand && w.Reaches(FirstBlocked(n.child[i], h - 1, acc, w.k))) {
+      w.done = true;
+      return;
+    }
+    const Time suffix = LastBlockedEnd(n.child[i], h - 1, acc, w.k, hi);
+    if (suffix < hi) {
+      w.cand = suffix;
+    } else {
+      w.cand.reset();
+    }
+    return;
+  }
   if (h == 1) {
     const Leaf& l = leaves_[n.child[i]];
     for (int j = 0; j < l.count && !w.done; ++j) w.Segment(l.key[j], l.free[j] + acc);
     return;
   }
   const Inner& c = inners_[n.child[i]];
-  for (int j = 0; j < c.count && !w.done; ++j) EarliestChild(c, j, h - 1, acc, w);
+  for (int j = 0; j < c.count && !w.done; ++j)
+    EarliestChild(c, j, h - 1, acc, ChildEnd(c, j, hi), w);
+}
+
+// Start of the first segment below node (height h) with free < k; the node must hold one.
+Time Timeline::FirstBlocked(Index node, int h, int acc, int k) const {
+  for (; h > 0; --h) {
+    const Inner& n = inners_[node];
+    int j = 0;
+    while (n.min[j] + acc >= k) ++j;
+    acc += n.lazy[j];
+    node = n.child[j];
+  }
+  const Leaf& l = leaves_[node];
+  int j = 0;
+  while (l.free[j] + acc >= k) ++j;
+  return l.key[j];
+}
+
+// End of the last segment below node (height h, keys below node_hi) with free < k; the node
+// must hold one.
+Time Timeline::LastBlockedEnd(Index node, int h, int acc, int k, Time node_hi) const {
+  for (; h > 0; --h) {
+    const Inner& n = inners_[node];
+    int j = n.count - 1;
+    while (n.min[j] + acc >= k) --j;
+    node_hi = ChildEnd(n, j, node_hi);
+    acc += n.lazy[j];
+    node = n.child[j];
+  }
+  const Leaf& l = leaves_[node];
+  int j = l.count - 1;
+  while (l.free[j] + acc >= k) --j;
+  return j + 1 < l.count ? l.key[j + 1] : node_hi;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -678,10 +738,27 @@ void Timeline::LatestBefore(Index node, int h, int acc, LatestWalk& w) const {
   for (int j = i - 1; j >= 0 && !w.done; --j) LatestChild(n, j, h, acc, w);
 }
 
+// Consumes all of child i of n (height h), whose span ends at w.right_end, right to left; the
+// mirror of EarliestChild.
 void Timeline::LatestChild(const Inner& n, int i, int h, int acc, LatestWalk& w) const {
-  if (n.max[i] + acc < w.k) return w.Stretch(n.min_key[i], false);
-  if (n.min[i] + acc >= w.k) return w.Stretch(n.min_key[i], true);
+  const Time first = n.min_key[i];
+  if (n.max[i] + acc < w.k) return w.Stretch(first, false);
+  if (n.min[i] + acc >= w.k) return w.Stretch(first, true);
   acc += n.lazy[i];
+  if (Wide{w.right_end} - first < w.d) {
+    // No run of d lies inside the child: only its free suffix (which may finish the open run)
+    // and its free prefix (which the next child may extend) matter; what is between them
+    // counts as blocked.
+    const Time suffix = LastBlockedEnd(n.child[i], h - 1, acc, w.k, w.right_end);
+    if (suffix < w.right_end) {
+      w.Stretch(suffix, true);
+      if (w.done) return;
+    }
+    const Time prefix_end = FirstBlocked(n.child[i], h - 1, acc, w.k);
+    w.Stretch(prefix_end, false);
+    if (w.done || prefix_end == first) return;
+    return w.Stretch(first, true);
+  }
   if (h == 1) {
     const Leaf& l = leaves_[n.child[i]];
     for (int j = l.count - 1; j >= 0 && !w.done; --j) w.Stretch(l.key[j], l.free[j] + acc >= w.k);

@@ -9,7 +9,8 @@
 // Adding or removing a reservation is a range-add: the pending adds of the fully covered
 // children along the two boundary paths, O(kFanout log n). Searches walk the tree in time
 // order and skip every child that is uniformly free (min >= k) or uniformly blocked (max < k)
-// as a whole, so they never scan segment by segment.
+// as a whole, and read a mixed child shorter than the request only along its two boundary
+// paths (no run long enough fits inside it), so they never scan segment by segment.
 //
 // Nodes live in two vectors (indices, not pointers), so Snapshot() is a contiguous copy.
 #pragma once
@@ -137,8 +138,14 @@ class Timeline {
 
   // Const queries carry the pending adds of the ancestors in `acc` instead of pushing them.
   void SegmentMin(Index node, int h, int acc, Time lo, Time hi, Time node_hi, int& best) const;
-  void EarliestFrom(Index node, int h, int acc, EarliestWalk& w) const;
-  void EarliestChild(const Inner& n, int i, int h, int acc, EarliestWalk& w) const;
+  void EarliestFrom(Index node, int h, int acc, Time node_hi, EarliestWalk& w) const;
+  void EarliestChild(const Inner& n, int i, int h, int acc, Time hi, EarliestWalk& w) const;
+  Time FirstBlocked(Index node, int h, int acc, int k) const;
+  Time LastBlockedEnd(Index node, int h, int acc, int k, Time node_hi) const;
+  // End of the span of child i of n, whose own span ends at node_hi.
+  static Time ChildEnd(const Inner& n, int i, Time node_hi) {
+    return i + 1 < n.count ? n.min_key[i + 1] : node_hi;
+  }
   void LatestBefore(Index node, int h, int acc, LatestWalk& w) const;
   void LatestChild(const Inner& n, int i, int h, int acc, LatestWalk& w) const;
   void StepRange(Index node, int h, int acc, StepWalk& w) const;
