@@ -93,6 +93,19 @@ void LatestStart(benchmark::State& state, bool wide) {
 void BM_LatestStart(benchmark::State& state) { LatestStart(state, false); }
 void BM_LatestStartWide(benchmark::State& state) { LatestStart(state, true); }
 
+// Searches from the front of a packed backlog (timeline_fixture.h): the searches a submission
+// makes on a busy cluster, which walk far and cross many small holes.
+void BM_EarliestStartBacklog(benchmark::State& state) {
+  Backlog& b = GetBacklog(state.range(0));
+  const Timeline& t = *b.timeline;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const Request& r = b.requests[i++ & (b.requests.size() - 1)];
+    benchmark::DoNotOptimize(t.EarliestStart(r.start, r.d, r.k));
+  }
+  state.counters["breakpoints"] = static_cast<double>(t.breakpoint_count());
+}
+
 // Long requests before a deadline 5 request durations after t0.
 void BM_LatestStartLong(benchmark::State& state) {
   Fixture& f = GetFixture(state.range(0));
@@ -185,6 +198,13 @@ void RegisterMicroBenchmarks() {
   sized(benchmark::RegisterBenchmark("BM_EarliestStart", BM_EarliestStart)->MinTime(0.2));
   sized(benchmark::RegisterBenchmark("BM_EarliestStartWide", BM_EarliestStartWide)->MinTime(0.2));
   sized(benchmark::RegisterBenchmark("BM_EarliestStartLong", BM_EarliestStartLong)->MinTime(0.2));
+  benchmark::RegisterBenchmark("BM_EarliestStartBacklog", BM_EarliestStartBacklog)
+      ->Arg(1'000)
+      ->Arg(10'000)
+      ->MinTime(0.2)
+      ->Unit(benchmark::kMicrosecond)
+      ->Repetitions(5)
+      ->ReportAggregatesOnly(true);
   sized(benchmark::RegisterBenchmark("BM_LatestStart", BM_LatestStart)->MinTime(0.2));
   sized(benchmark::RegisterBenchmark("BM_LatestStartWide", BM_LatestStartWide)->MinTime(0.2));
   sized(benchmark::RegisterBenchmark("BM_LatestStartLong", BM_LatestStartLong)->MinTime(0.2));

@@ -63,4 +63,27 @@ Fixture& GetFixture(std::int64_t n) {
   return f;
 }
 
+Backlog& GetBacklog(std::int64_t n) {
+  static std::map<std::int64_t, std::unique_ptr<Backlog>> cache;
+  auto& slot = cache[n];
+  if (slot) return *slot;
+  slot = std::make_unique<Backlog>();
+  Backlog& b = *slot;
+  constexpr int kProcessors = 64;
+  constexpr Duration kMinute = 60'000'000;
+  b.timeline = std::make_unique<Timeline>(kProcessors);
+  std::mt19937_64 rng(7 + n);
+  auto job = [&] {
+    return Request{0, std::uniform_int_distribution<Duration>(1, 120)(rng) * kMinute,
+                   std::uniform_int_distribution<int>(1, 32)(rng)};
+  };
+  for (std::int64_t i = 0; i < n; ++i) {
+    const Request r = job();
+    const Time start = *b.timeline->EarliestStart(0, r.d, r.k);
+    (void)b.timeline->Add(start, start + r.d, r.k);
+  }
+  for (int i = 0; i < 1 << 10; ++i) b.requests.push_back(job());
+  return b;
+}
+
 }  // namespace resched

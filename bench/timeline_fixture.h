@@ -41,4 +41,14 @@ struct Fixture {
 // Built once per size and shared by every benchmark of the process.
 Fixture& GetFixture(std::int64_t n);
 
+// A scheduler's backlog: n jobs (1-32 of 64 processors, 1 minute to 2 hours) each booked at
+// its earliest start from 0, as conservative backfilling books a queue. The profile is packed
+// up to the end of the backlog, with holes too small for most requests; `requests` are jobs of
+// the same kind searched from 0, as the moldable width loop of a new submission searches.
+struct Backlog {
+  std::unique_ptr<Timeline> timeline;
+  std::vector<Request> requests;
+};
+Backlog& GetBacklog(std::int64_t n);
+
 }  // namespace resched

@@ -126,14 +126,29 @@ struct Timeline::EarliestWalk {
 
   // True when the free run that starts at cand already covers [cand, cand + d) by `key`.
   bool Reaches(Time key) const { return cand && Wide{key} >= Wide{*cand} + d; }
-  // Consumes the single segment starting at `key`.
-  void Segment(Time key, int free) {
-    if (Reaches(key)) {
-      done = true;
-    } else if (free < k) {
+  // Consumes the segments [from, count) of a leaf whose pending adds above sum to acc (every
+  // key > t0). Two tight loops, one for the next free segment and one for the end of the open
+  // run: a search on a busy profile spends most of its time here.
+  void Segments(const Time* key, const int* free, int from, int count, int acc) {
+    const int need = k - acc;  // free + acc >= k
+    int j = from;
+    while (j < count) {
+      if (!cand) {
+        while (j < count && free[j] < need) ++j;
+        if (j == count) return;
+        cand = key[j++];
+      }
+      // Keys are <= kTimeMax, so a reach saturated at the int64 maximum is never met.
+      const Time reach =
+          static_cast<Time>(std::min(Wide{*cand} + d, Wide{std::numeric_limits<Time>::max()}));
+      while (j < count && free[j] >= need && key[j] < reach) ++j;
+      if (j == count) return;
+      if (key[j] >= reach) {
+        done = true;
+        return;
+      }
       cand.reset();
-    } else if (!cand) {
-      cand = std::max(key, t0);
+      ++j;
     }
   }
 };
@@ -170,6 +185,17 @@ struct Timeline::LatestWalk {
     }
     right_end = start;
     Prune();
+  }
+  // Consumes the segments top, top - 1, ..., 0 of a leaf whose pending adds above sum to acc,
+  // a maximal group of segments on the same side of k at a time (one stretch: a fit found in
+  // a group is found at its leftmost segment, with the same answer).
+  void Segments(const Time* key, const int* free, int top, int acc) {
+    const int need = k - acc;  // free + acc >= k
+    for (int j = top; j >= 0 && !done; --j) {
+      const bool is_free = free[j] >= need;
+      while (j > 0 && (free[j - 1] >= need) == is_free) --j;
+      Stretch(key[j], is_free);
+    }
   }
 };
 
@@ -614,7 +640,7 @@ void Timeline::EarliestFrom(Index node, int h, int acc, Time node_hi, EarliestWa
     const int p = CountAtMost(l.key, l.count, w.t0);  // entries [0, p) start at or before t0
     // The segment containing t0 (p == 0 only before the sentinel, where all is free).
     if ((p > 0 ? l.free[p - 1] + acc : capacity_) >= w.k) w.cand = w.t0;
-    for (int j = p; j < l.count && !w.done; ++j) w.Segment(l.key[j], l.free[j] + acc);
+    w.Segments(l.key, l.free, p, l.count, acc);
     return;
   }
   const Inner& n = inners_[node];
@@ -661,7 +687,7 @@ void Timeline::EarliestChild(const Inner& n, int i, int h, int acc, Time hi,
   }
   if (h == 1) {
     const Leaf& l = leaves_[n.child[i]];
-    for (int j = 0; j < l.count && !w.done; ++j) w.Segment(l.key[j], l.free[j] + acc);
+    w.Segments(l.key, l.free, 0, l.count, acc);
     return;
   }
   const Inner& c = inners_[n.child[i]];
@@ -726,9 +752,7 @@ std::optional<Time> Timeline::LatestStart(Time t0, Time deadline, Duration d, in
 void Timeline::LatestBefore(Index node, int h, int acc, LatestWalk& w) const {
   if (h == 0) {
     const Leaf& l = leaves_[node];
-    for (int j = CountBelow(l.key, l.count, w.deadline) - 1; j >= 0 && !w.done; --j) {
-      w.Stretch(l.key[j], l.free[j] + acc >= w.k);
-    }
+    w.Segments(l.key, l.free, CountBelow(l.key, l.count, w.deadline) - 1, acc);
     return;
   }
   const Inner& n = inners_[node];
@@ -761,7 +785,7 @@ void Timeline::LatestChild(const Inner& n, int i, int h, int acc, LatestWalk& w)
   }
   if (h == 1) {
     const Leaf& l = leaves_[n.child[i]];
-    for (int j = l.count - 1; j >= 0 && !w.done; --j) w.Stretch(l.key[j], l.free[j] + acc >= w.k);
+    w.Segments(l.key, l.free, l.count - 1, acc);
     return;
   }
   const Inner& c = inners_[n.child[i]];
