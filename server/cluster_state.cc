@@ -1,15 +1,11 @@
 #include "server/cluster_state.h"
 
 #include <chrono>
+#include <vector>
 
 #include "server/convert.h"
 
 namespace resched::server {
-namespace {
-
-constexpr size_t kEventLogSize = 10'000;
-
-}  // namespace
 
 Time WallNow() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
@@ -73,28 +69,38 @@ void ClusterState::PublishLocked(std::vector<pb::ScheduleEvent> extra) {
   for (auto& event : out) {
     event.set_sequence(next_sequence_++);
     *event.mutable_now() = ToTimestamp(plan_->now());
-    events_.push_back(std::move(event));
-    if (events_.size() > kEventLogSize) events_.pop_front();
   }
-  events_cv_.notify_all();
+  std::erase_if(sinks_, [](const auto& sink) { return sink->Closed(); });
+  for (const auto& sink : sinks_) {
+    for (const auto& event : out) sink->Push(event);
+  }
 }
 
-std::int64_t ClusterState::last_sequence() {
+std::optional<pb::ScheduleEvent> ClusterState::Watch(
+    std::shared_ptr<ScheduleSink> sink,
+    const std::function<pb::Schedule(const ClusterPlan&)>& snapshot) {
   std::lock_guard lock(mu_);
-  return next_sequence_ - 1;
-}
-
-std::vector<pb::ScheduleEvent> ClusterState::EventsAfter(std::int64_t after_sequence,
-                                                         std::chrono::milliseconds wait) {
-  std::unique_lock lock(mu_);
-  events_cv_.wait_for(lock, wait, [&] { return next_sequence_ - 1 > after_sequence; });
-  std::vector<pb::ScheduleEvent> out;
-  for (const auto& event : events_) {
-    if (event.sequence() > after_sequence) out.push_back(event);
+  if (ended_) {
+    sink->End(*ended_);
+    return std::nullopt;
   }
-  return out;
+  SettleClockLocked();
+  PublishLocked({});
+  pb::ScheduleEvent first;
+  first.set_kind(pb::ScheduleEvent::SNAPSHOT);
+  *first.mutable_snapshot() = snapshot(*plan_);
+  *first.mutable_now() = ToTimestamp(plan_->now());
+  first.set_sequence(next_sequence_ - 1);
+  std::erase_if(sinks_, [](const auto& s) { return s->Closed(); });
+  sinks_.push_back(std::move(sink));
+  return first;
 }
 
-void ClusterState::WakeWatchers() { events_cv_.notify_all(); }
+void ClusterState::EndWatchers(const absl::Status& status) {
+  std::lock_guard lock(mu_);
+  ended_ = status;
+  for (const auto& sink : sinks_) sink->End(status);
+  sinks_.clear();
+}
 
 }  // namespace resched::server

@@ -1,17 +1,18 @@
 // One cluster in the server: its ClusterPlan behind a single writer lock, its clock, the
-// answers it gave to request ids (idempotent retries) and a log of schedule events for
-// WatchSchedule subscribers. Different clusters proceed in parallel.
+// answers it gave to request ids (idempotent retries) and the WatchSchedule streams it feeds.
+// Different clusters proceed in parallel.
 #pragma once
 
-#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "core/online/cluster_plan.h"
 #include "resched/v1/service.pb.h"
 
@@ -38,6 +39,18 @@ class ReplyCache {
   std::deque<std::string> order_;
 };
 
+// A WatchSchedule stream, as its cluster sees it.
+class ScheduleSink {
+ public:
+  virtual ~ScheduleSink() = default;
+  // Called under the cluster's lock, in sequence order: must not block.
+  virtual void Push(const pb::ScheduleEvent& event) = 0;
+  // The stream ends with `status` after what was pushed (cluster deleted, server stopping).
+  virtual void End(const absl::Status& status) = 0;
+  // True once the stream is over: the cluster then drops it.
+  virtual bool Closed() const = 0;
+};
+
 class ClusterState {
  public:
   ClusterState(std::unique_ptr<ClusterPlan> plan, AlgorithmParams params);
@@ -59,12 +72,14 @@ class ClusterState {
   std::unique_ptr<ClusterPlan> Snapshot();
   const AlgorithmParams& params() const { return params_; }
 
-  // Watchers: the events after `after_sequence`, waiting up to `wait` for one.
-  std::vector<pb::ScheduleEvent> EventsAfter(std::int64_t after_sequence,
-                                             std::chrono::milliseconds wait);
-  std::int64_t last_sequence();
-  // Wakes every watcher so it can notice a shutdown or a cancelled call.
-  void WakeWatchers();
+  // Subscribes `sink` and returns the SNAPSHOT event it starts with (the schedule `snapshot`
+  // builds), in one step under the lock: the sink gets every later event and none before.
+  // After EndWatchers, ends the sink at once and returns nullopt.
+  std::optional<pb::ScheduleEvent> Watch(
+      std::shared_ptr<ScheduleSink> sink,
+      const std::function<pb::Schedule(const ClusterPlan&)>& snapshot);
+  // Ends every stream with `status`, and every later one at once.
+  void EndWatchers(const absl::Status& status);
 
  private:
   void SettleClockLocked();
@@ -76,8 +91,8 @@ class ClusterState {
   std::mutex mu_;
   std::unique_ptr<ClusterPlan> plan_;
   ReplyCache replies_{10'000};
-  std::condition_variable events_cv_;
-  std::deque<pb::ScheduleEvent> events_;  // the most recent events only
+  std::vector<std::shared_ptr<ScheduleSink>> sinks_;
+  std::optional<absl::Status> ended_;
   std::int64_t next_sequence_ = 1;
 };
 

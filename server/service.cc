@@ -16,6 +16,8 @@ namespace resched::server {
 namespace {
 
 constexpr int kMaxPageSize = 10'000;
+
+absl::Status ShuttingDown() { return absl::UnavailableError("the server is shutting down"); }
 constexpr int kDefaultPageSize = 1000;
 
 // The job a submission placed and the queued jobs it moved.
@@ -37,7 +39,7 @@ ReschedService::~ReschedService() { BeginShutdown(); }
 void ReschedService::BeginShutdown() {
   shutting_down_ = true;
   std::shared_lock lock(clusters_mu_);
-  for (auto& [name, state] : clusters_) state->WakeWatchers();
+  for (auto& [name, state] : clusters_) state->EndWatchers(ShuttingDown());
 }
 
 absl::StatusOr<std::shared_ptr<ClusterState>> ReschedService::Find(const std::string& name) {
@@ -110,9 +112,8 @@ absl::Status ReschedService::CreateConfiguredClusters(const pb::ServerConfig& co
   return absl::OkStatus();
 }
 
-grpc::Status ReschedService::CreateCluster(grpc::ServerContext*,
-                                           const pb::CreateClusterRequest* request,
-                                           pb::Cluster* response) {
+grpc::Status ReschedService::HandleCreateCluster(const pb::CreateClusterRequest* request,
+                                                 pb::Cluster* response) {
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   std::lock_guard lock(create_mu_);
   if (auto replay = Replay<pb::Cluster>(cluster_replies_, request->request_id(), "CreateCluster")) {
@@ -125,16 +126,16 @@ grpc::Status ReschedService::CreateCluster(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status ReschedService::GetCluster(grpc::ServerContext*, const pb::GetClusterRequest* request,
-                                        pb::Cluster* response) {
+grpc::Status ReschedService::HandleGetCluster(const pb::GetClusterRequest* request,
+                                              pb::Cluster* response) {
   auto state = Find(request->name());
   if (!state.ok()) return ToGrpc(state.status());
   *response = Describe(**state);
   return grpc::Status::OK;
 }
 
-grpc::Status ReschedService::ListClusters(grpc::ServerContext*, const pb::ListClustersRequest*,
-                                          pb::ListClustersResponse* response) {
+grpc::Status ReschedService::HandleListClusters(const pb::ListClustersRequest*,
+                                                pb::ListClustersResponse* response) {
   std::vector<std::shared_ptr<ClusterState>> states;
   {
     std::shared_lock lock(clusters_mu_);
@@ -144,9 +145,8 @@ grpc::Status ReschedService::ListClusters(grpc::ServerContext*, const pb::ListCl
   return grpc::Status::OK;
 }
 
-grpc::Status ReschedService::DeleteCluster(grpc::ServerContext*,
-                                           const pb::DeleteClusterRequest* request,
-                                           pb::DeleteClusterResponse*) {
+grpc::Status ReschedService::HandleDeleteCluster(const pb::DeleteClusterRequest* request,
+                                                 pb::DeleteClusterResponse*) {
   auto state = Find(request->name());
   if (!state.ok()) return ToGrpc(state.status());
   absl::Status status;
@@ -163,12 +163,13 @@ grpc::Status ReschedService::DeleteCluster(grpc::ServerContext*,
     std::unique_lock lock(clusters_mu_);
     clusters_.erase(request->name());
   }
-  (*state)->WakeWatchers();
+  (*state)->EndWatchers(
+      absl::NotFoundError(absl::StrCat("cluster '", request->name(), "' was deleted")));
   return grpc::Status::OK;
 }
 
-grpc::Status ReschedService::SubmitJob(grpc::ServerContext*, const pb::SubmitJobRequest* request,
-                                       pb::SubmitJobResponse* response) {
+grpc::Status ReschedService::HandleSubmitJob(const pb::SubmitJobRequest* request,
+                                             pb::SubmitJobResponse* response) {
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
@@ -192,8 +193,7 @@ grpc::Status ReschedService::SubmitJob(grpc::ServerContext*, const pb::SubmitJob
                        [&](ClusterState::Txn& txn) { return submit(txn.plan); });
 }
 
-grpc::Status ReschedService::GetJob(grpc::ServerContext*, const pb::GetJobRequest* request,
-                                    pb::Job* response) {
+grpc::Status ReschedService::HandleGetJob(const pb::GetJobRequest* request, pb::Job* response) {
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
   grpc::Status result;
@@ -208,8 +208,8 @@ grpc::Status ReschedService::GetJob(grpc::ServerContext*, const pb::GetJobReques
   return result;
 }
 
-grpc::Status ReschedService::ListJobs(grpc::ServerContext*, const pb::ListJobsRequest* request,
-                                      pb::ListJobsResponse* response) {
+grpc::Status ReschedService::HandleListJobs(const pb::ListJobsRequest* request,
+                                            pb::ListJobsResponse* response) {
   if (request->page_size() < 0 || request->page_size() > kMaxPageSize) {
     return ToGrpc(absl::InvalidArgumentError(absl::StrFormat("page_size must be in [0, %d], got %d",
                                                              kMaxPageSize, request->page_size())));
@@ -242,8 +242,8 @@ grpc::Status ReschedService::ListJobs(grpc::ServerContext*, const pb::ListJobsRe
   return grpc::Status::OK;
 }
 
-grpc::Status ReschedService::CancelJob(grpc::ServerContext*, const pb::CancelJobRequest* request,
-                                       pb::Job* response) {
+grpc::Status ReschedService::HandleCancelJob(const pb::CancelJobRequest* request,
+                                             pb::Job* response) {
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
@@ -256,9 +256,8 @@ grpc::Status ReschedService::CancelJob(grpc::ServerContext*, const pb::CancelJob
                        });
 }
 
-grpc::Status ReschedService::ReportJobEvent(grpc::ServerContext*,
-                                            const pb::ReportJobEventRequest* request,
-                                            pb::Job* response) {
+grpc::Status ReschedService::HandleReportJobEvent(const pb::ReportJobEventRequest* request,
+                                                  pb::Job* response) {
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   if (request->kind() == pb::JOB_EVENT_KIND_UNSPECIFIED) {
     return ToGrpc(absl::InvalidArgumentError(
@@ -281,9 +280,8 @@ grpc::Status ReschedService::ReportJobEvent(grpc::ServerContext*,
                        });
 }
 
-grpc::Status ReschedService::AddReservation(grpc::ServerContext*,
-                                            const pb::AddReservationRequest* request,
-                                            pb::Reservation* response) {
+grpc::Status ReschedService::HandleAddReservation(const pb::AddReservationRequest* request,
+                                                  pb::Reservation* response) {
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   if (request->reason().size() > 256) {
     return ToGrpc(absl::InvalidArgumentError(absl::StrFormat(
@@ -314,9 +312,8 @@ grpc::Status ReschedService::AddReservation(grpc::ServerContext*,
                        });
 }
 
-grpc::Status ReschedService::RemoveReservation(grpc::ServerContext*,
-                                               const pb::RemoveReservationRequest* request,
-                                               pb::RemoveReservationResponse* response) {
+grpc::Status ReschedService::HandleRemoveReservation(const pb::RemoveReservationRequest* request,
+                                                     pb::RemoveReservationResponse* response) {
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
@@ -338,8 +335,7 @@ grpc::Status ReschedService::RemoveReservation(grpc::ServerContext*,
                        });
 }
 
-grpc::Status ReschedService::Replan(grpc::ServerContext*, const pb::ReplanRequest* request,
-                                    pb::ReplanResponse*) {
+grpc::Status ReschedService::HandleReplan(const pb::ReplanRequest* request, pb::ReplanResponse*) {
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
   const std::string name =
@@ -348,9 +344,8 @@ grpc::Status ReschedService::Replan(grpc::ServerContext*, const pb::ReplanReques
       CheckAlgorithm("algorithm", name, AlgorithmKind::kPlanner, FromProto(request->algorithm())));
 }
 
-grpc::Status ReschedService::GetSchedule(grpc::ServerContext*,
-                                         const pb::GetScheduleRequest* request,
-                                         pb::Schedule* response) {
+grpc::Status ReschedService::HandleGetSchedule(const pb::GetScheduleRequest* request,
+                                               pb::Schedule* response) {
   ScheduleWindow window;
   window.include_finished = request->include_finished();
   if (request->has_from()) {
@@ -372,37 +367,22 @@ grpc::Status ReschedService::GetSchedule(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status ReschedService::WatchSchedule(grpc::ServerContext* context,
-                                           const pb::WatchScheduleRequest* request,
-                                           grpc::ServerWriter<pb::ScheduleEvent>* writer) {
-  auto state = Find(request->cluster());
-  if (!state.ok()) return ToGrpc(state.status());
-  pb::ScheduleEvent snapshot;
-  std::int64_t last = 0;
-  (*state)->Run([&](ClusterState::Txn& txn) {
-    *snapshot.mutable_snapshot() = BuildSchedule(txn.plan, {});
-    *snapshot.mutable_now() = ToTimestamp(txn.plan.now());
-  });
-  last = (*state)->last_sequence();
-  snapshot.set_kind(pb::ScheduleEvent::SNAPSHOT);
-  snapshot.set_sequence(last);
-  if (!writer->Write(snapshot)) return grpc::Status::OK;
-  while (!context->IsCancelled() && !shutting_down_) {
-    for (const auto& event : (*state)->EventsAfter(last, std::chrono::milliseconds(200))) {
-      if (!writer->Write(event)) return grpc::Status::OK;
-      last = event.sequence();
-    }
-    if (!Find(request->cluster()).ok()) {
-      return grpc::Status(grpc::StatusCode::NOT_FOUND,
-                          absl::StrCat("cluster '", request->cluster(), "' was deleted"));
-    }
+void ReschedService::StartWatch(const pb::WatchScheduleRequest& request,
+                                std::shared_ptr<ScheduleWatch> watch) {
+  std::optional<pb::ScheduleEvent> first;
+  if (auto state = Find(request.cluster()); !state.ok()) {
+    watch->End(state.status());
+  } else {
+    first = (*state)->Watch(watch, [](const ClusterPlan& plan) { return BuildSchedule(plan, {}); });
+    // BeginShutdown may have ended the cluster's streams just before this one subscribed.
+    if (shutting_down_) watch->End(ShuttingDown());
   }
-  return grpc::Status::OK;
+  ScheduleWatch* raw = watch.get();
+  raw->Start(std::move(watch), std::move(first));
 }
 
-grpc::Status ReschedService::AdvanceClock(grpc::ServerContext*,
-                                          const pb::AdvanceClockRequest* request,
-                                          pb::AdvanceClockResponse* response) {
+grpc::Status ReschedService::HandleAdvanceClock(const pb::AdvanceClockRequest* request,
+                                                pb::AdvanceClockResponse* response) {
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
@@ -436,8 +416,8 @@ grpc::Status ReschedService::AdvanceClock(grpc::ServerContext*,
       });
 }
 
-grpc::Status ReschedService::ListAlgorithms(grpc::ServerContext*, const pb::ListAlgorithmsRequest*,
-                                            pb::ListAlgorithmsResponse* response) {
+grpc::Status ReschedService::HandleListAlgorithms(const pb::ListAlgorithmsRequest*,
+                                                  pb::ListAlgorithmsResponse* response) {
   for (const auto& info : AlgorithmRegistry()) {
     auto* a = response->add_algorithms();
     a->set_name(info.name);

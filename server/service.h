@@ -11,67 +11,122 @@
 #include "resched/v1/config.pb.h"
 #include "resched/v1/service.grpc.pb.h"
 #include "server/cluster_state.h"
+#include "server/schedule_watch.h"
+#include "server/worker_pool.h"
 
 namespace resched::server {
+
+// Threads running the service's calls: calls on different clusters proceed in parallel, and
+// a slow plan on one cluster leaves the others this many threads minus one.
+inline constexpr int kWorkerThreads = 16;
 
 struct ServiceLimits {
   int max_clusters = 64;
   int max_active_jobs_per_cluster = 100'000;
   int max_dag_tasks = 10'000;
   int max_dag_edges = 100'000;
+  // Events a WatchSchedule stream may have waiting to be written before it is ended with
+  // RESOURCE_EXHAUSTED (a reader that stopped reading).
+  size_t max_watch_backlog = 10'000;
 };
 
-class ReschedService final : public pb::Resched::Service {
+// The callback API: every unary call is handed to `workers_` (handlers wait for cluster locks
+// and plan, which gRPC's own threads must not do), and a WatchSchedule stream holds no thread
+// while it waits for events.
+class ReschedService final : public pb::Resched::CallbackService {
  public:
   explicit ReschedService(ServiceLimits limits = {});
   ~ReschedService() override;
 
   // Creates the clusters of a configuration; fails without creating any on a bad spec.
   absl::Status CreateConfiguredClusters(const pb::ServerConfig& config);
-  // Ends open WatchSchedule streams (before the server shuts down).
+  // Ends open WatchSchedule streams with UNAVAILABLE (before the server shuts down).
   void BeginShutdown();
 
-  grpc::Status CreateCluster(grpc::ServerContext*, const pb::CreateClusterRequest*,
-                             pb::Cluster*) override;
-  grpc::Status GetCluster(grpc::ServerContext*, const pb::GetClusterRequest*,
-                          pb::Cluster*) override;
-  grpc::Status ListClusters(grpc::ServerContext*, const pb::ListClustersRequest*,
-                            pb::ListClustersResponse*) override;
-  grpc::Status DeleteCluster(grpc::ServerContext*, const pb::DeleteClusterRequest*,
-                             pb::DeleteClusterResponse*) override;
-  grpc::Status SubmitJob(grpc::ServerContext*, const pb::SubmitJobRequest*,
-                         pb::SubmitJobResponse*) override;
-  grpc::Status GetJob(grpc::ServerContext*, const pb::GetJobRequest*, pb::Job*) override;
-  grpc::Status ListJobs(grpc::ServerContext*, const pb::ListJobsRequest*,
-                        pb::ListJobsResponse*) override;
-  grpc::Status CancelJob(grpc::ServerContext*, const pb::CancelJobRequest*, pb::Job*) override;
-  grpc::Status ReportJobEvent(grpc::ServerContext*, const pb::ReportJobEventRequest*,
-                              pb::Job*) override;
-  grpc::Status AddReservation(grpc::ServerContext*, const pb::AddReservationRequest*,
-                              pb::Reservation*) override;
-  grpc::Status RemoveReservation(grpc::ServerContext*, const pb::RemoveReservationRequest*,
-                                 pb::RemoveReservationResponse*) override;
-  grpc::Status ReserveDAG(grpc::ServerContext*, const pb::ReserveDAGRequest*,
-                          pb::ReserveDAGResponse*) override;
-  grpc::Status QueryDeadline(grpc::ServerContext*, const pb::QueryDeadlineRequest*,
-                             pb::QueryDeadlineResponse*) override;
-  grpc::Status GetDagReservation(grpc::ServerContext*, const pb::GetDagReservationRequest*,
-                                 pb::DagReservation*) override;
-  grpc::Status ListDagReservations(grpc::ServerContext*, const pb::ListDagReservationsRequest*,
-                                   pb::ListDagReservationsResponse*) override;
-  grpc::Status ReleaseDAG(grpc::ServerContext*, const pb::ReleaseDAGRequest*,
-                          pb::ReleaseDAGResponse*) override;
-  grpc::Status Replan(grpc::ServerContext*, const pb::ReplanRequest*, pb::ReplanResponse*) override;
-  grpc::Status GetSchedule(grpc::ServerContext*, const pb::GetScheduleRequest*,
-                           pb::Schedule*) override;
-  grpc::Status WatchSchedule(grpc::ServerContext*, const pb::WatchScheduleRequest*,
-                             grpc::ServerWriter<pb::ScheduleEvent>*) override;
-  grpc::Status AdvanceClock(grpc::ServerContext*, const pb::AdvanceClockRequest*,
-                            pb::AdvanceClockResponse*) override;
-  grpc::Status ListAlgorithms(grpc::ServerContext*, const pb::ListAlgorithmsRequest*,
-                              pb::ListAlgorithmsResponse*) override;
+  grpc::ServerUnaryReactor* CreateCluster(grpc::CallbackServerContext*,
+                                          const pb::CreateClusterRequest*, pb::Cluster*) override;
+  grpc::ServerUnaryReactor* GetCluster(grpc::CallbackServerContext*, const pb::GetClusterRequest*,
+                                       pb::Cluster*) override;
+  grpc::ServerUnaryReactor* ListClusters(grpc::CallbackServerContext*,
+                                         const pb::ListClustersRequest*,
+                                         pb::ListClustersResponse*) override;
+  grpc::ServerUnaryReactor* DeleteCluster(grpc::CallbackServerContext*,
+                                          const pb::DeleteClusterRequest*,
+                                          pb::DeleteClusterResponse*) override;
+  grpc::ServerUnaryReactor* SubmitJob(grpc::CallbackServerContext*, const pb::SubmitJobRequest*,
+                                      pb::SubmitJobResponse*) override;
+  grpc::ServerUnaryReactor* GetJob(grpc::CallbackServerContext*, const pb::GetJobRequest*,
+                                   pb::Job*) override;
+  grpc::ServerUnaryReactor* ListJobs(grpc::CallbackServerContext*, const pb::ListJobsRequest*,
+                                     pb::ListJobsResponse*) override;
+  grpc::ServerUnaryReactor* CancelJob(grpc::CallbackServerContext*, const pb::CancelJobRequest*,
+                                      pb::Job*) override;
+  grpc::ServerUnaryReactor* ReportJobEvent(grpc::CallbackServerContext*,
+                                           const pb::ReportJobEventRequest*, pb::Job*) override;
+  grpc::ServerUnaryReactor* AddReservation(grpc::CallbackServerContext*,
+                                           const pb::AddReservationRequest*,
+                                           pb::Reservation*) override;
+  grpc::ServerUnaryReactor* RemoveReservation(grpc::CallbackServerContext*,
+                                              const pb::RemoveReservationRequest*,
+                                              pb::RemoveReservationResponse*) override;
+  grpc::ServerUnaryReactor* ReserveDAG(grpc::CallbackServerContext*, const pb::ReserveDAGRequest*,
+                                       pb::ReserveDAGResponse*) override;
+  grpc::ServerUnaryReactor* QueryDeadline(grpc::CallbackServerContext*,
+                                          const pb::QueryDeadlineRequest*,
+                                          pb::QueryDeadlineResponse*) override;
+  grpc::ServerUnaryReactor* GetDagReservation(grpc::CallbackServerContext*,
+                                              const pb::GetDagReservationRequest*,
+                                              pb::DagReservation*) override;
+  grpc::ServerUnaryReactor* ListDagReservations(grpc::CallbackServerContext*,
+                                                const pb::ListDagReservationsRequest*,
+                                                pb::ListDagReservationsResponse*) override;
+  grpc::ServerUnaryReactor* ReleaseDAG(grpc::CallbackServerContext*, const pb::ReleaseDAGRequest*,
+                                       pb::ReleaseDAGResponse*) override;
+  grpc::ServerUnaryReactor* Replan(grpc::CallbackServerContext*, const pb::ReplanRequest*,
+                                   pb::ReplanResponse*) override;
+  grpc::ServerUnaryReactor* GetSchedule(grpc::CallbackServerContext*, const pb::GetScheduleRequest*,
+                                        pb::Schedule*) override;
+  grpc::ServerUnaryReactor* AdvanceClock(grpc::CallbackServerContext*,
+                                         const pb::AdvanceClockRequest*,
+                                         pb::AdvanceClockResponse*) override;
+  grpc::ServerUnaryReactor* ListAlgorithms(grpc::CallbackServerContext*,
+                                           const pb::ListAlgorithmsRequest*,
+                                           pb::ListAlgorithmsResponse*) override;
+  grpc::ServerWriteReactor<pb::ScheduleEvent>* WatchSchedule(
+      grpc::CallbackServerContext*, const pb::WatchScheduleRequest*) override;
 
  private:
+  // Runs `handler` on a worker and finishes the call with its status.
+  template <class Request, class Response>
+  grpc::ServerUnaryReactor* Dispatch(grpc::CallbackServerContext* context, const Request* request,
+                                     Response* response,
+                                     grpc::Status (ReschedService::*handler)(const Request*,
+                                                                             Response*));
+  grpc::Status HandleCreateCluster(const pb::CreateClusterRequest*, pb::Cluster*);
+  grpc::Status HandleGetCluster(const pb::GetClusterRequest*, pb::Cluster*);
+  grpc::Status HandleListClusters(const pb::ListClustersRequest*, pb::ListClustersResponse*);
+  grpc::Status HandleDeleteCluster(const pb::DeleteClusterRequest*, pb::DeleteClusterResponse*);
+  grpc::Status HandleSubmitJob(const pb::SubmitJobRequest*, pb::SubmitJobResponse*);
+  grpc::Status HandleGetJob(const pb::GetJobRequest*, pb::Job*);
+  grpc::Status HandleListJobs(const pb::ListJobsRequest*, pb::ListJobsResponse*);
+  grpc::Status HandleCancelJob(const pb::CancelJobRequest*, pb::Job*);
+  grpc::Status HandleReportJobEvent(const pb::ReportJobEventRequest*, pb::Job*);
+  grpc::Status HandleAddReservation(const pb::AddReservationRequest*, pb::Reservation*);
+  grpc::Status HandleRemoveReservation(const pb::RemoveReservationRequest*,
+                                       pb::RemoveReservationResponse*);
+  grpc::Status HandleReserveDAG(const pb::ReserveDAGRequest*, pb::ReserveDAGResponse*);
+  grpc::Status HandleQueryDeadline(const pb::QueryDeadlineRequest*, pb::QueryDeadlineResponse*);
+  grpc::Status HandleGetDagReservation(const pb::GetDagReservationRequest*, pb::DagReservation*);
+  grpc::Status HandleListDagReservations(const pb::ListDagReservationsRequest*,
+                                         pb::ListDagReservationsResponse*);
+  grpc::Status HandleReleaseDAG(const pb::ReleaseDAGRequest*, pb::ReleaseDAGResponse*);
+  grpc::Status HandleReplan(const pb::ReplanRequest*, pb::ReplanResponse*);
+  grpc::Status HandleGetSchedule(const pb::GetScheduleRequest*, pb::Schedule*);
+  grpc::Status HandleAdvanceClock(const pb::AdvanceClockRequest*, pb::AdvanceClockResponse*);
+  grpc::Status HandleListAlgorithms(const pb::ListAlgorithmsRequest*, pb::ListAlgorithmsResponse*);
+  // Subscribes `watch` to its cluster and starts it (on a worker: it waits for the lock).
+  void StartWatch(const pb::WatchScheduleRequest& request, std::shared_ptr<ScheduleWatch> watch);
+
   absl::StatusOr<std::shared_ptr<ClusterState>> Find(const std::string& name);
   absl::StatusOr<pb::Cluster> Create(const pb::ClusterSpec& spec);
   pb::Cluster Describe(ClusterState& state);
@@ -85,6 +140,8 @@ class ReschedService final : public pb::Resched::Service {
   std::mutex create_mu_;  // serializes CreateCluster/DeleteCluster request ids
   ReplyCache cluster_replies_{1000};
   std::atomic<bool> shutting_down_{false};
+  // Last, so that it is destroyed first: its threads finish their calls while the rest lives.
+  WorkerPool workers_{kWorkerThreads};
 };
 
 }  // namespace resched::server

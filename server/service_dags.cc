@@ -64,8 +64,8 @@ absl::StatusOr<Dag> ReschedService::CheckDagRequest(const pb::Dag& dag,
   return FromProto(dag);
 }
 
-grpc::Status ReschedService::ReserveDAG(grpc::ServerContext*, const pb::ReserveDAGRequest* request,
-                                        pb::ReserveDAGResponse* response) {
+grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* request,
+                                              pb::ReserveDAGResponse* response) {
   absl::StatusOr<Dag> dag =
       CheckDagRequest(request->dag(), request->request_id(), request->label());
   if (!dag.ok()) return ToGrpc(dag.status());
@@ -104,9 +104,8 @@ grpc::Status ReschedService::ReserveDAG(grpc::ServerContext*, const pb::ReserveD
                        });
 }
 
-grpc::Status ReschedService::QueryDeadline(grpc::ServerContext*,
-                                           const pb::QueryDeadlineRequest* request,
-                                           pb::QueryDeadlineResponse* response) {
+grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest* request,
+                                                 pb::QueryDeadlineResponse* response) {
   absl::StatusOr<Dag> dag =
       CheckDagRequest(request->dag(), request->request_id(), request->label());
   if (!dag.ok()) return ToGrpc(dag.status());
@@ -159,9 +158,8 @@ grpc::Status ReschedService::QueryDeadline(grpc::ServerContext*,
                        });
 }
 
-grpc::Status ReschedService::GetDagReservation(grpc::ServerContext*,
-                                               const pb::GetDagReservationRequest* request,
-                                               pb::DagReservation* response) {
+grpc::Status ReschedService::HandleGetDagReservation(const pb::GetDagReservationRequest* request,
+                                                     pb::DagReservation* response) {
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
   absl::Status status;
@@ -177,9 +175,8 @@ grpc::Status ReschedService::GetDagReservation(grpc::ServerContext*,
   return ToGrpc(status);
 }
 
-grpc::Status ReschedService::ListDagReservations(grpc::ServerContext*,
-                                                 const pb::ListDagReservationsRequest* request,
-                                                 pb::ListDagReservationsResponse* response) {
+grpc::Status ReschedService::HandleListDagReservations(
+    const pb::ListDagReservationsRequest* request, pb::ListDagReservationsResponse* response) {
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
   (*state)->Run([&](ClusterState::Txn& txn) {
@@ -189,8 +186,8 @@ grpc::Status ReschedService::ListDagReservations(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status ReschedService::ReleaseDAG(grpc::ServerContext*, const pb::ReleaseDAGRequest* request,
-                                        pb::ReleaseDAGResponse* response) {
+grpc::Status ReschedService::HandleReleaseDAG(const pb::ReleaseDAGRequest* request,
+                                              pb::ReleaseDAGResponse* response) {
   if (absl::Status s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());

@@ -24,7 +24,7 @@ class ServerTest : public ::testing::Test {
   void SetUp() override {
     auto config = ParseConfig(kDefaultConfigYaml);
     ASSERT_TRUE(config.ok()) << config.status();
-    service_ = std::make_unique<ReschedService>();
+    service_ = std::make_unique<ReschedService>(limits_);
     ASSERT_TRUE(service_->CreateConfiguredClusters(*config).ok());
     grpc::ServerBuilder builder;
     int port = 0;
@@ -127,6 +127,7 @@ class ServerTest : public ::testing::Test {
     return bad.field_violations(0).field();
   }
 
+  ServiceLimits limits_;  // a fixture may change them in its constructor
   std::unique_ptr<ReschedService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<pb::Resched::Stub> stub_;

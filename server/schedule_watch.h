@@ -1,0 +1,53 @@
+// One WatchSchedule stream on the callback API: a write reactor fed by its cluster. The cluster
+// pushes events under its lock, in sequence order; the stream writes them one at a time and
+// keeps the rest in a bounded backlog, so a slow reader never blocks the cluster nor holds a
+// thread. A reader that falls too far behind gets RESOURCE_EXHAUSTED and must resubscribe.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "server/cluster_state.h"
+
+namespace resched::server {
+
+class ScheduleWatch final : public grpc::ServerWriteReactor<pb::ScheduleEvent>,
+                            public ScheduleSink {
+ public:
+  explicit ScheduleWatch(size_t max_backlog) : max_backlog_(max_backlog) {}
+
+  // Begins writing: `first` (the SNAPSHOT), then what was pushed meanwhile. `self` keeps the
+  // stream alive until gRPC is done with it.
+  void Start(std::shared_ptr<ScheduleWatch> self, std::optional<pb::ScheduleEvent> first);
+
+  void Push(const pb::ScheduleEvent& event) override;
+  void End(const absl::Status& status) override;
+  bool Closed() const override { return closed_; }
+
+  void OnWriteDone(bool ok) override;
+  void OnCancel() override;
+  void OnDone() override;
+
+ private:
+  // Starts the next write, or finishes once the backlog is empty and an end was given. Called
+  // without mu_, and never calls gRPC with mu_ held, so reactions may run inline.
+  void Pump();
+
+  const size_t max_backlog_;
+  std::mutex mu_;
+  std::deque<pb::ScheduleEvent> backlog_;
+  pb::ScheduleEvent in_flight_;  // StartWrite's message lives until OnWriteDone
+  bool started_ = false;
+  bool writing_ = false;
+  bool finished_ = false;
+  std::optional<grpc::Status> end_;
+  std::atomic<bool> closed_{false};
+  std::shared_ptr<ScheduleWatch> self_;
+};
+
+}  // namespace resched::server

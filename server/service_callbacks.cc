@@ -1,0 +1,150 @@
+// The callback API's entry points: each unary call runs its handler (service.cc,
+// service_dags.cc) on a worker thread and finishes from there; WatchSchedule returns its
+// stream at once and subscribes it on a worker.
+#include "server/service.h"
+
+namespace resched::server {
+
+template <class Request, class Response>
+grpc::ServerUnaryReactor* ReschedService::Dispatch(
+    grpc::CallbackServerContext* context, const Request* request, Response* response,
+    grpc::Status (ReschedService::*handler)(const Request*, Response*)) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  // The request and the response live until Finish.
+  workers_.Post([this, reactor, request, response, handler] {
+    reactor->Finish((this->*handler)(request, response));
+  });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* ReschedService::CreateCluster(grpc::CallbackServerContext* context,
+                                                        const pb::CreateClusterRequest* request,
+                                                        pb::Cluster* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleCreateCluster);
+}
+
+grpc::ServerUnaryReactor* ReschedService::GetCluster(grpc::CallbackServerContext* context,
+                                                     const pb::GetClusterRequest* request,
+                                                     pb::Cluster* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleGetCluster);
+}
+
+grpc::ServerUnaryReactor* ReschedService::ListClusters(grpc::CallbackServerContext* context,
+                                                       const pb::ListClustersRequest* request,
+                                                       pb::ListClustersResponse* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleListClusters);
+}
+
+grpc::ServerUnaryReactor* ReschedService::DeleteCluster(grpc::CallbackServerContext* context,
+                                                        const pb::DeleteClusterRequest* request,
+                                                        pb::DeleteClusterResponse* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleDeleteCluster);
+}
+
+grpc::ServerUnaryReactor* ReschedService::SubmitJob(grpc::CallbackServerContext* context,
+                                                    const pb::SubmitJobRequest* request,
+                                                    pb::SubmitJobResponse* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleSubmitJob);
+}
+
+grpc::ServerUnaryReactor* ReschedService::GetJob(grpc::CallbackServerContext* context,
+                                                 const pb::GetJobRequest* request,
+                                                 pb::Job* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleGetJob);
+}
+
+grpc::ServerUnaryReactor* ReschedService::ListJobs(grpc::CallbackServerContext* context,
+                                                   const pb::ListJobsRequest* request,
+                                                   pb::ListJobsResponse* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleListJobs);
+}
+
+grpc::ServerUnaryReactor* ReschedService::CancelJob(grpc::CallbackServerContext* context,
+                                                    const pb::CancelJobRequest* request,
+                                                    pb::Job* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleCancelJob);
+}
+
+grpc::ServerUnaryReactor* ReschedService::ReportJobEvent(grpc::CallbackServerContext* context,
+                                                         const pb::ReportJobEventRequest* request,
+                                                         pb::Job* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleReportJobEvent);
+}
+
+grpc::ServerUnaryReactor* ReschedService::AddReservation(grpc::CallbackServerContext* context,
+                                                         const pb::AddReservationRequest* request,
+                                                         pb::Reservation* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleAddReservation);
+}
+
+grpc::ServerUnaryReactor* ReschedService::RemoveReservation(
+    grpc::CallbackServerContext* context, const pb::RemoveReservationRequest* request,
+    pb::RemoveReservationResponse* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleRemoveReservation);
+}
+
+grpc::ServerUnaryReactor* ReschedService::ReserveDAG(grpc::CallbackServerContext* context,
+                                                     const pb::ReserveDAGRequest* request,
+                                                     pb::ReserveDAGResponse* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleReserveDAG);
+}
+
+grpc::ServerUnaryReactor* ReschedService::QueryDeadline(grpc::CallbackServerContext* context,
+                                                        const pb::QueryDeadlineRequest* request,
+                                                        pb::QueryDeadlineResponse* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleQueryDeadline);
+}
+
+grpc::ServerUnaryReactor* ReschedService::GetDagReservation(
+    grpc::CallbackServerContext* context, const pb::GetDagReservationRequest* request,
+    pb::DagReservation* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleGetDagReservation);
+}
+
+grpc::ServerUnaryReactor* ReschedService::ListDagReservations(
+    grpc::CallbackServerContext* context, const pb::ListDagReservationsRequest* request,
+    pb::ListDagReservationsResponse* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleListDagReservations);
+}
+
+grpc::ServerUnaryReactor* ReschedService::ReleaseDAG(grpc::CallbackServerContext* context,
+                                                     const pb::ReleaseDAGRequest* request,
+                                                     pb::ReleaseDAGResponse* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleReleaseDAG);
+}
+
+grpc::ServerUnaryReactor* ReschedService::Replan(grpc::CallbackServerContext* context,
+                                                 const pb::ReplanRequest* request,
+                                                 pb::ReplanResponse* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleReplan);
+}
+
+grpc::ServerUnaryReactor* ReschedService::GetSchedule(grpc::CallbackServerContext* context,
+                                                      const pb::GetScheduleRequest* request,
+                                                      pb::Schedule* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleGetSchedule);
+}
+
+grpc::ServerUnaryReactor* ReschedService::AdvanceClock(grpc::CallbackServerContext* context,
+                                                       const pb::AdvanceClockRequest* request,
+                                                       pb::AdvanceClockResponse* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleAdvanceClock);
+}
+
+grpc::ServerUnaryReactor* ReschedService::ListAlgorithms(grpc::CallbackServerContext* context,
+                                                         const pb::ListAlgorithmsRequest* request,
+                                                         pb::ListAlgorithmsResponse* response) {
+  return Dispatch(context, request, response, &ReschedService::HandleListAlgorithms);
+}
+
+grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
+    grpc::CallbackServerContext*, const pb::WatchScheduleRequest* request) {
+  auto watch = std::make_shared<ScheduleWatch>(limits_.max_watch_backlog);
+  ScheduleWatch* raw = watch.get();
+  workers_.Post([this, request, watch = std::move(watch)]() mutable {
+    StartWatch(*request, std::move(watch));
+  });
+  return raw;
+}
+
+}  // namespace resched::server

@@ -1,0 +1,35 @@
+// A fixed set of threads running posted tasks in order of posting. The callback API runs the
+// service's handlers on gRPC's own few threads, which must not block; handlers wait for a
+// cluster's writer lock and may plan for a long time, so they run here instead.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace resched::server {
+
+class WorkerPool {
+ public:
+  explicit WorkerPool(int threads);
+  // Runs the tasks already posted, then joins the threads.
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  void Post(std::function<void()> task);
+
+ private:
+  void Work();
+
+  std::mutex mu_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> tasks_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace resched::server

@@ -1,0 +1,124 @@
+// WatchSchedule on the callback API: streams hold no thread, end with a status saying why, and
+// a reader that stops reading is cut off instead of holding events without bound.
+#include <memory>
+#include <vector>
+
+#include "tests/server/server_fixture.h"
+
+namespace resched::server::testing {
+namespace {
+
+class WatchTest : public ServerTest {
+ protected:
+  WatchTest() { limits_.max_watch_backlog = 5; }
+
+  struct Stream {
+    grpc::ClientContext context;
+    std::unique_ptr<grpc::ClientReader<pb::ScheduleEvent>> reader;
+  };
+  std::unique_ptr<Stream> Watch(const std::string& cluster) {
+    auto stream = std::make_unique<Stream>();
+    pb::WatchScheduleRequest request;
+    request.set_cluster(cluster);
+    stream->reader = stub_->WatchSchedule(&stream->context, request);
+    return stream;
+  }
+  // Reads to the end of the stream and returns its status.
+  static grpc::Status Drain(Stream& stream) {
+    pb::ScheduleEvent event;
+    while (stream.reader->Read(&event)) {
+    }
+    return stream.reader->Finish();
+  }
+};
+
+TEST_F(WatchTest, ManyStreamsHoldNoThread) {
+  CreateSim("sim", 4, "conservative");
+  // More streams than the service has worker threads: each still gets its snapshot and the
+  // next change, and unary calls are answered meanwhile.
+  std::vector<std::unique_ptr<Stream>> streams;
+  streams.reserve(3 * kWorkerThreads);
+  for (int i = 0; i < 3 * kWorkerThreads; ++i) streams.push_back(Watch("sim"));
+  pb::ScheduleEvent event;
+  for (auto& stream : streams) {
+    ASSERT_TRUE(stream->reader->Read(&event));
+    EXPECT_EQ(event.kind(), pb::ScheduleEvent::SNAPSHOT);
+  }
+  pb::SubmitJobResponse submitted;
+  ASSERT_TRUE(Submit("sim", Rigid(1, 10), &submitted).ok());
+  for (auto& stream : streams) {
+    ASSERT_TRUE(stream->reader->Read(&event));
+    EXPECT_EQ(event.kind(), pb::ScheduleEvent::JOB_CHANGED);
+    EXPECT_EQ(event.job().id(), submitted.job().id());
+    EXPECT_EQ(event.sequence(), 1);
+  }
+  for (auto& stream : streams) {
+    stream->context.TryCancel();
+    EXPECT_EQ(Drain(*stream).error_code(), grpc::StatusCode::CANCELLED);
+  }
+  ExpectValid(Schedule("sim"));
+}
+
+TEST_F(WatchTest, DeletingTheClusterEndsItsStreams) {
+  CreateSim("sim", 4, "conservative");
+  auto stream = Watch("sim");
+  pb::ScheduleEvent event;
+  ASSERT_TRUE(stream->reader->Read(&event));
+  pb::DeleteClusterRequest request;
+  request.set_name("sim");
+  pb::DeleteClusterResponse response;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->DeleteCluster(&context, request, &response).ok());
+  const grpc::Status status = Drain(*stream);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(status.error_message(), "cluster 'sim' was deleted");
+  // A stream on a cluster that does not exist ends at once.
+  auto missing = Watch("sim");
+  EXPECT_EQ(Drain(*missing).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(WatchTest, ShutdownEndsStreamsAsUnavailable) {
+  CreateSim("sim", 4, "conservative");
+  auto stream = Watch("sim");
+  pb::ScheduleEvent event;
+  ASSERT_TRUE(stream->reader->Read(&event));
+  service_->BeginShutdown();
+  EXPECT_EQ(Drain(*stream).error_code(), grpc::StatusCode::UNAVAILABLE);
+}
+
+TEST_F(WatchTest, AReaderTooFarBehindIsCutOff) {
+  CreateSim("sim", 64, "conservative");
+  auto stream = Watch("sim");
+  pb::ScheduleEvent event;
+  ASSERT_TRUE(stream->reader->Read(&event));
+  pb::JobSpec later = Rigid(1, 10);
+  later.mutable_release()->set_seconds(1);
+  for (int i = 0; i < 40; ++i) {
+    pb::SubmitJobResponse r;
+    ASSERT_TRUE(Submit("sim", later, &r).ok());
+  }
+  // One clock move starts forty jobs: forty events published at once, far more than the
+  // backlog of 5 the fixture allows behind the one being written.
+  pb::AdvanceClockRequest advance;
+  advance.set_cluster("sim");
+  advance.mutable_by()->set_seconds(2);
+  pb::AdvanceClockResponse advanced;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->AdvanceClock(&context, advance, &advanced).ok());
+  ASSERT_EQ(advanced.started_size(), 40);
+  const grpc::Status status = Drain(*stream);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(status.error_message().find("5 events behind"), std::string::npos)
+      << status.error_message();
+  // The cluster goes on, and a new stream starts from a fresh snapshot.
+  auto again = Watch("sim");
+  ASSERT_TRUE(again->reader->Read(&event));
+  EXPECT_EQ(event.kind(), pb::ScheduleEvent::SNAPSHOT);
+  EXPECT_EQ(event.snapshot().jobs_size(), 40);
+  again->context.TryCancel();
+  Drain(*again);
+  ExpectValid(Schedule("sim"));
+}
+
+}  // namespace
+}  // namespace resched::server::testing
