@@ -28,6 +28,9 @@ struct ServiceLimits {
   // Events a WatchSchedule stream may have waiting to be written before it is ended with
   // RESOURCE_EXHAUSTED (a reader that stopped reading).
   size_t max_watch_backlog = 10'000;
+  // Calls waiting for a worker thread before new ones are refused with RESOURCE_EXHAUSTED
+  // (load shedding: a refused call was not applied and can be retried).
+  size_t max_waiting_calls = 10'000;
 };
 
 // The callback API: every unary call is handed to `workers_` (handlers wait for cluster locks
@@ -124,6 +127,8 @@ class ReschedService final : public pb::Resched::CallbackService {
   grpc::Status HandleGetSchedule(const pb::GetScheduleRequest*, pb::Schedule*);
   grpc::Status HandleAdvanceClock(const pb::AdvanceClockRequest*, pb::AdvanceClockResponse*);
   grpc::Status HandleListAlgorithms(const pb::ListAlgorithmsRequest*, pb::ListAlgorithmsResponse*);
+  // The answer to a call that finds max_waiting_calls calls already waiting.
+  absl::Status Overloaded() const;
   // Subscribes `watch` to its cluster and starts it (on a worker: it waits for the lock).
   void StartWatch(const pb::WatchScheduleRequest& request, std::shared_ptr<ScheduleWatch> watch);
 
@@ -141,7 +146,7 @@ class ReschedService final : public pb::Resched::CallbackService {
   ReplyCache cluster_replies_{1000};
   std::atomic<bool> shutting_down_{false};
   // Last, so that it is destroyed first: its threads finish their calls while the rest lives.
-  WorkerPool workers_{kWorkerThreads};
+  WorkerPool workers_{kWorkerThreads, limits_.max_waiting_calls};
 };
 
 }  // namespace resched::server

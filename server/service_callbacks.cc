@@ -1,9 +1,17 @@
 // The callback API's entry points: each unary call runs its handler (service.cc,
 // service_dags.cc) on a worker thread and finishes from there; WatchSchedule returns its
 // stream at once and subscribes it on a worker.
+#include "absl/strings/str_cat.h"
+#include "server/errors.h"
 #include "server/service.h"
 
 namespace resched::server {
+
+absl::Status ReschedService::Overloaded() const {
+  return absl::ResourceExhaustedError(
+      absl::StrCat("the server has ", limits_.max_waiting_calls,
+                   " calls waiting for a thread (max_waiting_calls); retry later"));
+}
 
 template <class Request, class Response>
 grpc::ServerUnaryReactor* ReschedService::Dispatch(
@@ -11,9 +19,11 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
     grpc::Status (ReschedService::*handler)(const Request*, Response*)) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   // The request and the response live until Finish.
-  workers_.Post([this, reactor, request, response, handler] {
-    reactor->Finish((this->*handler)(request, response));
-  });
+  if (!workers_.TryPost([this, reactor, request, response, handler] {
+        reactor->Finish((this->*handler)(request, response));
+      })) {
+    reactor->Finish(ToGrpc(Overloaded()));
+  }
   return reactor;
 }
 
@@ -141,9 +151,10 @@ grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
     grpc::CallbackServerContext*, const pb::WatchScheduleRequest* request) {
   auto watch = std::make_shared<ScheduleWatch>(limits_.max_watch_backlog);
   ScheduleWatch* raw = watch.get();
-  workers_.Post([this, request, watch = std::move(watch)]() mutable {
-    StartWatch(*request, std::move(watch));
-  });
+  if (!workers_.TryPost([this, request, watch]() mutable { StartWatch(*request, watch); })) {
+    watch->End(Overloaded());
+    raw->Start(std::move(watch), std::nullopt);
+  }
   return raw;
 }
 

@@ -4,7 +4,7 @@
 
 namespace resched::server {
 
-WorkerPool::WorkerPool(int threads) {
+WorkerPool::WorkerPool(int threads, size_t max_waiting) : max_waiting_(max_waiting) {
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Work(); });
 }
 
@@ -17,12 +17,14 @@ WorkerPool::~WorkerPool() {
   for (std::thread& thread : threads_) thread.join();
 }
 
-void WorkerPool::Post(std::function<void()> task) {
+bool WorkerPool::TryPost(std::function<void()> task) {
   {
     std::lock_guard lock(mu_);
+    if (tasks_.size() >= max_waiting_) return false;
     tasks_.push_back(std::move(task));
   }
   ready_.notify_one();
+  return true;
 }
 
 void WorkerPool::Work() {

@@ -14,13 +14,15 @@ namespace resched::server {
 
 class WorkerPool {
  public:
-  explicit WorkerPool(int threads);
+  // `max_waiting` bounds the tasks posted and not yet started.
+  WorkerPool(int threads, size_t max_waiting);
   // Runs the tasks already posted, then joins the threads.
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
-  void Post(std::function<void()> task);
+  // Queues `task`; false (and `task` dropped) when max_waiting tasks are already waiting.
+  bool TryPost(std::function<void()> task);
 
  private:
   void Work();
@@ -28,6 +30,7 @@ class WorkerPool {
   std::mutex mu_;
   std::condition_variable ready_;
   std::deque<std::function<void()>> tasks_;
+  const size_t max_waiting_;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };
