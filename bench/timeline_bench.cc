@@ -49,73 +49,48 @@ void SetSizeCounters(benchmark::State& state, const Fixture& f) {
   state.counters["breakpoints"] = static_cast<double>(f.timeline->breakpoint_count());
 }
 
+// Runs `search` over `requests` in turn on timeline `t`.
+template <typename Search>
+void Searches(benchmark::State& state, const Timeline& t, const std::vector<Request>& requests,
+              Search search) {
+  std::size_t i = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(search(t, requests[i++ & (requests.size() - 1)]));
+  state.counters["breakpoints"] = static_cast<double>(t.breakpoint_count());
+}
+
+std::optional<Time> Earliest(const Timeline& t, const Request& r) {
+  return t.EarliestStart(r.start, r.d, r.k);
+}
+// Latest start before a deadline 5 maximal reservation durations (or 5 request durations, if
+// longer) after t0.
+std::optional<Time> Latest(const Timeline& t, const Request& r) {
+  return t.LatestStart(r.start, r.start + 5 * std::max(r.d, kMaxDuration), r.d, r.k);
+}
+
 // Searches from a random instant, with the widths of the mix up to 256 (95% of requests) or
-// above 256: a wide request often has to cross many blocked stretches (O(log n) each).
-void EarliestStart(benchmark::State& state, bool wide) {
+// above 256 (a wide request often has to cross many blocked stretches, O(log n) each), or
+// long (2-20 times the longest reservation, all widths: the searches that cross the most gaps
+// too short for them).
+template <auto kSearch>
+void Search(benchmark::State& state, std::vector<Request> Fixture::*requests) {
   Fixture& f = GetFixture(state.range(0));
-  const Timeline& t = *f.timeline;
-  const std::vector<Request>& requests = wide ? f.wide : f.narrow;
-  std::size_t i = 0;
-  for (auto _ : state) {
-    const Request& r = requests[i++ & (requests.size() - 1)];
-    benchmark::DoNotOptimize(t.EarliestStart(r.start, r.d, r.k));
-  }
+  Searches(state, *f.timeline, f.*requests, kSearch);
   SetSizeCounters(state, f);
 }
-void BM_EarliestStart(benchmark::State& state) { EarliestStart(state, false); }
-void BM_EarliestStartWide(benchmark::State& state) { EarliestStart(state, true); }
-
-// Long requests (2-20 times the longest reservation) of the whole mix: the searches that cross
-// the most gaps too short for them.
+void BM_EarliestStart(benchmark::State& state) { Search<Earliest>(state, &Fixture::narrow); }
+void BM_EarliestStartWide(benchmark::State& state) { Search<Earliest>(state, &Fixture::wide); }
 void BM_EarliestStartLong(benchmark::State& state) {
-  Fixture& f = GetFixture(state.range(0));
-  const Timeline& t = *f.timeline;
-  std::size_t i = 0;
-  for (auto _ : state) {
-    const Request& r = f.long_requests[i++ & (f.long_requests.size() - 1)];
-    benchmark::DoNotOptimize(t.EarliestStart(r.start, r.d, r.k));
-  }
-  SetSizeCounters(state, f);
+  Search<Earliest>(state, &Fixture::long_requests);
 }
-
-// Latest start before a deadline 5 maximal durations after t0.
-void LatestStart(benchmark::State& state, bool wide) {
-  Fixture& f = GetFixture(state.range(0));
-  const Timeline& t = *f.timeline;
-  const std::vector<Request>& requests = wide ? f.wide : f.narrow;
-  std::size_t i = 0;
-  for (auto _ : state) {
-    const Request& r = requests[i++ & (requests.size() - 1)];
-    benchmark::DoNotOptimize(t.LatestStart(r.start, r.start + 5 * kMaxDuration, r.d, r.k));
-  }
-  SetSizeCounters(state, f);
-}
-void BM_LatestStart(benchmark::State& state) { LatestStart(state, false); }
-void BM_LatestStartWide(benchmark::State& state) { LatestStart(state, true); }
+void BM_LatestStart(benchmark::State& state) { Search<Latest>(state, &Fixture::narrow); }
+void BM_LatestStartWide(benchmark::State& state) { Search<Latest>(state, &Fixture::wide); }
+void BM_LatestStartLong(benchmark::State& state) { Search<Latest>(state, &Fixture::long_requests); }
 
 // Searches from the front of a packed backlog (timeline_fixture.h): the searches a submission
 // makes on a busy cluster, which walk far and cross many small holes.
 void BM_EarliestStartBacklog(benchmark::State& state) {
-  Backlog& b = GetBacklog(state.range(0));
-  const Timeline& t = *b.timeline;
-  std::size_t i = 0;
-  for (auto _ : state) {
-    const Request& r = b.requests[i++ & (b.requests.size() - 1)];
-    benchmark::DoNotOptimize(t.EarliestStart(r.start, r.d, r.k));
-  }
-  state.counters["breakpoints"] = static_cast<double>(t.breakpoint_count());
-}
-
-// Long requests before a deadline 5 request durations after t0.
-void BM_LatestStartLong(benchmark::State& state) {
-  Fixture& f = GetFixture(state.range(0));
-  const Timeline& t = *f.timeline;
-  std::size_t i = 0;
-  for (auto _ : state) {
-    const Request& r = f.long_requests[i++ & (f.long_requests.size() - 1)];
-    benchmark::DoNotOptimize(t.LatestStart(r.start, r.start + 5 * r.d, r.d, r.k));
-  }
-  SetSizeCounters(state, f);
+  const Backlog& b = GetBacklog(state.range(0));
+  Searches(state, *b.timeline, b.requests, Earliest);
 }
 
 // One Add immediately undone: the cost of booking and releasing a request.

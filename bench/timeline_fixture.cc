@@ -11,33 +11,42 @@ namespace {
 // profile looks the same at every size and some Adds fail where it is locally full.
 constexpr Time kHorizonPerReservation = 660;
 
-int RandomWidth(std::mt19937_64& rng, int dice) {
+int WidthForDice(std::mt19937_64& rng, int dice) {
   if (dice < 70) return std::uniform_int_distribution<int>(1, 32)(rng);
   if (dice < 95) return std::uniform_int_distribution<int>(33, 256)(rng);
   return std::uniform_int_distribution<int>(257, kCapacity)(rng);
 }
 // The 95% of the mix up to 256 processors, and the 5% above.
 int NarrowWidth(std::mt19937_64& rng) {
-  return RandomWidth(rng, std::uniform_int_distribution<int>(0, 94)(rng));
+  return WidthForDice(rng, std::uniform_int_distribution<int>(0, 94)(rng));
 }
-int WideWidth(std::mt19937_64& rng) { return RandomWidth(rng, 95); }
+int WideWidth(std::mt19937_64& rng) { return WidthForDice(rng, 95); }
 
 }  // namespace
 
 int RandomWidth(std::mt19937_64& rng) {
-  return RandomWidth(rng, std::uniform_int_distribution<int>(0, 99)(rng));
+  return WidthForDice(rng, std::uniform_int_distribution<int>(0, 99)(rng));
 }
 
 Duration RandomDuration(std::mt19937_64& rng) {
   return std::uniform_int_distribution<Duration>(kMinDuration, kMaxDuration)(rng);
 }
 
-Fixture& GetFixture(std::int64_t n) {
-  static std::map<std::int64_t, std::unique_ptr<Fixture>> cache;
+namespace {
+
+// One T per size, built once and shared by every benchmark of the process.
+template <typename T>
+T& Cached(std::int64_t n, void (*build)(std::int64_t, T&)) {
+  static std::map<std::int64_t, std::unique_ptr<T>> cache;
   auto& slot = cache[n];
-  if (slot) return *slot;
-  slot = std::make_unique<Fixture>();
-  Fixture& f = *slot;
+  if (!slot) {
+    slot = std::make_unique<T>();
+    build(n, *slot);
+  }
+  return *slot;
+}
+
+void BuildFixture(std::int64_t n, Fixture& f) {
   f.horizon = n * kHorizonPerReservation;
   f.timeline = std::make_unique<Timeline>(kCapacity);
   std::mt19937_64 rng(42 + n);
@@ -60,15 +69,9 @@ Fixture& GetFixture(std::int64_t n) {
                                std::uniform_int_distribution<Duration>(2, 20)(rng) * kMaxDuration,
                                RandomWidth(rng)});
   }
-  return f;
 }
 
-Backlog& GetBacklog(std::int64_t n) {
-  static std::map<std::int64_t, std::unique_ptr<Backlog>> cache;
-  auto& slot = cache[n];
-  if (slot) return *slot;
-  slot = std::make_unique<Backlog>();
-  Backlog& b = *slot;
+void BuildBacklog(std::int64_t n, Backlog& b) {
   constexpr int kProcessors = 64;
   constexpr Duration kMinute = 60'000'000;
   b.timeline = std::make_unique<Timeline>(kProcessors);
@@ -83,7 +86,12 @@ Backlog& GetBacklog(std::int64_t n) {
     (void)b.timeline->Add(start, start + r.d, r.k);
   }
   for (int i = 0; i < 1 << 10; ++i) b.requests.push_back(job());
-  return b;
 }
+
+}  // namespace
+
+Fixture& GetFixture(std::int64_t n) { return Cached<Fixture>(n, BuildFixture); }
+
+Backlog& GetBacklog(std::int64_t n) { return Cached<Backlog>(n, BuildBacklog); }
 
 }  // namespace resched

@@ -261,10 +261,8 @@ TEST_F(DagServiceTest, QueryDeadlineAnswersTheTightestDeadlineAndCommitsOnReques
 }
 
 TEST_F(DagServiceTest, WatchersSeeDagsReservedAndReleased) {
-  grpc::ClientContext watch;
-  pb::WatchScheduleRequest request;
-  request.set_cluster("sim");
-  auto reader = stub_->WatchSchedule(&watch, request);
+  auto watch = Watch("sim");
+  auto& reader = watch->reader;
   pb::ScheduleEvent event;
   ASSERT_TRUE(reader->Read(&event));
   EXPECT_EQ(event.kind(), pb::ScheduleEvent::SNAPSHOT);
@@ -278,9 +276,8 @@ TEST_F(DagServiceTest, WatchersSeeDagsReservedAndReleased) {
   ASSERT_TRUE(reader->Read(&event));
   EXPECT_EQ(event.kind(), pb::ScheduleEvent::DAG_RELEASED);
   EXPECT_EQ(event.dag().id(), dag.dag_id());
-  watch.TryCancel();
-  while (reader->Read(&event)) {
-  }
+  watch->context.TryCancel();
+  Drain(*watch);
 }
 
 TEST_F(DagServiceTest, ARetriedReservationIsAppliedOnce) {

@@ -17,13 +17,8 @@ TEST_F(OverloadTest, CallsBeyondTheWaitingLimitAreRefused) {
   EXPECT_NE(submitted.error_message().find("max_waiting_calls"), std::string::npos)
       << submitted.error_message();
 
-  grpc::ClientContext context;
-  pb::WatchScheduleRequest request;
-  request.set_cluster("default");
-  auto reader = stub_->WatchSchedule(&context, request);
-  pb::ScheduleEvent event;
-  EXPECT_FALSE(reader->Read(&event));
-  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  auto watch = Watch("default");
+  EXPECT_EQ(Drain(*watch).error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
 }
 
 }  // namespace

@@ -80,6 +80,26 @@ class ServerTest : public ::testing::Test {
     return schedule;
   }
 
+  // A WatchSchedule stream and its context.
+  struct Stream {
+    grpc::ClientContext context;
+    std::unique_ptr<grpc::ClientReader<pb::ScheduleEvent>> reader;
+  };
+  std::unique_ptr<Stream> Watch(const std::string& cluster) {
+    auto stream = std::make_unique<Stream>();
+    pb::WatchScheduleRequest request;
+    request.set_cluster(cluster);
+    stream->reader = stub_->WatchSchedule(&stream->context, request);
+    return stream;
+  }
+  // Reads to the end of the stream and returns its status.
+  static grpc::Status Drain(Stream& stream) {
+    pb::ScheduleEvent event;
+    while (stream.reader->Read(&event)) {
+    }
+    return stream.reader->Finish();
+  }
+
   // Every schedule a test sees goes through the validator, with the jobs' own models.
   static void ExpectValid(const pb::Schedule& schedule) {
     ScheduleToValidate s;

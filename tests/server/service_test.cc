@@ -281,21 +281,17 @@ TEST_F(ServerTest, ListAlgorithmsComesFromTheRegistry) {
 
 TEST_F(ServerTest, WatchScheduleStreamsASnapshotThenChanges) {
   CreateSim("sim", 4, "conservative");
-  grpc::ClientContext context;
-  pb::WatchScheduleRequest request;
-  request.set_cluster("sim");
-  auto reader = stub_->WatchSchedule(&context, request);
+  auto stream = Watch("sim");
   pb::ScheduleEvent event;
-  ASSERT_TRUE(reader->Read(&event));
+  ASSERT_TRUE(stream->reader->Read(&event));
   EXPECT_EQ(event.kind(), pb::ScheduleEvent::SNAPSHOT);
   pb::SubmitJobResponse r;
   ASSERT_TRUE(Submit("sim", Rigid(1, 10), &r).ok());
-  ASSERT_TRUE(reader->Read(&event));
+  ASSERT_TRUE(stream->reader->Read(&event));
   EXPECT_EQ(event.kind(), pb::ScheduleEvent::JOB_CHANGED);
   EXPECT_EQ(event.job().id(), r.job().id());
-  context.TryCancel();
-  while (reader->Read(&event)) {
-  }
+  stream->context.TryCancel();
+  Drain(*stream);
 }
 
 TEST_F(ServerTest, DeleteClusterNeedsForceWithActiveJobs) {

@@ -12,23 +12,13 @@ class WatchTest : public ServerTest {
  protected:
   WatchTest() { limits_.max_watch_backlog = 5; }
 
-  struct Stream {
-    grpc::ClientContext context;
-    std::unique_ptr<grpc::ClientReader<pb::ScheduleEvent>> reader;
-  };
-  std::unique_ptr<Stream> Watch(const std::string& cluster) {
-    auto stream = std::make_unique<Stream>();
-    pb::WatchScheduleRequest request;
-    request.set_cluster(cluster);
-    stream->reader = stub_->WatchSchedule(&stream->context, request);
-    return stream;
-  }
-  // Reads to the end of the stream and returns its status.
-  static grpc::Status Drain(Stream& stream) {
+  // A stream on `cluster` past its snapshot.
+  std::unique_ptr<Stream> WatchAfterSnapshot(const std::string& cluster) {
+    auto stream = Watch(cluster);
     pb::ScheduleEvent event;
-    while (stream.reader->Read(&event)) {
-    }
-    return stream.reader->Finish();
+    EXPECT_TRUE(stream->reader->Read(&event));
+    EXPECT_EQ(event.kind(), pb::ScheduleEvent::SNAPSHOT);
+    return stream;
   }
 };
 
@@ -61,9 +51,7 @@ TEST_F(WatchTest, ManyStreamsHoldNoThread) {
 
 TEST_F(WatchTest, DeletingTheClusterEndsItsStreams) {
   CreateSim("sim", 4, "conservative");
-  auto stream = Watch("sim");
-  pb::ScheduleEvent event;
-  ASSERT_TRUE(stream->reader->Read(&event));
+  auto stream = WatchAfterSnapshot("sim");
   pb::DeleteClusterRequest request;
   request.set_name("sim");
   pb::DeleteClusterResponse response;
@@ -79,18 +67,14 @@ TEST_F(WatchTest, DeletingTheClusterEndsItsStreams) {
 
 TEST_F(WatchTest, ShutdownEndsStreamsAsUnavailable) {
   CreateSim("sim", 4, "conservative");
-  auto stream = Watch("sim");
-  pb::ScheduleEvent event;
-  ASSERT_TRUE(stream->reader->Read(&event));
+  auto stream = WatchAfterSnapshot("sim");
   service_->BeginShutdown();
   EXPECT_EQ(Drain(*stream).error_code(), grpc::StatusCode::UNAVAILABLE);
 }
 
 TEST_F(WatchTest, AReaderTooFarBehindIsCutOff) {
   CreateSim("sim", 64, "conservative");
-  auto stream = Watch("sim");
-  pb::ScheduleEvent event;
-  ASSERT_TRUE(stream->reader->Read(&event));
+  auto stream = WatchAfterSnapshot("sim");
   pb::JobSpec later = Rigid(1, 10);
   later.mutable_release()->set_seconds(1);
   for (int i = 0; i < 40; ++i) {
@@ -112,6 +96,7 @@ TEST_F(WatchTest, AReaderTooFarBehindIsCutOff) {
       << status.error_message();
   // The cluster goes on, and a new stream starts from a fresh snapshot.
   auto again = Watch("sim");
+  pb::ScheduleEvent event;
   ASSERT_TRUE(again->reader->Read(&event));
   EXPECT_EQ(event.kind(), pb::ScheduleEvent::SNAPSHOT);
   EXPECT_EQ(event.snapshot().jobs_size(), 40);
