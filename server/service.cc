@@ -16,9 +16,9 @@ namespace resched::server {
 namespace {
 
 constexpr int kMaxPageSize = 10'000;
+constexpr int kDefaultPageSize = 1000;
 
 absl::Status ShuttingDown() { return absl::UnavailableError("the server is shutting down"); }
-constexpr int kDefaultPageSize = 1000;
 
 // The job a submission placed and the queued jobs it moved.
 void FillSubmitResponse(const ClusterPlan& plan, const JobRecord& placed,
