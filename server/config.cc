@@ -2,6 +2,8 @@
 
 #include <fstream>
 #include <sstream>
+#include <type_traits>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "proto/resched/yaml_json.h"
@@ -21,11 +23,33 @@ clusters:
 absl::StatusOr<::resched::v1::ServerConfig> ParseConfig(const std::string& text) {
   ::resched::v1::ServerConfig config;
   if (auto status = api::ParseJsonOrYaml(text, &config); !status.ok()) return status;
-  if (config.max_message_bytes() < 0 || config.max_clusters() < 0 ||
-      config.max_active_jobs_per_cluster() < 0 || config.max_dag_tasks() < 0) {
-    return absl::InvalidArgumentError("config limits (max_*) must be >= 0");
+  const std::pair<const char*, int> limits[] = {
+      {"max_message_bytes", config.max_message_bytes()},
+      {"max_clusters", config.max_clusters()},
+      {"max_active_jobs_per_cluster", config.max_active_jobs_per_cluster()},
+      {"max_dag_tasks", config.max_dag_tasks()},
+      {"max_watch_backlog", config.max_watch_backlog()},
+      {"max_waiting_calls", config.max_waiting_calls()}};
+  for (const auto& [field, value] : limits) {
+    if (value < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, " must be >= 0 (0 means the default), got ", value));
+    }
   }
   return config;
+}
+
+ServiceLimits LimitsFrom(const ::resched::v1::ServerConfig& config) {
+  ServiceLimits limits;
+  auto set = [](auto& limit, int value) {
+    if (value > 0) limit = static_cast<std::remove_reference_t<decltype(limit)>>(value);
+  };
+  set(limits.max_clusters, config.max_clusters());
+  set(limits.max_active_jobs_per_cluster, config.max_active_jobs_per_cluster());
+  set(limits.max_dag_tasks, config.max_dag_tasks());
+  set(limits.max_watch_backlog, config.max_watch_backlog());
+  set(limits.max_waiting_calls, config.max_waiting_calls());
+  return limits;
 }
 
 absl::StatusOr<::resched::v1::ServerConfig> LoadConfigFile(const std::string& path) {

@@ -6,6 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "resched/v1/config.pb.h"
+#include "server/limits.h"
 
 namespace resched::server {
 
@@ -14,5 +15,8 @@ extern const char kDefaultConfigYaml[];
 absl::StatusOr<::resched::v1::ServerConfig> ParseConfig(const std::string& text);
 // Reads and parses a file; errors name the file.
 absl::StatusOr<::resched::v1::ServerConfig> LoadConfigFile(const std::string& path);
+
+// The limits a configuration sets; the defaults where it leaves a limit at 0.
+ServiceLimits LimitsFrom(const ::resched::v1::ServerConfig& config);
 
 }  // namespace resched::server

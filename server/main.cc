@@ -76,13 +76,7 @@ int main(int argc, char** argv) {
   }
   if (listen.empty()) listen = config->listen().empty() ? "127.0.0.1:50051" : config->listen();
 
-  resched::server::ServiceLimits limits;
-  if (config->max_clusters() > 0) limits.max_clusters = config->max_clusters();
-  if (config->max_active_jobs_per_cluster() > 0) {
-    limits.max_active_jobs_per_cluster = config->max_active_jobs_per_cluster();
-  }
-  if (config->max_dag_tasks() > 0) limits.max_dag_tasks = config->max_dag_tasks();
-  resched::server::ReschedService service(limits);
+  resched::server::ReschedService service(resched::server::LimitsFrom(*config));
   if (auto status = service.CreateConfiguredClusters(*config); !status.ok()) {
     std::fprintf(stderr, "resched-server: config: %s\n", std::string(status.message()).c_str());
     return 2;

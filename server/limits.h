@@ -1,0 +1,25 @@
+// The server's size limits, with their defaults; a configuration file may change them.
+#pragma once
+
+#include <cstddef>
+
+namespace resched::server {
+
+// Threads running the service's calls: calls on different clusters proceed in parallel, and
+// a slow plan on one cluster leaves the others this many threads minus one.
+inline constexpr int kWorkerThreads = 16;
+
+struct ServiceLimits {
+  int max_clusters = 64;
+  int max_active_jobs_per_cluster = 100'000;
+  int max_dag_tasks = 10'000;
+  int max_dag_edges = 100'000;
+  // Events a WatchSchedule stream may have waiting to be written before it is ended with
+  // RESOURCE_EXHAUSTED (a reader that stopped reading).
+  size_t max_watch_backlog = 10'000;
+  // Calls waiting for a worker thread before new ones are refused with RESOURCE_EXHAUSTED
+  // (load shedding: a refused call was not applied and can be retried).
+  size_t max_waiting_calls = 10'000;
+};
+
+}  // namespace resched::server
