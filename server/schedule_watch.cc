@@ -64,8 +64,14 @@ void ScheduleWatch::OnCancel() {
   Pump();
 }
 
+// Finished: the cluster drops the stream at its next publication (self_ keeps it alive until
+// OnDone if it goes first).
+bool ScheduleWatch::Closed() const {
+  std::lock_guard lock(mu_);
+  return finished_;
+}
+
 void ScheduleWatch::OnDone() {
-  closed_ = true;                // the cluster forgets the stream at its next publication
   auto keep = std::move(self_);  // may destroy *this on return
 }
 

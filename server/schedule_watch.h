@@ -6,7 +6,6 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include <atomic>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -27,7 +26,7 @@ class ScheduleWatch final : public grpc::ServerWriteReactor<pb::ScheduleEvent>,
 
   void Push(const pb::ScheduleEvent& event) override;
   void End(const absl::Status& status) override;
-  bool Closed() const override { return closed_; }
+  bool Closed() const override;
 
   void OnWriteDone(bool ok) override;
   void OnCancel() override;
@@ -39,14 +38,13 @@ class ScheduleWatch final : public grpc::ServerWriteReactor<pb::ScheduleEvent>,
   void Pump();
 
   const size_t max_backlog_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::deque<pb::ScheduleEvent> backlog_;
   pb::ScheduleEvent in_flight_;  // StartWrite's message lives until OnWriteDone
   bool started_ = false;
   bool writing_ = false;
   bool finished_ = false;
   std::optional<grpc::Status> end_;
-  std::atomic<bool> closed_{false};
   std::shared_ptr<ScheduleWatch> self_;
 };
 

@@ -69,6 +69,16 @@ class ServerTest : public ::testing::Test {
     return stub_->SubmitJob(&context, request, response);
   }
 
+  // Moves a SIMULATED cluster's clock forward by `seconds`.
+  grpc::Status AdvanceBy(const std::string& cluster, int seconds,
+                         pb::AdvanceClockResponse* response) {
+    pb::AdvanceClockRequest request;
+    request.set_cluster(cluster);
+    request.mutable_by()->set_seconds(seconds);
+    grpc::ClientContext context;
+    return stub_->AdvanceClock(&context, request, response);
+  }
+
   pb::Schedule Schedule(const std::string& cluster, bool include_finished = true) {
     pb::GetScheduleRequest request;
     request.set_cluster(cluster);

@@ -49,12 +49,8 @@ TEST_F(ServerTest, EarlyFinishAndCancelFreeCapacity) {
   ASSERT_TRUE(Submit("sim", Rigid(4, 10), &r2).ok());
   ASSERT_TRUE(Submit("sim", Rigid(4, 10), &r3).ok());
   {
-    pb::AdvanceClockRequest request;
-    request.set_cluster("sim");
-    request.mutable_by()->set_seconds(4);
     pb::AdvanceClockResponse response;
-    grpc::ClientContext context;
-    ASSERT_TRUE(stub_->AdvanceClock(&context, request, &response).ok());
+    ASSERT_TRUE(AdvanceBy("sim", 4, &response).ok());
     EXPECT_EQ(response.now().seconds(), 4);
   }
   {

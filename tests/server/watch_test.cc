@@ -83,12 +83,8 @@ TEST_F(WatchTest, AReaderTooFarBehindIsCutOff) {
   }
   // One clock move starts forty jobs: forty events published at once, far more than the
   // backlog of 5 the fixture allows behind the one being written.
-  pb::AdvanceClockRequest advance;
-  advance.set_cluster("sim");
-  advance.mutable_by()->set_seconds(2);
   pb::AdvanceClockResponse advanced;
-  grpc::ClientContext context;
-  ASSERT_TRUE(stub_->AdvanceClock(&context, advance, &advanced).ok());
+  ASSERT_TRUE(AdvanceBy("sim", 2, &advanced).ok());
   ASSERT_EQ(advanced.started_size(), 40);
   const grpc::Status status = Drain(*stream);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
