@@ -11,6 +11,7 @@
 
 #include "core/dag/cpa.h"
 #include "core/dag/dag_planner.h"
+#include "core/registry/registry.h"
 #include "core/workload/dag_generator.h"
 
 namespace resched {
@@ -60,9 +61,10 @@ DagPlanningInput Input() {
 
 void BM_PlanDag(benchmark::State& state, const char* name) {
   const DagPlanningInput input = Input();
+  const std::unique_ptr<DagPlanner> planner = *MakeDagPlanner(name, {});
   Time completion = 0;
   for (auto _ : state) {
-    absl::StatusOr<DagPlan> plan = PlanDag(name, {}, input);
+    absl::StatusOr<DagPlan> plan = planner->Plan(input);
     if (!plan.ok()) {
       state.SkipWithError(std::string(plan.status().message()).c_str());
       return;
@@ -76,10 +78,11 @@ void BM_PlanDag(benchmark::State& state, const char* name) {
 
 void BM_TightestDeadline(benchmark::State& state, const char* name) {
   const DagPlanningInput input = Input();
+  const std::unique_ptr<DagPlanner> planner = *MakeDagPlanner(name, {});
   int probes = 0;
   Time tightest = 0;
   for (auto _ : state) {
-    absl::StatusOr<DeadlineAnswer> answer = AnswerDeadline(name, {}, input, std::nullopt);
+    absl::StatusOr<DeadlineAnswer> answer = planner->AnswerDeadline(input, std::nullopt);
     if (!answer.ok()) {
       state.SkipWithError(std::string(answer.status().message()).c_str());
       return;

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "core/metrics/validate.h"
-#include "core/online/cluster_plan.h"
+#include "core/plan/cluster_plan.h"
 
 namespace resched {
 namespace {

@@ -10,7 +10,7 @@
 #include <memory>
 #include <random>
 
-#include "core/online/cluster_plan.h"
+#include "core/plan/cluster_plan.h"
 #include "server/convert.h"
 #include "server/service.h"
 

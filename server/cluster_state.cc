@@ -3,6 +3,7 @@
 #include <chrono>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "server/convert.h"
 
 namespace resched::server {
@@ -37,23 +38,42 @@ ClusterState::ClusterState(std::unique_ptr<ClusterPlan> plan, AlgorithmParams pa
 void ClusterState::SettleClockLocked() {
   if (simulated_) return;
   const Time now = WallNow();
+  // AdvanceTo fails only for a time before now, which the test excludes.
   if (now > plan_->now()) (void)plan_->AdvanceTo(now);
 }
 
-void ClusterState::Run(const std::function<void(Txn&)>& fn) {
+absl::Status ClusterState::DeletedError() const {
+  return absl::NotFoundError(absl::StrCat("cluster '", name_, "' was deleted"));
+}
+
+absl::Status ClusterState::Run(const std::function<void(Txn&)>& fn) {
   std::lock_guard lock(mu_);
+  if (deleted_) return DeletedError();
   SettleClockLocked();
   std::vector<pb::ScheduleEvent> extra;
   Txn txn{*plan_, replies_, extra};
   fn(txn);
   PublishLocked(std::move(extra));
+  return absl::OkStatus();
 }
 
-std::unique_ptr<ClusterPlan> ClusterState::Snapshot() {
+absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterState::Snapshot() {
   std::lock_guard lock(mu_);
+  if (deleted_) return DeletedError();
   SettleClockLocked();
   PublishLocked({});
   return plan_->Clone();
+}
+
+absl::Status ClusterState::Delete(
+    const std::function<absl::Status(const ClusterPlan&)>& may_delete) {
+  std::lock_guard lock(mu_);
+  if (deleted_) return DeletedError();
+  SettleClockLocked();
+  PublishLocked({});
+  if (absl::Status allowed = may_delete(*plan_); !allowed.ok()) return allowed;
+  deleted_ = true;
+  return absl::OkStatus();
 }
 
 void ClusterState::PublishLocked(std::vector<pb::ScheduleEvent> extra) {

@@ -13,7 +13,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
-#include "core/online/cluster_plan.h"
+#include "absl/status/statusor.h"
+#include "core/plan/cluster_plan.h"
 #include "resched/v1/service.pb.h"
 
 namespace resched::server {
@@ -65,11 +66,17 @@ class ClusterState {
     std::vector<pb::ScheduleEvent>& events;  // extra events to publish (reservations, clock)
   };
   // Runs `fn` under the writer lock, after moving a WALL clock to the present; then publishes
-  // the jobs that changed and the events `fn` added.
-  void Run(const std::function<void(Txn&)>& fn);
+  // the jobs that changed and the events `fn` added. NOT_FOUND, without running `fn`, once the
+  // cluster is deleted: a call that found the cluster just before its deletion changes nothing.
+  [[nodiscard]] absl::Status Run(const std::function<void(Txn&)>& fn);
 
-  // A deep copy of the plan at the present, for what-if queries outside the lock.
-  std::unique_ptr<ClusterPlan> Snapshot();
+  // A deep copy of the plan at the present, for what-if queries outside the lock; NOT_FOUND
+  // once the cluster is deleted.
+  absl::StatusOr<std::unique_ptr<ClusterPlan>> Snapshot();
+
+  // Deletes the cluster if `may_delete` allows it (returns OK), in one step under the lock: every
+  // later Run and Snapshot answers NOT_FOUND. The caller then drops the cluster from the server.
+  absl::Status Delete(const std::function<absl::Status(const ClusterPlan&)>& may_delete);
   const AlgorithmParams& params() const { return params_; }
 
   // Subscribes `sink` and returns the SNAPSHOT event it starts with (the schedule `snapshot`
@@ -82,6 +89,7 @@ class ClusterState {
   void EndWatchers(const absl::Status& status);
 
  private:
+  absl::Status DeletedError() const;
   void SettleClockLocked();
   void PublishLocked(std::vector<pb::ScheduleEvent> extra);
 
@@ -93,6 +101,7 @@ class ClusterState {
   ReplyCache replies_{10'000};
   std::vector<std::shared_ptr<ScheduleSink>> sinks_;
   std::optional<absl::Status> ended_;
+  bool deleted_ = false;
   std::int64_t next_sequence_ = 1;
 };
 

@@ -1,4 +1,5 @@
-// The one boundary between protobuf and core types (DESIGN.md, "Layout"). Conversions from the
+// The server's boundary between protobuf and core types (core never sees protobuf; the core ->
+// wire parts shared with the CLI are in proto/resched/core_to_proto.h). Conversions from the
 // wire validate as they go and name the offending field in INVALID_ARGUMENT errors.
 #pragma once
 
@@ -7,7 +8,7 @@
 #include "absl/status/statusor.h"
 #include "core/model/cluster.h"
 #include "core/model/job.h"
-#include "core/online/cluster_plan.h"
+#include "core/plan/cluster_plan.h"
 #include "core/registry/registry.h"
 #include "google/protobuf/duration.pb.h"
 #include "google/protobuf/timestamp.pb.h"

@@ -1,5 +1,5 @@
 // absl::Status -> grpc::Status. INVALID_ARGUMENT carries a google.rpc.BadRequest naming the
-// field (core errors start with the field path), as DESIGN.md asks.
+// field (core errors start with the field path), so a client can tell which input to fix.
 #pragma once
 
 #include <grpcpp/grpcpp.h>

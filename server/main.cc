@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "server/config.h"
+#include "server/listen_error.h"
 #include "server/service.h"
 
 namespace {
@@ -22,13 +23,18 @@ void Usage() {
                "  --print-config  print the embedded default configuration and exit\n");
 }
 
-// Blocks SIGTERM/SIGINT in every thread and waits for one in a dedicated thread, so shutdown
-// runs as ordinary code rather than inside a signal handler.
-int WaitForTermination() {
+sigset_t TerminationSignals() {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
+  return set;
+}
+
+// Waits in the calling (main) thread for SIGTERM or SIGINT, which main() has blocked, so that
+// shutdown runs as ordinary code rather than inside a signal handler.
+int WaitForTermination() {
+  const sigset_t set = TerminationSignals();
   int sig = 0;
   sigwait(&set, &sig);
   return sig;
@@ -37,6 +43,11 @@ int WaitForTermination() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Block SIGTERM and SIGINT before any thread starts (the service's workers, gRPC's), so that
+  // every thread inherits the mask and only WaitForTermination receives them.
+  const sigset_t termination = TerminationSignals();
+  pthread_sigmask(SIG_BLOCK, &termination, nullptr);
+
   std::string listen;
   std::string config_path;
   for (int i = 1; i < argc; ++i) {
@@ -82,23 +93,22 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);  // inherited by gRPC's threads
-
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  // gRPC sets SO_REUSEPORT by default: a second server on a busy port would then start, and the
+  // kernel would split clients between two independent states.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   const int max_bytes = config->max_message_bytes() > 0 ? config->max_message_bytes() : 16 << 20;
   builder.SetMaxReceiveMessageSize(max_bytes);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
-    std::fprintf(stderr, "resched-server: cannot listen on %s\n", listen.c_str());
+    const std::string reason = resched::server::ListenError(listen);
+    std::fprintf(stderr, "resched-server: cannot listen on %s%s%s\n", listen.c_str(),
+                 reason.empty() ? "" : ": ", reason.c_str());
     return 1;
   }
   std::fprintf(stderr, "resched-server: listening on %s (%d cluster(s))\n", listen.c_str(),

@@ -1,10 +1,11 @@
 // GetSchedule's answer: the allocations and holds over a window, with processor ids assigned
-// greedily in start order for display (DESIGN.md "Timeline": ids are never part of the plan).
+// greedily in start order for display. The plan is count-based: allocations never exceed the
+// capacity, so ids can always be assigned afterwards and are never part of the plan.
 #pragma once
 
 #include <optional>
 
-#include "core/online/cluster_plan.h"
+#include "core/plan/cluster_plan.h"
 #include "resched/v1/service.pb.h"
 
 namespace resched::server {

@@ -9,6 +9,7 @@
 #include "core/registry/registry.h"
 #include "server/convert.h"
 #include "server/errors.h"
+#include "server/page_token.h"
 #include "server/schedule_view.h"
 #include "server/service_util.h"
 
@@ -75,9 +76,9 @@ absl::StatusOr<pb::Cluster> ReschedService::Create(const pb::ClusterSpec& proto_
   return Describe(*state);
 }
 
-pb::Cluster ReschedService::Describe(ClusterState& state) {
+absl::StatusOr<pb::Cluster> ReschedService::Describe(ClusterState& state) {
   pb::Cluster out;
-  state.Run([&](ClusterState::Txn& txn) {
+  absl::Status found = state.Run([&](ClusterState::Txn& txn) {
     const ClusterPlan& plan = txn.plan;
     *out.mutable_spec() = ToProto(plan.spec(), state.params());
     out.set_capacity(plan.capacity());
@@ -85,17 +86,9 @@ pb::Cluster ReschedService::Describe(ClusterState& state) {
     out.set_queued_jobs(plan.queued_count());
     out.set_running_jobs(plan.running_count());
     out.set_reservations(static_cast<int>(plan.Reservations().size()));
-    double busy = 0;
-    Time first = plan.now();
-    for (const JobRecord* job : plan.Jobs()) {
-      const auto& a = job->allocation;
-      if (a.k == 0 || a.start >= plan.now()) continue;
-      first = std::min(first, a.start);
-      busy += static_cast<double>(a.k) * static_cast<double>(std::min(a.end, plan.now()) - a.start);
-    }
-    const double span = static_cast<double>(plan.now() - first) * plan.capacity();
-    out.set_utilization(span > 0 ? busy / span : 0);
+    out.set_utilization(plan.PastUtilization());
   });
+  if (!found.ok()) return found;
   return out;
 }
 
@@ -130,7 +123,9 @@ grpc::Status ReschedService::HandleGetCluster(const pb::GetClusterRequest* reque
                                               pb::Cluster* response) {
   auto state = Find(request->name());
   if (!state.ok()) return ToGrpc(state.status());
-  *response = Describe(**state);
+  absl::StatusOr<pb::Cluster> described = Describe(**state);
+  if (!described.ok()) return ToGrpc(described.status());
+  *response = *std::move(described);
   return grpc::Status::OK;
 }
 
@@ -141,7 +136,12 @@ grpc::Status ReschedService::HandleListClusters(const pb::ListClustersRequest*,
     std::shared_lock lock(clusters_mu_);
     for (auto& [name, state] : clusters_) states.push_back(state);
   }
-  for (auto& state : states) *response->add_clusters() = Describe(*state);
+  for (auto& state : states) {
+    // A cluster deleted since the list was taken is left out.
+    if (absl::StatusOr<pb::Cluster> described = Describe(*state); described.ok()) {
+      *response->add_clusters() = *std::move(described);
+    }
+  }
   return grpc::Status::OK;
 }
 
@@ -149,19 +149,23 @@ grpc::Status ReschedService::HandleDeleteCluster(const pb::DeleteClusterRequest*
                                                  pb::DeleteClusterResponse*) {
   auto state = Find(request->name());
   if (!state.ok()) return ToGrpc(state.status());
-  absl::Status status;
-  (*state)->Run([&](ClusterState::Txn& txn) {
-    const int active = txn.plan.queued_count() + txn.plan.running_count();
+  // The check and the deletion are one step under the cluster's lock: a call that found the
+  // cluster before it was dropped from the map then answers NOT_FOUND, unapplied.
+  absl::Status deleted = (*state)->Delete([&](const ClusterPlan& plan) {
+    const int active = plan.queued_count() + plan.running_count();
     if (active > 0 && !request->force()) {
-      status = absl::FailedPreconditionError(absl::StrFormat(
+      return absl::FailedPreconditionError(absl::StrFormat(
           "cluster '%s' has %d queued or running jobs; set force to delete it anyway",
           request->name(), active));
     }
+    return absl::OkStatus();
   });
-  if (!status.ok()) return ToGrpc(status);
+  if (!deleted.ok()) return ToGrpc(deleted);
   {
     std::unique_lock lock(clusters_mu_);
-    clusters_.erase(request->name());
+    if (auto it = clusters_.find(request->name()); it != clusters_.end() && it->second == *state) {
+      clusters_.erase(it);
+    }
   }
   (*state)->EndWatchers(
       absl::NotFoundError(absl::StrCat("cluster '", request->name(), "' was deleted")));
@@ -183,9 +187,10 @@ grpc::Status ReschedService::HandleSubmitJob(const pb::SubmitJobRequest* request
   };
   if (request->dry_run()) {
     // What-if on a private copy: the cluster's writers are blocked only for the copy.
-    auto copy = (*state)->Snapshot();
-    (void)copy->TakeChangedJobs();
-    if (auto status = submit(*copy); !status.ok()) return ToGrpc(status);
+    absl::StatusOr<std::unique_ptr<ClusterPlan>> copy = (*state)->Snapshot();
+    if (!copy.ok()) return ToGrpc(copy.status());
+    (void)(*copy)->TakeChangedJobs();  // the response reports the jobs this submission moves
+    if (auto status = submit(**copy); !status.ok()) return ToGrpc(status);
     response->mutable_job()->clear_id();
     return grpc::Status::OK;
   }
@@ -196,16 +201,16 @@ grpc::Status ReschedService::HandleSubmitJob(const pb::SubmitJobRequest* request
 grpc::Status ReschedService::HandleGetJob(const pb::GetJobRequest* request, pb::Job* response) {
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  grpc::Status result;
-  (*state)->Run([&](ClusterState::Txn& txn) {
+  absl::Status result;
+  absl::Status found = (*state)->Run([&](ClusterState::Txn& txn) {
     const JobRecord* job = txn.plan.FindJob(request->id());
     if (job == nullptr) {
-      result = ToGrpc(absl::NotFoundError(absl::StrCat("job '", request->id(), "' not found")));
+      result = absl::NotFoundError(absl::StrCat("job '", request->id(), "' not found"));
       return;
     }
     *response = ToProto(*job, request->cluster());
   });
-  return result;
+  return ToGrpc(found.ok() ? result : found);
 }
 
 grpc::Status ReschedService::HandleListJobs(const pb::ListJobsRequest* request,
@@ -214,18 +219,16 @@ grpc::Status ReschedService::HandleListJobs(const pb::ListJobsRequest* request,
     return ToGrpc(absl::InvalidArgumentError(absl::StrFormat("page_size must be in [0, %d], got %d",
                                                              kMaxPageSize, request->page_size())));
   }
-  std::int64_t after = 0;  // page tokens are the last sequence returned
-  if (!request->page_token().empty() && !absl::SimpleAtoi(request->page_token(), &after)) {
-    return ToGrpc(absl::InvalidArgumentError(
-        absl::StrCat("page_token must come from a previous ListJobsResponse, got '",
-                     request->page_token(), "'")));
-  }
+  // Pages continue after the submission sequence of the last job returned.
+  absl::StatusOr<std::int64_t> after = DecodePageToken(request->page_token(), "page_token");
+  if (!after.ok()) return ToGrpc(after.status());
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
   const int page_size = request->page_size() == 0 ? kDefaultPageSize : request->page_size();
-  (*state)->Run([&](ClusterState::Txn& txn) {
+  return ToGrpc((*state)->Run([&](ClusterState::Txn& txn) {
+    std::int64_t last = *after;
     for (const JobRecord* job : txn.plan.Jobs()) {
-      if (job->sequence <= after) continue;
+      if (job->sequence <= *after) continue;
       const pb::JobState s = ToProto(job->state);
       if (request->states_size() > 0 &&
           std::find(request->states().begin(), request->states().end(), s) ==
@@ -233,13 +236,13 @@ grpc::Status ReschedService::HandleListJobs(const pb::ListJobsRequest* request,
         continue;
       }
       if (response->jobs_size() == page_size) {
-        response->set_next_page_token(absl::StrCat(response->jobs().rbegin()->id().substr(1)));
+        response->set_next_page_token(EncodePageToken(last));
         return;
       }
       *response->add_jobs() = ToProto(*job, request->cluster());
+      last = job->sequence;
     }
-  });
-  return grpc::Status::OK;
+  }));
 }
 
 grpc::Status ReschedService::HandleCancelJob(const pb::CancelJobRequest* request,
@@ -363,8 +366,8 @@ grpc::Status ReschedService::HandleGetSchedule(const pb::GetScheduleRequest* req
   }
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  (*state)->Run([&](ClusterState::Txn& txn) { *response = BuildSchedule(txn.plan, window); });
-  return grpc::Status::OK;
+  return ToGrpc(
+      (*state)->Run([&](ClusterState::Txn& txn) { *response = BuildSchedule(txn.plan, window); }));
 }
 
 void ReschedService::StartWatch(const pb::WatchScheduleRequest& request,

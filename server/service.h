@@ -118,7 +118,7 @@ class ReschedService final : public pb::Resched::CallbackService {
 
   absl::StatusOr<std::shared_ptr<ClusterState>> Find(const std::string& name);
   absl::StatusOr<pb::Cluster> Create(const pb::ClusterSpec& spec);
-  pb::Cluster Describe(ClusterState& state);
+  absl::StatusOr<pb::Cluster> Describe(ClusterState& state);
   // Checks a ReserveDAG/QueryDeadline request's common fields and converts its DAG.
   absl::StatusOr<Dag> CheckDagRequest(const pb::Dag& dag, const std::string& request_id,
                                       const std::string& label) const;
@@ -126,7 +126,11 @@ class ReschedService final : public pb::Resched::CallbackService {
   const ServiceLimits limits_;
   std::shared_mutex clusters_mu_;  // guards the map, not the clusters
   std::map<std::string, std::shared_ptr<ClusterState>> clusters_;
-  std::mutex create_mu_;  // serializes CreateCluster/DeleteCluster request ids
+  // Held by CreateCluster from its request-id lookup to Remember, so a concurrent retry waits
+  // for the first call and replays its answer instead of failing on the name that call just
+  // created; it also guards cluster_replies_. DeleteCluster has no request id and takes only
+  // clusters_mu_ (and the cluster's own lock).
+  std::mutex create_mu_;
   ReplyCache cluster_replies_{1000};
   std::atomic<bool> shutting_down_{false};
   // Last, so that it is destroyed first: its threads finish their calls while the rest lives.

@@ -1,9 +1,10 @@
 // ReserveDAG, QueryDeadline and the DAG reservation resource (Aida & Casanova's RESSCHED and
-// RESSCHEDDL, HEFT and Barbosa through core/dag/dag_planner.h). Planning runs under the
+// RESSCHEDDL, HEFT and Barbosa, built by the registry). Planning runs under the
 // cluster's writer lock, so a committed plan is booked on exactly the timeline it was computed
 // on; dry runs plan on a snapshot and block no writer.
 #include "absl/strings/str_format.h"
 #include "core/dag/dag_planner.h"
+#include "core/registry/registry.h"
 #include "server/service.h"
 #include "server/service_util.h"
 
@@ -16,7 +17,7 @@ DagPlanningInput InputFor(const ClusterPlan& plan, const Dag& dag, std::string_v
                           const AlgorithmParams& params, Time release) {
   const double window_hours = ParamValue(algorithm, params, "q_window_hours");
   const Duration window =
-      window_hours > 0 ? CeilMicros(window_hours * 3600) : 168 * 3600 * kMicrosPerSecond;
+      CeilMicros((window_hours > 0 ? window_hours : kDefaultHistoryWindowHours) * 3600);
   return DagPlanningInput{
       &dag, &plan.timeline(), std::max(release, plan.now()), plan.HistoricalAvailable(window), {}};
 }
@@ -71,9 +72,12 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
   if (!dag.ok()) return ToGrpc(dag.status());
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  const std::string name =
-      request->algorithm().name().empty() ? "bl_cpar_bd_cpar" : request->algorithm().name();
+  const std::string name = request->algorithm().name().empty()
+                               ? std::string(kDefaultReserveDagPlanner)
+                               : request->algorithm().name();
   const AlgorithmParams params = FromProto(request->algorithm());
+  absl::StatusOr<std::unique_ptr<DagPlanner>> planner = MakeDagPlanner(name, params);
+  if (!planner.ok()) return ToGrpc(planner.status());
 
   auto plan_on = [&](ClusterPlan& cluster, Time& release) -> absl::StatusOr<DagPlan> {
     absl::StatusOr<Time> asked =
@@ -81,7 +85,7 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
     if (!asked.ok()) return asked.status();
     const DagPlanningInput input = InputFor(cluster, *dag, name, params, *asked);
     release = input.release;
-    absl::StatusOr<DagPlan> plan = PlanDag(name, params, input);
+    absl::StatusOr<DagPlan> plan = (*planner)->Plan(input);
     if (!plan.ok()) return plan.status();
     AddPlacements(*dag, *plan, response->mutable_placements());
     *response->mutable_completion() = ToTimestamp(plan->completion);
@@ -90,9 +94,10 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
     return plan;
   };
   if (request->dry_run()) {
-    std::unique_ptr<ClusterPlan> copy = (*state)->Snapshot();
+    absl::StatusOr<std::unique_ptr<ClusterPlan>> copy = (*state)->Snapshot();
+    if (!copy.ok()) return ToGrpc(copy.status());
     Time release = 0;
-    return ToGrpc(plan_on(*copy, release).status());
+    return ToGrpc(plan_on(**copy, release).status());
   }
   return RunIdempotent(**state, request->request_id(), "ReserveDAG", response,
                        [&](ClusterState::Txn& txn) -> absl::Status {
@@ -120,10 +125,13 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
   // Unset: for "how tight can it be", the planner with the tightest deadlines (DL_BD_CPAR, within
   // 0.5 % of the best in docs/experiments.md); for "can it finish by K", the one that meets K
   // with the fewest CPU-hours (DL_RC_CPAR).
-  const std::string name = !request->algorithm().name().empty() ? request->algorithm().name()
-                           : deadline                           ? "dl_rc_cpar"
-                                                                : "dl_bd_cpar";
+  const std::string name =
+      !request->algorithm().name().empty()
+          ? request->algorithm().name()
+          : std::string(deadline ? kDefaultDeadlinePlanner : kDefaultTightestDeadlinePlanner);
   const AlgorithmParams params = FromProto(request->algorithm());
+  absl::StatusOr<std::unique_ptr<DagPlanner>> planner = MakeDagPlanner(name, params);
+  if (!planner.ok()) return ToGrpc(planner.status());
 
   auto answer_on = [&](ClusterPlan& cluster, Time& release) -> absl::StatusOr<DeadlineAnswer> {
     absl::StatusOr<Time> asked =
@@ -131,7 +139,7 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
     if (!asked.ok()) return asked.status();
     const DagPlanningInput input = InputFor(cluster, *dag, name, params, *asked);
     release = input.release;
-    absl::StatusOr<DeadlineAnswer> answer = AnswerDeadline(name, params, input, deadline);
+    absl::StatusOr<DeadlineAnswer> answer = (*planner)->AnswerDeadline(input, deadline);
     if (!answer.ok()) return answer.status();
     response->set_feasible(answer->feasible);
     if (answer->tightest) *response->mutable_tightest_deadline() = ToTimestamp(*answer->tightest);
@@ -143,9 +151,10 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
     return answer;
   };
   if (!request->commit()) {
-    std::unique_ptr<ClusterPlan> copy = (*state)->Snapshot();
+    absl::StatusOr<std::unique_ptr<ClusterPlan>> copy = (*state)->Snapshot();
+    if (!copy.ok()) return ToGrpc(copy.status());
     Time release = 0;
-    return ToGrpc(answer_on(*copy, release).status());
+    return ToGrpc(answer_on(**copy, release).status());
   }
   return RunIdempotent(**state, request->request_id(), "QueryDeadline", response,
                        [&](ClusterState::Txn& txn) -> absl::Status {
@@ -163,7 +172,7 @@ grpc::Status ReschedService::HandleGetDagReservation(const pb::GetDagReservation
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
   absl::Status status;
-  (*state)->Run([&](ClusterState::Txn& txn) {
+  absl::Status found = (*state)->Run([&](ClusterState::Txn& txn) {
     const DagReservation* d = txn.plan.FindDag(request->id());
     if (d == nullptr) {
       status =
@@ -172,18 +181,18 @@ grpc::Status ReschedService::HandleGetDagReservation(const pb::GetDagReservation
     }
     *response = ToProto(*d, request->cluster());
   });
-  return ToGrpc(status);
+  return ToGrpc(found.ok() ? status : found);
 }
 
 grpc::Status ReschedService::HandleListDagReservations(
     const pb::ListDagReservationsRequest* request, pb::ListDagReservationsResponse* response) {
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  (*state)->Run([&](ClusterState::Txn& txn) {
-    for (const DagReservation* d : txn.plan.Dags())
+  return ToGrpc((*state)->Run([&](ClusterState::Txn& txn) {
+    for (const DagReservation* d : txn.plan.Dags()) {
       *response->add_dags() = ToProto(*d, request->cluster());
-  });
-  return grpc::Status::OK;
+    }
+  }));
 }
 
 grpc::Status ReschedService::HandleReleaseDAG(const pb::ReleaseDAGRequest* request,

@@ -56,7 +56,7 @@ grpc::Status RunIdempotent(ClusterState& state, const std::string& request_id, c
                            Response* response,
                            const std::function<absl::Status(ClusterState::Txn&)>& apply) {
   grpc::Status result;
-  state.Run([&](ClusterState::Txn& txn) {
+  absl::Status found = state.Run([&](ClusterState::Txn& txn) {
     if (auto replay = Replay<Response>(txn.replies, request_id, method)) {
       result = *replay;
       return;
@@ -67,7 +67,7 @@ grpc::Status RunIdempotent(ClusterState& state, const std::string& request_id, c
     }
     txn.replies.Remember(request_id, method, response->SerializeAsString());
   });
-  return result;
+  return found.ok() ? result : ToGrpc(found);
 }
 
 }  // namespace resched::server

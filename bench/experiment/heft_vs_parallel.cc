@@ -35,9 +35,9 @@
 #include "bench/experiment/runner.h"
 #include "bench/experiment/svg_plot.h"
 #include "core/dag/barbosa.h"
-#include "core/dag/barbosa_workload.h"
 #include "core/dag/heft.h"
 #include "core/metrics/validate.h"
+#include "core/workload/barbosa_workload.h"
 
 namespace resched::experiment {
 namespace {

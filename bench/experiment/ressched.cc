@@ -13,6 +13,7 @@
 #include "bench/experiment/svg_plot.h"
 #include "core/dag/dag_planner.h"
 #include "core/metrics/validate.h"
+#include "core/registry/registry.h"
 
 namespace resched::experiment {
 namespace {
@@ -67,8 +68,10 @@ int Ressched(const ExperimentOptions& options) {
         for (const std::string& bl : kBottomLevels) {
           for (const std::string& bd : kBounds) {
             const std::string name = Name(bl, bd);
+            absl::StatusOr<std::unique_ptr<DagPlanner>> planner =
+                MakeDagPlanner(name, {{"level_bound", options.cpa_level_bound}});
             absl::StatusOr<DagPlan> plan =
-                PlanDag(name, {{"level_bound", options.cpa_level_bound}}, input);
+                planner.ok() ? (*planner)->Plan(input) : planner.status();
             if (!plan.ok()) {
               std::fprintf(stderr, "%s on %s: %s\n", name.c_str(), key.c_str(),
                            std::string(plan.status().message()).c_str());

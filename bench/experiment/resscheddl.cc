@@ -13,6 +13,7 @@
 #include "bench/experiment/dag_scenarios.h"
 #include "bench/experiment/experiments.h"
 #include "core/dag/dag_planner.h"
+#include "core/registry/registry.h"
 
 namespace resched::experiment {
 namespace {
@@ -65,6 +66,16 @@ int ResschedDl(const ExperimentOptions& options) {
   for (DeadlineContender& c : contenders) c.params["level_bound"] = o.cpa_level_bound;
   std::vector<std::string> labels;
   for (const auto& c : contenders) labels.push_back(c.label);
+  std::vector<std::unique_ptr<DagPlanner>> planners;
+  for (const auto& c : contenders) {
+    absl::StatusOr<std::unique_ptr<DagPlanner>> planner = MakeDagPlanner(c.name, c.params);
+    if (!planner.ok()) {
+      std::fprintf(stderr, "%s: %s\n", c.label.c_str(),
+                   std::string(planner.status().message()).c_str());
+      return 1;
+    }
+    planners.push_back(*std::move(planner));
+  }
   std::ofstream csv_file(o.out_dir + "/resscheddl.csv");
   CsvWriter csv(csv_file, {"parameter", "value", "log", "phi", "decay", "schedule", "dag",
                            "algorithm", "tightest_deadline_h", "probes", "loose_deadline_h",
@@ -87,8 +98,7 @@ int ResschedDl(const ExperimentOptions& options) {
         std::vector<int> probes(contenders.size(), 0);
         double latest = 0;
         for (std::size_t a = 0; a < contenders.size(); ++a) {
-          absl::StatusOr<DeadlineAnswer> answer =
-              AnswerDeadline(contenders[a].name, contenders[a].params, input, std::nullopt);
+          absl::StatusOr<DeadlineAnswer> answer = planners[a]->AnswerDeadline(input, std::nullopt);
           ++searches;
           if (!answer.ok()) {
             std::fprintf(stderr, "%s on %s: %s\n", contenders[a].label.c_str(), key.c_str(),
@@ -108,8 +118,7 @@ int ResschedDl(const ExperimentOptions& options) {
         const double loose_h = 1.5 * latest;
         const Time loose = c.schedule.now + static_cast<Duration>(loose_h * 3600e6);
         for (std::size_t a = 0; a < contenders.size(); ++a) {
-          absl::StatusOr<DeadlineAnswer> answer =
-              AnswerDeadline(contenders[a].name, contenders[a].params, input, loose);
+          absl::StatusOr<DeadlineAnswer> answer = planners[a]->AnswerDeadline(input, loose);
           double hours = NAN;
           if (answer.ok() && answer->feasible) {
             if (absl::Status v = CheckPlan(dag, *answer->plan, c, loose); !v.ok()) {

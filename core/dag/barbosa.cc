@@ -265,7 +265,7 @@ std::optional<Placement> Scheduler::Place(const GlobalTask& t, Time ready, doubl
 }
 
 // Lines 11-13: one processor from r to k, if both new intervals fit and the pair's larger b-level
-// goes below k's (see barbosa.h).
+// goes below k's (docs/algorithms.md, "Barbosa & Monteiro in detail").
 bool Scheduler::TryMove(int r, int k) {
   GlobalTask& tr = tasks_[r];
   GlobalTask& tk = tasks_[k];

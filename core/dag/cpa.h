@@ -2,7 +2,7 @@
 // §2.1 and §4.2 use it: an allocation phase that grows the critical path's tasks one processor
 // at a time, then a list-scheduling mapping phase by decreasing bottom level.
 //
-// Allocation (ALGORITHMS.md "CPA"): every task starts on its smallest allowed width. While
+// Allocation (CPA's own rule): every task starts on its smallest allowed width. While
 // T_CP > T_A, where T_CP is the critical path length under the current allocation (edge delays
 // included) and T_A = (1/P) * sum_t p_t * t(p_t) the average area, the task of the critical
 // path with the largest gain t(p)/p - t(p')/p' (p' its next allowed width, at most P) grows to

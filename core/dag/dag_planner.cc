@@ -2,145 +2,180 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "core/dag/barbosa.h"
-#include "core/dag/cpa.h"
 #include "core/dag/dag_graph.h"
 #include "core/dag/heft.h"
-#include "core/dag/ressched.h"
-#include "core/dag/resscheddl.h"
 
 namespace resched {
 namespace {
 
-CpaOptions CpaFor(std::string_view name, const AlgorithmParams& params) {
-  return CpaOptions{.level_bound = ParamValue(name, params, "level_bound") != 0};
+int ResolveQ(int own_q, const DagPlanningInput& input) {
+  return own_q > 0 ? own_q : input.historical_q;
 }
 
-int QFor(std::string_view name, const AlgorithmParams& params, const DagPlanningInput& input) {
-  const double q = ParamValue(name, params, "q");
-  return q > 0 ? static_cast<int>(q) : input.historical_q;
-}
-
-// The widest allocation a planner can ever choose, so width tables stop there.
-int WidestNeeded(std::string_view name, int p, int q) {
-  auto widest = [&](AllocationSource source) {
-    switch (source) {
-      case AllocationSource::kOne:
-        return 1;
-      case AllocationSource::kHalf:
-        return std::max(1, p / 2);
-      case AllocationSource::kCpar:
-        return q;
-      case AllocationSource::kAll:
-      case AllocationSource::kCpa:
-        return p;
-    }
-    return p;
-  };
-  if (absl::StatusOr<ResschedOptions> o = ParseResschedName(name); o.ok()) {
-    return std::max(widest(o->bottom_level), widest(o->bound));
+// The widest allocation `source` can ever choose, so width tables stop there.
+int WidestFor(AllocationSource source, int p, int q) {
+  switch (source) {
+    case AllocationSource::kOne:
+      return 1;
+    case AllocationSource::kHalf:
+      return std::max(1, p / 2);
+    case AllocationSource::kCpar:
+      return q;
+    case AllocationSource::kAll:
+    case AllocationSource::kCpa:
+      return p;
   }
-  // DL_RC scans every width; the tightest-deadline bracket runs BL_CPAR_BD_CPAR (q <= this).
-  if (name == "dl_bd_cpar") return q;
   return p;
 }
 
-absl::StatusOr<DagGraph> Graph(std::string_view name, const AlgorithmParams& params,
-                               const DagPlanningInput& input) {
-  if (absl::Status s = CheckAlgorithm("algorithm", name, AlgorithmKind::kDagPlanner, params);
-      !s.ok()) {
-    return s;
-  }
-  const int p = input.timeline->capacity();
-  const int q = QFor(name, params, input);
-  return BuildDagGraph(*input.dag, p, WidestNeeded(name, p, EffectiveQ(p, q)));
-}
-
-absl::StatusOr<ResschedDlOptions> DeadlineOptions(std::string_view name,
-                                                  const AlgorithmParams& params,
-                                                  const DagPlanningInput& input) {
-  absl::StatusOr<ResschedDlOptions> o = ParseResschedDlName(name);
-  if (!o.ok()) return o.status();
-  o->q = QFor(name, params, input);
-  o->lambda = ParamValue(name, params, "lambda");
-  o->cpa = CpaFor(name, params);
-  return o;
-}
-
-Duration Resolution(std::string_view name, const AlgorithmParams& params) {
-  return std::max<Duration>(1, CeilMicros(ParamValue(name, params, "resolution_s")));
-}
-
-}  // namespace
-
-bool IsDeadlinePlanner(std::string_view name) { return name.starts_with("dl_"); }
-
-absl::StatusOr<DagPlan> PlanDag(std::string_view name, const AlgorithmParams& params,
-                                const DagPlanningInput& input) {
-  if (name == "heft" || name == "barbosa") {
-    if (absl::Status s = CheckAlgorithm("algorithm", name, AlgorithmKind::kDagPlanner, params);
-        !s.ok()) {
-      return s;
-    }
-    const int p = input.timeline->capacity();
-    if (absl::Status s = ValidateDag(*input.dag, p); !s.ok()) return s;
-    const std::vector<double> speeds =
-        input.speeds.empty() ? std::vector<double>(p, 1.0) : input.speeds;
-    return name == "heft" ? HeftPlan(*input.dag, speeds, input.release, input.timeline)
-                          : BarbosaPlan(*input.dag, speeds, input.release, input.timeline);
-  }
-  absl::StatusOr<DagGraph> g = Graph(name, params, input);
-  if (!g.ok()) return g.status();
-  if (name == "cpa") return PlanCpa(*g, *input.timeline, input.release, CpaFor(name, params));
-  if (IsDeadlinePlanner(name)) {
-    absl::StatusOr<ResschedDlOptions> o = DeadlineOptions(name, params, input);
-    if (!o.ok()) return o.status();
-    absl::StatusOr<TightestDeadline> t =
-        FindTightestDeadline(*g, *input.timeline, input.release, *o, Resolution(name, params));
-    if (!t.ok()) return t.status();
-    return std::move(t->plan);
-  }
-  absl::StatusOr<ResschedOptions> o = ParseResschedName(name);
-  if (!o.ok()) return o.status();
-  o->q = QFor(name, params, input);
-  o->cpa = CpaFor(name, params);
-  return PlanRessched(*g, *input.timeline, input.release, *o);
-}
-
-absl::StatusOr<DeadlineAnswer> AnswerDeadline(std::string_view name, const AlgorithmParams& params,
-                                              const DagPlanningInput& input,
-                                              std::optional<Time> deadline) {
-  DeadlineAnswer answer;
-  if (!IsDeadlinePlanner(name)) {
-    absl::StatusOr<DagPlan> plan = PlanDag(name, params, input);
+// Planners that answer a deadline query with their turnaround plan.
+class TurnaroundPlanner : public DagPlanner {
+ public:
+  absl::StatusOr<DeadlineAnswer> AnswerDeadline(const DagPlanningInput& input,
+                                                std::optional<Time> deadline) const final {
+    absl::StatusOr<DagPlan> plan = Plan(input);
     if (!plan.ok()) return plan.status();
+    DeadlineAnswer answer;
     answer.feasible = !deadline || plan->completion <= *deadline;
     if (!deadline || !answer.feasible) answer.tightest = plan->completion;
     if (answer.feasible) answer.plan = *std::move(plan);
     return answer;
   }
-  absl::StatusOr<DagGraph> g = Graph(name, params, input);
-  if (!g.ok()) return g.status();
-  absl::StatusOr<ResschedDlOptions> o = DeadlineOptions(name, params, input);
-  if (!o.ok()) return o.status();
-  if (deadline) {
-    ++answer.probes;
-    answer.plan = PlanByDeadline(*g, *input.timeline, input.release, *deadline, *o);
-    answer.feasible = answer.plan.has_value();
-    if (answer.feasible) return answer;
+};
+
+class CpaPlanner final : public TurnaroundPlanner {
+ public:
+  explicit CpaPlanner(CpaOptions cpa) : cpa_(cpa) {}
+
+  absl::StatusOr<DagPlan> Plan(const DagPlanningInput& input) const override {
+    const int p = input.timeline->capacity();
+    absl::StatusOr<DagGraph> g = BuildDagGraph(*input.dag, p, p);
+    if (!g.ok()) return g.status();
+    return PlanCpa(*g, *input.timeline, input.release, cpa_);
   }
-  absl::StatusOr<TightestDeadline> t =
-      FindTightestDeadline(*g, *input.timeline, input.release, *o, Resolution(name, params));
-  if (!t.ok()) return t.status();
-  answer.probes += t->probes;
-  answer.tightest = t->deadline;
-  // The heuristics are not monotone in K: a plan for a tighter deadline also meets K.
-  if (!deadline || t->deadline <= *deadline) {
-    answer.feasible = true;
-    answer.plan = std::move(t->plan);
+
+ private:
+  CpaOptions cpa_;
+};
+
+class ResschedPlanner final : public TurnaroundPlanner {
+ public:
+  explicit ResschedPlanner(ResschedOptions options) : options_(options) {}
+
+  absl::StatusOr<DagPlan> Plan(const DagPlanningInput& input) const override {
+    ResschedOptions o = options_;
+    o.q = ResolveQ(o.q, input);
+    const int p = input.timeline->capacity();
+    const int q = EffectiveQ(p, o.q);
+    absl::StatusOr<DagGraph> g = BuildDagGraph(
+        *input.dag, p, std::max(WidestFor(o.bottom_level, p, q), WidestFor(o.bound, p, q)));
+    if (!g.ok()) return g.status();
+    return PlanRessched(*g, *input.timeline, input.release, o);
   }
-  return answer;
+
+ private:
+  ResschedOptions options_;
+};
+
+class DeadlinePlanner final : public DagPlanner {
+ public:
+  DeadlinePlanner(ResschedDlOptions options, Duration resolution)
+      : options_(options), resolution_(resolution) {}
+
+  absl::StatusOr<DagPlan> Plan(const DagPlanningInput& input) const override {
+    ResschedDlOptions o = options_;
+    absl::StatusOr<DagGraph> g = Graph(input, o);
+    if (!g.ok()) return g.status();
+    absl::StatusOr<TightestDeadline> t =
+        FindTightestDeadline(*g, *input.timeline, input.release, o, resolution_);
+    if (!t.ok()) return t.status();
+    return std::move(t->plan);
+  }
+
+  absl::StatusOr<DeadlineAnswer> AnswerDeadline(const DagPlanningInput& input,
+                                                std::optional<Time> deadline) const override {
+    ResschedDlOptions o = options_;
+    absl::StatusOr<DagGraph> g = Graph(input, o);
+    if (!g.ok()) return g.status();
+    DeadlineAnswer answer;
+    if (deadline) {
+      ++answer.probes;
+      answer.plan = PlanByDeadline(*g, *input.timeline, input.release, *deadline, o);
+      answer.feasible = answer.plan.has_value();
+      if (answer.feasible) return answer;
+    }
+    absl::StatusOr<TightestDeadline> t =
+        FindTightestDeadline(*g, *input.timeline, input.release, o, resolution_);
+    if (!t.ok()) return t.status();
+    answer.probes += t->probes;
+    answer.tightest = t->deadline;
+    // The heuristics are not monotone in K: a plan for a tighter deadline also meets K.
+    if (!deadline || t->deadline <= *deadline) {
+      answer.feasible = true;
+      answer.plan = std::move(t->plan);
+    }
+    return answer;
+  }
+
+ private:
+  // Resolves o.q against the input and builds the graph. DL_RC scans every width; the
+  // tightest-deadline bracket of DL_BD_CPAR runs BL_CPAR_BD_CPAR, whose widths stay <= q.
+  static absl::StatusOr<DagGraph> Graph(const DagPlanningInput& input, ResschedDlOptions& o) {
+    o.q = ResolveQ(o.q, input);
+    const int p = input.timeline->capacity();
+    const bool cpar_bounded = !o.resource_conservative && o.bound == AllocationSource::kCpar;
+    return BuildDagGraph(*input.dag, p, cpar_bounded ? EffectiveQ(p, o.q) : p);
+  }
+
+  ResschedDlOptions options_;
+  Duration resolution_;
+};
+
+// HEFT and Barbosa map tasks onto processors of given speeds.
+class MappingPlanner final : public TurnaroundPlanner {
+ public:
+  using MapFn = absl::StatusOr<DagPlan> (*)(const Dag&, const std::vector<double>&, Time,
+                                            const Timeline*);
+  explicit MappingPlanner(MapFn map) : map_(map) {}
+
+  absl::StatusOr<DagPlan> Plan(const DagPlanningInput& input) const override {
+    const int p = input.timeline->capacity();
+    if (absl::Status s = ValidateDag(*input.dag, p); !s.ok()) return s;
+    const std::vector<double> speeds =
+        input.speeds.empty() ? std::vector<double>(p, 1.0) : input.speeds;
+    return map_(*input.dag, speeds, input.release, input.timeline);
+  }
+
+ private:
+  MapFn map_;
+};
+
+absl::StatusOr<DagPlan> BarbosaWithDefaults(const Dag& dag, const std::vector<double>& speeds,
+                                            Time release, const Timeline* timeline) {
+  return BarbosaPlan(dag, speeds, release, timeline);
+}
+
+}  // namespace
+
+std::unique_ptr<DagPlanner> MakeCpaPlanner(CpaOptions cpa) {
+  return std::make_unique<CpaPlanner>(cpa);
+}
+
+std::unique_ptr<DagPlanner> MakeResschedPlanner(ResschedOptions options) {
+  return std::make_unique<ResschedPlanner>(options);
+}
+
+std::unique_ptr<DagPlanner> MakeDeadlinePlanner(ResschedDlOptions options, Duration resolution) {
+  return std::make_unique<DeadlinePlanner>(options, resolution);
+}
+
+std::unique_ptr<DagPlanner> MakeHeftPlanner() { return std::make_unique<MappingPlanner>(HeftPlan); }
+
+std::unique_ptr<DagPlanner> MakeBarbosaPlanner() {
+  return std::make_unique<MappingPlanner>(BarbosaWithDefaults);
 }
 
 int AverageFree(const Timeline& timeline, Time from, Time to) {

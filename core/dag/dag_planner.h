@@ -1,5 +1,5 @@
-// DAG planners by registry name: the one entry point ReserveDAG, QueryDeadline, the CLI's
-// experiments and the benchmarks use.
+// The DAG planner interface: what ReserveDAG, QueryDeadline, the experiments and the benchmarks
+// call, through a planner the registry builds by name (core/registry/registry.h).
 //
 // Every planner answers both questions. Turnaround planners (cpa, bl_*_bd_*, heft, barbosa)
 // answer a deadline query with their own plan: feasible when it completes by K, and their
@@ -7,14 +7,16 @@
 // ReserveDAG with the plan of their tightest deadline.
 #pragma once
 
+#include <memory>
 #include <optional>
-#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/dag/cpa.h"
 #include "core/dag/dag_plan.h"
+#include "core/dag/ressched.h"
+#include "core/dag/resscheddl.h"
 #include "core/model/dag.h"
-#include "core/registry/registry.h"
 #include "core/timeline/timeline.h"
 
 namespace resched {
@@ -24,7 +26,7 @@ struct DagPlanningInput {
   const Timeline* timeline = nullptr;  // the cluster's bookings (not modified)
   Time release = 0;                    // no task starts before
   // Historical average of available processors (Aida & Casanova §4.2), used by the *_cpar
-  // variants when the "q" parameter is 0; 0 here means P.
+  // variants when their own q is 0; 0 here means P.
   int historical_q = 0;
   // Relative processor speeds for HEFT and Barbosa (one per processor); empty: all 1.
   std::vector<double> speeds;
@@ -37,20 +39,29 @@ struct DeadlineAnswer {
   int probes = 0;                // deadline-planner runs (tightest-deadline search)
 };
 
-bool IsDeadlinePlanner(std::string_view name);
+class DagPlanner {
+ public:
+  virtual ~DagPlanner() = default;
 
-// The turnaround-minimizing plan. Errors: INVALID_ARGUMENT / UNIMPLEMENTED from the registry
-// check (field "algorithm"), INVALID_ARGUMENT for a bad DAG (field "dag..."),
-// RESOURCE_EXHAUSTED when the cluster can never run it.
-absl::StatusOr<DagPlan> PlanDag(std::string_view name, const AlgorithmParams& params,
-                                const DagPlanningInput& input);
+  // The turnaround-minimizing plan. Errors: INVALID_ARGUMENT for a bad DAG (field "dag..."),
+  // RESOURCE_EXHAUSTED when the cluster can never run it.
+  virtual absl::StatusOr<DagPlan> Plan(const DagPlanningInput& input) const = 0;
 
-// With `deadline`: whether it can be met, and the plan (plus the tightest deadline when the
-// planner fails at K; if the tightest deadline it finds is still <= K, that plan is the answer,
-// since the heuristics are not monotone in K). Without: the tightest deadline and its plan.
-absl::StatusOr<DeadlineAnswer> AnswerDeadline(std::string_view name, const AlgorithmParams& params,
-                                              const DagPlanningInput& input,
-                                              std::optional<Time> deadline);
+  // With `deadline`: whether it can be met, and the plan (plus the tightest deadline when the
+  // planner fails at K; if the tightest deadline it finds is still <= K, that plan is the
+  // answer, since the heuristics are not monotone in K). Without: the tightest deadline and its
+  // plan.
+  virtual absl::StatusOr<DeadlineAnswer> AnswerDeadline(const DagPlanningInput& input,
+                                                        std::optional<Time> deadline) const = 0;
+};
+
+// The planners, one factory each; the registry maps names and parameters to them. A q of 0
+// in the options means the input's historical_q.
+std::unique_ptr<DagPlanner> MakeCpaPlanner(CpaOptions cpa);
+std::unique_ptr<DagPlanner> MakeResschedPlanner(ResschedOptions options);
+std::unique_ptr<DagPlanner> MakeDeadlinePlanner(ResschedDlOptions options, Duration resolution);
+std::unique_ptr<DagPlanner> MakeHeftPlanner();
+std::unique_ptr<DagPlanner> MakeBarbosaPlanner();
 
 // Time-weighted average of free processors over [from, to) on `timeline`, rounded to the
 // nearest integer and clamped to [1, P]: the historical q of §4.2 when [from, to) lies in the

@@ -1,6 +1,6 @@
-// The schedule validator: every schedule an algorithm or RPC produces can be checked here
-// (DESIGN.md, "Rules"). It reports every violation it finds, each with its kind, so tests can
-// assert on the exact failure.
+// The schedule validator: every schedule an algorithm or RPC produces can be checked here,
+// independently of the code that made it (tests and experiments do). It reports every violation
+// it finds, each with its kind, so tests can assert on the exact failure.
 #pragma once
 
 #include <optional>

@@ -1,4 +1,5 @@
-// A job: an independent parallel job submitted online (DESIGN.md vocabulary).
+// A job: an independent parallel job submitted online (SubmitJob), as opposed to a task, a node
+// of a DAG (dag.h).
 #pragma once
 
 #include <optional>

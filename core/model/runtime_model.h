@@ -1,6 +1,6 @@
 // Runtime (speedup) models p(k): the run time of a job or task on k processors.
-// Kinds follow DESIGN.md's vocabulary; formulas are cited at each kind's evaluation in
-// runtime_model.cc. Real-valued results are rounded up to the microsecond.
+// Each kind below cites its formula; docs/algorithms.md ("Runtime models") lists them with
+// their deviations. Real-valued results are rounded up to the microsecond.
 #pragma once
 
 #include <optional>
@@ -30,7 +30,7 @@ struct AmdahlModel {
   int k_max = 0;  // 0: up to the cluster's capacity
 };
 
-// Downey (A, sigma): t(k) = t1 / S(k); see ALGORITHMS.md "Building blocks".
+// Downey (A, sigma): t(k) = t1 / S(k), S being DowneySpeedup below.
 struct DowneyModel {
   Duration t1 = 0;
   double a = 1;  // average parallelism A >= 1
@@ -81,8 +81,8 @@ struct MonotonyReport {
   bool monotonic() const { return time_non_increasing && work_non_decreasing; }
 };
 
-// Downey's speedup S(n) for average parallelism `a` and variance `sigma` (ALGORITHMS.md,
-// "Downey (A, sigma)"); S(1) = 1.
+// Downey's speedup S(n) for average parallelism `a` and variance `sigma` (Downey, "A model for
+// speedup of parallel programs"; formula in docs/algorithms.md, "Runtime models"); S(1) = 1.
 double DowneySpeedup(double a, double sigma, int n);
 
 class RuntimeModel {

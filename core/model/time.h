@@ -1,5 +1,5 @@
-// Time inside core: an integer count of microseconds, so feasibility checks are exact
-// (DESIGN.md, "Time"). Real-valued runtimes are rounded up to the next microsecond.
+// Time inside core: an integer count of microseconds, so feasibility checks are exact.
+// Real-valued runtimes are rounded up to the next microsecond.
 #pragma once
 
 #include <cmath>

@@ -9,8 +9,8 @@
 #include <memory>
 
 #include "core/online/moldable_fit.h"
+#include "core/online/policies.h"
 #include "core/online/policy.h"
-#include "core/registry/registry.h"
 
 namespace resched {
 namespace {
@@ -45,8 +45,6 @@ class Conservative final : public OnlinePolicy {
 
 }  // namespace
 
-std::unique_ptr<OnlinePolicy> MakeConservativePolicy(const AlgorithmParams&) {
-  return std::make_unique<Conservative>();
-}
+std::unique_ptr<OnlinePolicy> MakeConservativePolicy() { return std::make_unique<Conservative>(); }
 
 }  // namespace resched

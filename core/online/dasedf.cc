@@ -27,8 +27,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/online/policies.h"
 #include "core/online/stretch_search.h"
-#include "core/registry/registry.h"
 
 namespace resched {
 namespace {
@@ -131,8 +131,8 @@ bool EdfSchedule(const StretchInstance& instance, const std::vector<Due>& order,
                                          : TimelineSchedule(instance, order, give_up_above, plan);
 }
 
-std::unique_ptr<OnlinePolicy> MakeDasedfPolicy(const AlgorithmParams& params) {
-  return std::make_unique<Dasedf>(ParamValue("dasedf", params, "epsilon"));
+std::unique_ptr<OnlinePolicy> MakeDasedfPolicy(double epsilon) {
+  return std::make_unique<Dasedf>(epsilon);
 }
 
 }  // namespace resched

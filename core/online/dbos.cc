@@ -26,8 +26,8 @@
 #include <optional>
 #include <vector>
 
+#include "core/online/policies.h"
 #include "core/online/stretch_search.h"
-#include "core/registry/registry.h"
 
 namespace resched {
 namespace {
@@ -114,9 +114,8 @@ bool MoldableEdfSchedule(const StretchInstance& instance, const std::vector<Due>
   return met;
 }
 
-std::unique_ptr<OnlinePolicy> MakeDbosPolicy(const AlgorithmParams& params) {
-  return std::make_unique<Dbos>(ParamValue("dbos", params, "rho"),
-                                ParamValue("dbos", params, "epsilon"));
+std::unique_ptr<OnlinePolicy> MakeDbosPolicy(double rho, double epsilon) {
+  return std::make_unique<Dbos>(rho, epsilon);
 }
 
 }  // namespace resched

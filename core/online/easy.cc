@@ -12,8 +12,8 @@
 #include <memory>
 
 #include "core/online/moldable_fit.h"
+#include "core/online/policies.h"
 #include "core/online/policy.h"
-#include "core/registry/registry.h"
 
 namespace resched {
 namespace {
@@ -63,8 +63,6 @@ class Easy final : public OnlinePolicy {
 
 }  // namespace
 
-std::unique_ptr<OnlinePolicy> MakeEasyPolicy(const AlgorithmParams&) {
-  return std::make_unique<Easy>();
-}
+std::unique_ptr<OnlinePolicy> MakeEasyPolicy() { return std::make_unique<Easy>(); }
 
 }  // namespace resched

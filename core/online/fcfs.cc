@@ -8,8 +8,8 @@
 #include <memory>
 
 #include "core/online/moldable_fit.h"
+#include "core/online/policies.h"
 #include "core/online/policy.h"
-#include "core/registry/registry.h"
 
 namespace resched {
 namespace {
@@ -58,8 +58,6 @@ class Fcfs final : public OnlinePolicy {
 
 }  // namespace
 
-std::unique_ptr<OnlinePolicy> MakeFcfsPolicy(const AlgorithmParams&) {
-  return std::make_unique<Fcfs>();
-}
+std::unique_ptr<OnlinePolicy> MakeFcfsPolicy() { return std::make_unique<Fcfs>(); }
 
 }  // namespace resched

@@ -33,8 +33,8 @@
 #include <queue>
 #include <tuple>
 
+#include "core/online/policies.h"
 #include "core/online/policy.h"
-#include "core/registry/registry.h"
 
 namespace resched {
 namespace {
@@ -254,11 +254,11 @@ IterativePlan PlanIterative(const Timeline& base, const std::vector<const Job*>&
   return plan;
 }
 
-std::unique_ptr<OnlinePolicy> MakeIterativePolicy(const AlgorithmParams&) {
+std::unique_ptr<OnlinePolicy> MakeIterativePolicy() {
   return std::make_unique<Iterative>(IterativeRule::kNextWidth);
 }
 
-std::unique_ptr<OnlinePolicy> MakeIterativeImprovedPolicy(const AlgorithmParams&) {
+std::unique_ptr<OnlinePolicy> MakeIterativeImprovedPolicy() {
   return std::make_unique<Iterative>(IterativeRule::kBestGainPerProcessor);
 }
 

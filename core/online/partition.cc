@@ -6,7 +6,6 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "core/online/moldable_fit.h"
-#include "core/registry/registry.h"
 
 namespace resched {
 namespace {
@@ -46,16 +45,6 @@ Timeline PartTimeline(const Timeline& shared, const std::vector<TimelineReservat
 }
 
 }  // namespace
-
-std::unique_ptr<OnlinePolicy> MakeInnerPolicy(const std::string& name) {
-  auto policy = MakePolicy(name, {});
-  if (!policy.ok()) {
-    std::fprintf(stderr, "resched: a partitioned policy needs policy '%s': %s\n", name.c_str(),
-                 std::string(policy.status().message()).c_str());
-    std::abort();
-  }
-  return *std::move(policy);
-}
 
 Partition::Partition(std::vector<int> capacities)
     : capacities_(std::move(capacities)),
@@ -121,7 +110,8 @@ Partition::Trial Partition::Try(PlanState& state, int part, std::vector<JobRecor
   PlanState sub(state.now(), last_start_[part], timeline, jobs);
   decide(sub);
   // A policy keeps its queued jobs placed as long as their bookings fit its timeline. They may
-  // not when a part's membership was guessed (a cloned plan): place the rest where they fit.
+  // not, e.g. when a job's part had to be guessed (PartOf for a job no part placed): place the
+  // rest where they fit.
   for (JobRecord* job : jobs) {
     if (job->placed) continue;
     const Time not_before = std::max(state.now(), job->job.release);

@@ -7,13 +7,15 @@
 // whatever the parts decide, the cluster's capacity holds. To plan part j, its queued jobs are
 // taken off a copy of the shared timeline and the part gets a private timeline of its own
 // capacity whose free(t) = min(capacity - running jobs of j at t, shared free at t); its policy
-// plans there and the result is booked back on the shared timeline. Without external holds,
-// parts whose capacities sum to the cluster's are then exactly independent clusters (the
-// shared term never binds); holds take capacity from whichever part plans first.
+// plans there and the result is booked back on the shared timeline. Without external holds or
+// DAG tasks, parts whose capacities sum to the cluster's are then exactly independent clusters
+// (the shared term never binds). A hold belongs to no part: the shared term binds only where
+// the other parts' bookings leave too little room, so a hold costs the part that books last.
 //
 // The policy sees running jobs only as bookings, so the part of each booking it made is
-// remembered here by reservation id. Bookings it did not make (holds; jobs of a plan cloned
-// for a dry run, whose policy is a fresh object) count against the shared term only.
+// remembered here by reservation id. A plan cloned for a dry run keeps that knowledge: the
+// policy's Clone copies the partition, and the timeline snapshot keeps the reservation ids.
+// Bookings no part made (external holds, DAG tasks) count against the shared term only.
 #pragma once
 
 #include <functional>
@@ -37,8 +39,8 @@ class Partition {
   int capacity(int part) const { return capacities_[part]; }
 
   // Learns which bookings started, ended or vanished since the last call, and adopts queued
-  // jobs booked by someone else (a plan restoring its queue, a cloned plan) into the part
-  // `part_of` names. Call first in every entry point of the policy.
+  // jobs booked by someone else (a plan putting its queue back after a refused reservation)
+  // into the part `part_of` names. Call first in every entry point of the policy.
   void Sync(PlanState& state, const std::function<int(const JobRecord&)>& part_of);
 
   // What a part's policy would do with its queued jobs (`jobs`, submission order), computed on
@@ -69,9 +71,5 @@ class Partition {
   std::vector<std::vector<TimelineReservation>> running_;  // per part, from Sync
   std::vector<Time> last_start_;                           // per part, latest start seen
 };
-
-// A registered policy run inside a part. Aborts when `name` is not built: that is a wiring
-// mistake in the registry, never input.
-std::unique_ptr<OnlinePolicy> MakeInnerPolicy(const std::string& name);
 
 }  // namespace resched

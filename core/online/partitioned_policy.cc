@@ -2,13 +2,12 @@
 
 namespace resched {
 
-PartitionedPolicy::PartitionedPolicy(std::string inner)
-    : inner_name_(std::move(inner)),
-      decides_at_events_(MakeInnerPolicy(inner_name_)->DecidesAtEvents()) {}
+PartitionedPolicy::PartitionedPolicy(InnerPolicyFactory make_inner)
+    : make_inner_(std::move(make_inner)), decides_at_events_(make_inner_()->DecidesAtEvents()) {}
 
 PartitionedPolicy::PartitionedPolicy(const PartitionedPolicy& other)
     : OnlinePolicy(other),
-      inner_name_(other.inner_name_),
+      make_inner_(other.make_inner_),
       decides_at_events_(other.decides_at_events_),
       partition_(other.partition_) {
   for (const auto& policy : other.policies_) policies_.push_back(policy->Clone());
@@ -31,7 +30,7 @@ void PartitionedPolicy::Rebuild(PlanState& state) {
 void PartitionedPolicy::Prepare(PlanState& state) {
   if (!partition_) {
     partition_.emplace(PartCapacities(state.timeline().capacity()));
-    for (int p = 0; p < partition_->parts(); ++p) policies_.push_back(MakeInnerPolicy(inner_name_));
+    for (int p = 0; p < partition_->parts(); ++p) policies_.push_back(make_inner_());
   }
   BeforeSync(state);
   partition_->Sync(state, [this](const JobRecord& job) { return PartOf(job); });

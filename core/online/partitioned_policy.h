@@ -7,17 +7,17 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "core/online/partition.h"
+#include "core/online/policies.h"
 #include "core/online/policy.h"
 
 namespace resched {
 
 class PartitionedPolicy : public OnlinePolicy {
  public:
-  explicit PartitionedPolicy(std::string inner);
+  explicit PartitionedPolicy(InnerPolicyFactory make_inner);
 
   void Reoptimize(PlanState& state, Time freed_from) override;
   void Rebuild(PlanState& state) override;
@@ -46,7 +46,7 @@ class PartitionedPolicy : public OnlinePolicy {
   OnlinePolicy& inner(int part) { return *policies_[part]; }
 
  private:
-  std::string inner_name_;
+  InnerPolicyFactory make_inner_;
   bool decides_at_events_;
   std::optional<Partition> partition_;
   std::vector<std::unique_ptr<OnlinePolicy>> policies_;  // one per part

@@ -1,5 +1,5 @@
-// The interface of an online policy (DESIGN.md "Policy"): it places each submitted job and may
-// move jobs that have not started yet.
+// The interface of an online policy (FCFS, EASY, DASEDF, ...; docs/algorithms.md, "Built"): it
+// places each submitted job and may move jobs that have not started yet.
 #pragma once
 
 #include <memory>

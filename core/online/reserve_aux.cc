@@ -17,11 +17,10 @@
 // - X is clamped to [0, P - 1] so the main part is never empty. The paper's tasks are
 //   sequential: a job with no width its part can hold is not offered to that part, and a job
 //   that fits neither part runs on the whole cluster, planned by a third policy instance.
-// - The parts share one count-based timeline with external holds (partition.h); holds take
-//   processors from the main part first.
-// - The part of each job is remembered by the policy. A plan cloned for a dry run gets a fresh
-//   policy, which sends every queued job to the first part that can hold it and sees running
-//   jobs only as occupied processors (partition.h).
+// - The parts share one count-based timeline with external holds (partition.h). A hold belongs
+//   to no part: where processors run short, it costs the part that books last.
+// - The part of each job is remembered by the policy, and Clone copies it with the partition's
+//   bookings, so a dry run on a cloned plan decides as the plan itself would.
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -32,7 +31,7 @@
 #include <vector>
 
 #include "core/online/partitioned_policy.h"
-#include "core/registry/registry.h"
+#include "core/online/policies.h"
 
 namespace resched {
 namespace {
@@ -43,8 +42,8 @@ constexpr int kWhole = 2;
 
 class ReserveAux final : public PartitionedPolicy {
  public:
-  ReserveAux(std::string inner, double x, double threshold)
-      : PartitionedPolicy(std::move(inner)), x_(x), threshold_(threshold) {}
+  ReserveAux(InnerPolicyFactory make_inner, double x, double threshold)
+      : PartitionedPolicy(std::move(make_inner)), x_(x), threshold_(threshold) {}
   std::unique_ptr<OnlinePolicy> Clone() const override {
     return std::make_unique<ReserveAux>(*this);
   }
@@ -124,20 +123,11 @@ class ReserveAux final : public PartitionedPolicy {
   std::map<JobId, int> part_of_;  // queued jobs' parts
 };
 
-std::unique_ptr<OnlinePolicy> MakeReserveAux(const std::string& algorithm, const std::string& inner,
-                                             const AlgorithmParams& params) {
-  return std::make_unique<ReserveAux>(inner, ParamValue(algorithm, params, "x"),
-                                      ParamValue(algorithm, params, "t"));
-}
-
 }  // namespace
 
-std::unique_ptr<OnlinePolicy> MakeReserveAuxFcfsPolicy(const AlgorithmParams& params) {
-  return MakeReserveAux("reserve-aux-fcfs", "fcfs", params);
-}
-
-std::unique_ptr<OnlinePolicy> MakeReserveAuxDasedfPolicy(const AlgorithmParams& params) {
-  return MakeReserveAux("reserve-aux-dasedf", "dasedf", params);
+std::unique_ptr<OnlinePolicy> MakeReserveAuxPolicy(double x, double t,
+                                                   InnerPolicyFactory make_inner) {
+  return std::make_unique<ReserveAux>(std::move(make_inner), x, t);
 }
 
 }  // namespace resched

@@ -20,7 +20,7 @@
 //   none of whose widths fits its group runs on the whole cluster, planned by a further ALGO
 //   instance, with the groups' jobs counting as occupied processors.
 // - Groups are parts of a count-based timeline shared with external holds (partition.h): a hold
-//   takes processors from whichever group plans first, the lower classes.
+//   belongs to no group and, where processors run short, costs the group that books last.
 // - Thresholds are compared in floating point on microseconds; a time on a boundary goes to
 //   the higher group.
 #include <algorithm>
@@ -30,15 +30,15 @@
 #include <vector>
 
 #include "core/online/partitioned_policy.h"
-#include "core/registry/registry.h"
+#include "core/online/policies.h"
 
 namespace resched {
 namespace {
 
 class Split final : public PartitionedPolicy {
  public:
-  Split(std::string inner, int rho, double p_min_s, double p_max_s)
-      : PartitionedPolicy(std::move(inner)),
+  Split(InnerPolicyFactory make_inner, int rho, double p_min_s, double p_max_s)
+      : PartitionedPolicy(std::move(make_inner)),
         rho_(std::max(1, rho)),
         p_min_s_(p_min_s),
         p_max_s_(p_max_s) {}
@@ -83,17 +83,11 @@ class Split final : public PartitionedPolicy {
   std::vector<double> thresholds_;  // microseconds, ascending
 };
 
-std::unique_ptr<OnlinePolicy> MakeSplit(const std::string& algorithm, const std::string& inner,
-                                        const AlgorithmParams& params) {
-  const int rho = static_cast<int>(std::floor(ParamValue(algorithm, params, "rho")));
-  return std::make_unique<Split>(inner, rho, ParamValue(algorithm, params, "p_min"),
-                                 ParamValue(algorithm, params, "p_max"));
-}
-
 }  // namespace
 
-std::unique_ptr<OnlinePolicy> MakeSplitPolicy(const AlgorithmParams& params) {
-  return MakeSplit("split", "fcfs", params);
+std::unique_ptr<OnlinePolicy> MakeSplitPolicy(int rho, double p_min_s, double p_max_s,
+                                              InnerPolicyFactory make_inner) {
+  return std::make_unique<Split>(std::move(make_inner), rho, p_min_s, p_max_s);
 }
 
 }  // namespace resched

@@ -1,45 +1,90 @@
 #include "core/registry/registry.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/online/policies.h"
 
 namespace resched {
 
-// Factories live in each algorithm's own file.
-std::unique_ptr<OnlinePolicy> MakeFcfsPolicy(const AlgorithmParams& params);
-std::unique_ptr<OnlinePolicy> MakeEasyPolicy(const AlgorithmParams& params);
-std::unique_ptr<OnlinePolicy> MakeConservativePolicy(const AlgorithmParams& params);
-std::unique_ptr<OnlinePolicy> MakeDasedfPolicy(const AlgorithmParams& params);
-std::unique_ptr<OnlinePolicy> MakeDbosPolicy(const AlgorithmParams& params);
-std::unique_ptr<OnlinePolicy> MakeSplitPolicy(const AlgorithmParams& params);
-std::unique_ptr<OnlinePolicy> MakeReserveAuxFcfsPolicy(const AlgorithmParams& params);
-std::unique_ptr<OnlinePolicy> MakeReserveAuxDasedfPolicy(const AlgorithmParams& params);
-std::unique_ptr<OnlinePolicy> MakeIterativePolicy(const AlgorithmParams& params);
-std::unique_ptr<OnlinePolicy> MakeIterativeImprovedPolicy(const AlgorithmParams& params);
-
 namespace {
 
-// A policy; `make` is null while it is not built.
-AlgorithmInfo Policy(std::string name, std::string description, std::string paper,
-                     PolicyFactory make, std::vector<ParamInfo> params = {}) {
-  return AlgorithmInfo{std::move(name),  AlgorithmKind::kPolicy, std::move(description),
-                       std::move(paper), std::move(params),      std::move(make)};
-}
-
+// A registered algorithm not built yet.
 AlgorithmInfo Planned(std::string name, AlgorithmKind kind, std::string description,
                       std::string paper, std::vector<ParamInfo> params = {}) {
-  return AlgorithmInfo{std::move(name),   kind,   std::move(description), std::move(paper),
-                       std::move(params), nullptr};
+  AlgorithmInfo info;
+  info.name = std::move(name);
+  info.kind = kind;
+  info.description = std::move(description);
+  info.paper = std::move(paper);
+  info.params = std::move(params);
+  return info;
 }
 
-// A planner that is built (dispatched by name in its own module).
-AlgorithmInfo Built(std::string name, AlgorithmKind kind, std::string description,
-                    std::string paper, std::vector<ParamInfo> params = {}) {
-  AlgorithmInfo info =
-      Planned(std::move(name), kind, std::move(description), std::move(paper), std::move(params));
-  info.built = true;
+AlgorithmInfo Policy(std::string name, std::string description, std::string paper,
+                     PolicyFactory make, std::vector<ParamInfo> params = {}) {
+  AlgorithmInfo info = Planned(std::move(name), AlgorithmKind::kPolicy, std::move(description),
+                               std::move(paper), std::move(params));
+  info.make_policy = std::move(make);
   return info;
+}
+
+AlgorithmInfo DagPlannerEntry(std::string name, std::string description, std::string paper,
+                              DagPlannerFactory make, std::vector<ParamInfo> params = {}) {
+  AlgorithmInfo info = Planned(std::move(name), AlgorithmKind::kDagPlanner, std::move(description),
+                               std::move(paper), std::move(params));
+  info.make_dag_planner = std::move(make);
+  return info;
+}
+
+// A registered policy run inside each part of a partitioned policy, with its defaults.
+InnerPolicyFactory Inner(std::string name) {
+  return [name = std::move(name)] {
+    absl::StatusOr<std::unique_ptr<OnlinePolicy>> policy = MakePolicy(name, {});
+    if (!policy.ok()) {
+      // A wiring mistake in this file, never input.
+      std::fprintf(stderr, "resched: a partitioned policy needs policy '%s': %s\n", name.c_str(),
+                   std::string(policy.status().message()).c_str());
+      std::abort();
+    }
+    return *std::move(policy);
+  };
+}
+
+CpaOptions CpaFrom(const AlgorithmParams& params) {
+  return CpaOptions{.level_bound = params.at("level_bound") != 0};
+}
+
+// q = 0 means the cluster's historical average (DagPlanningInput::historical_q).
+int QFrom(const AlgorithmParams& params) { return static_cast<int>(params.at("q")); }
+
+DagPlannerFactory ResschedFactory(const std::string& name) {
+  absl::StatusOr<ResschedOptions> parsed = ParseResschedName(name);
+  return [options = *parsed](const AlgorithmParams& params) {
+    ResschedOptions o = options;
+    o.q = QFrom(params);
+    o.cpa = CpaFrom(params);
+    return MakeResschedPlanner(o);
+  };
+}
+
+DagPlannerFactory DeadlineFactory(const std::string& name) {
+  absl::StatusOr<ResschedDlOptions> parsed = ParseResschedDlName(name);
+  return [options = *parsed](const AlgorithmParams& params) {
+    ResschedDlOptions o = options;
+    o.q = QFrom(params);
+    // Only DL_RC declares lambda; DL_BD never reads it.
+    auto lambda = params.find("lambda");
+    o.lambda = lambda == params.end() ? 0 : lambda->second;
+    o.cpa = CpaFrom(params);
+    const Duration resolution = std::max<Duration>(1, CeilMicros(params.at("resolution_s")));
+    return MakeDeadlinePlanner(o, resolution);
+  };
 }
 
 std::vector<AlgorithmInfo> BuildRegistry() {
@@ -57,8 +102,8 @@ std::vector<AlgorithmInfo> BuildRegistry() {
                     "historical average over q_window_hours",
                     0, 0, 1 << 20};
   const ParamInfo q_window{"q_window_hours",
-                           "window before now over which the historical average q is taken", 168,
-                           1e-3, 24 * 366};
+                           "window before now over which the historical average q is taken",
+                           kDefaultHistoryWindowHours, 1e-3, 24 * 366};
   const ParamInfo level_bound{"level_bound",
                               "1: CPA allocations also keep each precedence level within the "
                               "machine (our reading of the improved stopping rule); 0: plain CPA",
@@ -67,33 +112,49 @@ std::vector<AlgorithmInfo> BuildRegistry() {
                              1, 1e-6, 86400};
   std::vector<AlgorithmInfo> r;
   r.push_back(Policy("fcfs", "first come, first served; moldable width by earliest completion",
-                     "saule §3.1", MakeFcfsPolicy));
+                     "saule §3.1", [](const AlgorithmParams&) { return MakeFcfsPolicy(); }));
   r.push_back(Policy("easy", "EASY backfilling: only the queue head holds a reservation",
-                     "saule §5.1", MakeEasyPolicy));
+                     "saule §5.1", [](const AlgorithmParams&) { return MakeEasyPolicy(); }));
   r.push_back(Policy("conservative", "conservative backfilling: every job keeps its reservation",
-                     "saule §5.1", MakeConservativePolicy));
+                     "saule §5.1",
+                     [](const AlgorithmParams&) { return MakeConservativePolicy(); }));
   r.push_back(Policy("dasedf", "dual approximation + EDF, binary search on the stretch S",
-                     "saule §3.2", MakeDasedfPolicy,
+                     "saule §3.2",
+                     [](const AlgorithmParams& p) { return MakeDasedfPolicy(p.at("epsilon")); },
                      {{"epsilon", "relative precision of the search on S", 1e-3, 1e-6, 0.5}}));
   r.push_back(Policy("split", "Split(rho) with FCFS: rho groups, jobs routed by p(1) class",
-                     "saule §3.3.2, Alg. 1", MakeSplitPolicy,
+                     "saule §3.3.2, Alg. 1",
+                     [](const AlgorithmParams& p) {
+                       return MakeSplitPolicy(static_cast<int>(std::floor(p.at("rho"))),
+                                              p.at("p_min"), p.at("p_max"), Inner("fcfs"));
+                     },
                      {rho,
                       {"p_min", "smallest sequential time expected, seconds", 1, 1e-6, 1e9},
                       {"p_max", "largest sequential time expected, seconds", 86400, 1e-6, 1e9}}));
   const std::vector<ParamInfo> reserve_aux{
       {"x", "processors of the auxiliary part (at most P - 1)", 5, 0, 1 << 20},
       {"t", "max-stretch threshold above which the auxiliary part is tried", 2, 0, 1e6}};
-  r.push_back(Policy("reserve-aux-fcfs", "main/auxiliary reservation scheme (X, T) over FCFS",
-                     "saule §4", MakeReserveAuxFcfsPolicy, reserve_aux));
-  r.push_back(Policy("reserve-aux-dasedf", "main/auxiliary reservation scheme (X, T) over DASEDF",
-                     "saule §4", MakeReserveAuxDasedfPolicy, reserve_aux));
-  r.push_back(Policy("dbos", "MoldableEDF inside DBOS(rho)", "saule §6, Alg. 2", MakeDbosPolicy,
-                     {{"rho", "online factor: relaxes the best stretch found", 1.5, 1, 64},
-                      {"epsilon", "relative precision of the search on S", 1e-3, 1e-6, 0.5}}));
+  r.push_back(Policy(
+      "reserve-aux-fcfs", "main/auxiliary reservation scheme (X, T) over FCFS", "saule §4",
+      [](const AlgorithmParams& p) {
+        return MakeReserveAuxPolicy(p.at("x"), p.at("t"), Inner("fcfs"));
+      },
+      reserve_aux));
+  r.push_back(Policy(
+      "reserve-aux-dasedf", "main/auxiliary reservation scheme (X, T) over DASEDF", "saule §4",
+      [](const AlgorithmParams& p) {
+        return MakeReserveAuxPolicy(p.at("x"), p.at("t"), Inner("dasedf"));
+      },
+      reserve_aux));
+  r.push_back(
+      Policy("dbos", "MoldableEDF inside DBOS(rho)", "saule §6, Alg. 2",
+             [](const AlgorithmParams& p) { return MakeDbosPolicy(p.at("rho"), p.at("epsilon")); },
+             {{"rho", "online factor: relaxes the best stretch found", 1.5, 1, 64},
+              {"epsilon", "relative precision of the search on S", 1e-3, 1e-6, 0.5}}));
   r.push_back(Policy("iterative", "Sabin et al. iterative moldable scheduling", "saule §5.4",
-                     MakeIterativePolicy));
+                     [](const AlgorithmParams&) { return MakeIterativePolicy(); }));
   r.push_back(Policy("iterative-improved", "improved iterative moldable scheduling", "saule §5.4",
-                     MakeIterativeImprovedPolicy));
+                     [](const AlgorithmParams&) { return MakeIterativeImprovedPolicy(); }));
   r.push_back(Planned("mrt", K::kPlanner, "MRT dual approximation (3/2+eps) for makespan",
                       "dutot §1.3, §3.2"));
   r.push_back(Planned("bicriteria", K::kPlanner,
@@ -107,35 +168,40 @@ std::vector<AlgorithmInfo> BuildRegistry() {
                       "chretien §4, Alg. 1"));
   r.push_back(
       Planned("sparse-lp-hybrid", K::kPlanner, "successive LP hybrid with LTF", "chretien §4.4"));
-  r.push_back(Built("cpa", K::kDagPlanner,
-                    "CPA: critical-path/area allocation, then mapping around reservations",
-                    "aida-casanova §2.1, §4.2", {level_bound}));
+  r.push_back(DagPlannerEntry(
+      "cpa", "CPA: critical-path/area allocation, then mapping around reservations",
+      "aida-casanova §2.1, §4.2",
+      [](const AlgorithmParams& p) { return MakeCpaPlanner(CpaFrom(p)); }, {level_bound}));
   for (const char* bl : {"1", "all", "cpa", "cpar"}) {
     for (const char* bd : {"all", "half", "cpa", "cpar"}) {
-      r.push_back(Built(absl::StrFormat("bl_%s_bd_%s", bl, bd), K::kDagPlanner,
-                        absl::StrFormat("RESSCHED: bottom levels on BL_%s widths, widths bounded "
-                                        "by BD_%s, earliest completion per task",
-                                        absl::AsciiStrToUpper(bl), absl::AsciiStrToUpper(bd)),
-                        "aida-casanova §4.2, §4.3.2", {q, q_window, level_bound}));
+      const std::string name = absl::StrFormat("bl_%s_bd_%s", bl, bd);
+      r.push_back(DagPlannerEntry(
+          name,
+          absl::StrFormat("RESSCHED: bottom levels on BL_%s widths, widths bounded by BD_%s, "
+                          "earliest completion per task",
+                          absl::AsciiStrToUpper(bl), absl::AsciiStrToUpper(bd)),
+          "aida-casanova §4.2, §4.3.2", ResschedFactory(name), {q, q_window, level_bound}));
     }
   }
   for (const char* name : {"dl_bd_all", "dl_bd_cpa", "dl_bd_cpar"}) {
-    r.push_back(Built(name, K::kDagPlanner,
-                      "RESSCHEDDL aggressive: backwards from the deadline, latest start per task",
-                      "aida-casanova §5.2.1", {q, q_window, level_bound, resolution}));
+    r.push_back(DagPlannerEntry(
+        name, "RESSCHEDDL aggressive: backwards from the deadline, latest start per task",
+        "aida-casanova §5.2.1", DeadlineFactory(name), {q, q_window, level_bound, resolution}));
   }
   for (const char* name : {"dl_rc_cpa", "dl_rc_cpar"}) {
-    r.push_back(Built(name, K::kDagPlanner,
-                      "RESSCHEDDL resource-conservative: fewest processors starting after the "
-                      "CPA schedule's start",
-                      "aida-casanova §5.2.2", {lambda, q, q_window, level_bound, resolution}));
+    r.push_back(DagPlannerEntry(name,
+                                "RESSCHEDDL resource-conservative: fewest processors starting "
+                                "after the CPA schedule's start",
+                                "aida-casanova §5.2.2", DeadlineFactory(name),
+                                {lambda, q, q_window, level_bound, resolution}));
   }
-  r.push_back(Built("heft", K::kDagPlanner,
-                    "HEFT: one processor per task, upward rank, insertion-based earliest finish",
-                    "barbosa §2 ([20], Topcuoglu et al.)"));
-  r.push_back(Built("barbosa", K::kDagPlanner,
-                    "parallel-task list scheduling with capacity shares and b-level correction",
-                    "barbosa §4, Alg. 1 + 2"));
+  r.push_back(DagPlannerEntry(
+      "heft", "HEFT: one processor per task, upward rank, insertion-based earliest finish",
+      "barbosa §2 ([20], Topcuoglu et al.)",
+      [](const AlgorithmParams&) { return MakeHeftPlanner(); }));
+  r.push_back(DagPlannerEntry(
+      "barbosa", "parallel-task list scheduling with capacity shares and b-level correction",
+      "barbosa §4, Alg. 1 + 2", [](const AlgorithmParams&) { return MakeBarbosaPlanner(); }));
   return r;
 }
 
@@ -203,12 +269,34 @@ absl::Status CheckAlgorithm(std::string_view field, std::string_view name, Algor
   return absl::OkStatus();
 }
 
+namespace {
+
+// `params` with every parameter `info` declares and `params` leaves out set to its default.
+AlgorithmParams WithDefaults(const AlgorithmInfo& info, const AlgorithmParams& params) {
+  AlgorithmParams all = params;
+  for (const ParamInfo& p : info.params) all.emplace(p.name, p.default_value);
+  return all;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<OnlinePolicy>> MakePolicy(std::string_view name,
                                                          const AlgorithmParams& params) {
   if (auto status = CheckAlgorithm("policy", name, AlgorithmKind::kPolicy, params); !status.ok()) {
     return status;
   }
-  return FindAlgorithm(name)->make_policy(params);
+  const AlgorithmInfo& info = *FindAlgorithm(name);
+  return info.make_policy(WithDefaults(info, params));
+}
+
+absl::StatusOr<std::unique_ptr<DagPlanner>> MakeDagPlanner(std::string_view name,
+                                                           const AlgorithmParams& params) {
+  if (auto status = CheckAlgorithm("algorithm", name, AlgorithmKind::kDagPlanner, params);
+      !status.ok()) {
+    return status;
+  }
+  const AlgorithmInfo& info = *FindAlgorithm(name);
+  return info.make_dag_planner(WithDefaults(info, params));
 }
 
 double ParamValue(std::string_view algorithm, const AlgorithmParams& params,

@@ -1,35 +1,38 @@
-// The one registry of algorithm names used by the API, the CLI and the experiments
-// (DESIGN.md, "Rules"). Algorithms not built yet are listed with `implemented = false`:
-// choosing one answers UNIMPLEMENTED with a message naming what is missing.
+// The one registry of algorithm names used by the API, the CLI and the experiments: every
+// online policy and DAG planner is built here, by name, from checked parameters. Algorithms not
+// built yet are listed with `implemented() == false`: choosing one answers UNIMPLEMENTED with a
+// message naming what is missing.
 #pragma once
 
 #include <functional>
-#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/dag/dag_planner.h"
 #include "core/online/policy.h"
+#include "core/registry/params.h"
 
 namespace resched {
 
 enum class AlgorithmKind { kPolicy, kPlanner, kDagPlanner };
 
-struct ParamInfo {
-  std::string name;
-  std::string description;
-  double default_value = 0;
-  double min = 0;
-  double max = 0;
-};
+// The defaults the API uses when a request names no algorithm or parameter.
+inline constexpr std::string_view kDefaultReserveDagPlanner = "bl_cpar_bd_cpar";
+// QueryDeadline with a deadline: the planner that meets K with the fewest CPU-hours.
+inline constexpr std::string_view kDefaultDeadlinePlanner = "dl_rc_cpar";
+// QueryDeadline without one: the planner with the tightest deadlines (docs/experiments.md).
+inline constexpr std::string_view kDefaultTightestDeadlinePlanner = "dl_bd_cpar";
+// The window before now over which the historical available processors q are averaged.
+inline constexpr double kDefaultHistoryWindowHours = 168;
 
-using AlgorithmParams = std::map<std::string, double>;
-
-// Builds a policy from its parameters, already checked against its ParamInfo ranges; a
-// parameter left out takes its default (ParamValue).
+// Factories get every declared parameter: the caller's value, checked against its ParamInfo
+// range, or the default.
 using PolicyFactory = std::function<std::unique_ptr<OnlinePolicy>(const AlgorithmParams&)>;
+using DagPlannerFactory = std::function<std::unique_ptr<DagPlanner>(const AlgorithmParams&)>;
 
 struct AlgorithmInfo {
   std::string name;
@@ -37,12 +40,14 @@ struct AlgorithmInfo {
   std::string description;  // one line
   std::string paper;        // paper and section
   std::vector<ParamInfo> params;
-  // Set for implemented online policies.
+  // One is set, matching `kind`, once the algorithm is built. Offline planners (kPlanner) get a
+  // factory of their own with the Replan planner interface.
   PolicyFactory make_policy;
-  // Set for implemented planners, which core/dag (DAG planners) dispatches by name.
-  bool built = false;
+  DagPlannerFactory make_dag_planner;
 
-  bool implemented() const { return built || static_cast<bool>(make_policy); }
+  bool implemented() const {
+    return static_cast<bool>(make_policy) || static_cast<bool>(make_dag_planner);
+  }
 };
 
 const std::vector<AlgorithmInfo>& AlgorithmRegistry();
@@ -54,12 +59,17 @@ const AlgorithmInfo* FindAlgorithm(std::string_view name);
 absl::Status CheckAlgorithm(std::string_view field, std::string_view name, AlgorithmKind kind,
                             const AlgorithmParams& params);
 
+// The algorithm `name` of the registry, built with `params` after CheckAlgorithm (errors name
+// the field "policy" or "algorithm").
 absl::StatusOr<std::unique_ptr<OnlinePolicy>> MakePolicy(std::string_view name,
                                                          const AlgorithmParams& params);
+absl::StatusOr<std::unique_ptr<DagPlanner>> MakeDagPlanner(std::string_view name,
+                                                           const AlgorithmParams& params);
 
 const char* AlgorithmKindName(AlgorithmKind kind);
 
-// The value of parameter `name` for algorithm `algorithm`: from `params`, else its default.
+// The value of parameter `name` for algorithm `algorithm`: from `params`, else its default, else
+// 0 when the algorithm does not declare it.
 double ParamValue(std::string_view algorithm, const AlgorithmParams& params,
                   const std::string& name);
 

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <vector>
 
-#include "core/online/cluster_plan.h"
+#include "core/plan/cluster_plan.h"
 #include "core/sim/sim_driver.h"
 
 namespace resched {

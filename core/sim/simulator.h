@@ -1,4 +1,4 @@
-// The discrete-event simulator (DESIGN.md, "Layout": core/sim): replays a workload through a
+// The discrete-event simulator (core/sim, used by the experiments): replays a workload through a
 // registered policy on a ClusterPlan, the same code the server runs on every RPC, with the event
 // rules of replay.h, and measures the schedule it produced.
 #pragma once
@@ -10,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "core/metrics/metrics.h"
 #include "core/model/cluster.h"
-#include "core/online/cluster_plan.h"
+#include "core/plan/cluster_plan.h"
 #include "core/registry/registry.h"
 #include "core/sim/fairness.h"
 #include "core/sim/replay.h"

@@ -12,12 +12,14 @@
 //   The node caches per child a pending add and the child's min/max free with it included.
 //   Values stored in a node are exact once the pending adds on its path from the root are
 //   added (queries carry that sum as `acc`).
-// - Mutations push the pending add of every child they enter or rebalance (Push), as the
-//   treap pushed along its split paths, so a pending add only holds changes made since a
-//   mutation last entered its child, and stored values are exact values minus the pending
-//   adds above them. In practice every number stays within a few times the span
-//   [kFreeFloor, kMaxCapacity], far from int overflow; as for the treap, this is not proven
-//   for adversarial sequences of splits and merges.
+// - Mutations push the pending add of every child they enter or rebalance (Push), top-down, so
+//   nothing is pending above a node while it changes. Hence a node's stored values are the
+//   exact values as of the last mutation that entered it, a pending add only holds changes made
+//   since then, and a pending add (or `acc`, a sum of them along a path) is the difference of
+//   two exact values. Exact free values lie in [kFreeFloor, capacity] (Insert refuses to go
+//   lower, Remove only undoes an Insert), so stored values stay in [kFreeFloor, kMaxCapacity]
+//   and pending adds within +-(kMaxCapacity - kFreeFloor) = +-2^29: no int overflow, whatever
+//   the sequence of splits and merges.
 // - refs counts the reservations starting or ending at a key. Free capacity only changes at
 //   such keys, so when refs drops to 0 the entry is erased and its predecessor's segment grows
 //   over it with the same value. Underfull nodes borrow from or merge with a sibling at once
@@ -65,8 +67,8 @@ namespace {
 // Sums of a time and a duration can leave int64 for extreme (but legal) inputs.
 using Wide = __int128;
 
-// ForceAdd may push free capacity below zero. Stored numbers stay within a few times the span
-// [kFreeFloor, kMaxCapacity] (see above), so these bounds keep arithmetic inside int.
+// ForceAdd may push free capacity below zero. Stored numbers stay within +-(kMaxCapacity -
+// kFreeFloor) = +-2^29 (see above), so these bounds keep arithmetic inside int.
 constexpr std::int64_t kFreeFloor = -(std::int64_t{1} << 28);
 constexpr int kMaxCapacity = 1 << 28;
 

@@ -1,7 +1,7 @@
 // Random mixed-parallel applications as in Aida & Casanova 2008, §3.1: the DAG shape comes from
-// Suter's daggen (parameters n, width ("fat"), regularity, density, jump; ALGORITHMS.md "daggen"),
-// each task follows Amdahl's law with t1 ~ U[1 min, 10 h] and alpha ~ U[0, alpha_max].
-// Defaults are the paper's Table 1 defaults.
+// Suter's daggen (parameters n, width ("fat"), regularity, density, jump; its rules are in
+// docs/algorithms.md, "Workloads"), each task follows Amdahl's law with t1 ~ U[1 min, 10 h] and
+// alpha ~ U[0, alpha_max]. Defaults are the paper's Table 1 defaults.
 //
 // Deviations from daggen: it emits zero-cost ROOT and END nodes to get the single entry and exit
 // task the paper assumes (§3.1); our runtime models require t1 > 0, so the entry and exit tasks

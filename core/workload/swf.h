@@ -1,10 +1,10 @@
-// Standard Workload Format (SWF) of the Parallel Workloads Archive (Feitelson et al.; field list in
-// ALGORITHMS.md "Standard Workload Format"): one job per line, 18 whitespace-separated fields, -1 =
-// unknown, lines starting with ';' are header/comments ("; Key: value"). Deviations: fields 6
-// (average CPU time) and 7 (used memory) may be fractional and keep their number of decimals so
-// that writing reproduces them; the other 16 fields must be integers. Every field must be >= -1.
-// Comment lines are kept verbatim and written before the data, even if they appeared between data
-// lines.
+// Standard Workload Format (SWF) of the Parallel Workloads Archive (Feitelson et al.; fields in
+// order in SwfRecord below, and in docs/algorithms.md, "Workloads"): one job per line, 18
+// whitespace-separated fields, -1 = unknown, lines starting with ';' are header/comments
+// ("; Key: value"). Deviations: fields 6 (average CPU time) and 7 (used memory) may be
+// fractional and keep their number of decimals so that writing reproduces them; the other 16
+// fields must be integers. Every field must be >= -1. Comment lines are kept verbatim and
+// written before the data, even if they appeared between data lines.
 #pragma once
 
 #include <cstdint>

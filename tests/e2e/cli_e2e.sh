@@ -46,6 +46,14 @@ until rs cluster list >/dev/null 2>&1; do
   sleep 0.2
 done
 
+step "a second server on the same address fails at start, saying the address is in use"
+set +e
+out=$(timeout 20 "$SERVER_BIN" --listen "$ADDR" 2>&1)
+rc=$?
+set -e
+[[ $rc -eq 1 ]] || fail "second server on $ADDR: exit status $rc, expected 1"
+expect_match "$out" "cannot listen on $ADDR: Address already in use" "second server"
+
 step "cluster list shows the default cluster: 64 processors, wall clock, conservative"
 out=$(rs cluster list)
 echo "$out"
@@ -230,7 +238,13 @@ set -e
 [[ $rc -eq 1 ]] || fail "dag show after release: exit status $rc, expected 1"
 expect_match "$out" '^error: NOT_FOUND: ' "dag show after release"
 
-MONTAGE=/work/shared/data/dax/Montage_25.xml
+# The shared data sits beside the repository (CI clones it there), or $RESCHED_DATA_DIR.
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+DATA_DIR=${RESCHED_DATA_DIR:-$REPO/../shared/data}
+MONTAGE=$DATA_DIR/dax/Montage_25.xml
+if [[ ! -f "$MONTAGE" && -n "${CI:-}" ]]; then
+  fail "$MONTAGE is missing: CI must have shared/ beside the clone"
+fi
 if [[ -f "$MONTAGE" ]]; then
   step "dag reserve --dry-run of the Pegasus DAX $MONTAGE"
   out=$(rs dag reserve --cluster dags -f "$MONTAGE" --dry-run --alpha 0.1)

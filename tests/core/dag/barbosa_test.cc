@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/dag/barbosa_workload.h"
 #include "core/dag/heft.h"
+#include "core/workload/barbosa_workload.h"
 
 namespace resched {
 namespace {

@@ -3,6 +3,7 @@
 #include <random>
 
 #include "absl/strings/match.h"
+#include "core/registry/registry.h"
 #include "dag_test_util.h"
 #include "gtest/gtest.h"
 
@@ -11,6 +12,22 @@ namespace {
 
 using testing::Amdahl;
 using testing::kHour;
+
+// Planners are chosen by name through the registry, as the server chooses them.
+absl::StatusOr<DagPlan> PlanDag(std::string_view name, const AlgorithmParams& params,
+                                const DagPlanningInput& input) {
+  absl::StatusOr<std::unique_ptr<DagPlanner>> planner = MakeDagPlanner(name, params);
+  if (!planner.ok()) return planner.status();
+  return (*planner)->Plan(input);
+}
+
+absl::StatusOr<DeadlineAnswer> AnswerDeadline(std::string_view name, const AlgorithmParams& params,
+                                              const DagPlanningInput& input,
+                                              std::optional<Time> deadline) {
+  absl::StatusOr<std::unique_ptr<DagPlanner>> planner = MakeDagPlanner(name, params);
+  if (!planner.ok()) return planner.status();
+  return (*planner)->AnswerDeadline(input, deadline);
+}
 
 TEST(DagPlanner, EveryBuiltDagPlannerProducesAValidPlanByName) {
   std::mt19937_64 rng(8);

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/dag/barbosa_workload.h"
+#include "core/workload/barbosa_workload.h"
 
 namespace resched {
 namespace {

@@ -7,7 +7,8 @@
 #include <string>
 
 #include "core/metrics/validate.h"
-#include "core/online/cluster_plan.h"
+#include "core/plan/cluster_plan.h"
+#include "tests/testing/status.h"
 
 namespace resched::testing {
 
@@ -15,9 +16,7 @@ inline constexpr Duration kS = kMicrosPerSecond;
 
 inline std::unique_ptr<ClusterPlan> MakePlan(const std::string& policy, int processors) {
   ClusterSpec spec{"test", {{"", processors, 1.0}}, ClockKind::kSimulated, policy};
-  auto plan = ClusterPlan::Create(spec, {}, 0);
-  EXPECT_TRUE(plan.ok()) << plan.status();
-  return *std::move(plan);
+  return OkValue(ClusterPlan::Create(spec, {}, 0));
 }
 
 inline Job RigidJob(int k, Duration seconds, Time release = 0) {

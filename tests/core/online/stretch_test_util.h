@@ -12,8 +12,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/metrics/validate.h"
-#include "core/online/cluster_plan.h"
 #include "core/online/stretch_search.h"
+#include "core/plan/cluster_plan.h"
 #include "tests/core/online/plan_test_util.h"
 
 namespace resched::testing {

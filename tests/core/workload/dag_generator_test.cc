@@ -1,4 +1,5 @@
-// Tests of the daggen-like generator (Aida & Casanova 2008, §3.1; ALGORITHMS.md "daggen").
+// Tests of the daggen-like generator (Aida & Casanova 2008, §3.1; daggen's rules:
+// docs/algorithms.md, "Workloads").
 #include "core/workload/dag_generator.h"
 
 #include <gtest/gtest.h>

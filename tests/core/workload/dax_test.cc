@@ -27,7 +27,7 @@ absl::StatusOr<Dag> Read(const std::string& text, const WorkflowImportOptions& o
 
 TEST(DaxTest, ReadsEverySharedFile) {
   const auto files = testing::SharedDataFiles("dax", ".xml");
-  if (files.empty()) GTEST_SKIP() << "no shared/data/dax";
+  REQUIRE_SHARED_DATA(!files.empty(), "shared/data/dax");
   for (const auto& path : files) {
     SCOPED_TRACE(path.filename().string());
     std::ifstream file(path);

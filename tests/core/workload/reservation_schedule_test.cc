@@ -169,7 +169,7 @@ TEST(ReservationScheduleTest, PartitionProcessorsFromTheHeaderList) {
 // so the schedule only fits thanks to the capacity pass.
 TEST(ReservationScheduleTest, SdscDsPartitionThree) {
   const SwfLog* log = CachedLog("SDSC-DS-2004-2.1-cln.swf.gz");
-  if (log == nullptr) GTEST_SKIP() << "no SDSC-DS log";
+  REQUIRE_SHARED_DATA(log != nullptr, "the SDSC-DS log");
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     ReservationScheduleOptions o;
     o.partition = 3;
@@ -239,7 +239,7 @@ class LogTest : public ::testing::TestWithParam<const char*> {
 
 TEST_P(LogTest, SchedulesFitAndRespectTheirDecay) {
   const SwfLog* log = Log(GetParam());
-  if (log == nullptr) GTEST_SKIP() << "no log " << GetParam();
+  REQUIRE_SHARED_DATA(log != nullptr, "the log " << GetParam());
   for (auto decay : {ReservationDecay::kNone, ReservationDecay::kReal, ReservationDecay::kLinear,
                      ReservationDecay::kExpo}) {
     for (double phi : {0.1, 0.2, 0.5}) {
@@ -291,7 +291,7 @@ TEST_P(LogTest, SchedulesFitAndRespectTheirDecay) {
 // Without decay, a fraction phi of the jobs still active or to come at T are reservations.
 TEST_P(LogTest, PhiFractionOfTheActiveJobs) {
   const SwfLog* log = Log(GetParam());
-  if (log == nullptr) GTEST_SKIP() << "no log " << GetParam();
+  REQUIRE_SHARED_DATA(log != nullptr, "the log " << GetParam());
   std::int64_t first = log->records.front().submit_time;
   std::int64_t last = log->records.back().submit_time;
   const std::int64_t t = first + (last - first) / 4;
@@ -329,7 +329,7 @@ TEST_P(LogTest, PhiFractionOfTheActiveJobs) {
 // real = none minus the jobs submitted after T (same seed and T: same tags).
 TEST_P(LogTest, RealIsNoneWithoutLaterSubmissions) {
   const SwfLog* log = Log(GetParam());
-  if (log == nullptr) GTEST_SKIP() << "no log " << GetParam();
+  REQUIRE_SHARED_DATA(log != nullptr, "the log " << GetParam());
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     ReservationScheduleOptions o;
     o.seed = seed;
@@ -357,7 +357,7 @@ TEST_P(LogTest, RealIsNoneWithoutLaterSubmissions) {
 // kept is about 1 - (d + 1/2) / 7 (linear) or 2^-(d + 1/2) (expo, one-day half life).
 TEST_P(LogTest, DecayThinsPerDay) {
   const SwfLog* log = Log(GetParam());
-  if (log == nullptr) GTEST_SKIP() << "no log " << GetParam();
+  REQUIRE_SHARED_DATA(log != nullptr, "the log " << GetParam());
   for (auto decay : {ReservationDecay::kLinear, ReservationDecay::kExpo}) {
     std::vector<double> none_count(7, 0), kept_count(7, 0);
     for (std::uint64_t seed = 1; seed <= 30; ++seed) {

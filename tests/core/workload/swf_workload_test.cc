@@ -156,7 +156,7 @@ class RealLogTest : public ::testing::TestWithParam<RealLog> {};
 
 TEST_P(RealLogTest, FirstThousandJobsAreSane) {
   absl::StatusOr<SwfLog> log = testing::ReadTestLog(GetParam().file, 1000);
-  if (absl::IsNotFound(log.status())) GTEST_SKIP() << log.status();
+  REQUIRE_SHARED_DATA(!absl::IsNotFound(log.status()), log.status());
   ASSERT_TRUE(log.ok()) << log.status();
   EXPECT_EQ(log->HeaderInt("MaxProcs"), GetParam().max_procs);
   EXPECT_EQ(log->HeaderValue("Version"), "2.2");
@@ -214,7 +214,7 @@ TEST_P(RealLogTest, FirstThousandJobsAreSane) {
 // the load of these instances, and with another t1 it would come out different.
 TEST_P(RealLogTest, DowneyInstancesHaveThePaperLoad) {
   absl::StatusOr<SwfLog> log = testing::ReadTestLog(GetParam().file, 9000);  // a few are unusable
-  if (absl::IsNotFound(log.status())) GTEST_SKIP() << log.status();
+  REQUIRE_SHARED_DATA(!absl::IsNotFound(log.status()), log.status());
   ASSERT_TRUE(log.ok()) << log.status();
   for (std::uint64_t seed : {1, 2}) {
     DowneyWorkloadOptions options;

@@ -1,7 +1,8 @@
-// Where the shared test data is: $RESCHED_DATA_DIR/<name>, else a "shared/data/<name>" next to an
-// ancestor of the working directory or of this source file, else /work/shared/data/<name>, for
-// <name> = swf (SWF logs), workflows (WfCommons JSON), dax (Pegasus DAX). The data are never
-// copied into the repository; tests skip when they are absent.
+// Where the shared test data is: $RESCHED_DATA_DIR/<name>, else "shared/data/<name>" beside the
+// repository (where CI puts it) or beside an ancestor of the working directory, for <name> = swf
+// (SWF logs), workflows (WfCommons JSON), dax (Pegasus DAX). The data are never copied into the
+// repository. Tests that need them skip when they are absent on a developer's machine and fail
+// in CI (REQUIRE_SHARED_DATA).
 #pragma once
 
 #include <algorithm>
@@ -19,6 +20,27 @@
 
 namespace resched::testing {
 
+// True in CI (the CI variable is set), where missing shared data is a failure, not a skip.
+inline bool InCi() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && *ci != '\0';
+}
+
+}  // namespace resched::testing
+
+// Ends the test when shared data it needs is missing: a failure in CI, a skip elsewhere.
+#define REQUIRE_SHARED_DATA(present, what)               \
+  do {                                                   \
+    if (!(present)) {                                    \
+      if (::resched::testing::InCi()) {                  \
+        FAIL() << "shared data missing in CI: " << what; \
+      }                                                  \
+      GTEST_SKIP() << "shared data missing: " << what;   \
+    }                                                    \
+  } while (false)
+
+namespace resched::testing {
+
 inline std::optional<std::filesystem::path> FindSharedDataDir(const std::string& name) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -26,13 +48,14 @@ inline std::optional<std::filesystem::path> FindSharedDataDir(const std::string&
   if (const char* env = std::getenv("RESCHED_DATA_DIR"); env != nullptr && *env != '\0') {
     if (is_dir(fs::path(env) / name)) return fs::path(env) / name;
   }
-  for (fs::path start : {fs::current_path(ec), fs::path(__FILE__).parent_path()}) {
+  // This header is tests/core/workload/test_data.h: the repository is three levels up.
+  const fs::path repository = fs::path(__FILE__).parent_path().parent_path().parent_path();
+  for (fs::path start : {repository.parent_path(), fs::current_path(ec)}) {
     for (fs::path dir = start; !dir.empty(); dir = dir.parent_path()) {
       if (is_dir(dir / "shared" / "data" / name)) return dir / "shared" / "data" / name;
       if (dir == dir.parent_path()) break;
     }
   }
-  if (is_dir(fs::path("/work/shared/data") / name)) return fs::path("/work/shared/data") / name;
   return std::nullopt;
 }
 

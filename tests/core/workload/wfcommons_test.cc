@@ -29,7 +29,7 @@ absl::StatusOr<Dag> Read(const std::string& text, const WorkflowImportOptions& o
 
 TEST(WfCommonsTest, ReadsEverySharedInstance) {
   const auto files = testing::SharedDataFiles("workflows", ".json");
-  if (files.empty()) GTEST_SKIP() << "no shared/data/workflows";
+  REQUIRE_SHARED_DATA(!files.empty(), "shared/data/workflows");
   for (const auto& path : files) {
     SCOPED_TRACE(path.filename().string());
     std::ifstream file(path);

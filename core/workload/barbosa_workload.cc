@@ -1,5 +1,5 @@
 // Barbosa & Monteiro §5.2 workloads; choices are listed in barbosa_workload.h.
-#include "core/dag/barbosa_workload.h"
+#include "core/workload/barbosa_workload.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "core/online/cluster_plan.h"
+#include "core/plan/cluster_plan.h"
 
 #include <algorithm>
 
@@ -406,6 +406,19 @@ ScheduleToValidate ClusterPlan::ToValidate() const {
     }
   }
   return s;
+}
+
+double ClusterPlan::PastUtilization() const {
+  double busy = 0;
+  Time first = now_;
+  for (const JobRecord* job : Jobs()) {
+    const Allocation& a = job->allocation;
+    if (a.k == 0 || a.start >= now_) continue;
+    first = std::min(first, a.start);
+    busy += static_cast<double>(a.k) * static_cast<double>(std::min(a.end, now_) - a.start);
+  }
+  const double span = static_cast<double>(now_ - first) * capacity();
+  return span > 0 ? busy / span : 0;
 }
 
 }  // namespace resched

@@ -105,6 +105,9 @@ class ClusterPlan {
   // cluster was created. A cluster with no past yet looks at its bookings over [now, now +
   // window) instead. In [1, P].
   int HistoricalAvailable(Duration window) const;
+  // The share of the processor time from the first retained job's start to now that retained
+  // jobs used, in [0, 1]; 0 before any job has started.
+  double PastUtilization() const;
 
   // Moves the clock to t (>= now), ending and starting jobs at each event on the way.
   absl::Status AdvanceTo(Time t);

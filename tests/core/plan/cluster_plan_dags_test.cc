@@ -2,7 +2,7 @@
 #include <memory>
 #include <tuple>
 
-#include "core/online/cluster_plan.h"
+#include "core/plan/cluster_plan.h"
 #include "gtest/gtest.h"
 
 namespace resched {

@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "core/online/cluster_plan.h"
 #include "core/online/plan_state.h"
+#include "core/plan/cluster_plan.h"
 
 namespace resched {
 namespace {

@@ -1,0 +1,36 @@
+// The online policies' factories, each with its parameters already checked against the ranges
+// the registry declares (core/registry/registry.cc maps names and parameters to these calls).
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "core/online/policy.h"
+
+namespace resched {
+
+// Builds a fresh instance of the policy run inside each part of a partitioned policy.
+using InnerPolicyFactory = std::function<std::unique_ptr<OnlinePolicy>()>;
+
+// Saule et al. §3.1: first come, first served, each job at its earliest completion width.
+std::unique_ptr<OnlinePolicy> MakeFcfsPolicy();
+// Saule et al. §5.1: EASY backfilling (only the queue head holds a reservation).
+std::unique_ptr<OnlinePolicy> MakeEasyPolicy();
+// Saule et al. §5.1: conservative backfilling (every job keeps its reservation).
+std::unique_ptr<OnlinePolicy> MakeConservativePolicy();
+// Saule et al. §3.2: dual approximation + EDF, bisection on the stretch to `epsilon`.
+std::unique_ptr<OnlinePolicy> MakeDasedfPolicy(double epsilon);
+// Saule et al. §6, Alg. 2: MoldableEDF inside DBOS(rho).
+std::unique_ptr<OnlinePolicy> MakeDbosPolicy(double rho, double epsilon);
+// Saule et al. §3.3.2, Alg. 1: Split(rho), jobs routed by p(1) class over [p_min_s, p_max_s].
+std::unique_ptr<OnlinePolicy> MakeSplitPolicy(int rho, double p_min_s, double p_max_s,
+                                              InnerPolicyFactory make_inner);
+// Saule et al. §4: the main/auxiliary reservation scheme with x auxiliary processors and the
+// max-stretch threshold t.
+std::unique_ptr<OnlinePolicy> MakeReserveAuxPolicy(double x, double t,
+                                                   InnerPolicyFactory make_inner);
+// Saule et al. §5.4: Sabin et al.'s iterative moldable scheduling, and the improved variant.
+std::unique_ptr<OnlinePolicy> MakeIterativePolicy();
+std::unique_ptr<OnlinePolicy> MakeIterativeImprovedPolicy();
+
+}  // namespace resched
