@@ -1,12 +1,14 @@
 # The two commands a new user relies on (see README.md):
 #   make run   install what is missing, build, start resched-server on 127.0.0.1:50051
-#   make test  install what is missing, build, run the whole suite (also under ASan+UBSan)
+#   make test  install what is missing, build, run the whole suite (also under ASan+UBSan, and
+#              the server's under TSan), check the format and run clang-tidy
 BUILD_DIR ?= build
 ASAN_DIR ?= build-asan
+TSAN_DIR ?= build-tsan
 JOBS ?= $(shell nproc)
 LISTEN ?= 127.0.0.1:50051
 
-.PHONY: all deps build run test test-release test-asan bench format clean
+.PHONY: all deps build run test test-release test-asan test-tsan lint bench format clean
 
 all: build
 
@@ -20,7 +22,7 @@ build: deps
 run: build
 	$(BUILD_DIR)/server/resched-server --listen $(LISTEN)
 
-test: test-release test-asan
+test: test-release lint test-asan test-tsan
 
 test-release: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS)
@@ -33,6 +35,19 @@ test-asan: deps
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS)
 
+# The server's tests (its worker pool, cluster locks and watch streams) under ThreadSanitizer.
+test-tsan: deps
+	cmake -S . -B $(TSAN_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRESCHED_TSAN=ON \
+	  -DRESCHED_BUILD_BENCH=OFF
+	cmake --build $(TSAN_DIR) -j$(JOBS) --target server_test
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	  ctest --test-dir $(TSAN_DIR) -L '^server$$' --output-on-failure -j$(JOBS)
+
+# The checked-in .clang-format and .clang-tidy (with clang's thread-safety analysis).
+lint: build
+	scripts/check-format.sh
+	scripts/run-clang-tidy.sh $(BUILD_DIR)
+
 bench: build
 	$(BUILD_DIR)/bench/timeline_bench --benchmark_repetitions=5 \
 	  --benchmark_report_aggregates_only=true
@@ -41,4 +56,4 @@ format:
 	git ls-files '*.cc' '*.h' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR)

@@ -96,7 +96,7 @@ std::vector<Job> MoldableWorkload(const Options& o) {
 double Percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<std::size_t>(q * (v.size() - 1) + 0.5))];
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(std::lround(q * (v.size() - 1))))];
 }
 
 void Run(const std::string& label, const std::string& policy, const AlgorithmParams& params,
@@ -169,23 +169,23 @@ int main(int argc, char** argv) {
       const std::size_t n = std::strlen(name);
       return std::strncmp(a, name, n) == 0 && a[n] == '=' ? a + n + 1 : nullptr;
     };
-    if (const char* v = value("--tasks"))
+    if (const char* v = value("--tasks")) {
       o.tasks = std::atoi(v);
-    else if (const char* v = value("--load"))
+    } else if (const char* v = value("--load")) {
       o.load = std::atof(v);
-    else if (const char* v = value("--delta"))
+    } else if (const char* v = value("--delta")) {
       o.delta = std::atoi(v);
-    else if (const char* v = value("--moldable_tasks"))
+    } else if (const char* v = value("--moldable_tasks")) {
       o.moldable_tasks = std::atoi(v);
-    else if (const char* v = value("--moldable_load"))
+    } else if (const char* v = value("--moldable_load")) {
       o.moldable_load = std::atof(v);
-    else if (const char* v = value("--seed"))
+    } else if (const char* v = value("--seed")) {
       o.seed = std::strtoull(v, nullptr, 10);
-    else if (const char* v = value("--only"))
+    } else if (const char* v = value("--only")) {
       o.only = v;
-    else if (const char* v = value("--policy"))
+    } else if (const char* v = value("--policy")) {
       o.policy = v;
-    else {
+    } else {
       std::fprintf(stderr, "unknown flag %s (see the header of online_bench.cc)\n", a);
       return 2;
     }

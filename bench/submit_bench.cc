@@ -11,7 +11,7 @@
 #include <random>
 
 #include "core/plan/cluster_plan.h"
-#include "server/convert.h"
+#include "proto/resched/convert.h"
 #include "server/service.h"
 
 namespace {
@@ -138,7 +138,7 @@ void BM_PlanSubmitWithoutGrpc(benchmark::State& state) {
       "core", {{"", 64, 1.0}}, resched::ClockKind::kSimulated, "conservative"};
   auto plan = *resched::ClusterPlan::Create(spec, {}, 0);
   std::mt19937_64 rng(42);
-  auto next_job = [&] { return *resched::server::FromProto(RandomJob(rng), plan->now()); };
+  auto next_job = [&] { return *resched::FromProto(RandomJob(rng), plan->now()); };
   for (int i = 0; i < state.range(0); ++i) (void)plan->Submit(next_job());
   for (auto _ : state) {
     state.PauseTiming();

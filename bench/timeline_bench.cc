@@ -149,7 +149,7 @@ void BM_Remove(benchmark::State& state) {
   std::uniform_int_distribution<std::size_t> pick(0, f.ids.size() - 1);
   std::size_t chosen[kBatch];
   for (auto _ : state) {
-    for (int b = 0; b < kBatch; ++b) chosen[b] = pick(rng);
+    for (unsigned long& b : chosen) b = pick(rng);
     std::sort(chosen, chosen + kBatch);
     const int n = static_cast<int>(std::unique(chosen, chosen + kBatch) - chosen);
     const auto start = std::chrono::steady_clock::now();

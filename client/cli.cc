@@ -95,7 +95,7 @@ int RunCli(const std::vector<std::string>& args, const StubFactory& make_stub,
     out << Overview();
     return 0;
   }
-  std::string resource = args[i++];
+  const std::string& resource = args[i++];
   if (!HasResource(resource)) {
     err << "error: unknown command \"" << resource << "\"\n\n" << Overview();
     return 2;

@@ -193,15 +193,15 @@ int QueryDeadline(Context& ctx, const ParsedArgs& args) {
       {"deadline", request.has_deadline() ? FormatTime(ToMicros(request.deadline()), style)
                                           : "- (asked for the tightest)"}};
   if (response.has_tightest_deadline()) {
-    summary.push_back(
-        {"tightest deadline", FormatTime(ToMicros(response.tightest_deadline()), style)});
+    summary.emplace_back("tightest deadline",
+                         FormatTime(ToMicros(response.tightest_deadline()), style));
   }
   if (response.placements_size() > 0) {
-    summary.push_back(
-        {"completion", FormatTime(response.has_completion(), response.completion(), style)});
-    summary.push_back({"cpu hours", absl::StrFormat("%.2f", response.cpu_hours())});
+    summary.emplace_back("completion",
+                         FormatTime(response.has_completion(), response.completion(), style));
+    summary.emplace_back("cpu hours", absl::StrFormat("%.2f", response.cpu_hours()));
   }
-  summary.push_back({"dag id", response.dag_id().empty() ? "not committed" : response.dag_id()});
+  summary.emplace_back("dag id", response.dag_id().empty() ? "not committed" : response.dag_id());
   if (response.placements_size() > 0) {
     ctx.out << RenderDagPlan(request.cluster(), CapacityOf(ctx, request.cluster()),
                              response.dag_id(), response.placements(), options)

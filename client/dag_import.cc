@@ -10,7 +10,7 @@
 #include "client/durations.h"
 #include "core/workload/dax.h"
 #include "core/workload/wfcommons.h"
-#include "proto/resched/core_to_proto.h"
+#include "proto/resched/convert.h"
 #include "proto/resched/yaml_json.h"
 
 namespace resched::cli {
@@ -82,7 +82,7 @@ absl::StatusOr<pb::Dag> ParseDagText(absl::string_view path, absl::string_view t
                         absl::StrCat(wfcommons ? "as a WfCommons workflow: " : "as a DAX file: ",
                                      dag.status().message()));
   }
-  return resched::api::ToProto(*dag);
+  return resched::ToProto(*dag);
 }
 
 }  // namespace resched::cli

@@ -232,7 +232,7 @@ std::string RenderGantt(const resched::v1::Schedule& schedule, const GanttOption
     int lo = r * band, hi = std::min(capacity, lo + band) - 1;
     labels.push_back(lo == hi ? absl::StrCat(lo) : absl::StrCat(lo, "-", hi));
   }
-  if (other) labels.push_back("other");
+  if (other) labels.emplace_back("other");
   size_t label_width = 0;
   for (const std::string& l : labels) label_width = std::max(label_width, l.size());
 

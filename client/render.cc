@@ -62,7 +62,7 @@ std::string RenderClusterTable(const std::vector<const Cluster*>& clusters) {
 std::string RenderClusterDetails(const Cluster& c) {
   std::vector<std::pair<std::string, std::string>> kv = {
       {"name", c.spec().name()}, {"processors", absl::StrCat(c.capacity())}};
-  if (c.spec().groups_size() > 0) kv.push_back({"groups", Groups(c.spec())});
+  if (c.spec().groups_size() > 0) kv.emplace_back("groups", Groups(c.spec()));
   kv.insert(kv.end(), {{"clock", ClockName(c.spec().clock())},
                        {"policy", DescribeAlgorithm(c.spec().policy())},
                        {"now", FormatTime(c.has_now(), c.now(), StyleOf(c))},
@@ -76,7 +76,7 @@ std::string RenderClusterDetails(const Cluster& c) {
 std::string RenderJobTable(const std::vector<const Job*>& jobs, TimeStyle style,
                            bool with_processors) {
   std::vector<std::string> headers = {"ID", "NAME", "STATE", ">K", "START", "END"};
-  if (with_processors) headers.push_back("PROCESSORS");
+  if (with_processors) headers.emplace_back("PROCESSORS");
   Table t(headers);
   for (const Job* j : jobs) {
     const auto& a = j->allocation();
@@ -115,8 +115,8 @@ std::string RenderJobDetails(const Job& j, TimeStyle style) {
       {"sequential time",
        j.has_sequential_time() ? FormatDuration(ToMicros(j.sequential_time())) : "-"}};
   if (a.processor_ids_size() > 0) {
-    kv.push_back(
-        {"processor ids", CompressRanges({a.processor_ids().begin(), a.processor_ids().end()})});
+    kv.emplace_back("processor ids",
+                    CompressRanges({a.processor_ids().begin(), a.processor_ids().end()}));
   }
   return RenderKeyValues(kv);
 }

@@ -51,7 +51,7 @@ std::string RenderKeyValues(const std::vector<std::pair<std::string, std::string
   for (const auto& [k, v] : pairs) width = std::max(width, DisplayWidth(k) + 1);
   std::string out;
   for (const auto& [k, v] : pairs) {
-    out += k + ":" + std::string(width - DisplayWidth(k) - 1 + 2, ' ') + v;
+    out.append(k).append(":").append(width - DisplayWidth(k) + 1, ' ').append(v);
     out.erase(out.find_last_not_of(' ') + 1);
     out += '\n';
   }

@@ -7,6 +7,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libyaml-cpp-dev zlib1g-dev nlohmann-json3-dev libexpat1-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang-format clang-tidy
 )
 
 missing=()

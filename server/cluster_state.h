@@ -6,7 +6,6 @@
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "core/plan/cluster_plan.h"
 #include "resched/v1/service.pb.h"
 
@@ -90,19 +90,19 @@ class ClusterState {
 
  private:
   absl::Status DeletedError() const;
-  void SettleClockLocked();
-  void PublishLocked(std::vector<pb::ScheduleEvent> extra);
+  void SettleClockLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void PublishLocked(std::vector<pb::ScheduleEvent> extra) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string name_;
   const bool simulated_;
   const AlgorithmParams params_;
-  std::mutex mu_;
-  std::unique_ptr<ClusterPlan> plan_;
-  ReplyCache replies_{10'000};
-  std::vector<std::shared_ptr<ScheduleSink>> sinks_;
-  std::optional<absl::Status> ended_;
-  bool deleted_ = false;
-  std::int64_t next_sequence_ = 1;
+  absl::Mutex mu_;
+  std::unique_ptr<ClusterPlan> plan_ ABSL_GUARDED_BY(mu_) ABSL_PT_GUARDED_BY(mu_);
+  ReplyCache replies_ ABSL_GUARDED_BY(mu_){10'000};
+  std::vector<std::shared_ptr<ScheduleSink>> sinks_ ABSL_GUARDED_BY(mu_);
+  std::optional<absl::Status> ended_ ABSL_GUARDED_BY(mu_);
+  bool deleted_ ABSL_GUARDED_BY(mu_) = false;
+  std::int64_t next_sequence_ ABSL_GUARDED_BY(mu_) = 1;
 };
 
 // Microseconds since the Unix epoch, from the system clock.

@@ -4,7 +4,7 @@
 #include <functional>
 #include <queue>
 
-#include "server/convert.h"
+#include "proto/resched/convert.h"
 
 namespace resched::server {
 namespace {

@@ -8,9 +8,9 @@
 
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 
+#include "absl/synchronization/mutex.h"
 #include "server/cluster_state.h"
 
 namespace resched::server {
@@ -35,17 +35,19 @@ class ScheduleWatch final : public grpc::ServerWriteReactor<pb::ScheduleEvent>,
  private:
   // Starts the next write, or finishes once the backlog is empty and an end was given. Called
   // without mu_, and never calls gRPC with mu_ held, so reactions may run inline.
-  void Pump();
+  void Pump() ABSL_LOCKS_EXCLUDED(mu_);
 
   const size_t max_backlog_;
-  mutable std::mutex mu_;
-  std::deque<pb::ScheduleEvent> backlog_;
-  pb::ScheduleEvent in_flight_;  // StartWrite's message lives until OnWriteDone
-  bool started_ = false;
-  bool writing_ = false;
-  bool finished_ = false;
-  std::optional<grpc::Status> end_;
-  std::shared_ptr<ScheduleWatch> self_;
+  mutable absl::Mutex mu_;
+  std::deque<pb::ScheduleEvent> backlog_ ABSL_GUARDED_BY(mu_);
+  // StartWrite's message: set under mu_ while no write is in flight, then read by gRPC alone
+  // until OnWriteDone.
+  pb::ScheduleEvent in_flight_;
+  bool started_ ABSL_GUARDED_BY(mu_) = false;
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  std::optional<grpc::Status> end_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<ScheduleWatch> self_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace resched::server

@@ -1,13 +1,12 @@
 #include "server/service.h"
 
 #include <functional>
-#include <mutex>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/registry/registry.h"
-#include "server/convert.h"
+#include "proto/resched/convert.h"
 #include "server/errors.h"
 #include "server/page_token.h"
 #include "server/schedule_view.h"
@@ -39,12 +38,12 @@ ReschedService::~ReschedService() { BeginShutdown(); }
 
 void ReschedService::BeginShutdown() {
   shutting_down_ = true;
-  std::shared_lock lock(clusters_mu_);
+  absl::ReaderMutexLock lock(&clusters_mu_);
   for (auto& [name, state] : clusters_) state->EndWatchers(ShuttingDown());
 }
 
 absl::StatusOr<std::shared_ptr<ClusterState>> ReschedService::Find(const std::string& name) {
-  std::shared_lock lock(clusters_mu_);
+  absl::ReaderMutexLock lock(&clusters_mu_);
   auto it = clusters_.find(name);
   if (it == clusters_.end()) {
     return absl::NotFoundError(absl::StrCat("cluster '", name, "' not found"));
@@ -63,7 +62,7 @@ absl::StatusOr<pb::Cluster> ReschedService::Create(const pb::ClusterSpec& proto_
   if (!plan.ok()) return plan.status();
   auto state = std::make_shared<ClusterState>(*std::move(plan), params);
   {
-    std::unique_lock lock(clusters_mu_);
+    absl::MutexLock lock(&clusters_mu_);
     if (clusters_.contains(spec->name)) {
       return absl::AlreadyExistsError(absl::StrCat("cluster '", spec->name, "' already exists"));
     }
@@ -108,7 +107,7 @@ absl::Status ReschedService::CreateConfiguredClusters(const pb::ServerConfig& co
 grpc::Status ReschedService::HandleCreateCluster(const pb::CreateClusterRequest* request,
                                                  pb::Cluster* response) {
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
-  std::lock_guard lock(create_mu_);
+  absl::MutexLock lock(&create_mu_);
   if (auto replay = Replay<pb::Cluster>(cluster_replies_, request->request_id(), "CreateCluster")) {
     return *replay;
   }
@@ -133,7 +132,7 @@ grpc::Status ReschedService::HandleListClusters(const pb::ListClustersRequest*,
                                                 pb::ListClustersResponse* response) {
   std::vector<std::shared_ptr<ClusterState>> states;
   {
-    std::shared_lock lock(clusters_mu_);
+    absl::ReaderMutexLock lock(&clusters_mu_);
     for (auto& [name, state] : clusters_) states.push_back(state);
   }
   for (auto& state : states) {
@@ -162,7 +161,7 @@ grpc::Status ReschedService::HandleDeleteCluster(const pb::DeleteClusterRequest*
   });
   if (!deleted.ok()) return ToGrpc(deleted);
   {
-    std::unique_lock lock(clusters_mu_);
+    absl::MutexLock lock(&clusters_mu_);
     if (auto it = clusters_.find(request->name()); it != clusters_.end() && it->second == *state) {
       clusters_.erase(it);
     }

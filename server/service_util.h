@@ -10,8 +10,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "proto/resched/convert.h"
 #include "server/cluster_state.h"
-#include "server/convert.h"
 #include "server/errors.h"
 
 namespace resched::server {

@@ -3,12 +3,12 @@
 // cluster's writer lock and may plan for a long time, so they run here instead.
 #pragma once
 
-#include <condition_variable>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
+
+#include "absl/synchronization/mutex.h"
 
 namespace resched::server {
 
@@ -27,11 +27,11 @@ class WorkerPool {
  private:
   void Work();
 
-  std::mutex mu_;
-  std::condition_variable ready_;
-  std::deque<std::function<void()>> tasks_;
+  absl::Mutex mu_;
+  absl::CondVar ready_;
+  std::deque<std::function<void()>> tasks_ ABSL_GUARDED_BY(mu_);
   const size_t max_waiting_;
-  bool stopping_ = false;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> threads_;
 };
 

@@ -112,8 +112,8 @@ int ProcessorsUsed(const std::vector<double>& busy) {
 int PeakProcessors(const DagPlan& plan) {
   std::vector<std::pair<Time, int>> events;
   for (const TaskReservation& t : plan.tasks) {
-    events.push_back({t.start, t.k});
-    events.push_back({t.end, -t.k});
+    events.emplace_back(t.start, t.k);
+    events.emplace_back(t.end, -t.k);
   }
   std::sort(events.begin(), events.end());  // at one instant, ends (-k) before starts
   int now = 0;

@@ -65,6 +65,7 @@ int ResschedDl(const ExperimentOptions& options) {
   std::vector<DeadlineContender> contenders = Contenders(o.lambdas);
   for (DeadlineContender& c : contenders) c.params["level_bound"] = o.cpa_level_bound;
   std::vector<std::string> labels;
+  labels.reserve(contenders.size());
   for (const auto& c : contenders) labels.push_back(c.label);
   std::vector<std::unique_ptr<DagPlanner>> planners;
   for (const auto& c : contenders) {

@@ -105,7 +105,7 @@ int StretchMoldable(const ExperimentOptions& options) {
         "(s) |\n|---|---|---|---|---|---|\n");
     BarChart chart{absl::StrCat(name, ": jobs with stretch > 1 by size"), "% of the class", {}, {}};
     for (int c = 0; c < kSizeClassCount; ++c) {
-      chart.categories.push_back(SizeClassName(static_cast<SizeClass>(c)));
+      chart.categories.emplace_back(SizeClassName(static_cast<SizeClass>(c)));
     }
     for (const auto& contender : contenders) {
       auto& f = figures[contender.label];

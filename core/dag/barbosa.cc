@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <queue>
+#include <ranges>
 #include <set>
 #include <utility>
 #include <variant>
@@ -375,8 +376,8 @@ absl::StatusOr<BarbosaResult> Scheduler::Run(const std::vector<BarbosaJob>& jobs
       t.pool = job_pool[u];
     }
     for (const Edge& e : dag.edges) {
-      tasks_[offset[u] + e.from].succs.push_back({offset[u] + e.to, e.transfer});
-      tasks_[offset[u] + e.to].preds.push_back({offset[u] + e.from, e.transfer});
+      tasks_[offset[u] + e.from].succs.emplace_back(offset[u] + e.to, e.transfer);
+      tasks_[offset[u] + e.to].preds.emplace_back(offset[u] + e.from, e.transfer);
     }
   }
   // Master DAG: exit tasks of `before` -> entry tasks of `after`, no communication.
@@ -390,8 +391,8 @@ absl::StatusOr<BarbosaResult> Scheduler::Run(const std::vector<BarbosaJob>& jobs
       if (!exit[a]) continue;
       for (int b = offset[mp.after]; b < offset[mp.after + 1]; ++b) {
         if (!entry[b]) continue;
-        tasks_[a].succs.push_back({b, 0});
-        tasks_[b].preds.push_back({a, 0});
+        tasks_[a].succs.emplace_back(b, 0);
+        tasks_[b].preds.emplace_back(a, 0);
       }
     }
   }
@@ -426,8 +427,8 @@ absl::StatusOr<BarbosaResult> Scheduler::Run(const std::vector<BarbosaJob>& jobs
       }
     }
   }
-  for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
-    GlobalTask& t = tasks_[*it];
+  for (int& it : std::ranges::reverse_view(topo)) {
+    GlobalTask& t = tasks_[it];
     t.tail = 0;
     for (const auto& [s, c] : t.succs) t.tail = std::max(t.tail, c + tasks_[s].bl_star);
     t.bl_star = t.t_star + t.tail;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 #include <optional>
+#include <ranges>
 #include <utility>
 
 #include "absl/strings/str_format.h"
@@ -106,8 +107,7 @@ std::vector<double> UpwardRanks(const Dag& dag, const TaskCosts& costs) {
   if (!order.ok()) return rank;
   std::vector<std::vector<const Edge*>> succs(n);
   for (const Edge& e : dag.edges) succs[e.from].push_back(&e);
-  for (auto it = order->rbegin(); it != order->rend(); ++it) {
-    const int i = *it;
+  for (int i : std::ranges::reverse_view(*order)) {
     double mean = 0;
     for (Duration c : costs[i]) mean += static_cast<double>(c);
     mean /= static_cast<double>(costs[i].size());

@@ -126,7 +126,7 @@ class Search {
       if (item.widths.empty()) continue;
       const auto a = Fit(trial, item, j == i ? to : item.width);
       if (!a) return false;
-      placed.push_back({*a, *trial.Add(a->start, a->end, a->k)});
+      placed.emplace_back(*a, *trial.Add(a->start, a->end, a->k));
       suffix += a->end - item.job->release;
       if (prefix + suffix >= total_) return false;
     }

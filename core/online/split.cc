@@ -56,6 +56,7 @@ class Split final : public PartitionedPolicy {
   std::vector<int> PartCapacities(int capacity) override {
     const int groups = std::min(rho_, capacity);
     std::vector<int> capacities;
+    capacities.reserve(groups + 1);
     for (int g = 0; g < groups; ++g) {
       capacities.push_back(capacity / groups + (g < capacity % groups ? 1 : 0));
     }

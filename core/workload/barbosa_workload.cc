@@ -76,7 +76,7 @@ std::vector<std::pair<int, int>> ShivleDagEdges(int tasks, std::uint64_t seed,
     linked[a][b] = 1;
     ++out[a];
     ++in[b];
-    edges.push_back({a, b});
+    edges.emplace_back(a, b);
   };
   for (int a = 0; a < first_exit; ++a) {
     // Later non-entry nodes: ids in [max(a + 1, na), tasks).
@@ -143,7 +143,7 @@ constexpr int kFig3Costs[10][3] = {{14, 16, 9},  {13, 19, 18}, {11, 13, 19}, {13
 
 Dag BarbosaTopcuogluDag(std::uint64_t seed, const BarbosaWorkloadOptions& options) {
   std::vector<std::pair<int, int>> edges;
-  for (const Fig3Edge& e : kFig3Edges) edges.push_back({e.from - 1, e.to - 1});
+  for (const Fig3Edge& e : kFig3Edges) edges.emplace_back(e.from - 1, e.to - 1);
   return KernelDag(10, edges, seed, options);
 }
 

@@ -85,7 +85,7 @@ class DaxParser {
   const std::vector<PendingEdge>& edges() const { return edges_; }
 
  private:
-  void Fail(std::string message) {
+  void Fail(const std::string& message) {
     if (!error_.ok()) return;
     error_ = absl::InvalidArgumentError(
         absl::StrCat("line ", XML_GetCurrentLineNumber(parser_), ": ", message));

@@ -248,8 +248,8 @@ double HistoricalAvailableProcessors(absl::Span<const LogReservation> reservatio
     const Time s = std::max(r.start, from);
     const Time e = std::min(r.end, to);
     if (s >= e) continue;
-    events.push_back({s, r.k});
-    events.push_back({e, -r.k});
+    events.emplace_back(s, r.k);
+    events.emplace_back(e, -r.k);
   }
   std::sort(events.begin(), events.end());
   double area = 0;  // processor-microseconds available

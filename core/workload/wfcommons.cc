@@ -18,7 +18,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-absl::Status Invalid(std::string message) { return absl::InvalidArgumentError(std::move(message)); }
+absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
 
 // The member `key` of `object` (at `path`) if it is present and not null.
 const Json* Member(const Json& object, const char* key) {

@@ -4,7 +4,7 @@
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
-#include "proto/resched/core_to_proto.h"
+#include "proto/resched/convert.h"
 
 namespace resched::cli {
 namespace {
@@ -72,7 +72,7 @@ TEST(DagToProto, ConvertsEveryModelAndEdge) {
                                    1e12, 1000, 0.001, 1e8, 1e9, 1, 64})});
   dag.edges = {{0, 1, 0}, {0, 2, 1'500'000}, {1, 6, 0}, {2, 6, 0}};
 
-  v1::Dag out = resched::api::ToProto(dag);
+  v1::Dag out = resched::ToProto(dag);
   ASSERT_EQ(out.tasks_size(), 7);
   ASSERT_EQ(out.edges_size(), 4);
   EXPECT_EQ(out.tasks(0).name(), "amdahl");

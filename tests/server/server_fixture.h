@@ -10,9 +10,9 @@
 #include "core/metrics/validate.h"
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
+#include "proto/resched/convert.h"
 #include "resched/v1/service.grpc.pb.h"
 #include "server/config.h"
-#include "server/convert.h"
 #include "server/service.h"
 
 namespace resched::server::testing {

@@ -1,11 +1,10 @@
-#include "server/convert.h"
+#include "proto/resched/from_proto.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "proto/resched/core_to_proto.h"
 
-namespace resched::server {
+namespace resched {
 namespace {
 
 constexpr int kMaxTableEntries = 4096;
@@ -43,21 +42,6 @@ absl::StatusOr<Duration> FromProto(const google::protobuf::Duration& d, const st
   }
   return d.seconds() * kMicrosPerSecond + (d.nanos() + 999) / 1000;
 }
-
-google::protobuf::Timestamp ToTimestamp(Time t) {
-  google::protobuf::Timestamp ts;
-  std::int64_t seconds = t / kMicrosPerSecond;
-  std::int64_t micros = t % kMicrosPerSecond;
-  if (micros < 0) {
-    micros += kMicrosPerSecond;
-    --seconds;
-  }
-  ts.set_seconds(seconds);
-  ts.set_nanos(static_cast<int>(micros * 1000));
-  return ts;
-}
-
-google::protobuf::Duration ToDurationProto(Duration d) { return api::ToDurationProto(d); }
 
 absl::StatusOr<RuntimeModel> FromProto(const pb::RuntimeModel& model, const std::string& field) {
   RuntimeModelParams params;
@@ -199,83 +183,6 @@ absl::StatusOr<Job> FromProto(const pb::JobSpec& spec, Time now) {
   return job;
 }
 
-pb::ClusterSpec ToProto(const ClusterSpec& spec, const AlgorithmParams& params) {
-  pb::ClusterSpec out;
-  out.set_name(spec.name);
-  if (spec.groups.size() == 1 && spec.groups[0].name.empty() && spec.groups[0].speed == 1.0) {
-    out.set_processors(spec.groups[0].count);
-  } else {
-    for (const auto& g : spec.groups) {
-      auto* group = out.add_groups();
-      group->set_name(g.name);
-      group->set_count(g.count);
-      group->set_speed(g.speed);
-    }
-  }
-  out.set_clock(spec.clock == ClockKind::kSimulated ? pb::SIMULATED : pb::WALL);
-  out.mutable_policy()->set_name(spec.policy);
-  for (const auto& [key, value] : params) (*out.mutable_policy()->mutable_params())[key] = value;
-  return out;
-}
-
-pb::RuntimeModel ToProto(const RuntimeModel& model) { return api::ToProto(model); }
-
-pb::JobSpec ToProto(const Job& job) {
-  pb::JobSpec out;
-  out.set_name(job.name);
-  out.set_owner(job.owner);
-  *out.mutable_release() = ToTimestamp(job.release);
-  out.set_weight(job.weight);
-  *out.mutable_model() = ToProto(job.model);
-  if (job.deadline) *out.mutable_deadline() = ToTimestamp(*job.deadline);
-  return out;
-}
-
-pb::JobState ToProto(JobState state) {
-  switch (state) {
-    case JobState::kQueued:
-      return pb::QUEUED;
-    case JobState::kRunning:
-      return pb::RUNNING;
-    case JobState::kFinished:
-      return pb::FINISHED;
-    case JobState::kFailed:
-      return pb::FAILED;
-    case JobState::kCancelled:
-      return pb::CANCELLED;
-  }
-  return pb::JOB_STATE_UNSPECIFIED;
-}
-
-pb::Job ToProto(const JobRecord& record, const std::string& cluster) {
-  pb::Job out;
-  out.set_id(record.job.id);
-  out.set_cluster(cluster);
-  *out.mutable_spec() = ToProto(record.job);
-  out.set_state(ToProto(record.state));
-  out.set_guaranteed(record.guaranteed);
-  *out.mutable_submitted() = ToTimestamp(record.submitted);
-  *out.mutable_sequential_time() = ToDurationProto(record.job.model.SequentialTime());
-  if (record.allocation.k > 0) {
-    auto* a = out.mutable_allocation();
-    a->set_processors(record.allocation.k);
-    *a->mutable_start() = ToTimestamp(record.allocation.start);
-    *a->mutable_end() = ToTimestamp(record.allocation.end);
-  }
-  return out;
-}
-
-pb::Reservation ToProto(const ExternalReservation& r, const std::string& cluster) {
-  pb::Reservation out;
-  out.set_id(r.id);
-  out.set_cluster(cluster);
-  out.set_processors(r.k);
-  *out.mutable_start() = ToTimestamp(r.start);
-  *out.mutable_end() = ToTimestamp(r.end);
-  out.set_reason(r.reason);
-  return out;
-}
-
 absl::StatusOr<Dag> FromProto(const pb::Dag& proto) {
   Dag dag;
   absl::flat_hash_map<std::string, int> index;
@@ -318,32 +225,4 @@ absl::StatusOr<Dag> FromProto(const pb::Dag& proto) {
   return dag;
 }
 
-pb::TaskPlacement ToProto(const std::string& task, const Allocation& a) {
-  pb::TaskPlacement p;
-  p.set_task(task);
-  p.mutable_allocation()->set_processors(a.k);
-  *p.mutable_allocation()->mutable_start() = ToTimestamp(a.start);
-  *p.mutable_allocation()->mutable_end() = ToTimestamp(a.end);
-  return p;
-}
-
-pb::DagReservation ToProto(const DagReservation& d, const std::string& cluster) {
-  pb::DagReservation out;
-  out.set_id(d.id);
-  out.set_cluster(cluster);
-  out.set_algorithm(d.algorithm);
-  out.set_label(d.label);
-  *out.mutable_release() = ToTimestamp(d.release);
-  for (const DagTaskBooking& t : d.tasks) *out.add_placements() = ToProto(t.task, t.allocation);
-  for (const Edge& e : d.edges) {
-    pb::DagEdge* edge = out.add_edges();
-    edge->set_from(d.tasks[e.from].task);
-    edge->set_to(d.tasks[e.to].task);
-    if (e.transfer > 0) *edge->mutable_transfer() = ToDurationProto(e.transfer);
-  }
-  *out.mutable_completion() = ToTimestamp(d.completion);
-  out.set_cpu_hours(d.cpu_hours);
-  return out;
-}
-
-}  // namespace resched::server
+}  // namespace resched

@@ -1,0 +1,2 @@
+// Must not compile: the model is the lowest layer.
+#include "core/timeline/timeline.h"

@@ -1,0 +1,2 @@
+// Must not compile: the online policies sit below the registry that names them.
+#include "core/registry/registry.h"

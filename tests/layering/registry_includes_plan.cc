@@ -1,0 +1,2 @@
+// Must not compile: the per-cluster plan sits above the registry.
+#include "core/plan/cluster_plan.h"
