@@ -162,7 +162,7 @@ std::optional<DagPlan> RunBackwards(const DagGraph& g, Timeline& work, Time rele
     booked.push_back(*id);
     plan.tasks[v] = *r;
   }
-  for (ReservationId id : booked) (void)work.Remove(id);
+  for (ReservationId id : booked) work.ReleaseHeld(id);
   if (!feasible) return std::nullopt;
   Summarize(plan);
   return plan;

@@ -101,6 +101,7 @@ bool TimelineSchedule(const StretchInstance& instance, const std::vector<Due>& o
       if (instance.Stretch(due.job, a) > give_up_above) return false;
     }
     plan[due.job] = a;
+    // `start` was found free for k over d on this timeline: Add cannot fail.
     (void)timeline.Add(*start, *start + d, k);
   }
   return met;

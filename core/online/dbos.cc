@@ -109,6 +109,7 @@ bool MoldableEdfSchedule(const StretchInstance& instance, const std::vector<Due>
       if (!fit || instance.Stretch(due.job, *fit) > give_up_above) return false;
     }
     plan[due.job] = *fit;
+    // `fit` was found free on this timeline: Add cannot fail.
     (void)timeline.Add(fit->start, fit->end, fit->k);
   }
   return met;

@@ -116,7 +116,7 @@ class Search {
     FlowSum old_suffix = 0;
     for (int j = i; j < n; ++j) {
       old_suffix += items_[j].flow;
-      if (items_[j].allocation) (void)trial.Remove(items_[j].booking);
+      if (items_[j].allocation) trial.ReleaseHeld(items_[j].booking);
     }
     const FlowSum prefix = total_ - old_suffix;
     std::vector<std::pair<Allocation, ReservationId>> placed;

@@ -17,6 +17,7 @@ Timeline PartTimeline(const Timeline& shared, const std::vector<TimelineReservat
   Timeline part(capacity);
   for (const TimelineReservation& r : own) {
     const Time start = std::max(r.start, now);  // searches never look before now
+    // ForceAdd fails only for an empty window or k < 1, both excluded.
     if (r.end > start) (void)part.ForceAdd(start, r.end, r.k);
   }
   std::vector<TimelineStep> mine, all;
@@ -40,6 +41,7 @@ Timeline PartTimeline(const Timeline& shared, const std::vector<TimelineReservat
     if (mine[i].end == end) ++i;
     if (all[j].end == end) ++j;
   }
+  // Blocks are non-empty windows of k >= 1 (ForceAdd's only errors).
   for (const TimelineReservation& b : blocks) (void)part.ForceAdd(b.start, b.end, b.k);
   return part;
 }
@@ -85,7 +87,7 @@ Partition::Trial Partition::Try(PlanState& state, int part, std::vector<JobRecor
                                 const std::function<void(PlanState&)>& decide) const {
   Timeline shared = state.timeline().Snapshot();
   for (const JobRecord* job : jobs) {
-    if (job->placed) (void)shared.Remove(job->reservation);
+    if (job->placed) shared.ReleaseHeld(job->reservation);
   }
   Timeline timeline = PartTimeline(shared, running_[part], capacities_[part], state.now());
   // The sub-state changes the job records; keep what the shared plan knows to put it back.

@@ -25,7 +25,7 @@ void PlanState::Place(JobRecord& job, const Allocation& allocation, bool guarant
 
 void PlanState::Unplace(JobRecord& job) {
   if (!job.placed) return;
-  (void)timeline_.Remove(job.reservation);
+  timeline_.ReleaseHeld(job.reservation);
   job.placed = false;
   job.reservation = -1;
 }

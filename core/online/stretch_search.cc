@@ -152,6 +152,7 @@ const Timeline& StretchInstance::base_timeline() const {
   if (base_timeline_ == nullptr) {
     base_timeline_ = std::make_unique<Timeline>(capacity_);
     for (const TimelineStep& s : base_) {
+      // A step is a non-empty window, and k = capacity - free >= 1: ForceAdd cannot fail.
       if (s.free < capacity_) (void)base_timeline_->ForceAdd(s.start, s.end, capacity_ - s.free);
     }
   }

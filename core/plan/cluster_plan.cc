@@ -288,7 +288,7 @@ absl::Status ClusterPlan::RemoveReservation(const std::string& id) {
     return absl::NotFoundError(absl::StrCat("reservation '", id, "' not found"));
   }
   const Time freed_from = std::max(now_, it->second.start);
-  (void)timeline_.Remove(it->second.booking);
+  timeline_.ReleaseHeld(it->second.booking);
   reservations_.erase(it);
   PlanState state = MakeState();
   policy_->Reoptimize(state, freed_from);
@@ -342,7 +342,7 @@ void ClusterPlan::ProcessInstant() {
   }
   for (auto it = reservations_.begin(); it != reservations_.end();) {
     if (it->second.end <= now_) {
-      (void)timeline_.Remove(it->second.booking);
+      timeline_.ReleaseHeld(it->second.booking);
       // Kept for the historical q of the DAG planners; the oldest go first.
       past_holds_.push_back({it->second.start, it->second.end, it->second.k});
       if (static_cast<int>(past_holds_.size()) > limits_.max_retained_ended)

@@ -63,7 +63,7 @@ absl::StatusOr<const DagReservation*> ClusterPlan::CommitDag(const Dag& dag, con
     record.tasks.push_back({dag.tasks[i].name, Allocation{t.k, t.start, t.end}, *booking});
   }
   if (!failure.ok()) {
-    for (const DagTaskBooking& b : record.tasks) (void)timeline_.Remove(b.booking);
+    for (const DagTaskBooking& b : record.tasks) timeline_.ReleaseHeld(b.booking);
     return failure;
   }
   for (const DagTaskBooking& b : record.tasks) {
@@ -83,7 +83,7 @@ absl::Status ClusterPlan::ReleaseDag(const std::string& id) {
   Time freed_from = kTimeMax;
   for (const DagTaskBooking& t : it->second.tasks) {
     if (t.booking < 0) continue;  // already ended
-    (void)timeline_.Remove(t.booking);
+    timeline_.ReleaseHeld(t.booking);
     freed_from = std::min(freed_from, t.allocation.start);
   }
   dags_.erase(it);
@@ -103,7 +103,7 @@ void ClusterPlan::ExpireDags() {
     for (DagTaskBooking& t : d.tasks) {
       if (t.booking < 0) continue;
       if (t.allocation.end <= now_) {
-        (void)timeline_.Remove(t.booking);
+        timeline_.ReleaseHeld(t.booking);
         t.booking = -1;
       } else {
         next_dag_expiry_ = std::min(next_dag_expiry_, t.allocation.end);

@@ -53,6 +53,7 @@
 #include "core/timeline/timeline.h"
 
 #include <algorithm>
+#include <cassert>
 #include <climits>
 #include <cstring>
 #include <limits>
@@ -295,6 +296,11 @@ absl::StatusOr<ReservationId> Timeline::Insert(Time start, Time end, int k, bool
   if (++r.generation == 0) r.generation = 1;  // ids stay > 0
   ++live_reservations_;
   return static_cast<ReservationId>((std::uint64_t{r.generation} << 32) | (slot + 1u));
+}
+
+void Timeline::ReleaseHeld(ReservationId id) {
+  [[maybe_unused]] const absl::Status removed = Remove(id);
+  assert(removed.ok());
 }
 
 absl::Status Timeline::Remove(ReservationId id) {

@@ -70,6 +70,9 @@ class Timeline {
   absl::StatusOr<ReservationId> ForceAdd(Time start, Time end, int k);
   // Releases a reservation; NOT_FOUND for an unknown or already removed id.
   absl::Status Remove(ReservationId id);
+  // Releases a reservation the caller booked and still holds: Remove's only error, an unknown
+  // id, would be a bookkeeping bug there, which debug builds assert on.
+  void ReleaseHeld(ReservationId id);
   // Shortens or moves nothing: only the reservation's record.
   std::optional<TimelineReservation> Get(ReservationId id) const;
 

@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "tests/testing/status.h"
+
 namespace resched::cli {
 namespace {
 
@@ -16,7 +18,7 @@ TEST(ParseArgs, FlagsAndPositionals) {
   absl::StatusOr<ParsedArgs> a =
       Parse({"x", "--cluster", "sim", "-f", "job.yaml", "--force", "--param=a=1", "--param", "b=2",
              "-5", "-", "--", "--force"});
-  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_OK(a);
   EXPECT_EQ(a->Get("cluster"), "sim");
   EXPECT_EQ(a->Get("file"), "job.yaml");
   EXPECT_TRUE(a->Has("force"));
@@ -28,7 +30,7 @@ TEST(ParseArgs, FlagsAndPositionals) {
 
 TEST(ParseArgs, ValuesMayLookLikeFlags) {
   absl::StatusOr<ParsedArgs> a = Parse({"--cluster", "--force"});
-  ASSERT_TRUE(a.ok());
+  ASSERT_OK(a);
   EXPECT_EQ(a->Get("cluster"), "--force");
   EXPECT_FALSE(a->Has("force"));
 }

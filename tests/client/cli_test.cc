@@ -4,6 +4,7 @@
 
 #include <google/protobuf/text_format.h>
 #include <google/protobuf/util/json_util.h>
+#include <google/protobuf/util/message_differencer.h>
 #include <grpcpp/server.h>
 #include <grpcpp/server_builder.h>
 #include <gtest/gtest.h>
@@ -11,12 +12,14 @@
 
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <sstream>
 
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
 #include "tests/client/text_proto.h"
+#include "tests/testing/status.h"
 
 namespace resched::cli {
 namespace {
@@ -278,15 +281,40 @@ class FakeResched final : public v1::Resched::Service {
     return Status::OK;
   }
 
-  std::string Last() {
+  // The last request the CLI sent, compared as a message with `text` in the text format of its
+  // type: field order and spacing do not matter, every field does.
+  ::testing::AssertionResult LastIs(const std::string& text) {
     std::lock_guard<std::mutex> lock(mu_);
-    return last_;
+    if (last_ == nullptr) return ::testing::AssertionFailure() << "no request was sent";
+    std::unique_ptr<google::protobuf::Message> expected(last_->New());
+    if (!google::protobuf::TextFormat::ParseFromString(text, expected.get())) {
+      return ::testing::AssertionFailure() << "not a text " << last_->GetTypeName() << ": " << text;
+    }
+    if (google::protobuf::util::MessageDifferencer::Equals(*last_, *expected)) {
+      return ::testing::AssertionSuccess();
+    }
+    return ::testing::AssertionFailure()
+           << "sent " << last_->ShortDebugString() << "\nexpected " << expected->ShortDebugString();
+  }
+
+  // The last request, which must be a T.
+  template <typename T>
+  T LastAs() {
+    std::lock_guard<std::mutex> lock(mu_);
+    T out;
+    if (last_ == nullptr || last_->GetDescriptor() != T::descriptor()) {
+      ADD_FAILURE() << "the last request is not a " << T::descriptor()->full_name();
+      return out;
+    }
+    out.CopyFrom(*last_);
+    return out;
   }
 
  private:
   void Record(const google::protobuf::Message& m) {
     std::lock_guard<std::mutex> lock(mu_);
-    last_ = m.ShortDebugString();
+    last_.reset(m.New());
+    last_->CopyFrom(m);
   }
   // One placement per task: 2 processors each, one after the other from @1h, 10 min each.
   static void Plan(const v1::Dag& dag, google::protobuf::RepeatedPtrField<v1::TaskPlacement>* out) {
@@ -300,7 +328,7 @@ class FakeResched final : public v1::Resched::Service {
   }
   std::map<std::string, v1::Cluster> clusters_;
   std::mutex mu_;
-  std::string last_;
+  std::unique_ptr<google::protobuf::Message> last_;
 };
 
 struct Result {
@@ -349,9 +377,9 @@ TEST_F(CliTest, ClusterCreateSendsTheSpec) {
   Result r = Run({"cluster", "create", "sim2", "--group", "fat:4:2", "--group", ":8", "--clock",
                   "simulated", "--policy", "easy", "--param", "rho=0.5"});
   EXPECT_EQ(r.rc, 0) << r.err;
-  EXPECT_EQ(service_.Last(),
-            "spec { name: \"sim2\" groups { name: \"fat\" count: 4 speed: 2 } groups { count: 8 } "
-            "clock: SIMULATED policy { name: \"easy\" params { key: \"rho\" value: 0.5 } } }");
+  EXPECT_TRUE(service_.LastIs(
+      "spec { name: \"sim2\" groups { name: \"fat\" count: 4 speed: 2 } groups { count: 8 } "
+      "clock: SIMULATED policy { name: \"easy\" params { key: \"rho\" value: 0.5 } } }"));
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "created cluster sim2");
 }
 
@@ -370,9 +398,9 @@ TEST_F(CliTest, JobSubmitPrintsThePlacement) {
   Result r = Run({"job", "submit", "--cluster", "sim", "--rigid", "4:1h", "--release", "+30m",
                   "--name", "solver", "--weight", "2", "--request-id", "q1"});
   EXPECT_EQ(r.rc, 0) << r.err;
-  EXPECT_EQ(service_.Last(),
-            "cluster: \"sim\" job { name: \"solver\" release { seconds: 5400 } weight: 2 "
-            "model { rigid { k: 4 time { seconds: 3600 } } } } request_id: \"q1\"");
+  EXPECT_TRUE(
+      service_.LastIs("cluster: \"sim\" job { name: \"solver\" release { seconds: 5400 } weight: 2 "
+                      "model { rigid { k: 4 time { seconds: 3600 } } } } request_id: \"q1\""));
   EXPECT_EQ(r.out,
             "ID   NAME    STATE   K  START  END\n"
             "j-7  solver  QUEUED  4  @1h    @2h\n"
@@ -395,9 +423,9 @@ TEST_F(CliTest, JobSubmitFromAFileWithOverrides) {
   Result r = Run({"job", "submit", "-f", path, "--cluster", "sim", "--amdahl", "2h:0.1",
                   "--dry-run", "--release", "@0"});
   EXPECT_EQ(r.rc, 0) << r.err;
-  EXPECT_EQ(service_.Last(),
-            "cluster: \"sim\" job { name: \"from-file\" owner: \"ana\" release { } "
-            "model { amdahl { t1 { seconds: 7200 } alpha: 0.1 } } } dry_run: true");
+  EXPECT_TRUE(
+      service_.LastIs("cluster: \"sim\" job { name: \"from-file\" owner: \"ana\" release { } "
+                      "model { amdahl { t1 { seconds: 7200 } alpha: 0.1 } } } dry_run: true"));
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "dry run: nothing was changed");
 
   std::ofstream(path) << "name: x\nmodell: {}\n";
@@ -449,11 +477,11 @@ TEST_F(CliTest, DagReserveSendsTheDagAndPrintsThePlan) {
            "+30m", "--label", "nightly", "--request-id", "q1", "--width", "40"});
   EXPECT_EQ(r.rc, 0) << r.err;
   // No --algorithm: the name stays empty and the server picks its default.
-  EXPECT_EQ(service_.Last(),
-            "cluster: \"sim\" dag { tasks { name: \"prep\" model { amdahl { t1 { seconds: 600 } "
-            "alpha: 0.1 } } } tasks { name: \"run\" model { rigid { k: 2 time { seconds: 3600 } } "
-            "} } edges { from: \"prep\" to: \"run\" } } algorithm { params { key: \"q\" value: 2 "
-            "} } release { seconds: 5400 } request_id: \"q1\" label: \"nightly\"");
+  EXPECT_TRUE(service_.LastIs(
+      "cluster: \"sim\" dag { tasks { name: \"prep\" model { amdahl { t1 { seconds: 600 } "
+      "alpha: 0.1 } } } tasks { name: \"run\" model { rigid { k: 2 time { seconds: 3600 } } "
+      "} } edges { from: \"prep\" to: \"run\" } } algorithm { params { key: \"q\" value: 2 "
+      "} } release { seconds: 5400 } request_id: \"q1\" label: \"nightly\""));
   EXPECT_EQ(r.out,
             "   TASK  K  START   END     DURATION\n"
             "0  prep  2  @1h     @1h10m       10m\n"
@@ -484,11 +512,11 @@ TEST_F(CliTest, DagReserveDryRunOfImportedWorkflows) {
   Result r = Run({"dag", "reserve", "-f", wf.path(), "--cluster", "sim", "--dry-run", "--alpha",
                   "0.3", "--algorithm", "bl_1_bd_all"});
   EXPECT_EQ(r.rc, 0) << r.err;
-  EXPECT_EQ(service_.Last(),
-            "cluster: \"sim\" dag { tasks { name: \"x1\" model { amdahl { t1 { seconds: 60 } "
-            "alpha: 0.3 k_min: 1 } } } tasks { name: \"y1\" model { amdahl { t1 { seconds: 30 } "
-            "alpha: 0.3 k_min: 1 } } } edges { from: \"x1\" to: \"y1\" } } "
-            "algorithm { name: \"bl_1_bd_all\" } dry_run: true");
+  EXPECT_TRUE(service_.LastIs(
+      "cluster: \"sim\" dag { tasks { name: \"x1\" model { amdahl { t1 { seconds: 60 } "
+      "alpha: 0.3 k_min: 1 } } } tasks { name: \"y1\" model { amdahl { t1 { seconds: 30 } "
+      "alpha: 0.3 k_min: 1 } } } edges { from: \"x1\" to: \"y1\" } } "
+      "algorithm { name: \"bl_1_bd_all\" } dry_run: true"));
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "dry run: nothing was changed");
   EXPECT_NE(r.out.find("dag id:      dry run\n"), std::string::npos) << r.out;
 
@@ -498,8 +526,10 @@ TEST_F(CliTest, DagReserveDryRunOfImportedWorkflows) {
 <child ref="B"><parent ref="A"/></child></adag>)");
   r = Run({"dag", "reserve", "-f", dax.path(), "--cluster", "sim", "--dry-run"});
   EXPECT_EQ(r.rc, 0) << r.err;
-  EXPECT_NE(service_.Last().find("edges { from: \"A\" to: \"B\" }"), std::string::npos)
-      << service_.Last();
+  const v1::ReserveDAGRequest sent = service_.LastAs<v1::ReserveDAGRequest>();
+  ASSERT_EQ(sent.dag().edges_size(), 1);
+  EXPECT_EQ(sent.dag().edges(0).from(), "A");
+  EXPECT_EQ(sent.dag().edges(0).to(), "B");
   EXPECT_NE(r.out.find("0  A "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1  B "), std::string::npos) << r.out;
 
@@ -536,7 +566,7 @@ TEST_F(CliTest, DagQueryDeadlineAsksForTheTightestDeadline) {
   TempFile dag("dag.json", kDagJson);
   Result r = Run({"dag", "query-deadline", "-f", dag.path(), "--cluster", "sim", "--width", "40"});
   EXPECT_EQ(r.rc, 0) << r.err;
-  EXPECT_EQ(service_.Last().find("deadline"), std::string::npos) << service_.Last();
+  EXPECT_FALSE(service_.LastAs<v1::QueryDeadlineRequest>().has_deadline());
   EXPECT_NE(r.out.find("\nfeasible:           yes\n"
                        "deadline:           - (asked for the tightest)\n"
                        "tightest deadline:  @2h\n"
@@ -551,10 +581,10 @@ TEST_F(CliTest, DagQueryDeadlineAsksForTheTightestDeadline) {
   r = Run({"dag", "query", "-f", dag.path(), "--cluster", "sim", "--deadline", "+2h", "--commit",
            "--algorithm", "dl_bd_cpa"});
   EXPECT_EQ(r.rc, 0) << r.err;
-  EXPECT_NE(service_.Last().find("algorithm { name: \"dl_bd_cpa\" } deadline { seconds: 10800 } "
-                                 "commit: true"),
-            std::string::npos)
-      << service_.Last();
+  const v1::QueryDeadlineRequest query = service_.LastAs<v1::QueryDeadlineRequest>();
+  EXPECT_EQ(query.algorithm().name(), "dl_bd_cpa");
+  EXPECT_EQ(query.deadline().seconds(), 10800);
+  EXPECT_TRUE(query.commit());
   EXPECT_NE(r.out.find("feasible:    yes (reserved)\ndeadline:    @3h\n"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("dag id:      d2\n"), std::string::npos) << r.out;
@@ -566,7 +596,7 @@ TEST_F(CliTest, DagQueryDeadlineJson) {
   Result r = Run({"--json", "dag", "query-deadline", "-f", dag.path(), "--cluster", "sim"});
   EXPECT_EQ(r.rc, 0) << r.err;
   v1::QueryDeadlineResponse response;
-  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &response).ok()) << r.out;
+  EXPECT_OK(google::protobuf::util::JsonStringToMessage(r.out, &response)) << r.out;
   EXPECT_EQ(response.placements_size(), 2);
   EXPECT_NE(r.out.find("\"tightest_deadline\""), std::string::npos) << r.out;
 }
@@ -574,7 +604,7 @@ TEST_F(CliTest, DagQueryDeadlineJson) {
 TEST_F(CliTest, DagShowListRelease) {
   Result r = Run({"dag", "show", "d1", "--cluster", "sim", "--width", "40"});
   EXPECT_EQ(r.rc, 0) << r.err;
-  EXPECT_EQ(service_.Last(), "cluster: \"sim\" id: \"d1\"");
+  EXPECT_TRUE(service_.LastIs("cluster: \"sim\" id: \"d1\""));
   EXPECT_EQ(r.out.substr(0, r.out.find("\n\n")),
             "id:          d1\n"
             "cluster:     sim\n"
@@ -602,7 +632,7 @@ TEST_F(CliTest, DagShowListRelease) {
 
   r = Run({"dag", "release", "d1", "--cluster", "sim", "--request-id", "r1"});
   EXPECT_EQ(r.rc, 0) << r.err;
-  EXPECT_EQ(service_.Last(), "cluster: \"sim\" id: \"d1\" request_id: \"r1\"");
+  EXPECT_TRUE(service_.LastIs("cluster: \"sim\" id: \"d1\" request_id: \"r1\""));
   EXPECT_EQ(r.out, "released DAG reservation d1\n");
 }
 
@@ -650,7 +680,7 @@ TEST_F(CliTest, JobGetAsJsonKeepsProtoFieldNames) {
   EXPECT_EQ(r.rc, 0) << r.err;
   v1::Job job;
   google::protobuf::util::JsonParseOptions options;
-  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(r.out, &job, options).ok()) << r.out;
+  EXPECT_OK(google::protobuf::util::JsonStringToMessage(r.out, &job, options)) << r.out;
   EXPECT_EQ(job.id(), "j-7");
   EXPECT_NE(r.out.find("\"processor_ids\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"sequential_time\": \"14400s\""), std::string::npos) << r.out;
@@ -681,7 +711,8 @@ TEST_F(CliTest, JobGetDetails) {
 TEST_F(CliTest, JobListFollowsPagesAndParsesStates) {
   Result r = Run({"job", "list", "--cluster", "sim", "--state", "queued,Running"});
   EXPECT_EQ(r.rc, 0) << r.err;
-  EXPECT_EQ(service_.Last(), "cluster: \"sim\" states: QUEUED states: RUNNING page_token: \"p2\"");
+  EXPECT_TRUE(
+      service_.LastIs("cluster: \"sim\" states: QUEUED states: RUNNING page_token: \"p2\""));
   EXPECT_EQ(r.out,
             "ID   NAME  STATE    K  START  END\n"
             "j-1        RUNNING  2  @0s    @1m\n"
@@ -694,9 +725,9 @@ TEST_F(CliTest, ReservationTimesRelativeToTheClusterNow) {
   Result r = Run({"reservation", "add", "--cluster", "sim", "--processors", "2", "--start", "+1h",
                   "--duration", "30m", "--reason", "maintenance"});
   EXPECT_EQ(r.rc, 0) << r.err;
-  EXPECT_EQ(service_.Last(),
-            "cluster: \"sim\" processors: 2 start { seconds: 7200 } end { seconds: 9000 } "
-            "reason: \"maintenance\"");
+  EXPECT_TRUE(service_.LastIs(
+      "cluster: \"sim\" processors: 2 start { seconds: 7200 } end { seconds: 9000 } "
+      "reason: \"maintenance\""));
   EXPECT_EQ(r.out,
             "ID   K  START  END     REASON\n"
             "r-1  2  @2h    @2h30m  maintenance\n");
@@ -715,7 +746,7 @@ TEST_F(CliTest, UnknownClusterForRelativeTimes) {
 TEST_F(CliTest, ClockAdvance) {
   Result r = Run({"clock", "advance", "--by", "2h", "--cluster", "sim"});
   EXPECT_EQ(r.rc, 0) << r.err;
-  EXPECT_EQ(service_.Last(), "cluster: \"sim\" by { seconds: 7200 }");
+  EXPECT_TRUE(service_.LastIs("cluster: \"sim\" by { seconds: 7200 }"));
   EXPECT_EQ(r.out, "now @3h\n");
   EXPECT_EQ(Run({"clock", "advance", "--cluster", "sim"}).rc, 2);
 }

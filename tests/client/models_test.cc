@@ -4,6 +4,8 @@
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
+#include "tests/testing/status.h"
+
 namespace resched::cli {
 namespace {
 
@@ -18,7 +20,7 @@ RuntimeModel Text(const std::string& text) {
 void ExpectModel(absl::string_view flag, absl::string_view value, const std::string& expected) {
   RuntimeModel m;
   absl::Status st = ParseModelFlag(flag, value, &m);
-  ASSERT_TRUE(st.ok()) << flag << " " << value << ": " << st;
+  ASSERT_OK(st) << flag << " " << value << ": " << st;
   EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(m, Text(expected)))
       << m.ShortDebugString();
 }

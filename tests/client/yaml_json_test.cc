@@ -5,13 +5,14 @@
 #include <gtest/gtest.h>
 
 #include "resched/v1/service.pb.h"
+#include "tests/testing/status.h"
 
 namespace resched::api {
 namespace {
 
 std::string Json(absl::string_view yaml) {
   absl::StatusOr<std::string> json = YamlToJson(std::string(yaml));
-  EXPECT_TRUE(json.ok()) << json.status();
+  EXPECT_OK(json);
   return json.ok() ? *json : "";
 }
 
@@ -97,7 +98,7 @@ model:
   for (const char* text : {yaml, json}) {
     resched::v1::JobSpec m;
     absl::Status st = ParseJsonOrYaml(text, &m);
-    ASSERT_TRUE(st.ok()) << st;
+    ASSERT_OK(st);
     EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(m, expected))
         << m.ShortDebugString();
   }
@@ -105,18 +106,18 @@ model:
 
 TEST(ParseJsonOrYaml, CamelCaseAndEnumsAndEmpty) {
   resched::v1::ClusterSpec spec;
-  ASSERT_TRUE(ParseJsonOrYaml("name: sim\nprocessors: 8\nclock: SIMULATED\n"
-                              "policy: {name: easy, params: {rho: 0.5}}\n",
-                              &spec)
-                  .ok());
+  ASSERT_OK(
+      ParseJsonOrYaml("name: sim\nprocessors: 8\nclock: SIMULATED\n"
+                      "policy: {name: easy, params: {rho: 0.5}}\n",
+                      &spec));
   EXPECT_EQ(spec.clock(), resched::v1::SIMULATED);
   EXPECT_EQ(spec.policy().params().at("rho"), 0.5);
   resched::v1::AmdahlModel amdahl;
-  ASSERT_TRUE(ParseJsonOrYaml("kMin: 2\nk_max: 4\n", &amdahl).ok());
+  ASSERT_OK(ParseJsonOrYaml("kMin: 2\nk_max: 4\n", &amdahl));
   EXPECT_EQ(amdahl.k_min(), 2);
   EXPECT_EQ(amdahl.k_max(), 4);
-  EXPECT_TRUE(ParseJsonOrYaml("", &amdahl).ok());
-  EXPECT_TRUE(ParseJsonOrYaml("# only a comment\n", &amdahl).ok());
+  EXPECT_OK(ParseJsonOrYaml("", &amdahl));
+  EXPECT_OK(ParseJsonOrYaml("# only a comment\n", &amdahl));
 }
 
 TEST(ParseJsonOrYaml, ErrorsSayWhatAndWhere) {

@@ -1,6 +1,7 @@
 // Bad input: every invalid field is rejected with INVALID_ARGUMENT naming it, nothing is
 // applied, and the server keeps answering.
 #include "tests/server/server_fixture.h"
+#include "tests/testing/status.h"
 
 namespace resched::server::testing {
 namespace {
@@ -74,7 +75,7 @@ TEST_F(BadInputTest, EachInvalidJobFieldIsNamed) {
   // Nothing was applied and the server still answers.
   EXPECT_EQ(Schedule("sim").jobs_size(), 0);
   pb::SubmitJobResponse ok;
-  EXPECT_TRUE(Submit("sim", Rigid(2, 10), &ok).ok());
+  EXPECT_OK(Submit("sim", Rigid(2, 10), &ok));
 }
 
 TEST_F(BadInputTest, InvalidClustersRequestsAndIds) {
@@ -167,7 +168,7 @@ TEST_F(BadInputTest, InvalidClustersRequestsAndIds) {
   pb::GetClusterRequest get;
   get.set_name("sim");
   grpc::ClientContext c11;
-  ASSERT_TRUE(stub_->GetCluster(&c11, get, &cluster).ok());
+  ASSERT_OK(stub_->GetCluster(&c11, get, &cluster));
   EXPECT_EQ(cluster.queued_jobs() + cluster.running_jobs(), 0);
   EXPECT_EQ(cluster.reservations(), 0);
 }

@@ -2,12 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/testing/status.h"
+
 namespace resched::server {
 namespace {
 
 TEST(ConfigTest, TheEmbeddedDefaultKeepsTheDefaultLimits) {
   auto config = ParseConfig(kDefaultConfigYaml);
-  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_OK(config);
   const ServiceLimits limits = LimitsFrom(*config);
   const ServiceLimits defaults;
   EXPECT_EQ(limits.max_clusters, defaults.max_clusters);
@@ -21,7 +23,7 @@ TEST(ConfigTest, AFileSetsTheLimits) {
   auto config = ParseConfig(
       "max_clusters: 3\nmax_active_jobs_per_cluster: 50\nmax_dag_tasks: 7\n"
       "max_watch_backlog: 20\nmax_waiting_calls: 30\n");
-  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_OK(config);
   const ServiceLimits limits = LimitsFrom(*config);
   EXPECT_EQ(limits.max_clusters, 3);
   EXPECT_EQ(limits.max_active_jobs_per_cluster, 50);

@@ -3,6 +3,7 @@
 
 #include "core/dag/dag_plan.h"
 #include "server_fixture.h"
+#include "tests/testing/status.h"
 
 namespace resched::server::testing {
 namespace {
@@ -38,7 +39,7 @@ class DagServiceTest : public ServerTest {
     hold.mutable_end()->set_seconds(2 * kHourS);
     pb::Reservation r;
     grpc::ClientContext context;
-    ASSERT_TRUE(stub_->AddReservation(&context, hold, &r).ok());
+    ASSERT_OK(stub_->AddReservation(&context, hold, &r));
   }
 
   grpc::Status Release(const std::string& id) {
@@ -79,7 +80,7 @@ class DagServiceTest : public ServerTest {
     request.set_cluster("sim");
     pb::ListDagReservationsResponse response;
     grpc::ClientContext context;
-    EXPECT_TRUE(stub_->ListDagReservations(&context, request, &response).ok());
+    EXPECT_OK(stub_->ListDagReservations(&context, request, &response));
     return {response.dags().begin(), response.dags().end()};
   }
 
@@ -89,18 +90,16 @@ class DagServiceTest : public ServerTest {
                        const google::protobuf::RepeatedPtrField<pb::TaskPlacement>& placements,
                        const pb::Schedule& others, std::optional<Time> deadline = std::nullopt) {
     absl::StatusOr<Dag> dag = FromProto(proto);
-    ASSERT_TRUE(dag.ok()) << dag.status();
+    ASSERT_OK(dag);
     ASSERT_EQ(placements.size(), proto.tasks_size());
     Timeline booked(others.capacity());
     for (const auto& r : others.reservations()) {
-      ASSERT_TRUE(
-          booked.Add(*FromProto(r.start(), "s"), *FromProto(r.end(), "e"), r.processors()).ok());
+      ASSERT_OK(booked.Add(*FromProto(r.start(), "s"), *FromProto(r.end(), "e"), r.processors()));
     }
     for (const auto& j : others.jobs()) {
       if (j.state() != pb::QUEUED && j.state() != pb::RUNNING) continue;
       const auto& a = j.allocation();
-      ASSERT_TRUE(
-          booked.Add(*FromProto(a.start(), "s"), *FromProto(a.end(), "e"), a.processors()).ok());
+      ASSERT_OK(booked.Add(*FromProto(a.start(), "s"), *FromProto(a.end(), "e"), a.processors()));
     }
     DagPlan plan;
     for (int i = 0; i < placements.size(); ++i) {
@@ -111,14 +110,14 @@ class DagServiceTest : public ServerTest {
     }
     Summarize(plan);
     const absl::Status s = ValidateSchedule(DagPlanToValidate(*dag, plan, booked, 0, deadline));
-    EXPECT_TRUE(s.ok()) << s;
+    EXPECT_OK(s);
   }
 };
 
 TEST_F(DagServiceTest, ReserveDagCommitsEveryTaskAroundTheHoldAndShowsThemInTheSchedule) {
   const pb::Schedule before = Schedule("sim");
   pb::ReserveDAGResponse response;
-  ASSERT_TRUE(Reserve(Diamond(), &response).ok());
+  ASSERT_OK(Reserve(Diamond(), &response));
   EXPECT_EQ(response.dag_id(), "d1");
   ASSERT_EQ(response.placements_size(), 4);
   ExpectValidPlan(Diamond(), response.placements(), before);
@@ -142,15 +141,15 @@ TEST_F(DagServiceTest, ReserveDagCommitsEveryTaskAroundTheHoldAndShowsThemInTheS
 
 TEST_F(DagServiceTest, ACommittedDagBlocksLaterWorkAndReleasingItLetsWorkMoveEarlier) {
   pb::ReserveDAGResponse dag;
-  ASSERT_TRUE(Reserve(Diamond(), &dag).ok());
+  ASSERT_OK(Reserve(Diamond(), &dag));
   // A job needing the whole machine can start only after the hold and every DAG task.
   pb::SubmitJobResponse job;
-  ASSERT_TRUE(Submit("sim", Rigid(16, 600), &job).ok());
+  ASSERT_OK(Submit("sim", Rigid(16, 600), &job));
   const std::int64_t dag_end = dag.completion().seconds();
   EXPECT_GE(job.job().allocation().start().seconds(), dag_end);
   ExpectValid(Schedule("sim"));
 
-  ASSERT_TRUE(Release(dag.dag_id()).ok());
+  ASSERT_OK(Release(dag.dag_id()));
   EXPECT_TRUE(Dags().empty());
   const pb::Schedule after = Schedule("sim");
   EXPECT_EQ(after.dag_tasks_size(), 0);
@@ -164,7 +163,7 @@ TEST_F(DagServiceTest, ACommittedDagBlocksLaterWorkAndReleasingItLetsWorkMoveEar
 TEST_F(DagServiceTest, ADryRunChangesNothing) {
   const pb::Schedule before = Schedule("sim");
   pb::ReserveDAGResponse response;
-  ASSERT_TRUE(Reserve(Diamond(), &response, /*dry_run=*/true).ok());
+  ASSERT_OK(Reserve(Diamond(), &response, /*dry_run=*/true));
   EXPECT_TRUE(response.dag_id().empty());
   EXPECT_EQ(response.placements_size(), 4);
   ExpectValidPlan(Diamond(), response.placements(), before);
@@ -172,7 +171,7 @@ TEST_F(DagServiceTest, ADryRunChangesNothing) {
   EXPECT_TRUE(Dags().empty());
   // The same plan is what a commit books.
   pb::ReserveDAGResponse committed;
-  ASSERT_TRUE(Reserve(Diamond(), &committed).ok());
+  ASSERT_OK(Reserve(Diamond(), &committed));
   for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(committed.placements(i).SerializeAsString(),
               response.placements(i).SerializeAsString());
@@ -215,14 +214,14 @@ TEST_F(DagServiceTest, EveryBuiltDagPlannerIsSelectableByName) {
   pb::ListAlgorithmsRequest list_request;
   pb::ListAlgorithmsResponse list;
   grpc::ClientContext context;
-  ASSERT_TRUE(stub_->ListAlgorithms(&context, list_request, &list).ok());
+  ASSERT_OK(stub_->ListAlgorithms(&context, list_request, &list));
   const pb::Schedule before = Schedule("sim");
   int built = 0;
   for (const auto& a : list.algorithms()) {
     if (a.kind() != pb::AlgorithmInfo::DAG_PLANNER || !a.implemented()) continue;
     ++built;
     pb::ReserveDAGResponse response;
-    ASSERT_TRUE(Reserve(Diamond(), &response, /*dry_run=*/true, a.name()).ok()) << a.name();
+    ASSERT_OK(Reserve(Diamond(), &response, /*dry_run=*/true, a.name())) << a.name();
     ExpectValidPlan(Diamond(), response.placements(), before);
   }
   EXPECT_GE(built, 24);
@@ -231,7 +230,7 @@ TEST_F(DagServiceTest, EveryBuiltDagPlannerIsSelectableByName) {
 TEST_F(DagServiceTest, QueryDeadlineAnswersTheTightestDeadlineAndCommitsOnRequest) {
   const pb::Schedule before = Schedule("sim");
   pb::QueryDeadlineResponse tightest;
-  ASSERT_TRUE(Query(Diamond(), std::nullopt, false, &tightest).ok());
+  ASSERT_OK(Query(Diamond(), std::nullopt, false, &tightest));
   EXPECT_TRUE(tightest.feasible());
   ASSERT_TRUE(tightest.has_tightest_deadline());
   const std::int64_t k = tightest.tightest_deadline().seconds() + 1;  // whole seconds, above it
@@ -240,13 +239,13 @@ TEST_F(DagServiceTest, QueryDeadlineAnswersTheTightestDeadlineAndCommitsOnReques
   EXPECT_TRUE(tightest.dag_id().empty());
 
   pb::QueryDeadlineResponse missed;
-  ASSERT_TRUE(Query(Diamond(), kHourS, false, &missed).ok());
+  ASSERT_OK(Query(Diamond(), kHourS, false, &missed));
   EXPECT_FALSE(missed.feasible());
   EXPECT_EQ(missed.placements_size(), 0);
   EXPECT_TRUE(missed.has_tightest_deadline()) << "an infeasible answer says what would work";
 
   pb::QueryDeadlineResponse committed;
-  ASSERT_TRUE(Query(Diamond(), k + kHourS, true, &committed).ok());
+  ASSERT_OK(Query(Diamond(), k + kHourS, true, &committed));
   EXPECT_TRUE(committed.feasible());
   EXPECT_EQ(committed.dag_id(), "d1");
   ExpectValidPlan(Diamond(), committed.placements(), before, (k + kHourS) * kMicrosPerSecond);
@@ -254,7 +253,7 @@ TEST_F(DagServiceTest, QueryDeadlineAnswersTheTightestDeadlineAndCommitsOnReques
   ExpectValid(Schedule("sim"));
 
   pb::QueryDeadlineResponse not_committed;
-  ASSERT_TRUE(Query(Diamond(), 60, true, &not_committed).ok());
+  ASSERT_OK(Query(Diamond(), 60, true, &not_committed));
   EXPECT_FALSE(not_committed.feasible());
   EXPECT_TRUE(not_committed.dag_id().empty());
   EXPECT_EQ(Dags().size(), 1u);
@@ -267,12 +266,12 @@ TEST_F(DagServiceTest, WatchersSeeDagsReservedAndReleased) {
   ASSERT_TRUE(reader->Read(&event));
   EXPECT_EQ(event.kind(), pb::ScheduleEvent::SNAPSHOT);
   pb::ReserveDAGResponse dag;
-  ASSERT_TRUE(Reserve(Diamond(), &dag).ok());
+  ASSERT_OK(Reserve(Diamond(), &dag));
   ASSERT_TRUE(reader->Read(&event));
   EXPECT_EQ(event.kind(), pb::ScheduleEvent::DAG_RESERVED);
   EXPECT_EQ(event.dag().id(), dag.dag_id());
   EXPECT_EQ(event.dag().placements_size(), 4);
-  ASSERT_TRUE(Release(dag.dag_id()).ok());
+  ASSERT_OK(Release(dag.dag_id()));
   ASSERT_TRUE(reader->Read(&event));
   EXPECT_EQ(event.kind(), pb::ScheduleEvent::DAG_RELEASED);
   EXPECT_EQ(event.dag().id(), dag.dag_id());
@@ -282,7 +281,7 @@ TEST_F(DagServiceTest, WatchersSeeDagsReservedAndReleased) {
 
 TEST_F(DagServiceTest, ARetriedReservationIsAppliedOnce) {
   pb::ReserveDAGResponse first;
-  ASSERT_TRUE(Reserve(Diamond(), &first, false, "", "dag-42").ok());
+  ASSERT_OK(Reserve(Diamond(), &first, false, "", "dag-42"));
   pb::ReserveDAGResponse second;
   const grpc::Status s = Reserve(Diamond(), &second, false, "", "dag-42");
   EXPECT_EQ(s.error_code(), grpc::StatusCode::ALREADY_EXISTS);

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "tests/server/server_fixture.h"
+#include "tests/testing/status.h"
 
 namespace resched::server::testing {
 namespace {
@@ -39,8 +40,8 @@ TEST_F(DeleteRaceTest, ASubmissionIsNeverAcknowledgedIntoADeletedCluster) {
     } else {
       EXPECT_EQ(deleted.error_code(), grpc::StatusCode::FAILED_PRECONDITION)
           << deleted.error_message();
-      EXPECT_TRUE(submitted.ok()) << submitted.error_message();
-      ASSERT_TRUE(Delete(name, /*force=*/true).ok()) << "stay under max_clusters";
+      EXPECT_OK(submitted) << submitted.error_message();
+      ASSERT_OK(Delete(name, /*force=*/true)) << "stay under max_clusters";
     }
   }
 }

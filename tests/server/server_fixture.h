@@ -14,6 +14,7 @@
 #include "resched/v1/service.grpc.pb.h"
 #include "server/config.h"
 #include "server/service.h"
+#include "tests/testing/status.h"
 
 namespace resched::server::testing {
 
@@ -23,9 +24,9 @@ class ServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto config = ParseConfig(kDefaultConfigYaml);
-    ASSERT_TRUE(config.ok()) << config.status();
+    ASSERT_OK(config);
     service_ = std::make_unique<ReschedService>(limits_);
-    ASSERT_TRUE(service_->CreateConfiguredClusters(*config).ok());
+    ASSERT_OK(service_->CreateConfiguredClusters(*config));
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -49,7 +50,7 @@ class ServerTest : public ::testing::Test {
     request.mutable_spec()->mutable_policy()->set_name(policy);
     pb::Cluster cluster;
     grpc::ClientContext context;
-    ASSERT_TRUE(stub_->CreateCluster(&context, request, &cluster).ok());
+    ASSERT_OK(stub_->CreateCluster(&context, request, &cluster));
   }
 
   static pb::JobSpec Rigid(int k, int seconds) {
@@ -86,7 +87,7 @@ class ServerTest : public ::testing::Test {
     request.mutable_from()->set_seconds(0);
     pb::Schedule schedule;
     grpc::ClientContext context;
-    EXPECT_TRUE(stub_->GetSchedule(&context, request, &schedule).ok());
+    EXPECT_OK(stub_->GetSchedule(&context, request, &schedule));
     return schedule;
   }
 
@@ -118,7 +119,7 @@ class ServerTest : public ::testing::Test {
     for (int i = 0; i < schedule.jobs_size(); ++i) {
       const auto& job = schedule.jobs(i);
       auto model = FromProto(job.spec().model(), "model");
-      ASSERT_TRUE(model.ok());
+      ASSERT_OK(model);
       models[i] = *model;
       ScheduledItem item;
       item.id = job.id();
@@ -145,7 +146,7 @@ class ServerTest : public ::testing::Test {
       EXPECT_EQ(a.processor_ids_size(), a.processors()) << t.dag_id() << "/" << t.task();
     }
     const auto status = ValidateSchedule(s);
-    EXPECT_TRUE(status.ok()) << status;
+    EXPECT_OK(status);
   }
 
   // The google.rpc.BadRequest field named by an INVALID_ARGUMENT status.

@@ -3,6 +3,7 @@
 
 #include "core/registry/registry.h"
 #include "tests/server/server_fixture.h"
+#include "tests/testing/status.h"
 
 namespace resched::server::testing {
 namespace {
@@ -10,7 +11,7 @@ namespace {
 TEST_F(ServerTest, DefaultClusterFromTheEmbeddedConfig) {
   pb::ListClustersResponse clusters;
   grpc::ClientContext context;
-  ASSERT_TRUE(stub_->ListClusters(&context, {}, &clusters).ok());
+  ASSERT_OK(stub_->ListClusters(&context, {}, &clusters));
   ASSERT_EQ(clusters.clusters_size(), 1);
   EXPECT_EQ(clusters.clusters(0).spec().name(), "default");
   EXPECT_EQ(clusters.clusters(0).capacity(), 64);
@@ -21,9 +22,9 @@ TEST_F(ServerTest, DefaultClusterFromTheEmbeddedConfig) {
 TEST_F(ServerTest, SubmitPlacesWithTheClusterPolicy) {
   CreateSim("sim", 4, "conservative");
   pb::SubmitJobResponse r1, r2, r3;
-  ASSERT_TRUE(Submit("sim", Rigid(2, 10), &r1).ok());
-  ASSERT_TRUE(Submit("sim", Rigid(4, 10), &r2).ok());
-  ASSERT_TRUE(Submit("sim", Rigid(2, 5), &r3).ok());
+  ASSERT_OK(Submit("sim", Rigid(2, 10), &r1));
+  ASSERT_OK(Submit("sim", Rigid(4, 10), &r2));
+  ASSERT_OK(Submit("sim", Rigid(2, 5), &r3));
   EXPECT_EQ(r1.job().state(), pb::RUNNING);
   EXPECT_EQ(r2.job().allocation().start().seconds(), 10);
   EXPECT_EQ(r2.job().state(), pb::QUEUED);
@@ -36,7 +37,7 @@ TEST_F(ServerTest, SubmitPlacesWithTheClusterPolicy) {
 
 TEST_F(ServerTest, WallClockJobStartsNow) {
   pb::SubmitJobResponse r;
-  ASSERT_TRUE(Submit("default", Rigid(8, 3600), &r).ok());
+  ASSERT_OK(Submit("default", Rigid(8, 3600), &r));
   EXPECT_EQ(r.job().state(), pb::RUNNING);
   EXPECT_GT(r.job().allocation().start().seconds(), 1'700'000'000);
   ExpectValid(Schedule("default"));
@@ -45,12 +46,12 @@ TEST_F(ServerTest, WallClockJobStartsNow) {
 TEST_F(ServerTest, EarlyFinishAndCancelFreeCapacity) {
   CreateSim("sim", 4, "conservative");
   pb::SubmitJobResponse r1, r2, r3;
-  ASSERT_TRUE(Submit("sim", Rigid(4, 10), &r1).ok());
-  ASSERT_TRUE(Submit("sim", Rigid(4, 10), &r2).ok());
-  ASSERT_TRUE(Submit("sim", Rigid(4, 10), &r3).ok());
+  ASSERT_OK(Submit("sim", Rigid(4, 10), &r1));
+  ASSERT_OK(Submit("sim", Rigid(4, 10), &r2));
+  ASSERT_OK(Submit("sim", Rigid(4, 10), &r3));
   {
     pb::AdvanceClockResponse response;
-    ASSERT_TRUE(AdvanceBy("sim", 4, &response).ok());
+    ASSERT_OK(AdvanceBy("sim", 4, &response));
     EXPECT_EQ(response.now().seconds(), 4);
   }
   {
@@ -60,7 +61,7 @@ TEST_F(ServerTest, EarlyFinishAndCancelFreeCapacity) {
     request.set_kind(pb::FINISHED_EVENT);
     pb::Job job;
     grpc::ClientContext context;
-    ASSERT_TRUE(stub_->ReportJobEvent(&context, request, &job).ok());
+    ASSERT_OK(stub_->ReportJobEvent(&context, request, &job));
     EXPECT_EQ(job.state(), pb::FINISHED);
     EXPECT_EQ(job.allocation().end().seconds(), 4);
   }
@@ -70,7 +71,7 @@ TEST_F(ServerTest, EarlyFinishAndCancelFreeCapacity) {
     request.set_id(r2.job().id());
     pb::Job job;
     grpc::ClientContext context;
-    ASSERT_TRUE(stub_->CancelJob(&context, request, &job).ok());
+    ASSERT_OK(stub_->CancelJob(&context, request, &job));
     EXPECT_EQ(job.state(), pb::CANCELLED);
   }
   pb::GetJobRequest get;
@@ -78,7 +79,7 @@ TEST_F(ServerTest, EarlyFinishAndCancelFreeCapacity) {
   get.set_id(r3.job().id());
   pb::Job job;
   grpc::ClientContext context;
-  ASSERT_TRUE(stub_->GetJob(&context, get, &job).ok());
+  ASSERT_OK(stub_->GetJob(&context, get, &job));
   // r1 ended at 4, r2 moved to 4 and was cancelled there: r3 moved from 20 to 4.
   EXPECT_EQ(job.allocation().start().seconds(), 4);
   EXPECT_EQ(job.state(), pb::RUNNING);
@@ -88,14 +89,14 @@ TEST_F(ServerTest, EarlyFinishAndCancelFreeCapacity) {
 TEST_F(ServerTest, AdvanceClockStartsAndFinishesJobs) {
   CreateSim("sim", 4, "easy");
   pb::SubmitJobResponse r1, r2;
-  ASSERT_TRUE(Submit("sim", Rigid(4, 10), &r1).ok());
-  ASSERT_TRUE(Submit("sim", Rigid(4, 10), &r2).ok());
+  ASSERT_OK(Submit("sim", Rigid(4, 10), &r1));
+  ASSERT_OK(Submit("sim", Rigid(4, 10), &r2));
   pb::AdvanceClockRequest request;
   request.set_cluster("sim");
   request.mutable_to()->set_seconds(12);
   pb::AdvanceClockResponse response;
   grpc::ClientContext context;
-  ASSERT_TRUE(stub_->AdvanceClock(&context, request, &response).ok());
+  ASSERT_OK(stub_->AdvanceClock(&context, request, &response));
   ASSERT_EQ(response.finished_size(), 1);
   EXPECT_EQ(response.finished(0).id(), r1.job().id());
   ASSERT_EQ(response.started_size(), 1);
@@ -117,10 +118,10 @@ TEST_F(ServerTest, ReservationsHoldAndRelease) {
   pb::Reservation reservation;
   {
     grpc::ClientContext context;
-    ASSERT_TRUE(stub_->AddReservation(&context, add, &reservation).ok());
+    ASSERT_OK(stub_->AddReservation(&context, add, &reservation));
   }
   pb::SubmitJobResponse r;
-  ASSERT_TRUE(Submit("sim", Rigid(1, 10), &r).ok());
+  ASSERT_OK(Submit("sim", Rigid(1, 10), &r));
   EXPECT_EQ(r.job().allocation().start().seconds(), 100);
   auto schedule = Schedule("sim");
   EXPECT_EQ(schedule.reservations_size(), 1);
@@ -131,14 +132,14 @@ TEST_F(ServerTest, ReservationsHoldAndRelease) {
   pb::RemoveReservationResponse removed;
   {
     grpc::ClientContext context;
-    ASSERT_TRUE(stub_->RemoveReservation(&context, remove, &removed).ok());
+    ASSERT_OK(stub_->RemoveReservation(&context, remove, &removed));
   }
   pb::GetJobRequest get;
   get.set_cluster("sim");
   get.set_id(r.job().id());
   pb::Job job;
   grpc::ClientContext context;
-  ASSERT_TRUE(stub_->GetJob(&context, get, &job).ok());
+  ASSERT_OK(stub_->GetJob(&context, get, &job));
   EXPECT_EQ(job.state(), pb::RUNNING);  // moved to now = 0
   grpc::ClientContext again;
   EXPECT_EQ(stub_->RemoveReservation(&again, remove, &removed).error_code(),
@@ -148,7 +149,7 @@ TEST_F(ServerTest, ReservationsHoldAndRelease) {
 TEST_F(ServerTest, RetriedRequestIdReturnsTheFirstAnswer) {
   CreateSim("sim", 4, "conservative");
   pb::SubmitJobResponse first, second;
-  ASSERT_TRUE(Submit("sim", Rigid(1, 10), &first, "req-1").ok());
+  ASSERT_OK(Submit("sim", Rigid(1, 10), &first, "req-1"));
   const auto status = Submit("sim", Rigid(1, 10), &second, "req-1");
   ASSERT_EQ(status.error_code(), grpc::StatusCode::ALREADY_EXISTS);
   google::rpc::Status rich;
@@ -175,7 +176,7 @@ TEST_F(ServerTest, DryRunChangesNothing) {
   request.set_dry_run(true);
   pb::SubmitJobResponse response;
   grpc::ClientContext context;
-  ASSERT_TRUE(stub_->SubmitJob(&context, request, &response).ok());
+  ASSERT_OK(stub_->SubmitJob(&context, request, &response));
   EXPECT_EQ(response.job().allocation().processors(), 2);
   EXPECT_TRUE(response.job().id().empty());
   EXPECT_EQ(Schedule("sim").jobs_size(), 0);
@@ -185,7 +186,7 @@ TEST_F(ServerTest, ListJobsPagesInSubmissionOrder) {
   CreateSim("sim", 4, "fcfs");
   for (int i = 0; i < 5; ++i) {
     pb::SubmitJobResponse r;
-    ASSERT_TRUE(Submit("sim", Rigid(1, 10 + i), &r).ok());
+    ASSERT_OK(Submit("sim", Rigid(1, 10 + i), &r));
   }
   std::vector<std::string> ids;
   std::string token;
@@ -196,7 +197,7 @@ TEST_F(ServerTest, ListJobsPagesInSubmissionOrder) {
     request.set_page_token(token);
     pb::ListJobsResponse response;
     grpc::ClientContext context;
-    ASSERT_TRUE(stub_->ListJobs(&context, request, &response).ok());
+    ASSERT_OK(stub_->ListJobs(&context, request, &response));
     for (const auto& job : response.jobs()) ids.push_back(job.id());
     token = response.next_page_token();
   } while (!token.empty());
@@ -254,14 +255,14 @@ TEST_F(ServerTest, UnbuiltAlgorithmsAnswerUnimplemented) {
   // Groups of one speed are a homogeneous cluster.
   mixed.mutable_spec()->mutable_groups(0)->set_speed(1);
   grpc::ClientContext c6;
-  EXPECT_TRUE(stub_->CreateCluster(&c6, mixed, &cluster).ok());
+  EXPECT_OK(stub_->CreateCluster(&c6, mixed, &cluster));
   EXPECT_EQ(cluster.capacity(), 12);
 }
 
 TEST_F(ServerTest, ListAlgorithmsComesFromTheRegistry) {
   pb::ListAlgorithmsResponse response;
   grpc::ClientContext context;
-  ASSERT_TRUE(stub_->ListAlgorithms(&context, {}, &response).ok());
+  ASSERT_OK(stub_->ListAlgorithms(&context, {}, &response));
   std::set<std::string> implemented;
   for (const auto& a : response.algorithms()) {
     if (a.implemented()) implemented.insert(a.name());
@@ -282,7 +283,7 @@ TEST_F(ServerTest, WatchScheduleStreamsASnapshotThenChanges) {
   ASSERT_TRUE(stream->reader->Read(&event));
   EXPECT_EQ(event.kind(), pb::ScheduleEvent::SNAPSHOT);
   pb::SubmitJobResponse r;
-  ASSERT_TRUE(Submit("sim", Rigid(1, 10), &r).ok());
+  ASSERT_OK(Submit("sim", Rigid(1, 10), &r));
   ASSERT_TRUE(stream->reader->Read(&event));
   EXPECT_EQ(event.kind(), pb::ScheduleEvent::JOB_CHANGED);
   EXPECT_EQ(event.job().id(), r.job().id());
@@ -293,7 +294,7 @@ TEST_F(ServerTest, WatchScheduleStreamsASnapshotThenChanges) {
 TEST_F(ServerTest, DeleteClusterNeedsForceWithActiveJobs) {
   CreateSim("sim", 4, "conservative");
   pb::SubmitJobResponse r;
-  ASSERT_TRUE(Submit("sim", Rigid(1, 10), &r).ok());
+  ASSERT_OK(Submit("sim", Rigid(1, 10), &r));
   pb::DeleteClusterRequest request;
   request.set_name("sim");
   pb::DeleteClusterResponse response;
@@ -302,7 +303,7 @@ TEST_F(ServerTest, DeleteClusterNeedsForceWithActiveJobs) {
             grpc::StatusCode::FAILED_PRECONDITION);
   request.set_force(true);
   grpc::ClientContext c2;
-  EXPECT_TRUE(stub_->DeleteCluster(&c2, request, &response).ok());
+  EXPECT_OK(stub_->DeleteCluster(&c2, request, &response));
   pb::GetClusterRequest get;
   get.set_name("sim");
   pb::Cluster cluster;

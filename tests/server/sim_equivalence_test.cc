@@ -7,6 +7,7 @@
 #include "core/sim/simulator.h"
 #include "tests/core/sim/random_workload.h"
 #include "tests/server/server_fixture.h"
+#include "tests/testing/status.h"
 
 namespace resched::server::testing {
 namespace {
@@ -92,13 +93,13 @@ TEST_F(SimEquivalenceTest, ServerAndSimulatorGiveEveryJobTheSameAllocation) {
     SCOPED_TRACE(policy);
     const ClusterSpec spec{"sim", {{"", kProcessors, 1.0}}, ClockKind::kSimulated, policy};
     auto simulated = Simulate(workload, spec, {});
-    ASSERT_TRUE(simulated.ok()) << simulated.status();
+    ASSERT_OK(simulated);
 
     const std::string cluster = "equivalence-" + policy;
     CreateSim(cluster, kProcessors, policy);
     GrpcDriver driver(*stub_, cluster);
     auto served = Replay(workload, driver);
-    ASSERT_TRUE(served.ok()) << served.status();
+    ASSERT_OK(served);
 
     ASSERT_EQ(served->size(), simulated->jobs.size());
     int early = 0;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "tests/server/server_fixture.h"
+#include "tests/testing/status.h"
 
 namespace resched::server::testing {
 namespace {
@@ -35,7 +36,7 @@ TEST_F(WatchTest, ManyStreamsHoldNoThread) {
     EXPECT_EQ(event.kind(), pb::ScheduleEvent::SNAPSHOT);
   }
   pb::SubmitJobResponse submitted;
-  ASSERT_TRUE(Submit("sim", Rigid(1, 10), &submitted).ok());
+  ASSERT_OK(Submit("sim", Rigid(1, 10), &submitted));
   for (auto& stream : streams) {
     ASSERT_TRUE(stream->reader->Read(&event));
     EXPECT_EQ(event.kind(), pb::ScheduleEvent::JOB_CHANGED);
@@ -56,7 +57,7 @@ TEST_F(WatchTest, DeletingTheClusterEndsItsStreams) {
   request.set_name("sim");
   pb::DeleteClusterResponse response;
   grpc::ClientContext context;
-  ASSERT_TRUE(stub_->DeleteCluster(&context, request, &response).ok());
+  ASSERT_OK(stub_->DeleteCluster(&context, request, &response));
   const grpc::Status status = Drain(*stream);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
   EXPECT_EQ(status.error_message(), "cluster 'sim' was deleted");
@@ -79,12 +80,12 @@ TEST_F(WatchTest, AReaderTooFarBehindIsCutOff) {
   later.mutable_release()->set_seconds(1);
   for (int i = 0; i < 40; ++i) {
     pb::SubmitJobResponse r;
-    ASSERT_TRUE(Submit("sim", later, &r).ok());
+    ASSERT_OK(Submit("sim", later, &r));
   }
   // One clock move starts forty jobs: forty events published at once, far more than the
   // backlog of 5 the fixture allows behind the one being written.
   pb::AdvanceClockResponse advanced;
-  ASSERT_TRUE(AdvanceBy("sim", 2, &advanced).ok());
+  ASSERT_OK(AdvanceBy("sim", 2, &advanced));
   ASSERT_EQ(advanced.started_size(), 40);
   const grpc::Status status = Drain(*stream);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);

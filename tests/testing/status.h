@@ -28,6 +28,23 @@ T OkValue(absl::StatusOr<T> status_or) {
   return *std::move(status_or);
 }
 
+// For ASSERT_OK: absl::Status and absl::StatusOr, and the other status types the tests meet
+// (grpc::Status, protobuf's util::Status), each printed in its own way.
+template <typename T>
+::testing::AssertionResult AssertOk(const char* expr_text, const T& status) {
+  if (status.ok()) return ::testing::AssertionSuccess();
+  ::testing::AssertionResult failure = ::testing::AssertionFailure();
+  failure << expr_text << " is ";
+  if constexpr (requires { StatusOf(status); }) {
+    failure << StatusOf(status);
+  } else if constexpr (requires { status.error_message(); }) {
+    failure << "code " << static_cast<int>(status.error_code()) << ": " << status.error_message();
+  } else {
+    failure << status.ToString();
+  }
+  return failure;
+}
+
 // Matches an absl::Status or absl::StatusOr<T> with `code` and a message matching `message`.
 MATCHER_P2(StatusIs, code, message,
            absl::StrCat("has status ", absl::StatusCodeToString(code), " and a message that ",
@@ -40,14 +57,7 @@ MATCHER_P2(StatusIs, code, message,
 
 }  // namespace resched::testing
 
-#define RESCHED_STATUS_CHECK_(assertion, expr)                                  \
-  do {                                                                          \
-    const auto& resched_status_or_ = (expr);                                    \
-    assertion(::resched::testing::StatusOf(resched_status_or_).ok())            \
-        << #expr << " is " << ::resched::testing::StatusOf(resched_status_or_); \
-  } while (false)
-
 // ASSERT_OK(expr) / EXPECT_OK(expr): expr (an absl::Status or absl::StatusOr) is OK; when not,
-// the failure names the expression and prints its status.
-#define ASSERT_OK(expr) RESCHED_STATUS_CHECK_(ASSERT_TRUE, expr)
-#define EXPECT_OK(expr) RESCHED_STATUS_CHECK_(EXPECT_TRUE, expr)
+// the failure names the expression and prints its status. More context may be streamed in.
+#define ASSERT_OK(expr) ASSERT_PRED_FORMAT1(::resched::testing::AssertOk, expr)
+#define EXPECT_OK(expr) EXPECT_PRED_FORMAT1(::resched::testing::AssertOk, expr)

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/dag/heft.h"
 #include "core/workload/barbosa_workload.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -95,11 +96,11 @@ void ExpectValid(const std::vector<BarbosaJob>& jobs, const std::vector<JobPrece
       std::all_of(speeds.begin(), speeds.end(), [](double s) { return s == 1.0; });
   const auto status =
       ValidateSchedule(Merge(jobs, master, result, tl, release, homogeneous_reference));
-  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_OK(status);
   std::vector<const DagPlan*> plans;
   for (const DagPlan& p : result.plans) plans.push_back(&p);
   const auto mapping = ValidateProcessorMapping(plans, m, timeline);
-  EXPECT_TRUE(mapping.ok()) << mapping;
+  EXPECT_OK(mapping);
   ExpectDurations(jobs, result, speeds);
 }
 
@@ -131,7 +132,7 @@ TEST(BarbosaTest, SingleTaskTakesItsOptimalCapacity) {
   Dag dag;
   dag.tasks = {{"a", Amdahl(8)}};
   auto plan = BarbosaPlan(dag, std::vector<double>(4, 1.0), 5 * kS, nullptr);
-  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_OK(plan);
   EXPECT_EQ(plan->tasks[0].processors, (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(plan->tasks[0].start, 5 * kS);
   EXPECT_EQ(plan->tasks[0].end, 7 * kS);
@@ -147,7 +148,7 @@ TEST(BarbosaTest, StopsWhereTheTimeStopsDecreasing) {
   Dag one;
   one.tasks = {dag.tasks[0]};
   auto plan = BarbosaPlan(one, std::vector<double>(20, 1.0), 0, nullptr);
-  ASSERT_TRUE(plan.ok());
+  ASSERT_OK(plan);
   // Lines 3-5 stop at the first width whose time does not decrease.
   int first_min = 1;
   while (first_min < 20 &&
@@ -165,7 +166,7 @@ TEST(BarbosaTest, FastestProcessorsFirst) {
   dag.tasks = {{"r", RuntimeModel(RigidModel{2, 10 * kS})}};
   const std::vector<double> speeds{1, 2, 1, 2};
   auto plan = BarbosaPlan(dag, speeds, 0, nullptr);
-  ASSERT_TRUE(plan.ok());
+  ASSERT_OK(plan);
   EXPECT_EQ(plan->tasks[0].processors, (std::vector<int>{1, 3}));
   EXPECT_EQ(plan->tasks[0].end, 5 * kS);  // 10 s * 2 / (2 + 2)
 }
@@ -173,11 +174,11 @@ TEST(BarbosaTest, FastestProcessorsFirst) {
 // A busy machine: starting later on more processors can finish earlier (§4, lines 3-5).
 TEST(BarbosaTest, StartsLaterWhenThatFinishesEarlier) {
   Timeline timeline(4);
-  ASSERT_TRUE(timeline.Add(0, 1 * kS, 3).ok());  // only processor 0 free on [0, 1)
+  ASSERT_OK(timeline.Add(0, 1 * kS, 3));  // only processor 0 free on [0, 1)
   Dag dag;
   dag.tasks = {{"a", Amdahl(8)}};
   auto plan = BarbosaPlan(dag, std::vector<double>(4, 1.0), 0, &timeline);
-  ASSERT_TRUE(plan.ok());
+  ASSERT_OK(plan);
   // At 0: one processor, ends at 8. At 1: four, ends at 3.
   EXPECT_EQ(plan->tasks[0].k, 4);
   EXPECT_EQ(plan->tasks[0].start, 1 * kS);
@@ -201,7 +202,7 @@ TEST(BarbosaTest, CorrectionMovesProcessorsToTheCriticalTask) {
   std::vector<BarbosaJob> jobs{{dag, 0, "u"}};
   const std::vector<double> speeds(8, 1.0);
   auto result = BarbosaSchedule(jobs, {}, speeds, 0, nullptr);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   ASSERT_EQ(result->rounds.size(), 2u);
   const BarbosaRound& r0 = result->rounds[0];
   ASSERT_EQ(r0.entries.size(), 2u);
@@ -225,7 +226,7 @@ TEST(BarbosaTest, CorrectionMovesProcessorsToTheCriticalTask) {
   BarbosaOptions off;
   off.correction = false;
   auto plain = BarbosaSchedule(jobs, {}, speeds, 0, nullptr, off);
-  ASSERT_TRUE(plain.ok());
+  ASSERT_OK(plain);
   EXPECT_EQ(plain->plans[0].completion, 14 * kS);
   EXPECT_LT(result->plans[0].completion, plain->plans[0].completion);
 }
@@ -242,7 +243,7 @@ TEST(BarbosaTest, ShareCapsAUserWhenOthersCompete) {
   std::vector<BarbosaJob> jobs{{dag, 0.5, "A"}, {dag, 0, "B"}};
   const std::vector<double> speeds(20, 1.0);
   auto result = BarbosaSchedule(jobs, {}, speeds, 0, nullptr);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   for (const auto& e : result->rounds[0].entries) EXPECT_DOUBLE_EQ(e.target_capacity, 2);
   for (const TaskReservation& t : result->plans[0].tasks) {
     EXPECT_EQ(t.k, 2);
@@ -269,7 +270,7 @@ TEST(BarbosaTest, ShareIsExceededByLessThanOneProcessorPerTask) {
   std::vector<BarbosaJob> jobs{{dag, 0.6, "A"}, {dag, 0, "B"}};
   const std::vector<double> speeds(20, 1.0);
   auto result = BarbosaSchedule(jobs, {}, speeds, 0, nullptr);
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   double a_target = 0;
   double a_final = 0;
   for (const auto& e : result->rounds[0].entries) {
@@ -342,7 +343,7 @@ TEST(BarbosaTest, RandomMultiUserRunsKeepTheRoundBudgets) {
     const Time release = uniform(0, 5) * 100'000;
     auto result = BarbosaSchedule(jobs, master, speeds, release,
                                   with_timeline ? &timeline : nullptr, options);
-    ASSERT_TRUE(result.ok()) << result.status();
+    ASSERT_OK(result);
     ExpectValid(jobs, master, *result, speeds, with_timeline ? &timeline : nullptr, release);
     for (const BarbosaRound& round : result->rounds) {
       std::map<int, double> target, placed, final_cap;
@@ -388,7 +389,9 @@ TEST(BarbosaTest, GlobalManagementAgainstExclusiveUse) {
     std::vector<BarbosaJob> jobs{{d1, 0.6, "user1"}, {d2, 0, "user2"}};
     const std::vector<double> speeds(20, 1.0);
     auto global = BarbosaSchedule(jobs, {}, speeds, 0, nullptr);
-    ASSERT_TRUE(exclusive1.ok() && exclusive2.ok() && global.ok());
+    ASSERT_OK(exclusive1);
+    ASSERT_OK(exclusive2);
+    ASSERT_OK(global);
     ExpectValid(jobs, {}, *global, speeds, nullptr, 0);
     ex1 += exclusive1->completion / 1e6;
     ex2 += exclusive2->completion / 1e6;
@@ -416,7 +419,7 @@ TEST(BarbosaTest, MasterDagOrdersJobs) {
   std::vector<JobPrecedence> master{{0, 1}};
   const std::vector<double> speeds(2, 1.0);
   auto result = BarbosaSchedule(jobs, master, speeds, 0, nullptr);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   // x on 2 processors [0, 2), y after 1 s of transfer [3, 4), z after y.
   EXPECT_EQ(result->plans[0].tasks[0].end, 2 * kS);
   EXPECT_EQ(result->plans[0].tasks[1].start, 3 * kS);
@@ -424,7 +427,7 @@ TEST(BarbosaTest, MasterDagOrdersJobs) {
   ExpectValid(jobs, master, *result, speeds, nullptr, 0);
   // Without the precedence z runs with x.
   auto free_run = BarbosaSchedule(jobs, {}, speeds, 0, nullptr);
-  ASSERT_TRUE(free_run.ok());
+  ASSERT_OK(free_run);
   EXPECT_LT(free_run->plans[1].tasks[0].start, 2 * kS);
 }
 
@@ -438,10 +441,10 @@ TEST(BarbosaTest, IncomingTransfersSumOrMax) {
   BarbosaOptions sum;
   sum.sum_incoming_transfers = true;
   auto summed = BarbosaPlan(dag, speeds, 0, nullptr, sum);
-  ASSERT_TRUE(summed.ok());
+  ASSERT_OK(summed);
   EXPECT_EQ(summed->tasks[2].start, 6 * kS);
   auto maxed = BarbosaPlan(dag, speeds, 0, nullptr);
-  ASSERT_TRUE(maxed.ok());
+  ASSERT_OK(maxed);
   EXPECT_EQ(maxed->tasks[2].start, 4 * kS);
 }
 
@@ -459,10 +462,10 @@ TEST(BarbosaTest, Errors) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(code({{dag, 0, "a"}}, {{0, 3}}), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(code({{Dag{}, 0, "a"}}, {}), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(BarbosaSchedule({}, {}, speeds, 0, nullptr).ok());
+  EXPECT_OK(BarbosaSchedule({}, {}, speeds, 0, nullptr));
   EXPECT_EQ(BarbosaPlan(dag, {}, 0, nullptr).status().code(), absl::StatusCode::kInvalidArgument);
   Timeline full(2);
-  ASSERT_TRUE(full.Add(0, kTimeMax, 2).ok());
+  ASSERT_OK(full.Add(0, kTimeMax, 2));
   EXPECT_EQ(BarbosaPlan(dag, speeds, 0, &full).status().code(),
             absl::StatusCode::kResourceExhausted);
 }
@@ -508,7 +511,7 @@ TEST(BarbosaWorkloadTest, KernelsAndTransfers) {
   EXPECT_DOUBLE_EQ(Table1Weights(LinearAlgebraKernel::kQ).computation, 0.82);
   EXPECT_DOUBLE_EQ(Table1Weights(LinearAlgebraKernel::kQr).communication, 0.25);
   const Dag dag = BarbosaRandomDag(30, 4);
-  EXPECT_TRUE(ValidateDag(dag, 20).ok());
+  EXPECT_OK(ValidateDag(dag, 20));
   for (const Edge& e : dag.edges) {
     EXPECT_NEAR(static_cast<double>(e.transfer),
                 0.3 * static_cast<double>(dag.tasks[e.from].model.TimeOn(1)), 1.0);
@@ -516,7 +519,7 @@ TEST(BarbosaWorkloadTest, KernelsAndTransfers) {
   const Dag fig3 = BarbosaTopcuogluDag(1);
   EXPECT_EQ(fig3.tasks.size(), 10u);
   EXPECT_EQ(fig3.edges.size(), 15u);
-  EXPECT_TRUE(ValidateDag(fig3, 20).ok());
+  EXPECT_OK(ValidateDag(fig3, 20));
 }
 
 // ---- §5.3, Table 2: parallel tasks against HEFT on 20 homogeneous processors. ----
@@ -534,7 +537,9 @@ TEST(BarbosaTest, ParallelTasksBeatHeftOnTable2Dags) {
       BarbosaOptions sum;
       sum.sum_incoming_transfers = true;
       auto par_sum_plan = BarbosaPlan(dag, speeds, 0, nullptr, sum);
-      ASSERT_TRUE(heft.ok() && par.ok() && par_sum_plan.ok());
+      ASSERT_OK(heft);
+      ASSERT_OK(par);
+      ASSERT_OK(par_sum_plan);
       std::vector<BarbosaJob> jobs{{dag, 0, ""}};
       BarbosaResult r;
       r.plans = {*par};

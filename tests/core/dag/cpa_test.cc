@@ -5,6 +5,7 @@
 #include "core/dag/dag_graph.h"
 #include "dag_test_util.h"
 #include "gtest/gtest.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -14,7 +15,7 @@ using testing::kHour;
 
 DagGraph Graph(const Dag& dag, int p) {
   absl::StatusOr<DagGraph> g = BuildDagGraph(dag, p);
-  EXPECT_TRUE(g.ok()) << g.status();
+  EXPECT_OK(g);
   return *g;
 }
 
@@ -155,7 +156,7 @@ TEST(PlanCpa, OnAnEmptyClusterIsAValidListSchedule) {
     const Dag dag = testing::RandomDag(rng, 40, 0.2, 10 * testing::kMinute);
     const Timeline empty(32);
     absl::StatusOr<DagPlan> plan = PlanCpa(Graph(dag, 32), empty, 1000);
-    ASSERT_TRUE(plan.ok()) << plan.status();
+    ASSERT_OK(plan);
     testing::ExpectValidPlan(dag, *plan, empty, 1000);
   }
 }
@@ -166,7 +167,7 @@ TEST(PlanCpa, AroundReservationsStaysValid) {
     const Dag dag = testing::RandomDag(rng, 30);
     const Timeline busy = testing::RandomTimeline(rng, 64, 200, 48 * kHour);
     absl::StatusOr<DagPlan> plan = PlanCpa(Graph(dag, 64), busy, kHour);
-    ASSERT_TRUE(plan.ok()) << plan.status();
+    ASSERT_OK(plan);
     testing::ExpectValidPlan(dag, *plan, busy, kHour);
   }
 }

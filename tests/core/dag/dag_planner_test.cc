@@ -6,6 +6,7 @@
 #include "core/registry/registry.h"
 #include "dag_test_util.h"
 #include "gtest/gtest.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -39,7 +40,7 @@ TEST(DagPlanner, EveryBuiltDagPlannerProducesAValidPlanByName) {
     if (info.kind != AlgorithmKind::kDagPlanner || !info.implemented()) continue;
     ++built;
     absl::StatusOr<DagPlan> plan = PlanDag(info.name, {}, input);
-    ASSERT_TRUE(plan.ok()) << info.name << ": " << plan.status();
+    ASSERT_OK(plan) << info.name << ": " << plan.status();
     testing::ExpectValidPlan(dag, *plan, busy, input.release);
   }
   EXPECT_GE(built, 24);  // cpa, 16 RESSCHED, 5 RESSCHEDDL, heft, barbosa
@@ -68,18 +69,18 @@ TEST(DagPlanner, DeadlineAnswersForBothKindsOfPlanner) {
   const DagPlanningInput input{&dag, &busy, 0, 20, {}};
   for (const char* name : {"bl_cpar_bd_cpar", "dl_rc_cpar", "dl_bd_cpa"}) {
     absl::StatusOr<DeadlineAnswer> tightest = AnswerDeadline(name, {}, input, std::nullopt);
-    ASSERT_TRUE(tightest.ok()) << tightest.status();
+    ASSERT_OK(tightest);
     ASSERT_TRUE(tightest->feasible && tightest->plan && tightest->tightest) << name;
     testing::ExpectValidPlan(dag, *tightest->plan, busy, 0, *tightest->tightest);
 
     absl::StatusOr<DeadlineAnswer> met = AnswerDeadline(name, {}, input, *tightest->tightest);
-    ASSERT_TRUE(met.ok());
+    ASSERT_OK(met);
     EXPECT_TRUE(met->feasible) << name;
     ASSERT_TRUE(met->plan);
     testing::ExpectValidPlan(dag, *met->plan, busy, 0, *tightest->tightest);
 
     absl::StatusOr<DeadlineAnswer> missed = AnswerDeadline(name, {}, input, kHour / 60);
-    ASSERT_TRUE(missed.ok());
+    ASSERT_OK(missed);
     EXPECT_FALSE(missed->feasible);
     EXPECT_FALSE(missed->plan);
     ASSERT_TRUE(missed->tightest) << "an infeasible answer says what would work";
@@ -88,10 +89,10 @@ TEST(DagPlanner, DeadlineAnswersForBothKindsOfPlanner) {
 
 TEST(AverageFree, IsTheTimeWeightedMeanOfFreeProcessors) {
   Timeline t(10);
-  ASSERT_TRUE(t.Add(0, 50, 4).ok());
+  ASSERT_OK(t.Add(0, 50, 4));
   EXPECT_EQ(AverageFree(t, 0, 100), 8);  // 6 for half the window, 10 for the other half
   EXPECT_EQ(AverageFree(t, 0, 50), 6);
-  ASSERT_TRUE(t.Add(0, 100, 6).ok());
+  ASSERT_OK(t.Add(0, 100, 6));
   EXPECT_EQ(AverageFree(t, 0, 50), 1) << "clamped to at least one processor";
   EXPECT_EQ(AverageFree(t, 100, 100), 10) << "an empty window assumes the whole machine";
 }

@@ -11,6 +11,7 @@
 #include "core/model/dag.h"
 #include "core/timeline/timeline.h"
 #include "gtest/gtest.h"
+#include "tests/testing/status.h"
 
 namespace resched::testing {
 
@@ -64,7 +65,7 @@ inline void ExpectValidPlan(const Dag& dag, const DagPlan& plan, const Timeline&
   ASSERT_EQ(plan.tasks.size(), dag.tasks.size());
   const absl::Status s =
       ValidateSchedule(DagPlanToValidate(dag, plan, timeline, release, deadline));
-  EXPECT_TRUE(s.ok()) << s;
+  EXPECT_OK(s);
 }
 
 }  // namespace resched::testing

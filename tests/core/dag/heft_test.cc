@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/workload/barbosa_workload.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -45,8 +46,8 @@ void ExpectValid(const Dag& dag, const DagPlan& plan, int processors, const Time
                  Time release) {
   const Timeline empty(processors);
   const Timeline& tl = timeline != nullptr ? *timeline : empty;
-  EXPECT_TRUE(ValidateSchedule(MappedDagPlanToValidate(dag, plan, tl, release, false)).ok());
-  EXPECT_TRUE(ValidateProcessorMapping({&plan}, processors, timeline).ok());
+  EXPECT_OK(ValidateSchedule(MappedDagPlanToValidate(dag, plan, tl, release, false)));
+  EXPECT_OK(ValidateProcessorMapping({&plan}, processors, timeline));
 }
 
 // Topcuoglu et al., Fig. 3 and Fig. 4(a): rank_u (Table 2 of the HEFT paper) and the HEFT schedule
@@ -57,7 +58,7 @@ TEST(HeftTest, TopcuogluFigure3) {
   const double expected_ranks[] = {108, 77, 80, 80, 69, 63.333, 42.667, 35.667, 44.333, 14.667};
   for (int i = 0; i < 10; ++i) EXPECT_NEAR(ranks[i] / kS, expected_ranks[i], 1e-3) << i;
   auto plan = HeftPlanWithCosts(ex.dag, ex.costs, 0, nullptr);
-  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_OK(plan);
   EXPECT_EQ(plan->completion, 80 * kS);
   // Processors P1..P3 are ids 0..2.
   ExpectPlan(*plan, {{2, 0, 9},
@@ -79,7 +80,7 @@ TEST(HeftTest, ChainOnTheFastProcessor) {
   dag.tasks = {{"a", Seq(10)}, {"b", Seq(20)}, {"c", Seq(4)}};
   dag.edges = {{0, 1, 3 * kS}, {1, 2, 100 * kS}};
   auto plan = HeftPlan(dag, {1.0, 2.0}, 0, nullptr);
-  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_OK(plan);
   ExpectPlan(*plan, {{1, 0, 5}, {1, 5, 15}, {1, 15, 17}});
   EXPECT_EQ(plan->completion, 17 * kS);
   EXPECT_NEAR(plan->cpu_hours, 17.0 / 3600, 1e-12);
@@ -94,7 +95,7 @@ TEST(HeftTest, ForkJoin) {
   dag.tasks = {{"s", Seq(2)}, {"a", Seq(6)}, {"b", Seq(4)}, {"j", Seq(2)}};
   dag.edges = {{0, 1, 1 * kS}, {0, 2, 1 * kS}, {1, 3, 3 * kS}, {2, 3, 1 * kS}};
   auto plan = HeftPlan(dag, {1.0, 1.0}, 0, nullptr);
-  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_OK(plan);
   ExpectPlan(*plan, {{0, 0, 2}, {0, 2, 8}, {1, 3, 7}, {0, 8, 10}});
   ExpectValid(dag, *plan, 2, nullptr, 0);
   // DagPlanToValidate alone charges the transfer between tasks on one processor; the mapped view
@@ -109,10 +110,10 @@ TEST(HeftTest, TwoHeterogeneousProcessors) {
   dag.tasks = {{"s", Seq(4)}, {"a", Seq(12)}, {"b", Seq(12)}};
   dag.edges = {{0, 1, 2 * kS}, {0, 2, 2 * kS}};
   auto costs = CostsFromSpeeds(dag, {1.0, 1.25});
-  ASSERT_TRUE(costs.ok());
+  ASSERT_OK(costs);
   EXPECT_EQ((*costs)[0], (std::vector<Duration>{4 * kS, 3'200'000}));
   auto plan = HeftPlan(dag, {1.0, 1.25}, 0, nullptr);
-  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_OK(plan);
   ExpectPlan(*plan, {{1, 0, 3.2}, {1, 3.2, 12.8}, {0, 5.2, 17.2}});
   ExpectValid(dag, *plan, 2, nullptr, 0);
 }
@@ -122,12 +123,12 @@ TEST(HeftTest, TwoHeterogeneousProcessors) {
 // [6,12), c P1 [10,16) (P0 would end at 18), d P0 [12,18) (P1 blocked at 20).
 TEST(HeftTest, AroundTimelineReservations) {
   Timeline timeline(2);
-  ASSERT_TRUE(timeline.Add(0, 10 * kS, 1).ok());
-  ASSERT_TRUE(timeline.Add(20 * kS, 30 * kS, 1).ok());
+  ASSERT_OK(timeline.Add(0, 10 * kS, 1));
+  ASSERT_OK(timeline.Add(20 * kS, 30 * kS, 1));
   Dag dag;
   for (const char* name : {"a", "b", "c", "d"}) dag.tasks.push_back({name, Seq(6)});
   auto plan = HeftPlan(dag, {1.0, 1.0}, 0, &timeline);
-  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_OK(plan);
   ExpectPlan(*plan, {{0, 0, 6}, {0, 6, 12}, {1, 10, 16}, {0, 12, 18}});
   ExpectValid(dag, *plan, 2, &timeline, 0);
 }
@@ -138,7 +139,7 @@ TEST(HeftTest, ReleaseAndClusterSpeeds) {
   Dag dag;
   dag.tasks = {{"a", Seq(8)}};
   auto plan = HeftPlan(dag, ProcessorSpeeds(spec), 100 * kS, nullptr);
-  ASSERT_TRUE(plan.ok());
+  ASSERT_OK(plan);
   ExpectPlan(*plan, {{1, 100, 102}});
 }
 
@@ -156,7 +157,7 @@ TEST(HeftTest, Errors) {
   EXPECT_EQ(HeftPlan(Dag{}, {1.0}, 0, nullptr).status().code(), absl::StatusCode::kInvalidArgument);
   // A hold that never ends on the only processor.
   Timeline full(1);
-  ASSERT_TRUE(full.Add(0, kTimeMax, 1).ok());
+  ASSERT_OK(full.Add(0, kTimeMax, 1));
   dag.edges.clear();
   EXPECT_EQ(HeftPlan(dag, {1.0}, 0, &full).status().code(), absl::StatusCode::kResourceExhausted);
 }
@@ -270,9 +271,9 @@ TEST(HeftTest, InsertionMatchesBruteForceOnRandomDags) {
     }
     const Time release = uniform(0, 3) * 1000;
     auto costs = CostsFromSpeeds(dag, speeds);
-    ASSERT_TRUE(costs.ok());
+    ASSERT_OK(costs);
     auto plan = HeftPlanWithCosts(dag, *costs, release, with_timeline ? &timeline : nullptr);
-    ASSERT_TRUE(plan.ok()) << plan.status();
+    ASSERT_OK(plan);
     const auto ref = ReferenceHeft(dag, *costs, release, timeline, 1'000'000'000);
     for (int i = 0; i < n; ++i) {
       EXPECT_EQ(plan->tasks[i].processors, std::vector<int>{ref[i].proc}) << i;
@@ -292,11 +293,10 @@ TEST(HeftTest, BarbosaDagsOnTwentyProcessors) {
     for (std::uint64_t seed = 1; seed <= 5; ++seed) {
       const Dag dag = tasks == 10 ? BarbosaTopcuogluDag(seed) : BarbosaRandomDag(tasks, seed);
       auto plan = HeftPlan(dag, speeds, 0, nullptr);
-      ASSERT_TRUE(plan.ok()) << plan.status();
+      ASSERT_OK(plan);
       // Homogeneous reference processors: durations are the models' TimeOn(1).
-      EXPECT_TRUE(
-          ValidateSchedule(MappedDagPlanToValidate(dag, *plan, Timeline(20), 0, true)).ok());
-      EXPECT_TRUE(ValidateProcessorMapping({&*plan}, 20, nullptr).ok());
+      EXPECT_OK(ValidateSchedule(MappedDagPlanToValidate(dag, *plan, Timeline(20), 0, true)));
+      EXPECT_OK(ValidateProcessorMapping({&*plan}, 20, nullptr));
     }
   }
 }

@@ -4,6 +4,7 @@
 
 #include "dag_test_util.h"
 #include "gtest/gtest.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -17,14 +18,14 @@ const char* const kBounds[] = {"all", "half", "cpa", "cpar"};
 
 DagGraph Graph(const Dag& dag, int p) {
   absl::StatusOr<DagGraph> g = BuildDagGraph(dag, p);
-  EXPECT_TRUE(g.ok()) << g.status();
+  EXPECT_OK(g);
   return *g;
 }
 
 TEST(ParseResschedName, AcceptsTheSixteenNamesOnly) {
   for (const char* bl : kBottomLevels) {
     for (const char* bd : kBounds) {
-      EXPECT_TRUE(ParseResschedName(absl::StrCat("bl_", bl, "_bd_", bd)).ok()) << bl << bd;
+      EXPECT_OK(ParseResschedName(absl::StrCat("bl_", bl, "_bd_", bd))) << bl << bd;
     }
   }
   for (const char* bad : {"bl_half_bd_cpa", "bl_cpa_bd_1", "bl_cpa", "cpa", "bl_cpa_bd_cpa_x"}) {
@@ -63,13 +64,13 @@ TEST(PlanRessched, PicksTheEarliestCompletionAroundAReservation) {
   // 4 processors; 3 are held for the first hour. A 4-hour sequential-time task with alpha = 0:
   // 1 processor now ends at 4 h; 4 processors after the hold end at 1 h + 1 h = 2 h.
   Timeline t(4);
-  ASSERT_TRUE(t.Add(0, kHour, 3).ok());
+  ASSERT_OK(t.Add(0, kHour, 3));
   const Dag dag{{{"t", Amdahl(4 * kHour, 0)}}, {}};
   ResschedOptions o;
   o.bottom_level = AllocationSource::kOne;
   o.bound = AllocationSource::kAll;
   absl::StatusOr<DagPlan> plan = PlanRessched(Graph(dag, 4), t, 0, o);
-  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_OK(plan);
   EXPECT_EQ(plan->tasks[0].k, 4);
   EXPECT_EQ(plan->tasks[0].start, kHour);
   EXPECT_EQ(plan->completion, 2 * kHour);
@@ -77,7 +78,7 @@ TEST(PlanRessched, PicksTheEarliestCompletionAroundAReservation) {
   // BD_HALF allows 2 processors: 1 now (4 h) or 2 after the hold (1 h + 2 h = 3 h).
   o.bound = AllocationSource::kHalf;
   plan = PlanRessched(Graph(dag, 4), t, 0, o);
-  ASSERT_TRUE(plan.ok());
+  ASSERT_OK(plan);
   EXPECT_EQ(plan->tasks[0].k, 2);
   EXPECT_EQ(plan->completion, 3 * kHour);
 }
@@ -93,10 +94,10 @@ TEST(PlanRessched, EveryVariantGivesValidPlansWithinItsBound) {
     for (const char* bl : kBottomLevels) {
       for (const char* bd : kBounds) {
         absl::StatusOr<ResschedOptions> o = ParseResschedName(absl::StrCat("bl_", bl, "_bd_", bd));
-        ASSERT_TRUE(o.ok());
+        ASSERT_OK(o);
         o->q = p / 2;
         absl::StatusOr<DagPlan> plan = PlanRessched(g, busy, release, *o);
-        ASSERT_TRUE(plan.ok()) << plan.status();
+        ASSERT_OK(plan);
         testing::ExpectValidPlan(dag, *plan, busy, release);
         const std::vector<int> bound = AllocationWidths(g, o->bound, o->q);
         for (int i = 0; i < g.size(); ++i) EXPECT_LE(plan->tasks[i].k, std::max(1, bound[i]));
@@ -116,14 +117,15 @@ TEST(PlanRessched, OnAnEmptyClusterBoundedByCpaIsNoWorseThanPlainCpaForAChain) {
   const DagGraph g = Graph(dag, 16);
   absl::StatusOr<DagPlan> all = PlanRessched(g, empty, 0, *ParseResschedName("bl_cpa_bd_all"));
   absl::StatusOr<DagPlan> cpa = PlanCpa(g, empty, 0);
-  ASSERT_TRUE(all.ok() && cpa.ok());
+  ASSERT_OK(all);
+  ASSERT_OK(cpa);
   EXPECT_LE(all->completion, cpa->completion);
   for (const TaskReservation& r : all->tasks) EXPECT_EQ(r.k, 16);
 }
 
 TEST(PlanRessched, AHoldThatNeverEndsIsResourceExhausted) {
   Timeline t(4);
-  ASSERT_TRUE(t.Add(0, kTimeMax, 4).ok());
+  ASSERT_OK(t.Add(0, kTimeMax, 4));
   const Dag dag{{{"t", Amdahl(kHour, 0)}}, {}};
   absl::StatusOr<DagPlan> plan = PlanRessched(Graph(dag, 4), t, 0, {});
   EXPECT_EQ(plan.status().code(), absl::StatusCode::kResourceExhausted);

@@ -4,6 +4,7 @@
 
 #include "dag_test_util.h"
 #include "gtest/gtest.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -16,12 +17,12 @@ const char* const kNames[] = {"dl_bd_all", "dl_bd_cpa", "dl_bd_cpar", "dl_rc_cpa
 
 DagGraph Graph(const Dag& dag, int p) {
   absl::StatusOr<DagGraph> g = BuildDagGraph(dag, p);
-  EXPECT_TRUE(g.ok()) << g.status();
+  EXPECT_OK(g);
   return *g;
 }
 
 TEST(ParseResschedDlName, AcceptsTheFiveNamesOnly) {
-  for (const char* name : kNames) EXPECT_TRUE(ParseResschedDlName(name).ok()) << name;
+  for (const char* name : kNames) EXPECT_OK(ParseResschedDlName(name)) << name;
   EXPECT_FALSE(ParseResschedDlName("dl_rc_all").ok());
   EXPECT_FALSE(ParseResschedDlName("dl_bd_half").ok());
 }
@@ -76,7 +77,7 @@ TEST(FindTightestDeadline, IsMetAndNotBelowTheCriticalPath) {
       ResschedDlOptions o = *ParseResschedDlName(name);
       o.q = 20;
       absl::StatusOr<TightestDeadline> t = FindTightestDeadline(g, busy, 0, o);
-      ASSERT_TRUE(t.ok()) << t.status();
+      ASSERT_OK(t);
       EXPECT_GE(t->deadline, CriticalPathBound(g, 0));
       EXPECT_EQ(t->deadline, t->plan.completion);
       testing::ExpectValidPlan(dag, t->plan, busy, 0, t->deadline);
@@ -103,7 +104,8 @@ TEST(PlanByDeadline, ResourceConservativeSpendsFarLessThanAggressiveOnALooseDead
     // §5.3's loose deadline: 1.5 times the latest of the algorithms' tightest deadlines.
     absl::StatusOr<TightestDeadline> tight_a = FindTightestDeadline(g, busy, 0, aggressive);
     absl::StatusOr<TightestDeadline> tight_c = FindTightestDeadline(g, busy, 0, conservative);
-    ASSERT_TRUE(tight_a.ok() && tight_c.ok());
+    ASSERT_OK(tight_a);
+    ASSERT_OK(tight_c);
     const Time loose = std::max(tight_a->deadline, tight_c->deadline) * 3 / 2;
     std::optional<DagPlan> a = PlanByDeadline(g, busy, 0, loose, aggressive);
     std::optional<DagPlan> c = PlanByDeadline(g, busy, 0, loose, conservative);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/testing/status.h"
+
 namespace resched {
 namespace {
 
@@ -31,7 +33,7 @@ TEST_F(ValidateTest, AcceptsAValidSchedule) {
   ScheduleToValidate s = Make({Item("a", 4, 0, 10), Item("b", 4, 0, 10), Item("c", 8, 10, 20)});
   s.items[0].model = &rigid4_10_;
   EXPECT_TRUE(FindViolations(s).empty());
-  EXPECT_TRUE(ValidateSchedule(s).ok());
+  EXPECT_OK(ValidateSchedule(s));
 }
 
 TEST_F(ValidateTest, CatchesCapacity) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -20,9 +21,9 @@ TEST(DagTest, TopologicalOrderIsDeterministic) {
   Dag dag = Chain(3);
   dag.tasks.push_back({"free", RuntimeModel(RigidModel{1, 10})});
   auto order = TopologicalOrder(dag);
-  ASSERT_TRUE(order.ok());
+  ASSERT_OK(order);
   EXPECT_EQ(*order, (std::vector<int>{0, 1, 2, 3}));
-  EXPECT_TRUE(ValidateDag(dag, 4).ok());
+  EXPECT_OK(ValidateDag(dag, 4));
 }
 
 TEST(DagTest, CycleIsNamed) {

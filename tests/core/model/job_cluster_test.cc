@@ -2,6 +2,7 @@
 
 #include "core/model/cluster.h"
 #include "core/model/job.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -9,7 +10,7 @@ namespace {
 TEST(JobTest, ValidatesAgainstTheCluster) {
   Job job;
   job.model = RuntimeModel(RigidModel{8, 1000});
-  EXPECT_TRUE(ValidateJob(job, 8).ok());
+  EXPECT_OK(ValidateJob(job, 8));
   EXPECT_NE(ValidateJob(job, 4).message().find("no allowed width fits the cluster's 4"),
             std::string::npos);
   job.weight = 0;
@@ -26,7 +27,7 @@ TEST(JobTest, ValidatesAgainstTheCluster) {
 
 TEST(ClusterTest, ValidatesNameGroupsAndSize) {
   ClusterSpec spec{"c1", {{"", 64, 1.0}}, ClockKind::kWall, "conservative"};
-  EXPECT_TRUE(ValidateClusterSpec(spec).ok());
+  EXPECT_OK(ValidateClusterSpec(spec));
   EXPECT_EQ(spec.capacity(), 64);
   EXPECT_TRUE(spec.homogeneous());
   spec.name = "bad name";
@@ -37,7 +38,7 @@ TEST(ClusterTest, ValidatesNameGroupsAndSize) {
   EXPECT_EQ(ValidateClusterSpec(spec).message(),
             "cluster.groups[0].count must be in [1, 1048576], got 0");
   spec.groups = {{"a", 4, 1.0}, {"b", 4, 2.0}};
-  EXPECT_TRUE(ValidateClusterSpec(spec).ok());
+  EXPECT_OK(ValidateClusterSpec(spec));
   EXPECT_FALSE(spec.homogeneous());
   spec.groups = {{"a", 4, -1.0}};
   EXPECT_NE(ValidateClusterSpec(spec).message().find("speed must be"), std::string::npos);

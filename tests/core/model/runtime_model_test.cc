@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/testing/status.h"
+
 namespace resched {
 namespace {
 
@@ -9,7 +11,7 @@ constexpr Duration kSecond = kMicrosPerSecond;
 
 TEST(RuntimeModelTest, AmdahlFollowsTheFormula) {
   RuntimeModel m(AmdahlModel{100 * kSecond, 0.2, 1, 8});
-  ASSERT_TRUE(m.Validate().ok());
+  ASSERT_OK(m.Validate());
   EXPECT_EQ(m.TimeOn(1), 100 * kSecond);
   EXPECT_EQ(m.TimeOn(4), 40 * kSecond);  // 100 * (0.2 + 0.8 / 4)
   EXPECT_EQ(m.Widths(64), (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}));
@@ -70,7 +72,7 @@ TEST(RuntimeModelTest, CommunicationModelUsesTheSquarestGrid) {
   c.bandwidth = 1e8;
   c.processor_speed = 1e9;
   RuntimeModel m(c);
-  ASSERT_TRUE(m.Validate().ok());
+  ASSERT_OK(m.Validate());
   EXPECT_EQ(m.TimeOn(1), 8 * kSecond);  // no communication on one processor
   // p = 4: grid 2x2, comm = 1e6 * 2 / 1e8 = 0.02 s, compute 2 s, latency 1 ms.
   EXPECT_EQ(m.TimeOn(4), CeilMicros(2.021));
@@ -80,7 +82,7 @@ TEST(RuntimeModelTest, CommunicationModelUsesTheSquarestGrid) {
 
 TEST(RuntimeModelTest, TableReportsNonMonotonicity) {
   RuntimeModel m(TableModel{{{1, 100}, {2, 60}, {3, 70}, {4, 20}}});
-  ASSERT_TRUE(m.Validate().ok());
+  ASSERT_OK(m.Validate());
   const auto report = m.CheckMonotony(8);
   EXPECT_FALSE(report.time_non_increasing);
   EXPECT_EQ(report.first_time_violation_k, 3);

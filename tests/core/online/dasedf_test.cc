@@ -10,6 +10,7 @@
 #include "core/registry/registry.h"
 #include "tests/core/online/plan_test_util.h"
 #include "tests/core/online/stretch_test_util.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -28,12 +29,12 @@ TEST(DasedfTest, SmallTaskOvertakesALargeOneThatArrivedFirst) {
     SCOPED_TRACE(policy);
     auto plan = MakePlan(policy, 1);
     Submit(*plan, RigidJob(1, 10));
-    ASSERT_TRUE(plan->AdvanceTo(1 * kS).ok());
+    ASSERT_OK(plan->AdvanceTo(1 * kS));
     const auto large = Submit(*plan, RigidJob(1, 100, 1));
-    ASSERT_TRUE(plan->AdvanceTo(2 * kS).ok());
+    ASSERT_OK(plan->AdvanceTo(2 * kS));
     const auto small = Submit(*plan, RigidJob(1, 1, 2));
-    ASSERT_TRUE(plan->AdvanceTo(200 * kS).ok());
-    ASSERT_TRUE(ValidateSchedule(plan->ToValidate()).ok());
+    ASSERT_OK(plan->AdvanceTo(200 * kS));
+    ASSERT_OK(ValidateSchedule(plan->ToValidate()));
     if (std::string(policy) == "dasedf") {
       ExpectAllocation(*plan, small, 1, 10, 11);  // stretch 9
       ExpectAllocation(*plan, large, 1, 11, 111);
@@ -54,8 +55,8 @@ TEST(DasedfTest, EarliestDeadlineFirst) {
   const auto j10 = Submit(*plan, RigidJob(1, 10));
   const auto j5 = Submit(*plan, RigidJob(1, 5));
   EXPECT_FALSE(plan->FindJob(j5)->guaranteed);  // a plan, not a promise
-  ASSERT_TRUE(plan->AdvanceTo(100 * kS).ok());
-  ASSERT_TRUE(ValidateSchedule(plan->ToValidate()).ok());
+  ASSERT_OK(plan->AdvanceTo(100 * kS));
+  ASSERT_OK(ValidateSchedule(plan->ToValidate()));
   ExpectAllocation(*plan, j5, 1, 10, 15);
   ExpectAllocation(*plan, j10, 1, 10, 20);
   ExpectAllocation(*plan, j20, 1, 15, 35);
@@ -73,7 +74,7 @@ TEST(DasedfTest, MoldableJobRunsAtItsSmallestWidth) {
 // Holds and future releases take the timeline path.
 TEST(DasedfTest, WorksAroundHoldsAndFutureReleases) {
   auto plan = MakePlan("dasedf", 2);
-  ASSERT_TRUE(plan->AddReservation(2, 10 * kS, 20 * kS, "maintenance", false).ok());
+  ASSERT_OK(plan->AddReservation(2, 10 * kS, 20 * kS, "maintenance", false));
   const auto long_job = Submit(*plan, RigidJob(1, 15));
   ExpectAllocation(*plan, long_job, 1, 20, 35);  // does not fit before the hold
   const auto short_job = Submit(*plan, RigidJob(1, 5));
@@ -81,8 +82,8 @@ TEST(DasedfTest, WorksAroundHoldsAndFutureReleases) {
   const auto later = Submit(*plan, RigidJob(2, 5, 30));
   // S = 7/3 (the 15 s job) lets the later job (p1 = 2·5 s) end by 53: after the 15 s one.
   ExpectAllocation(*plan, later, 2, 35, 40);
-  ASSERT_TRUE(plan->AdvanceTo(100 * kS).ok());
-  ASSERT_TRUE(ValidateSchedule(plan->ToValidate()).ok());
+  ASSERT_OK(plan->AdvanceTo(100 * kS));
+  ASSERT_OK(ValidateSchedule(plan->ToValidate()));
 }
 
 // A hold that never ends leaves a job that needs those processors unplanned; the others are
@@ -94,21 +95,21 @@ TEST(DasedfTest, JobBehindAVeryLongHoldWaitsForIt) {
     SCOPED_TRACE(policy);
     auto plan = MakePlan(policy, 2);
     const Time hold_end = kTimeMax / 2;
-    ASSERT_TRUE(plan->AddReservation(1, 10 * kS, hold_end, "very long", false).ok());
+    ASSERT_OK(plan->AddReservation(1, 10 * kS, hold_end, "very long", false));
     const auto before = Submit(*plan, RigidJob(2, 5));
     const auto wide = Submit(*plan, RigidJob(2, 20));
     const auto small = Submit(*plan, RigidJob(1, 30));
     ExpectAllocation(*plan, before, 2, 0, 5);
     EXPECT_GE(plan->FindJob(wide)->allocation.start, hold_end);
     ExpectAllocation(*plan, small, 1, 5, 35);
-    ASSERT_TRUE(plan->AdvanceTo(100 * kS).ok());
-    ASSERT_TRUE(ValidateSchedule(plan->ToValidate()).ok());
+    ASSERT_OK(plan->AdvanceTo(100 * kS));
+    ASSERT_OK(ValidateSchedule(plan->ToValidate()));
     EXPECT_EQ(plan->FindJob(small)->state, JobState::kFinished);
   }
 }
 
 TEST(DasedfTest, RegistryBuildsItWithItsPrecision) {
-  EXPECT_TRUE(MakePolicy("dasedf", {{"epsilon", 0.01}}).ok());
+  EXPECT_OK(MakePolicy("dasedf", {{"epsilon", 0.01}}));
   EXPECT_EQ(MakePolicy("dasedf", {{"epsilon", 0}}).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
@@ -151,7 +152,7 @@ TEST(DasedfSearchTest, MatchesTheOptimumOnOneMachineAndIsFeasibleOnSeveral) {
     JobShapeCache shapes(/*all_widths=*/false);
     const StretchInstance instance = MakeStretchInstance(idle, now, hand.queue(), shapes);
     const StretchSearchResult result = SearchStretch(instance, &EdfSchedule, kEpsilon);
-    ASSERT_TRUE(ValidateSchedule(testing::PlanToValidate(instance, result.plan)).ok());
+    ASSERT_OK(ValidateSchedule(testing::PlanToValidate(instance, result.plan)));
     EXPECT_DOUBLE_EQ(instance.MaxStretch(result.plan), result.stretch);
     const double optimum = BruteForceMaxStretch(hand.queue(), m, now);
     EXPECT_GE(result.stretch, optimum * (1 - 1e-12));
@@ -198,7 +199,7 @@ TEST(DasedfSearchTest, ListSchedulingEqualsEdfOnTheTimeline) {
       for (const Due& due : order) {
         const Duration d = instance.jobs()[due.job].times[0];
         const Time start = *reference.EarliestStart(now, d, 1);
-        ASSERT_TRUE(reference.Add(start, start + d, 1).ok());
+        ASSERT_OK(reference.Add(start, start + d, 1));
         EXPECT_EQ(heap_plan[due.job].start, start) << "job " << due.job << " S " << s;
         reference_met &= start + d <= due.deadline;
       }
@@ -228,8 +229,8 @@ TEST(DasedfTest, SameInputSameSchedule) {
     auto plan = MakePlan("dasedf", 4);
     std::vector<std::tuple<int, Time, Time>> out;
     for (const Job& job : jobs) {
-      EXPECT_TRUE(plan->AdvanceTo(job.release).ok());
-      EXPECT_TRUE(plan->Submit(job).ok());
+      EXPECT_OK(plan->AdvanceTo(job.release));
+      EXPECT_OK(plan->Submit(job));
     }
     for (const JobRecord* job : plan->Jobs()) {
       out.emplace_back(job->allocation.k, job->allocation.start, job->allocation.end);

@@ -8,6 +8,7 @@
 #include "core/registry/registry.h"
 #include "tests/core/online/plan_test_util.h"
 #include "tests/core/online/stretch_test_util.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -22,7 +23,7 @@ using testing::Submit;
 std::unique_ptr<ClusterPlan> MakeDbos(double rho, int processors) {
   ClusterSpec spec{"test", {{"", processors, 1.0}}, ClockKind::kSimulated, "dbos"};
   auto plan = ClusterPlan::Create(spec, {{"rho", rho}}, 0);
-  EXPECT_TRUE(plan.ok()) << plan.status();
+  EXPECT_OK(plan);
   return *std::move(plan);
 }
 
@@ -57,13 +58,13 @@ TEST(DbosTest, TakesTheSmallestWidthThatMeetsTheDeadline) {
   const auto small = Submit(*plan, RigidJob(1, 10));
   ExpectAllocation(*plan, small, 1, 10, 20);
   ExpectAllocation(*plan, moldable, 1, 10, 110);
-  ASSERT_TRUE(plan->AdvanceTo(200 * kS).ok());
-  ASSERT_TRUE(ValidateSchedule(plan->ToValidate()).ok());
+  ASSERT_OK(plan->AdvanceTo(200 * kS));
+  ASSERT_OK(ValidateSchedule(plan->ToValidate()));
 }
 
 TEST(DbosTest, RegistryRange) {
-  EXPECT_TRUE(MakePolicy("dbos", {{"rho", 1}}).ok());
-  EXPECT_TRUE(MakePolicy("dbos", {{"rho", 1.5}, {"epsilon", 1e-4}}).ok());
+  EXPECT_OK(MakePolicy("dbos", {{"rho", 1}}));
+  EXPECT_OK(MakePolicy("dbos", {{"rho", 1.5}, {"epsilon", 1e-4}}));
   EXPECT_EQ(MakePolicy("dbos", {{"rho", 0.9}}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
@@ -96,7 +97,7 @@ TEST(DbosSearchTest, ResultIsMetAndATighterTargetIsRejected) {
     JobShapeCache shapes(/*all_widths=*/true);
     const StretchInstance instance = MakeStretchInstance(idle, now, hand.queue(), shapes);
     const StretchSearchResult result = SearchStretch(instance, &MoldableEdfSchedule, kEpsilon);
-    ASSERT_TRUE(ValidateSchedule(testing::PlanToValidate(instance, result.plan)).ok());
+    ASSERT_OK(ValidateSchedule(testing::PlanToValidate(instance, result.plan)));
     EXPECT_DOUBLE_EQ(instance.MaxStretch(result.plan), result.stretch);
     EXPECT_GE(result.stretch, instance.LowerBound() * (1 - 1e-12));
     std::vector<Allocation> plan;
@@ -134,11 +135,11 @@ TEST(DbosTest, DryRunOnACloneMatchesTheRealSubmission) {
     std::mt19937_64 rng(4);
     auto plan = testing::MakePlan(policy, 16);
     for (int i = 0; i < 80; ++i) {
-      ASSERT_TRUE(plan->AdvanceTo(plan->now() + static_cast<Time>(rng() % (8 * kS))).ok());
+      ASSERT_OK(plan->AdvanceTo(plan->now() + static_cast<Time>(rng() % (8 * kS))));
       Job job = RandomMoldable(rng, 16);
       auto copy = plan->Clone();
-      ASSERT_TRUE(copy->Submit(job).ok());
-      ASSERT_TRUE(plan->Submit(job).ok());
+      ASSERT_OK(copy->Submit(job));
+      ASSERT_OK(plan->Submit(job));
       for (const JobRecord* a : plan->Jobs()) {
         const JobRecord* b = copy->FindJob(a->job.id);
         ASSERT_NE(b, nullptr);
@@ -147,7 +148,7 @@ TEST(DbosTest, DryRunOnACloneMatchesTheRealSubmission) {
         EXPECT_EQ(a->allocation.end, b->allocation.end) << a->job.id;
       }
     }
-    ASSERT_TRUE(ValidateSchedule(plan->ToValidate()).ok());
+    ASSERT_OK(ValidateSchedule(plan->ToValidate()));
   }
 }
 

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "tests/core/online/plan_test_util.h"
 #include "tests/core/online/random_ops.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -85,7 +86,7 @@ TEST(IterativeTest, TwoPerfectlyParallelJobsShareTheCluster) {
       EXPECT_EQ(allocation->start, 0);
       EXPECT_EQ(allocation->end, 50 * kS);
     }
-    EXPECT_TRUE(ValidateSchedule(ToValidate(base, jobs, plan)).ok());
+    EXPECT_OK(ValidateSchedule(ToValidate(base, jobs, plan)));
   }
 }
 
@@ -111,7 +112,7 @@ TEST(IterativeTest, BacksOffWhenWidthDelaysOthers) {
   // Two processors, one busy until 100: widening the job to 2 would delay it to 100, so the
   // search rolls back and it stays on 1.
   Timeline base(2);
-  ASSERT_TRUE(base.Add(0, 100 * kS, 1).ok());
+  ASSERT_OK(base.Add(0, 100 * kS, 1));
   const Job a = Amdahl(40, 0, 2);
   const std::vector<const Job*> jobs{&a};
   const IterativePlan plan = PlanIterative(base, jobs, 0, IterativeRule::kNextWidth);
@@ -141,7 +142,7 @@ TEST(IterativeTest, RandomQueuesNeverGetWorseThanOneProcessorEach) {
     }
     for (auto rule : {IterativeRule::kNextWidth, IterativeRule::kBestGainPerProcessor}) {
       const IterativePlan plan = PlanIterative(base, jobs, 0, rule);
-      EXPECT_TRUE(ValidateSchedule(ToValidate(base, jobs, plan)).ok())
+      EXPECT_OK(ValidateSchedule(ToValidate(base, jobs, plan)))
           << ValidateSchedule(ToValidate(base, jobs, plan));
       EXPECT_LE(plan.flow, plan.initial_flow);
       EXPECT_EQ(plan.flow, FlowOf(jobs, plan));
@@ -186,7 +187,7 @@ TEST(IterativeTest, PolicyReplansTheQueueAtEachSubmission) {
   const auto j3 = Submit(*plan, Amdahl(40, 0, 4));
   ExpectAllocation(*plan, j2, 2, 10, 30);
   ExpectAllocation(*plan, j3, 2, 10, 30);
-  ASSERT_TRUE(plan->AdvanceTo(10 * kS).ok());
+  ASSERT_OK(plan->AdvanceTo(10 * kS));
   EXPECT_EQ(plan->FindJob(j2)->state, JobState::kRunning);
   EXPECT_EQ(plan->FindJob(j3)->state, JobState::kRunning);
 }

@@ -29,8 +29,8 @@ inline Job RigidJob(int k, Duration seconds, Time release = 0) {
 // Submits and returns the job's id; the schedule is validated after every change.
 inline JobId Submit(ClusterPlan& plan, Job job) {
   auto placed = plan.Submit(std::move(job));
-  EXPECT_TRUE(placed.ok()) << placed.status();
-  EXPECT_TRUE(ValidateSchedule(plan.ToValidate()).ok()) << ValidateSchedule(plan.ToValidate());
+  EXPECT_OK(placed);
+  EXPECT_OK(ValidateSchedule(plan.ToValidate()));
   return placed.ok() ? (*placed)->job.id : JobId();
 }
 

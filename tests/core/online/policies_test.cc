@@ -3,6 +3,7 @@
 
 #include "core/registry/registry.h"
 #include "tests/core/online/plan_test_util.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -48,9 +49,9 @@ TEST(ConservativeTest, EarlyFinishLetsQueuedJobsMoveEarlier) {
   auto plan = MakePlan("conservative", 4);
   const auto j1 = Submit(*plan, RigidJob(4, 10));
   const auto j2 = Submit(*plan, RigidJob(4, 10));
-  ASSERT_TRUE(plan->AdvanceTo(5 * kS).ok());
-  ASSERT_TRUE(plan->ReportEnded(j1, 5 * kS, /*failed=*/false).ok());
-  ASSERT_TRUE(ValidateSchedule(plan->ToValidate()).ok());
+  ASSERT_OK(plan->AdvanceTo(5 * kS));
+  ASSERT_OK(plan->ReportEnded(j1, 5 * kS, /*failed=*/false));
+  ASSERT_OK(ValidateSchedule(plan->ToValidate()));
   ExpectAllocation(*plan, j1, 4, 0, 5);
   ExpectAllocation(*plan, j2, 4, 5, 15);
   EXPECT_EQ(plan->FindJob(j2)->state, JobState::kRunning);
@@ -61,8 +62,8 @@ TEST(ConservativeTest, CancelCompressesTheQueue) {
   Submit(*plan, RigidJob(4, 10));
   const auto j2 = Submit(*plan, RigidJob(4, 10));
   const auto j3 = Submit(*plan, RigidJob(4, 10));
-  ASSERT_TRUE(plan->Cancel(j2).ok());
-  ASSERT_TRUE(ValidateSchedule(plan->ToValidate()).ok());
+  ASSERT_OK(plan->Cancel(j2));
+  ASSERT_OK(ValidateSchedule(plan->ToValidate()));
   EXPECT_EQ(plan->FindJob(j2)->state, JobState::kCancelled);
   ExpectAllocation(*plan, j3, 4, 10, 20);
 }
@@ -107,9 +108,9 @@ TEST(EasyTest, DecidesAgainWhenAJobEnds) {
   const auto j2 = Submit(*plan, RigidJob(4, 10));
   const auto j3 = Submit(*plan, RigidJob(2, 15));
   ExpectAllocation(*plan, j3, 2, 20, 35);
-  ASSERT_TRUE(plan->AdvanceTo(3 * kS).ok());
-  ASSERT_TRUE(plan->ReportEnded(j1, 3 * kS, false).ok());
-  ASSERT_TRUE(ValidateSchedule(plan->ToValidate()).ok());
+  ASSERT_OK(plan->AdvanceTo(3 * kS));
+  ASSERT_OK(plan->ReportEnded(j1, 3 * kS, false));
+  ASSERT_OK(ValidateSchedule(plan->ToValidate()));
   // The head now starts at 3; j3 still cannot start before the head ends.
   ExpectAllocation(*plan, j2, 4, 3, 13);
   EXPECT_EQ(plan->FindJob(j2)->state, JobState::kRunning);
@@ -123,7 +124,7 @@ TEST(PlanTest, ClockStartsAndEndsJobs) {
   const auto j2 = Submit(*plan, RigidJob(4, 10));
   EXPECT_EQ(plan->FindJob(j1)->state, JobState::kRunning);
   (void)plan->TakeChangedJobs();
-  ASSERT_TRUE(plan->AdvanceTo(15 * kS).ok());
+  ASSERT_OK(plan->AdvanceTo(15 * kS));
   EXPECT_EQ(plan->FindJob(j1)->state, JobState::kFinished);
   EXPECT_EQ(plan->FindJob(j2)->state, JobState::kRunning);
   EXPECT_EQ(plan->TakeChangedJobs().size(), 2u);
@@ -144,10 +145,10 @@ TEST(PlanTest, ReservationMustFitUnlessItDisplacesQueuedJobs) {
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
   ExpectAllocation(*plan, j2, 4, 10, 20);  // nothing changed
   auto held = plan->AddReservation(2, 12 * kS, 30 * kS, "maintenance", true);
-  ASSERT_TRUE(held.ok()) << held.status();
-  ASSERT_TRUE(ValidateSchedule(plan->ToValidate()).ok());
+  ASSERT_OK(held);
+  ASSERT_OK(ValidateSchedule(plan->ToValidate()));
   ExpectAllocation(*plan, j2, 4, 30, 40);  // moved behind the hold
-  ASSERT_TRUE(plan->RemoveReservation((*held)->id).ok());
+  ASSERT_OK(plan->RemoveReservation((*held)->id));
   ExpectAllocation(*plan, j2, 4, 10, 20);  // and back once it is gone
   EXPECT_EQ(plan->RemoveReservation("r99").code(), absl::StatusCode::kNotFound);
   // A hold that cannot fit even without queued jobs changes nothing.

@@ -12,6 +12,7 @@
 
 #include "core/registry/registry.h"
 #include "tests/core/online/plan_test_util.h"
+#include "tests/testing/status.h"
 
 namespace resched::testing {
 
@@ -19,7 +20,7 @@ inline std::unique_ptr<ClusterPlan> MakePlanWith(const std::string& policy, int 
                                                  const AlgorithmParams& params) {
   ClusterSpec spec{"test", {{"", processors, 1.0}}, ClockKind::kSimulated, policy};
   auto plan = ClusterPlan::Create(spec, params, 0);
-  EXPECT_TRUE(plan.ok()) << plan.status();
+  EXPECT_OK(plan);
   return plan.ok() ? *std::move(plan) : nullptr;
 }
 
@@ -66,7 +67,7 @@ inline void RunRandomOps(const std::vector<ClusterPlan*>& plans, std::uint64_t s
     const auto op = rng() % 10;
     if (op < 5) {
       const Job job = RandomJob(rng, first.now(), options.max_k, options.max_s);
-      for (ClusterPlan* plan : plans) ASSERT_TRUE(plan->Submit(job).ok());
+      for (ClusterPlan* plan : plans) ASSERT_OK(plan->Submit(job));
     } else if (op == 5 && options.cancels) {
       const auto jobs = first.Jobs();
       const JobId id = jobs.empty() ? "" : jobs[rng() % jobs.size()]->job.id;
@@ -81,7 +82,7 @@ inline void RunRandomOps(const std::vector<ClusterPlan*>& plans, std::uint64_t s
       }
       for (ClusterPlan* plan : plans) {
         if (!id.empty()) {
-          ASSERT_TRUE(plan->ReportEnded(id, plan->now(), false).ok());
+          ASSERT_OK(plan->ReportEnded(id, plan->now(), false));
         }
       }
     } else if (op == 7 && options.holds) {
@@ -100,10 +101,10 @@ inline void RunRandomOps(const std::vector<ClusterPlan*>& plans, std::uint64_t s
       holds.pop_back();
     } else {
       const Time t = first.now() + static_cast<Time>(rng() % (40 * kS));
-      for (ClusterPlan* plan : plans) ASSERT_TRUE(plan->AdvanceTo(t).ok());
+      for (ClusterPlan* plan : plans) ASSERT_OK(plan->AdvanceTo(t));
     }
     for (ClusterPlan* plan : plans) {
-      ASSERT_TRUE(ValidateSchedule(plan->ToValidate()).ok())
+      ASSERT_OK(ValidateSchedule(plan->ToValidate()))
           << plan->policy().DecidesAtEvents() << ValidateSchedule(plan->ToValidate());
       for (const JobRecord* job : plan->Jobs()) {
         if (job->state != JobState::kQueued) continue;

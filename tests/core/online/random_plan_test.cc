@@ -7,6 +7,7 @@
 
 #include "core/registry/registry.h"
 #include "tests/core/online/plan_test_util.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -47,14 +48,14 @@ void RunRandom(const std::string& policy, std::uint64_t seed) {
     const auto op = rng() % 10;
     if (op < 5) {
       auto placed = plan->Submit(RandomJob(rng, plan->now()));
-      ASSERT_TRUE(placed.ok()) << placed.status();
+      ASSERT_OK(placed);
     } else if (op == 5 && !plan->Jobs().empty()) {
       const auto jobs = plan->Jobs();
       (void)plan->Cancel(jobs[rng() % jobs.size()]->job.id);
     } else if (op == 6) {
       for (const JobRecord* job : plan->Jobs()) {
         if (job->state == JobState::kRunning && rng() % 2 == 0) {
-          ASSERT_TRUE(plan->ReportEnded(job->job.id, plan->now(), rng() % 5 == 0).ok());
+          ASSERT_OK(plan->ReportEnded(job->job.id, plan->now(), rng() % 5 == 0));
           break;
         }
       }
@@ -69,9 +70,9 @@ void RunRandom(const std::string& policy, std::uint64_t seed) {
       (void)plan->RemoveReservation(holds.back());
       holds.pop_back();
     } else {
-      ASSERT_TRUE(plan->AdvanceTo(plan->now() + static_cast<Time>(rng() % (40 * kS))).ok());
+      ASSERT_OK(plan->AdvanceTo(plan->now() + static_cast<Time>(rng() % (40 * kS))));
     }
-    ASSERT_TRUE(ValidateSchedule(plan->ToValidate()).ok()) << ValidateSchedule(plan->ToValidate());
+    ASSERT_OK(ValidateSchedule(plan->ToValidate()));
     // Nothing queued is planned in the past, and every guarantee is kept.
     for (const JobRecord* job : plan->Jobs()) {
       if (job->state == JobState::kQueued) {

@@ -6,6 +6,7 @@
 
 #include "tests/core/online/plan_test_util.h"
 #include "tests/core/online/random_ops.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -81,8 +82,8 @@ TEST(SplitTest, GroupsAreIndependentFcfsClusters) {
     for (int step = 0; step < 300; ++step) {
       if (rng() % 3 == 0) {
         const Time t = split->now() + static_cast<Time>(rng() % (30 * kS));
-        ASSERT_TRUE(split->AdvanceTo(t).ok());
-        for (auto& g : groups) ASSERT_TRUE(g->AdvanceTo(t).ok());
+        ASSERT_OK(split->AdvanceTo(t));
+        for (auto& g : groups) ASSERT_OK(g->AdvanceTo(t));
         continue;
       }
       const Job job = testing::RandomJob(rng, split->now(), 3, 40);

@@ -15,6 +15,7 @@
 #include "core/online/stretch_search.h"
 #include "core/plan/cluster_plan.h"
 #include "tests/core/online/plan_test_util.h"
+#include "tests/testing/status.h"
 
 namespace resched::testing {
 
@@ -30,19 +31,19 @@ inline RunOutcome RunOnline(const std::string& policy, const AlgorithmParams& pa
                             int processors, const std::vector<Job>& jobs) {
   ClusterSpec spec{"test", {{"", processors, 1.0}}, ClockKind::kSimulated, policy};
   auto created = ClusterPlan::Create(spec, params, 0);
-  EXPECT_TRUE(created.ok()) << created.status();
+  EXPECT_OK(created);
   if (!created.ok()) return {};
   ClusterPlan& plan = **created;
   for (const Job& job : jobs) {
-    EXPECT_TRUE(plan.AdvanceTo(std::max(plan.now(), job.release)).ok());
-    EXPECT_TRUE(plan.Submit(job).ok());
+    EXPECT_OK(plan.AdvanceTo(std::max(plan.now(), job.release)));
+    EXPECT_OK(plan.Submit(job));
   }
   // Every job has ended once the work alone would have, run one after another.
   Time horizon = plan.now();
   for (const Job& job : jobs) horizon += job.model.SequentialTime();
-  EXPECT_TRUE(plan.AdvanceTo(horizon).ok());
+  EXPECT_OK(plan.AdvanceTo(horizon));
   const absl::Status valid = ValidateSchedule(plan.ToValidate());
-  EXPECT_TRUE(valid.ok()) << policy << ": " << valid;
+  EXPECT_OK(valid) << policy << ": " << valid;
   RunOutcome out;
   int n = 0;
   for (const JobRecord* job : plan.Jobs()) {

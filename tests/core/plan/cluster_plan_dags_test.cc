@@ -4,6 +4,7 @@
 
 #include "core/plan/cluster_plan.h"
 #include "gtest/gtest.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -16,7 +17,7 @@ std::unique_ptr<ClusterPlan> Plan(int p) {
   spec.groups = {{"", p, 1.0}};
   spec.clock = ClockKind::kSimulated;
   auto plan = ClusterPlan::Create(spec, {}, 0);
-  EXPECT_TRUE(plan.ok()) << plan.status();
+  EXPECT_OK(plan);
   return *std::move(plan);
 }
 
@@ -40,7 +41,7 @@ std::vector<std::tuple<Time, Time, int>> Profile(const ClusterPlan& plan) {
 
 TEST(ClusterPlanDags, ACommitThatDoesNotFitBooksNothing) {
   auto plan = Plan(4);
-  ASSERT_TRUE(plan->AddReservation(3, 2 * kHour, 3 * kHour, "x", false).ok());
+  ASSERT_OK(plan->AddReservation(3, 2 * kHour, 3 * kHour, "x", false));
   const auto before = Profile(*plan);
   // The first task fits; the second overlaps the hold with 2 processors where 1 is free.
   const DagPlan bad = PlanOf({{2, 0, kHour, {}}, {2, 2 * kHour, 3 * kHour, {}}});
@@ -49,7 +50,7 @@ TEST(ClusterPlanDags, ACommitThatDoesNotFitBooksNothing) {
   EXPECT_NE(r.status().message().find("'b'"), std::string::npos) << r.status();
   EXPECT_EQ(Profile(*plan), before);
   EXPECT_TRUE(plan->Dags().empty());
-  EXPECT_TRUE(plan->timeline().CheckInvariants().ok());
+  EXPECT_OK(plan->timeline().CheckInvariants());
 }
 
 TEST(ClusterPlanDags, CommitThenReleaseRestoresTheTimeline) {
@@ -57,12 +58,12 @@ TEST(ClusterPlanDags, CommitThenReleaseRestoresTheTimeline) {
   const auto before = Profile(*plan);
   const DagPlan good = PlanOf({{2, 0, kHour, {}}, {2, kHour, 2 * kHour, {}}});
   absl::StatusOr<const DagReservation*> r = plan->CommitDag(TwoTasks(), good, "cpa", "wf", 0);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_EQ((*r)->id, "d1");
   EXPECT_EQ(plan->timeline().FreeAt(kHour / 2), 2);
   ASSERT_NE(plan->FindDag("d1"), nullptr);
   EXPECT_EQ(plan->ToValidate().holds.size(), 2u);
-  ASSERT_TRUE(plan->ReleaseDag("d1").ok());
+  ASSERT_OK(plan->ReleaseDag("d1"));
   EXPECT_EQ(Profile(*plan), before);
   EXPECT_EQ(plan->ReleaseDag("d1").code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(plan->ReleaseDag("r1").code(), absl::StatusCode::kNotFound);
@@ -77,37 +78,36 @@ TEST(ClusterPlanDags, EndedTasksFreeTheirBookingsAndOldCompletedDagsAreForgotten
   limits.max_dag_reservations = 2;
   limits.max_retained_dags = 1;
   auto created = ClusterPlan::Create(spec, {}, 0, limits);
-  ASSERT_TRUE(created.ok());
+  ASSERT_OK(created);
   ClusterPlan& plan = **created;
   auto commit = [&](Time at) {
     return plan.CommitDag(TwoTasks(),
                           PlanOf({{2, at, at + kHour, {}}, {2, at + kHour, at + 2 * kHour, {}}}),
                           "cpa", "", at);
   };
-  ASSERT_TRUE(commit(0).ok());
-  ASSERT_TRUE(commit(0).ok());
+  ASSERT_OK(commit(0));
+  ASSERT_OK(commit(0));
   EXPECT_EQ(commit(0).status().code(), absl::StatusCode::kResourceExhausted)
       << "two DAGs not completed yet is the limit";
-  ASSERT_TRUE(plan.AdvanceTo(kHour + kHour / 2).ok());
+  ASSERT_OK(plan.AdvanceTo(kHour + kHour / 2));
   EXPECT_EQ(plan.timeline().FreeAt(kHour + kHour / 2), 0) << "the second tasks still run";
   EXPECT_EQ(plan.timeline().reservation_count(), 2u) << "the first tasks' bookings are freed";
-  ASSERT_TRUE(plan.AdvanceTo(3 * kHour).ok());
+  ASSERT_OK(plan.AdvanceTo(3 * kHour));
   EXPECT_EQ(plan.timeline().reservation_count(), 0u);
   EXPECT_EQ(plan.Dags().size(), 1u) << "one completed DAG is retained";
   EXPECT_EQ(plan.FindDag("d1"), nullptr);
   ASSERT_NE(plan.FindDag("d2"), nullptr);
-  EXPECT_TRUE(plan.ReleaseDag("d2").ok())
-      << "releasing a completed DAG frees nothing, fails nothing";
-  EXPECT_TRUE(commit(3 * kHour).ok());
-  EXPECT_TRUE(plan.timeline().CheckInvariants().ok());
+  EXPECT_OK(plan.ReleaseDag("d2")) << "releasing a completed DAG frees nothing, fails nothing";
+  EXPECT_OK(commit(3 * kHour));
+  EXPECT_OK(plan.timeline().CheckInvariants());
 }
 
 TEST(ClusterPlanDags, HistoricalAvailableAveragesThePastAndFallsBackToTheFuture) {
   auto plan = Plan(10);
   // No past yet: the next window's bookings (4 processors for half of it).
-  ASSERT_TRUE(plan->AddReservation(4, 0, kHour, "x", false).ok());
+  ASSERT_OK(plan->AddReservation(4, 0, kHour, "x", false));
   EXPECT_EQ(plan->HistoricalAvailable(2 * kHour), 8);
-  ASSERT_TRUE(plan->AdvanceTo(2 * kHour).ok());
+  ASSERT_OK(plan->AdvanceTo(2 * kHour));
   // The past two hours: 4 processors held for one of them.
   EXPECT_EQ(plan->HistoricalAvailable(2 * kHour), 8);
   EXPECT_EQ(plan->HistoricalAvailable(kHour), 10);

@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include "tests/testing/status.h"
+
 namespace resched {
 namespace {
 
@@ -20,7 +22,7 @@ TEST(RegistryTest, NamesAreUniqueAndDescribed) {
 }
 
 TEST(RegistryTest, ChecksNamesKindsAndParameters) {
-  EXPECT_TRUE(CheckAlgorithm("policy", "easy", AlgorithmKind::kPolicy, {}).ok());
+  EXPECT_OK(CheckAlgorithm("policy", "easy", AlgorithmKind::kPolicy, {}));
   auto unknown = CheckAlgorithm("policy", "nope", AlgorithmKind::kPolicy, {});
   EXPECT_EQ(unknown.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(unknown.message().find("policy.name must be a policy of the registry"),

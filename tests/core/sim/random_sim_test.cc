@@ -6,6 +6,7 @@
 #include "core/registry/registry.h"
 #include "core/sim/simulator.h"
 #include "tests/core/sim/random_workload.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -38,7 +39,7 @@ TEST(RandomSim, EveryBuiltPolicyGivesAValidSchedule) {
     SCOPED_TRACE(info.name);
     ++policies;
     auto result = Simulate(w, Sim(info.name, 16), {});
-    ASSERT_TRUE(result.ok()) << result.status();
+    ASSERT_OK(result);
     ASSERT_EQ(result->jobs.size(), w.jobs.size());
     int early = 0;
     for (const SimJobRecord& r : result->jobs) {
@@ -63,8 +64,8 @@ TEST(RandomSim, Deterministic) {
     SCOPED_TRACE(policy);
     auto first = Simulate(w, Sim(policy, 8), {});
     auto second = Simulate(w, Sim(policy, 8), {});
-    ASSERT_TRUE(first.ok()) << first.status();
-    ASSERT_TRUE(second.ok()) << second.status();
+    ASSERT_OK(first);
+    ASSERT_OK(second);
     ExpectSameRecords(first->jobs, second->jobs);
     EXPECT_EQ(first->metrics.mean_stretch, second->metrics.mean_stretch);
   }
@@ -78,8 +79,8 @@ TEST(RandomSim, MoreJobsThanThePlanRetains) {
     SCOPED_TRACE(policy);
     auto full = Simulate(w, Sim(policy, 8), {});
     auto pruned = Simulate(w, Sim(policy, 8), {}, forgetful);
-    ASSERT_TRUE(full.ok()) << full.status();
-    ASSERT_TRUE(pruned.ok()) << pruned.status();
+    ASSERT_OK(full);
+    ASSERT_OK(pruned);
     ExpectSameRecords(full->jobs, pruned->jobs);
   }
 }

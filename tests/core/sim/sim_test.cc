@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/sim/simulator.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -25,7 +26,7 @@ SimResult Replayed(const std::string& policy, int processors, std::vector<Worklo
                    SimOptions options = {}) {
   Workload w{"hand", processors, std::move(jobs)};
   auto result = Simulate(w, Sim(policy, processors), {}, std::move(options));
-  EXPECT_TRUE(result.ok()) << result.status();
+  EXPECT_OK(result);
   return result.ok() ? *std::move(result) : SimResult{};
 }
 

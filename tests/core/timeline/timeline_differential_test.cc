@@ -17,6 +17,7 @@
 #include "core/timeline/timeline.h"
 #include "gtest/gtest.h"
 #include "tests/core/timeline/timeline_reference.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -124,7 +125,7 @@ class Driver {
       ASSERT_EQ(AllSteps(), before);
       return;
     }
-    ASSERT_TRUE(id.ok()) << id.status();
+    ASSERT_OK(id);
     Record(*id, start, end, k);
   }
 
@@ -133,7 +134,7 @@ class Driver {
     const Time end = start + RandomDuration();
     const int k = RandomK();
     auto id = timeline_.ForceAdd(start, end, k);
-    ASSERT_TRUE(id.ok()) << id.status();
+    ASSERT_OK(id);
     Record(*id, start, end, k);
   }
 
@@ -164,7 +165,7 @@ class Driver {
     ASSERT_EQ(rec->start, want.start);
     ASSERT_EQ(rec->end, want.end);
     ASSERT_EQ(rec->k, want.k);
-    ASSERT_TRUE(timeline_.Remove(id).ok());
+    ASSERT_OK(timeline_.Remove(id));
     ASSERT_FALSE(timeline_.Get(id).has_value());
     ref_.Remove(id);
     removed_.push_back(id);
@@ -210,9 +211,9 @@ class Driver {
   }
 
   void DoCheck() {
-    ASSERT_TRUE(timeline_.CheckInvariants().ok()) << timeline_.CheckInvariants();
+    ASSERT_OK(timeline_.CheckInvariants());
     const Timeline copy = timeline_.Snapshot();
-    ASSERT_TRUE(copy.CheckInvariants().ok());
+    ASSERT_OK(copy.CheckInvariants());
   }
 
   std::mt19937_64 rng_;
@@ -270,12 +271,12 @@ TEST(TimelineDifferentialTest, WideRequestsOnBusyProfiles) {
           ASSERT_FALSE(id.ok());
           continue;
         }
-        ASSERT_TRUE(id.ok()) << id.status();
+        ASSERT_OK(id);
         ref.Add(*id, start, end, k);
         live.push_back(*id);
       } else if (dice < 50 && live.size() > 250) {
         const std::size_t i = uniform(0, live.size() - 1);
-        ASSERT_TRUE(timeline.Remove(live[i]).ok());
+        ASSERT_OK(timeline.Remove(live[i]));
         ref.Remove(live[i]);
         live[i] = live.back();
         live.pop_back();
@@ -293,7 +294,7 @@ TEST(TimelineDifferentialTest, WideRequestsOnBusyProfiles) {
         ASSERT_EQ(timeline.LatestStart(t0, deadline, d, k), ref.LatestStart(t0, deadline, d, k))
             << "t0=" << t0 << " deadline=" << deadline << " d=" << d << " k=" << k;
       } else {
-        ASSERT_TRUE(timeline.CheckInvariants().ok()) << timeline.CheckInvariants();
+        ASSERT_OK(timeline.CheckInvariants());
       }
     }
   }
@@ -379,7 +380,7 @@ TEST(TimelineDifferentialTest, DeepTreesMatchAScan) {
       for (int op = 0; op < 1000; ++op) {
         if (live.size() > 5000 && uniform(0, 1) == 0) {
           const std::size_t i = uniform(0, live.size() - 1);
-          ASSERT_TRUE(timeline.Remove(ids[i]).ok());
+          ASSERT_OK(timeline.Remove(ids[i]));
           ids[i] = ids.back();
           ids.pop_back();
           live[i] = live.back();
@@ -394,7 +395,7 @@ TEST(TimelineDifferentialTest, DeepTreesMatchAScan) {
           live.push_back({start, end, k});
         }
       }
-      ASSERT_TRUE(timeline.CheckInvariants().ok()) << timeline.CheckInvariants();
+      ASSERT_OK(timeline.CheckInvariants());
       const auto steps = Profile(live, kCapacity);
       for (int q = 0; q < 300; ++q) {
         const Time t0 = uniform(-100, horizon);

@@ -10,6 +10,7 @@
 #include "core/timeline/timeline.h"
 #include "gtest/gtest.h"
 #include "tests/core/timeline/timeline_reference.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -24,7 +25,7 @@ std::vector<TimelineStep> Steps(const Timeline& t, Time from, Time to) {
 
 ReservationId MustAdd(Timeline& t, Time start, Time end, int k) {
   auto id = t.Add(start, end, k);
-  EXPECT_TRUE(id.ok()) << id.status();
+  EXPECT_OK(id);
   return id.value_or(-1);
 }
 
@@ -100,8 +101,8 @@ TEST(TimelineEdgeTest, ReservationEndingWhereWindowStarts) {
   MustAdd(t, 0, 10, kP);
   EXPECT_EQ(t.MinFree(10, 20), kP);
   EXPECT_EQ(t.EarliestStart(10, 5, kP), 10);
-  EXPECT_TRUE(t.Add(10, 20, kP).ok());  // touching on the right
-  EXPECT_TRUE(t.Add(-10, 0, kP).ok());  // touching on the left
+  EXPECT_OK(t.Add(10, 20, kP));  // touching on the right
+  EXPECT_OK(t.Add(-10, 0, kP));  // touching on the left
   EXPECT_FALSE(t.Add(-1, 1, 1).ok());
 }
 
@@ -133,7 +134,7 @@ TEST(TimelineEdgeTest, PartialWidth) {
 TEST(TimelineEdgeTest, RemoveTwiceIsNotFound) {
   Timeline t(kP);
   const ReservationId id = MustAdd(t, 0, 10, 1);
-  EXPECT_TRUE(t.Remove(id).ok());
+  EXPECT_OK(t.Remove(id));
   const absl::Status again = t.Remove(id);
   EXPECT_EQ(again.code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(t.Remove(12345).code(), absl::StatusCode::kNotFound);
@@ -172,7 +173,7 @@ TEST(TimelineEdgeTest, FailedAddChangesNothing) {
   EXPECT_EQ(Steps(t, kTimeMin, kTimeMax), before);
   EXPECT_EQ(t.reservation_count(), 1u);
   EXPECT_EQ(t.breakpoint_count(), 3u);
-  EXPECT_TRUE(t.CheckInvariants().ok());
+  EXPECT_OK(t.CheckInvariants());
   // The failed attempt consumed no id.
   const ReservationId b = MustAdd(t, 100, 150, 3);
   EXPECT_EQ(b, a + 1);
@@ -182,17 +183,17 @@ TEST(TimelineEdgeTest, ForceAddGoesNegativeAndBlocks) {
   Timeline t(kP);
   MustAdd(t, 0, 100, kP);
   auto forced = t.ForceAdd(50, 150, 2);
-  ASSERT_TRUE(forced.ok());
+  ASSERT_OK(forced);
   EXPECT_EQ(t.FreeAt(60), -2);
   EXPECT_EQ(t.FreeAt(120), kP - 2);
   EXPECT_EQ(t.MinFree(0, 200), -2);
   EXPECT_EQ(t.EarliestStart(0, 10, kP), 150);
   EXPECT_EQ(t.EarliestStart(0, 10, kP - 2), 100);
-  EXPECT_TRUE(t.Remove(*forced).ok());
+  EXPECT_OK(t.Remove(*forced));
   EXPECT_EQ(t.FreeAt(60), 0);
   // Absurd depths are refused instead of overflowing.
   Timeline u(1);
-  for (int i = 0; i < 4; ++i) ASSERT_TRUE(u.ForceAdd(0, 10, 1 << 26).ok());
+  for (int i = 0; i < 4; ++i) ASSERT_OK(u.ForceAdd(0, 10, 1 << 26));
   EXPECT_EQ(u.ForceAdd(0, 10, 1 << 26).status().code(), absl::StatusCode::kOutOfRange);
 }
 
@@ -200,7 +201,7 @@ TEST(TimelineEdgeTest, SnapshotIsIndependent) {
   Timeline t(kP);
   const ReservationId a = MustAdd(t, 0, 10, 2);
   Timeline copy = t.Snapshot();
-  ASSERT_TRUE(copy.Remove(a).ok());
+  ASSERT_OK(copy.Remove(a));
   const ReservationId b = MustAdd(copy, 20, 30, kP);
   EXPECT_EQ(t.FreeAt(5), kP - 2);
   EXPECT_EQ(t.FreeAt(25), kP);
@@ -209,13 +210,13 @@ TEST(TimelineEdgeTest, SnapshotIsIndependent) {
   EXPECT_EQ(t.reservation_count(), 1u);
   EXPECT_EQ(copy.FreeAt(5), kP);
   EXPECT_EQ(copy.FreeAt(25), 0);
-  EXPECT_TRUE(t.CheckInvariants().ok());
-  EXPECT_TRUE(copy.CheckInvariants().ok());
+  EXPECT_OK(t.CheckInvariants());
+  EXPECT_OK(copy.CheckInvariants());
   // Each goes on booking on its own.
   const ReservationId c = MustAdd(t, 40, 50, 1);
   EXPECT_TRUE(t.Get(c).has_value());
   EXPECT_EQ(copy.FreeAt(45), kP);
-  EXPECT_TRUE(t.CheckInvariants().ok());
+  EXPECT_OK(t.CheckInvariants());
 }
 
 TEST(TimelineEdgeTest, BreakpointsAreCleanedUp) {
@@ -232,12 +233,12 @@ TEST(TimelineEdgeTest, BreakpointsAreCleanedUp) {
   EXPECT_EQ(t.FreeAt(kTimeMax - 1), 0);
   EXPECT_EQ(t.EarliestStart(kTimeMin, 10, 1), -1000);
   EXPECT_EQ(t.LatestStart(kTimeMin, kTimeMax, 10, 1), 990);
-  ASSERT_TRUE(t.CheckInvariants().ok()) << t.CheckInvariants();
-  for (ReservationId id : ids) ASSERT_TRUE(t.Remove(id).ok());
+  ASSERT_OK(t.CheckInvariants());
+  for (ReservationId id : ids) ASSERT_OK(t.Remove(id));
   EXPECT_EQ(t.breakpoint_count(), 1u);
   EXPECT_EQ(Steps(t, kTimeMin, kTimeMax), (std::vector<TimelineStep>{{kTimeMin, kTimeMax, kP}}));
   EXPECT_EQ(Steps(t, -3, 3), (std::vector<TimelineStep>{{-3, 3, kP}}));
-  EXPECT_TRUE(t.CheckInvariants().ok());
+  EXPECT_OK(t.CheckInvariants());
 }
 
 TEST(TimelineEdgeTest, IdsAreNeverReused) {
@@ -249,7 +250,7 @@ TEST(TimelineEdgeTest, IdsAreNeverReused) {
     EXPECT_GT(id, 0);
     EXPECT_TRUE(seen.insert(id).second) << "id " << id << " handed out twice";
     if (i % 2 == 0) {
-      ASSERT_TRUE(t.Remove(id).ok());
+      ASSERT_OK(t.Remove(id));
       removed.push_back(id);
     }
   }
@@ -266,7 +267,7 @@ TEST(TimelineEdgeTest, IdsAreNeverReused) {
   EXPECT_EQ(rec->start, 0);
   EXPECT_EQ(rec->end, 1);
   EXPECT_EQ(rec->k, 1);
-  EXPECT_TRUE(t.CheckInvariants().ok()) << t.CheckInvariants();
+  EXPECT_OK(t.CheckInvariants());
 }
 
 TEST(TimelineEdgeTest, ExtremeTimes) {

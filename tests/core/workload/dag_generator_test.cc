@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/model/runtime_model.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -44,11 +45,11 @@ TEST_P(DagGeneratorShapeTest, HasThePaperProperties) {
     o.jump = jump;
     o.seed = seed;
     absl::StatusOr<GeneratedDag> g = GenerateDag(o);
-    ASSERT_TRUE(g.ok()) << g.status();
+    ASSERT_OK(g);
     const Dag& dag = g->dag;
     const int total = n + 2;
     ASSERT_EQ(static_cast<int>(dag.tasks.size()), total);
-    ASSERT_TRUE(ValidateDag(dag, 1).ok());  // acyclic, unique names, no repeated edges
+    ASSERT_OK(ValidateDag(dag, 1));  // acyclic, unique names, no repeated edges
     for (int i = 0; i < total; ++i) EXPECT_EQ(dag.tasks[i].name, absl::StrCat("t", i));
 
     // Single entry and exit.
@@ -131,7 +132,9 @@ TEST(DagGeneratorTest, DeterministicPerSeed) {
   absl::StatusOr<GeneratedDag> b = GenerateDag(o);
   o.seed = 18;
   absl::StatusOr<GeneratedDag> c = GenerateDag(o);
-  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  ASSERT_OK(a);
+  ASSERT_OK(b);
+  ASSERT_OK(c);
   auto same = [](const GeneratedDag& x, const GeneratedDag& y) {
     if (x.levels != y.levels || x.dag.edges.size() != y.dag.edges.size()) return false;
     for (size_t i = 0; i < x.dag.edges.size(); ++i) {
@@ -155,7 +158,7 @@ TEST(DagGeneratorTest, WithoutEntryExitHasOnlyTheNTasks) {
   DagGeneratorOptions o;
   o.single_entry_exit = false;
   absl::StatusOr<GeneratedDag> g = GenerateDag(o);
-  ASSERT_TRUE(g.ok());
+  ASSERT_OK(g);
   EXPECT_EQ(g->dag.tasks.size(), 50u);
   EXPECT_EQ(g->entry, -1);
   EXPECT_EQ(g->exit, -1);
@@ -172,7 +175,7 @@ TEST(DagGeneratorTest, RegularityOneGivesEqualLevels) {
       o.width = width;
       o.regularity = 1;
       absl::StatusOr<GeneratedDag> g = GenerateDag(o);
-      ASSERT_TRUE(g.ok());
+      ASSERT_OK(g);
       const int perfect = static_cast<int>(std::floor(std::exp(width * std::log(n))));
       const int levels = (n + perfect - 1) / perfect;
       ASSERT_EQ(static_cast<int>(g->levels.size()), levels) << n << " " << width;
@@ -197,7 +200,7 @@ TEST(DagGeneratorTest, ParentCountsFollowDensity) {
       o.density = density;
       o.seed = seed;
       absl::StatusOr<GeneratedDag> g = GenerateDag(o);
-      ASSERT_TRUE(g.ok());
+      ASSERT_OK(g);
       ASSERT_EQ(g->levels[0].size(), 10u);
       std::vector<int> indeg(g->dag.tasks.size(), 0);
       for (const Edge& e : g->dag.edges) ++indeg[e.to];
@@ -223,7 +226,7 @@ TEST(DagGeneratorTest, AlphaAndT1SpanTheirRanges) {
   o.n = 2000;
   o.alpha_max = 0.1;
   absl::StatusOr<GeneratedDag> g = GenerateDag(o);
-  ASSERT_TRUE(g.ok());
+  ASSERT_OK(g);
   double alpha_sum = 0, t1_sum = 0, alpha_max = 0;
   for (int t = 1; t <= o.n; ++t) {
     const AmdahlModel& m = Amdahl(g->dag.tasks[t]);

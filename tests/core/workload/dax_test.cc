@@ -14,6 +14,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "tests/core/workload/test_data.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -33,8 +34,8 @@ TEST(DaxTest, ReadsEverySharedFile) {
     std::ifstream file(path);
     ASSERT_TRUE(file);
     absl::StatusOr<Dag> dag = ReadDax(file);
-    ASSERT_TRUE(dag.ok()) << dag.status();
-    EXPECT_TRUE(ValidateDag(*dag, 1).ok());
+    ASSERT_OK(dag);
+    EXPECT_OK(ValidateDag(*dag, 1));
 
     // The reference, by regular expressions over the text (the files are generator output, one
     // element per line).
@@ -86,7 +87,7 @@ TEST(DaxTest, ReadsASmallDaxWithProfilesAndNamespaces) {
   </job>
   <child ref="B"><parent ref="A"/><parent ref="A"/></child>
 </adag>)");
-  ASSERT_TRUE(dag.ok()) << dag.status();
+  ASSERT_OK(dag);
   ASSERT_EQ(dag->tasks.size(), 2u);
   EXPECT_EQ(Amdahl(dag->tasks[0]).t1, 1);  // zero run time -> min_t1
   EXPECT_EQ(Amdahl(dag->tasks[1]).t1, 42'250'000);

@@ -9,6 +9,7 @@
 #include "core/workload/sequential_generator.h"
 #include "core/workload/ssm_generator.h"
 #include "core/workload/workload_stats.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -46,7 +47,7 @@ TEST_P(SequentialGeneratorTest, HitsDeltaAndLoadOverTwentyThousandTasks) {
   options.load = GetParam().load;
   options.seed = 11;
   absl::StatusOr<Workload> w = GenerateSequentialWorkload(options);
-  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_OK(w);
   ASSERT_EQ(w->jobs.size(), 20000u);
   EXPECT_EQ(w->processors, 300);
   const WorkloadSummary s = SummarizeWorkload(*w);
@@ -62,7 +63,7 @@ TEST_P(SequentialGeneratorTest, HitsDeltaAndLoadOverTwentyThousandTasks) {
     ASSERT_TRUE(wj.job.model.IsRigid());
     ASSERT_EQ(std::get<RigidModel>(wj.job.model.params()).k, 1);
     ASSERT_EQ(wj.runtime_fraction, 1.0);
-    ASSERT_TRUE(ValidateJob(wj.job, w->processors).ok());
+    ASSERT_OK(ValidateJob(wj.job, w->processors));
   }
 }
 
@@ -77,7 +78,9 @@ TEST(SequentialGeneratorTest, DeterministicBySeed) {
   absl::StatusOr<Workload> b = GenerateSequentialWorkload(options);
   options.seed = 2;
   absl::StatusOr<Workload> c = GenerateSequentialWorkload(options);
-  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  ASSERT_OK(a);
+  ASSERT_OK(b);
+  ASSERT_OK(c);
   int same = 0;
   for (std::size_t i = 0; i < a->jobs.size(); ++i) {
     ASSERT_EQ(a->jobs[i].job.release, b->jobs[i].job.release);
@@ -122,7 +125,7 @@ TEST(SequentialGeneratorTest, RejectsBadOptions) {
 
 SsmCostModel DefaultCost() {
   absl::StatusOr<SsmCostModel> cost = CalibrateSsmCostModel({});
-  EXPECT_TRUE(cost.ok()) << cost.status();
+  EXPECT_OK(cost);
   return cost.ok() ? *cost : SsmCostModel{};
 }
 
@@ -164,7 +167,7 @@ TEST(SsmGeneratorTest, SpeedupHasSteps) {
   const double reads = 1e6;
   const double genome = cost.hash_per_read * reads / cost.index_per_base;
   const RuntimeModel m = SsmRuntimeModel(cost, genome, reads, 64);
-  ASSERT_TRUE(m.Validate().ok()) << m.Validate();
+  ASSERT_OK(m.Validate());
   EXPECT_EQ(m.Widths(64).size(), 64u);
   EXPECT_TRUE(m.CheckMonotony(64).time_non_increasing);
   EXPECT_LT(m.TimeOn(3), m.TimeOn(2));
@@ -193,7 +196,7 @@ TEST(SsmGeneratorTest, WorkloadMatchesTheScenario) {
   options.tasks = 8000;
   options.load = 400;
   absl::StatusOr<Workload> w = GenerateSsmWorkload(options);
-  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_OK(w);
   ASSERT_EQ(w->jobs.size(), 8000u);
   EXPECT_EQ(w->processors, 512);
   const WorkloadSummary s = SummarizeWorkload(*w);
@@ -216,14 +219,15 @@ TEST(SsmGeneratorTest, WorkloadMatchesTheScenario) {
     with_steps += step;
   }
   EXPECT_GT(with_steps, 800);  // steps are common, not universal
-  ASSERT_TRUE(ValidateJob(w->jobs.front().job, 512).ok());
-  ASSERT_TRUE(ValidateJob(w->jobs.back().job, 512).ok());
+  ASSERT_OK(ValidateJob(w->jobs.front().job, 512));
+  ASSERT_OK(ValidateJob(w->jobs.back().job, 512));
 
   // Deterministic by seed.
   options.tasks = 50;
   absl::StatusOr<Workload> a = GenerateSsmWorkload(options);
   absl::StatusOr<Workload> b = GenerateSsmWorkload(options);
-  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_OK(a);
+  ASSERT_OK(b);
   for (std::size_t i = 0; i < a->jobs.size(); ++i) {
     ASSERT_EQ(a->jobs[i].job.release, b->jobs[i].job.release);
     ASSERT_EQ(a->jobs[i].job.model.TimeOn(17), b->jobs[i].job.model.TimeOn(17));

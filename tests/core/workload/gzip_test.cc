@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string>
 
+#include "tests/testing/status.h"
+
 namespace resched {
 namespace {
 
@@ -51,17 +53,17 @@ TEST(GzipTest, RoundTripsWhatZlibCompressed) {
   EXPECT_FALSE(LooksGzipped(text));
   EXPECT_FALSE(LooksGzipped(""));
   absl::StatusOr<std::string> out = Gunzip(gz);
-  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_OK(out);
   EXPECT_EQ(*out, text);
   // Headers are auto-detected: zlib streams decode too.
   out = Gunzip(ZlibCompress(text));
-  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_OK(out);
   EXPECT_EQ(*out, text);
 }
 
 TEST(GzipTest, EmptyPayload) {
   absl::StatusOr<std::string> out = Gunzip(GzipCompress(""));
-  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_OK(out);
   EXPECT_EQ(*out, "");
 }
 
@@ -69,7 +71,7 @@ TEST(GzipTest, DecodesEveryMember) {
   const std::string a = SampleText(100), b = "second member\n", c = SampleText(7);
   absl::StatusOr<std::string> out =
       Gunzip(GzipCompress(a) + GzipCompress(b, 1) + GzipCompress(c) + std::string(8, '\0'));
-  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_OK(out);
   EXPECT_EQ(*out, a + b + c);
 }
 
@@ -101,7 +103,7 @@ TEST(GzipTest, BoundsTheOutput) {
   EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(s.message().find(std::to_string(text.size() - 1)), std::string::npos);
   absl::StatusOr<std::string> exact = Gunzip(gz, text.size());
-  ASSERT_TRUE(exact.ok()) << exact.status();
+  ASSERT_OK(exact);
   EXPECT_EQ(exact->size(), text.size());
 }
 
@@ -128,7 +130,8 @@ TEST(GzipTest, ReadMaybeGzippedHandlesBoth) {
   std::istringstream plain(text), compressed(GzipCompress(text));
   absl::StatusOr<std::string> a = ReadMaybeGzipped(plain);
   absl::StatusOr<std::string> b = ReadMaybeGzipped(compressed);
-  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_OK(a);
+  ASSERT_OK(b);
   EXPECT_EQ(*a, text);
   EXPECT_EQ(*b, text);
   std::istringstream big(text);

@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tests/core/workload/test_data.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -60,7 +61,7 @@ TEST(ReservationScheduleTest, DecayNamesRoundTrip) {
   for (auto d : {ReservationDecay::kNone, ReservationDecay::kReal, ReservationDecay::kLinear,
                  ReservationDecay::kExpo}) {
     absl::StatusOr<ReservationDecay> parsed = ParseReservationDecay(ReservationDecayName(d));
-    ASSERT_TRUE(parsed.ok());
+    ASSERT_OK(parsed);
     EXPECT_EQ(*parsed, d);
   }
   EXPECT_FALSE(ParseReservationDecay("quadratic").ok());
@@ -101,7 +102,7 @@ TEST(ReservationScheduleTest, RealKeepsWhatWasKnownAtT) {
   o.time_seconds = 100;
   o.history_window = 100 * kS;
   absl::StatusOr<ReservationSchedule> s = BuildReservationSchedule(TinyLog(), o);
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_OK(s);
   EXPECT_EQ(s->processors, 10);
   EXPECT_EQ(s->now, 100 * kS);
   EXPECT_EQ(s->usable_jobs, 7);
@@ -134,13 +135,13 @@ TEST(ReservationScheduleTest, PartitionFilterAndProcessorOverride) {
   o.time_seconds = 100;
   o.partition = 2;
   absl::StatusOr<ReservationSchedule> s = BuildReservationSchedule(TinyLog(), o);
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_OK(s);
   EXPECT_EQ(s->processors, 1);  // largest allocation in the partition, not the header
   ASSERT_EQ(s->reservations.size(), 1u);
   EXPECT_EQ(s->reservations[0].job_number, 9);
   o.processors = 32;
   s = BuildReservationSchedule(TinyLog(), o);
-  ASSERT_TRUE(s.ok());
+  ASSERT_OK(s);
   EXPECT_EQ(s->processors, 32);
   o.partition = 7;
   s = BuildReservationSchedule(TinyLog(), o);
@@ -156,11 +157,11 @@ TEST(ReservationScheduleTest, PartitionProcessorsFromTheHeaderList) {
   o.partition = 3;
   o.time_seconds = 100;
   absl::StatusOr<ReservationSchedule> s = BuildReservationSchedule(log, o);
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_OK(s);
   EXPECT_EQ(s->processors, 224);
   o.partition = -1;
   s = BuildReservationSchedule(log, o);
-  ASSERT_TRUE(s.ok());
+  ASSERT_OK(s);
   EXPECT_EQ(s->processors, 1664);
 }
 
@@ -176,7 +177,7 @@ TEST(ReservationScheduleTest, SdscDsPartitionThree) {
     o.decay = ReservationDecay::kNone;
     o.seed = seed;
     absl::StatusOr<ReservationSchedule> s = BuildReservationSchedule(*log, o);
-    ASSERT_TRUE(s.ok()) << s.status();
+    ASSERT_OK(s);
     EXPECT_EQ(s->processors, 224);
     EXPECT_LE(PeakLoad(s->reservations), 224);
     EXPECT_GT(s->reservations.size(), 0u);
@@ -223,7 +224,7 @@ TEST(ReservationScheduleTest, TimelineHelperSkipsWhatDoesNotFit) {
   Timeline timeline(4);
   std::vector<LogReservation> r = {{0, 10, 3}, {5, 15, 3}, {10, 20, 1}, {0, 5, 9}};
   absl::StatusOr<TimelineFill> fill = AddReservationsToTimeline(r, timeline);
-  ASSERT_TRUE(fill.ok()) << fill.status();
+  ASSERT_OK(fill);
   EXPECT_EQ(fill->added, 2);
   EXPECT_EQ(fill->skipped, 2);
   EXPECT_EQ(fill->ids.size(), 2u);
@@ -250,7 +251,7 @@ TEST_P(LogTest, SchedulesFitAndRespectTheirDecay) {
         o.decay = decay;
         o.seed = seed;
         absl::StatusOr<ReservationSchedule> s = BuildReservationSchedule(*log, o);
-        ASSERT_TRUE(s.ok()) << s.status();
+        ASSERT_OK(s);
         EXPECT_EQ(s->processors, SwfProcessorCount(*log));
         EXPECT_EQ(s->tagged_jobs, std::llround(phi * static_cast<double>(s->usable_jobs)));
         EXPECT_LE(PeakLoad(s->reservations), s->processors);
@@ -271,13 +272,13 @@ TEST_P(LogTest, SchedulesFitAndRespectTheirDecay) {
         }
         Timeline timeline(s->processors);
         absl::StatusOr<TimelineFill> fill = AddReservationsToTimeline(s->reservations, timeline);
-        ASSERT_TRUE(fill.ok());
+        ASSERT_OK(fill);
         EXPECT_EQ(fill->skipped, 0);
         EXPECT_EQ(fill->added, static_cast<int>(s->reservations.size()));
 
         // Deterministic per seed.
         absl::StatusOr<ReservationSchedule> again = BuildReservationSchedule(*log, o);
-        ASSERT_TRUE(again.ok());
+        ASSERT_OK(again);
         EXPECT_EQ(again->now, s->now);
         ASSERT_EQ(again->reservations.size(), s->reservations.size());
         for (size_t i = 0; i < s->reservations.size(); ++i) {
@@ -308,7 +309,7 @@ TEST_P(LogTest, PhiFractionOfTheActiveJobs) {
     o.decay = ReservationDecay::kNone;
     o.time_seconds = t;
     absl::StatusOr<ReservationSchedule> s = BuildReservationSchedule(*log, o);
-    ASSERT_TRUE(s.ok());
+    ASSERT_OK(s);
     const double kept = static_cast<double>(s->reservations.size() + s->dropped_over_capacity);
     EXPECT_NEAR(kept / static_cast<double>(active), phi, 0.05 * phi) << "phi " << phi;
   }
@@ -320,7 +321,7 @@ TEST_P(LogTest, PhiFractionOfTheActiveJobs) {
   for (double phi : {0.1, 0.2, 0.5, 1.0}) {
     o.phi = phi;
     absl::StatusOr<ReservationSchedule> s = BuildReservationSchedule(*log, o);
-    ASSERT_TRUE(s.ok());
+    ASSERT_OK(s);
     EXPECT_LE(s->historical_available, previous + 1e-9);
     previous = s->historical_available;
   }
@@ -337,7 +338,8 @@ TEST_P(LogTest, RealIsNoneWithoutLaterSubmissions) {
     absl::StatusOr<ReservationSchedule> none = BuildReservationSchedule(*log, o);
     o.decay = ReservationDecay::kReal;
     absl::StatusOr<ReservationSchedule> real = BuildReservationSchedule(*log, o);
-    ASSERT_TRUE(none.ok() && real.ok());
+    ASSERT_OK(none);
+    ASSERT_OK(real);
     ASSERT_EQ(none->now, real->now);
     EXPECT_DOUBLE_EQ(none->historical_available, real->historical_available);
     std::set<std::int64_t> expected, got;
@@ -368,7 +370,8 @@ TEST_P(LogTest, DecayThinsPerDay) {
       absl::StatusOr<ReservationSchedule> none = BuildReservationSchedule(*log, o);
       o.decay = decay;
       absl::StatusOr<ReservationSchedule> kept = BuildReservationSchedule(*log, o);
-      ASSERT_TRUE(none.ok() && kept.ok());
+      ASSERT_OK(none);
+      ASSERT_OK(kept);
       auto count = [](const ReservationSchedule& s, std::vector<double>& per_day) {
         for (const auto& r : s.reservations) {
           if (r.start == s.now) continue;  // active at T: never thinned

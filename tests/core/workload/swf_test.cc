@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/testing/status.h"
+
 namespace resched {
 namespace {
 
@@ -33,7 +35,7 @@ constexpr char kLog[] =
 SwfLog MustRead(const std::string& text, const SwfReadOptions& options = {}) {
   std::istringstream in(text);
   absl::StatusOr<SwfLog> log = ReadSwf(in, options);
-  EXPECT_TRUE(log.ok()) << log.status();
+  EXPECT_OK(log);
   return log.ok() ? *std::move(log) : SwfLog{};
 }
 
@@ -114,7 +116,7 @@ TEST(SwfTest, KeepsCommentsAndParsesHeaderKeys) {
 TEST(SwfTest, RoundTripKeepsHeaderAndValues) {
   const SwfLog log = MustRead(kLog);
   std::ostringstream out;
-  ASSERT_TRUE(WriteSwf(out, log).ok());
+  ASSERT_OK(WriteSwf(out, log));
   // Every value token is reproduced byte for byte ("142.00", "44.5", "1.25", "-1").
   EXPECT_EQ(DataTokens(out.str()), DataTokens(kLog));
   EXPECT_NE(out.str().find("; MaxNodes: 64 (48 batch, 16 interactive)\n"), std::string::npos);
@@ -212,7 +214,7 @@ TEST(SwfTest, GarbageNeverCrashes) {
     SwfReadOptions options;
     options.lenient = true;
     const absl::StatusOr<SwfLog> b = ReadSwf(lenient, options);
-    ASSERT_TRUE(b.ok()) << b.status();
+    ASSERT_OK(b);
     if (!a.ok()) {
       EXPECT_EQ(a.status().code(), absl::StatusCode::kInvalidArgument);
       EXPECT_EQ(a.status().message().substr(0, 5), "line ");

@@ -9,6 +9,7 @@
 #include "core/workload/downey_workload.h"
 #include "core/workload/workload_stats.h"
 #include "tests/core/workload/test_data.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -18,7 +19,7 @@ constexpr Duration kSecond = kMicrosPerSecond;
 SwfLog Parse(const std::string& text) {
   std::istringstream in(text);
   absl::StatusOr<SwfLog> log = ReadSwf(in);
-  EXPECT_TRUE(log.ok()) << log.status();
+  EXPECT_OK(log);
   return log.ok() ? *std::move(log) : SwfLog{};
 }
 
@@ -46,7 +47,7 @@ TEST(SwfWorkloadTest, ConvertsRecordsToRigidJobs) {
   const SwfLog log = Parse(kLog);
   EXPECT_EQ(SwfMachineSize(log), 64);
   absl::StatusOr<SwfWorkload> result = SwfToRigidWorkload(log);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   const SwfConversionStats& stats = result->stats;
   EXPECT_EQ(stats.records_examined, 9);
   EXPECT_EQ(stats.kept, 5);
@@ -80,7 +81,7 @@ TEST(SwfWorkloadTest, ConvertsRecordsToRigidJobs) {
   EXPECT_DOUBLE_EQ(w.jobs[3].runtime_fraction, 1.0);
   EXPECT_EQ(w.jobs[4].job.id, "r7");  // the repeated job number
   for (const WorkloadJob& wj : w.jobs) {
-    EXPECT_TRUE(ValidateJob(wj.job, w.processors).ok()) << wj.job.id;
+    EXPECT_OK(ValidateJob(wj.job, w.processors)) << wj.job.id;
   }
 }
 
@@ -90,7 +91,7 @@ TEST(SwfWorkloadTest, FirstNJobsAndOptions) {
   options.max_jobs = 2;
   options.processors = 8;
   absl::StatusOr<SwfWorkload> result = SwfToRigidWorkload(log, options);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   ASSERT_EQ(result->workload.jobs.size(), 2u);
   EXPECT_EQ(result->stats.records_examined,
             6);  // jobs 10 and 15 are the first two usable
@@ -108,12 +109,12 @@ TEST(DowneyWorkloadTest, DrawsParametersInRangeAndReproducesTheLog) {
   DowneyWorkloadOptions options;
   options.processors = 128;
   absl::StatusOr<SwfWorkload> result = SwfToDowneyWorkload(log, options);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   absl::StatusOr<std::vector<SwfJobBasis>> bases = [&] {
     SwfConversionStats stats;
     return SelectSwfJobs(log, {0, 128, "x"}, stats);
   }();
-  ASSERT_TRUE(bases.ok());
+  ASSERT_OK(bases);
   const Workload& w = result->workload;
   ASSERT_EQ(w.jobs.size(), bases->size());
   EXPECT_EQ(w.processors, 128);
@@ -128,7 +129,7 @@ TEST(DowneyWorkloadTest, DrawsParametersInRangeAndReproducesTheLog) {
     EXPECT_NEAR(w.jobs[i].job.model.TimeOn(k), (*bases)[i].run_time, 2);
     EXPECT_GE(m.t1, (*bases)[i].run_time);
     EXPECT_DOUBLE_EQ(w.jobs[i].runtime_fraction, 1.0);
-    EXPECT_TRUE(ValidateJob(w.jobs[i].job, 128).ok());
+    EXPECT_OK(ValidateJob(w.jobs[i].job, 128));
   }
   EXPECT_DOUBLE_EQ(DowneySpeedup(4, 0.5, 2), 8 / 4.25);
   EXPECT_DOUBLE_EQ(DowneySpeedup(4, 2, 3), 36.0 / 16);
@@ -157,7 +158,7 @@ class RealLogTest : public ::testing::TestWithParam<RealLog> {};
 TEST_P(RealLogTest, FirstThousandJobsAreSane) {
   absl::StatusOr<SwfLog> log = testing::ReadTestLog(GetParam().file, 1000);
   REQUIRE_SHARED_DATA(!absl::IsNotFound(log.status()), log.status());
-  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_OK(log);
   EXPECT_EQ(log->HeaderInt("MaxProcs"), GetParam().max_procs);
   EXPECT_EQ(log->HeaderValue("Version"), "2.2");
   ASSERT_EQ(log->records.size(), 1000u);
@@ -173,7 +174,7 @@ TEST_P(RealLogTest, FirstThousandJobsAreSane) {
   EXPECT_EQ(log->records.front().job_number, 1);
 
   absl::StatusOr<SwfWorkload> rigid = SwfToRigidWorkload(*log);
-  ASSERT_TRUE(rigid.ok()) << rigid.status();
+  ASSERT_OK(rigid);
   EXPECT_EQ(rigid->workload.processors, GetParam().max_procs);
   EXPECT_GT(rigid->stats.kept, 900);
   EXPECT_EQ(rigid->stats.kept + rigid->stats.skipped_no_run_time +
@@ -181,22 +182,23 @@ TEST_P(RealLogTest, FirstThousandJobsAreSane) {
                 rigid->stats.skipped_out_of_range,
             1000);
   for (const WorkloadJob& wj : rigid->workload.jobs) {
-    ASSERT_TRUE(ValidateJob(wj.job, rigid->workload.processors).ok()) << wj.job.id;
+    ASSERT_OK(ValidateJob(wj.job, rigid->workload.processors)) << wj.job.id;
     ASSERT_GT(wj.runtime_fraction, 0);
     ASSERT_LE(wj.runtime_fraction, 1);
   }
 
   DowneyWorkloadOptions options;
   absl::StatusOr<SwfWorkload> moldable = SwfToDowneyWorkload(*log, options);
-  ASSERT_TRUE(moldable.ok()) << moldable.status();
+  ASSERT_OK(moldable);
   for (const WorkloadJob& wj : moldable->workload.jobs) {
-    ASSERT_TRUE(ValidateJob(wj.job, 512).ok()) << wj.job.id;
+    ASSERT_OK(ValidateJob(wj.job, 512)) << wj.job.id;
   }
   // Same seed, same workload; another seed, other parameters.
   absl::StatusOr<SwfWorkload> again = SwfToDowneyWorkload(*log, options);
   options.seed = 2;
   absl::StatusOr<SwfWorkload> other = SwfToDowneyWorkload(*log, options);
-  ASSERT_TRUE(again.ok() && other.ok());
+  ASSERT_OK(again);
+  ASSERT_OK(other);
   int same = 0;
   for (std::size_t i = 0; i < moldable->workload.jobs.size(); ++i) {
     const auto& m = std::get<DowneyModel>(moldable->workload.jobs[i].job.model.params());
@@ -215,12 +217,12 @@ TEST_P(RealLogTest, FirstThousandJobsAreSane) {
 TEST_P(RealLogTest, DowneyInstancesHaveThePaperLoad) {
   absl::StatusOr<SwfLog> log = testing::ReadTestLog(GetParam().file, 9000);  // a few are unusable
   REQUIRE_SHARED_DATA(!absl::IsNotFound(log.status()), log.status());
-  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_OK(log);
   for (std::uint64_t seed : {1, 2}) {
     DowneyWorkloadOptions options;
     options.seed = seed;
     absl::StatusOr<SwfWorkload> w = SwfToDowneyWorkload(*log, options);
-    ASSERT_TRUE(w.ok()) << w.status();
+    ASSERT_OK(w);
     EXPECT_EQ(w->workload.jobs.size(), 8000u);
     const WorkloadSummary s = SummarizeWorkload(w->workload);
     EXPECT_NEAR(s.load, GetParam().paper_load, 0.05 * GetParam().paper_load);

@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "nlohmann/json.hpp"
 #include "tests/core/workload/test_data.h"
+#include "tests/testing/status.h"
 
 namespace resched {
 namespace {
@@ -35,8 +36,8 @@ TEST(WfCommonsTest, ReadsEverySharedInstance) {
     std::ifstream file(path);
     ASSERT_TRUE(file);
     absl::StatusOr<Dag> dag = ReadWfCommons(file);
-    ASSERT_TRUE(dag.ok()) << dag.status();
-    EXPECT_TRUE(ValidateDag(*dag, 1).ok());
+    ASSERT_OK(dag);
+    EXPECT_OK(ValidateDag(*dag, 1));
 
     // The reference, straight from the JSON.
     std::ifstream again(path);
@@ -84,7 +85,7 @@ TEST(WfCommonsTest, ReadsSplitSchemaAndMapsRuntimes) {
   options.alpha = 0.25;
   options.k_max = 8;
   absl::StatusOr<Dag> dag = Read(kSplit, options);
-  ASSERT_TRUE(dag.ok()) << dag.status();
+  ASSERT_OK(dag);
   ASSERT_EQ(dag->tasks.size(), 2u);
   EXPECT_EQ(Amdahl(dag->tasks[0]).t1, 2'500'000);
   EXPECT_EQ(Amdahl(dag->tasks[1]).t1, 1);  // a zero run time becomes min_t1
@@ -99,13 +100,13 @@ TEST(WfCommonsTest, ReadsOlderSchemas) {
   absl::StatusOr<Dag> v14 = Read(R"({"workflow": {"tasks": [
       {"name": "x", "id": "x1", "runtimeInSeconds": 1, "parents": [], "children": ["y1"]},
       {"name": "y", "id": "y1", "runtimeInSeconds": 3}]}})");
-  ASSERT_TRUE(v14.ok()) << v14.status();
+  ASSERT_OK(v14);
   EXPECT_EQ(v14->tasks[1].name, "y1");
   EXPECT_EQ(v14->edges.size(), 1u);
   absl::StatusOr<Dag> hub = Read(R"({"workflow": {"jobs": [
       {"name": "x", "runtime": 1.5},
       {"name": "y", "runtime": 3, "parents": ["x"]}]}})");
-  ASSERT_TRUE(hub.ok()) << hub.status();
+  ASSERT_OK(hub);
   EXPECT_EQ(Amdahl(hub->tasks[0]).t1, 1'500'000);
   EXPECT_EQ(hub->edges.size(), 1u);
 }
