@@ -157,7 +157,7 @@ void BM_Remove(benchmark::State& state) {
     state.SetIterationTime(Seconds(start) / n);
     // Putting back a subset of a feasible set always fits.
     for (int b = 0; b < n; ++b) {
-      const TimelineReservation& p = f.params[chosen[b]];
+      const Allocation& p = f.params[chosen[b]];
       f.ids[chosen[b]] = t.Add(p.start, p.end, p.k).value();
     }
   }

@@ -58,7 +58,7 @@ void BuildFixture(std::int64_t n, Fixture& f) {
     const int k = RandomWidth(rng);
     if (auto id = f.timeline->Add(s, e, k); id.ok()) {
       f.ids.push_back(*id);
-      f.params.push_back({s, e, k});
+      f.params.push_back({k, s, e});
     }
   }
   for (int i = 0; i < 1 << 14; ++i) {

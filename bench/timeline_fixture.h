@@ -28,11 +28,11 @@ struct Request {
 struct Fixture {
   Time horizon = 0;
   std::unique_ptr<Timeline> timeline;
-  std::vector<ReservationId> ids;           // live reservations, for Remove
-  std::vector<TimelineReservation> params;  // same order as ids
-  std::vector<Request> requests;            // random requests over the horizon (the mix)
-  std::vector<Request> narrow;              // the same with widths <= 256
-  std::vector<Request> wide;                // the same with widths > 256
+  std::vector<ReservationId> ids;  // live reservations, for Remove
+  std::vector<Allocation> params;  // same order as ids
+  std::vector<Request> requests;   // random requests over the horizon (the mix)
+  std::vector<Request> narrow;     // the same with widths <= 256
+  std::vector<Request> wide;       // the same with widths > 256
   // Widths of the mix, durations 2-20 times the longest reservation: a long job among short
   // ones, whose search crosses many gaps that are each too short for it.
   std::vector<Request> long_requests;

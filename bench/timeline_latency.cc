@@ -141,7 +141,7 @@ void BM_LatencyRemove(benchmark::State& state) {
       },
       [&](int) {
         // Putting back what was just removed always fits.
-        const TimelineReservation& p = f.params[chosen];
+        const Allocation& p = f.params[chosen];
         f.ids[chosen] = f.timeline->Add(p.start, p.end, p.k).value();
       });
 }

@@ -35,7 +35,7 @@ ScheduleToValidate DagPlanToValidate(const Dag& dag, const DagPlan& plan, const 
   // The timeline's bookings as holds: only the window the plan occupies matters.
   if (from < to) {
     timeline.ForEachStep(from, to, [&](const TimelineStep& step) {
-      if (step.free < s.capacity) s.holds.push_back({step.start, step.end, s.capacity - step.free});
+      if (step.free < s.capacity) s.holds.push_back({s.capacity - step.free, step.start, step.end});
     });
   }
   for (const Edge& e : dag.edges) s.precedences.push_back({e.from, e.to, e.transfer});

@@ -25,12 +25,6 @@ struct ScheduledItem {
   std::optional<Time> promised_deadline;  // checked only where the schedule promised it
 };
 
-struct CapacityHold {
-  Time start = 0;
-  Time end = 0;
-  int k = 0;
-};
-
 struct PrecedenceConstraint {
   int before = 0;  // indices into ScheduleToValidate::items
   int after = 0;
@@ -40,7 +34,7 @@ struct PrecedenceConstraint {
 struct ScheduleToValidate {
   int capacity = 0;
   std::vector<ScheduledItem> items;
-  std::vector<CapacityHold> holds;  // external reservations
+  std::vector<Allocation> holds;  // external reservations
   std::vector<PrecedenceConstraint> precedences;
 };
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "core/model/allocation.h"
 #include "core/model/runtime_model.h"
 #include "core/model/time.h"
 
@@ -32,12 +33,5 @@ absl::Status ValidateJob(const Job& job, int capacity);
 enum class JobState { kQueued, kRunning, kFinished, kFailed, kCancelled };
 
 const char* JobStateName(JobState state);
-
-// Where and when a job runs (or is planned to run).
-struct Allocation {
-  int k = 0;
-  Time start = 0;
-  Time end = 0;
-};
 
 }  // namespace resched

@@ -12,10 +12,10 @@ namespace {
 
 // The private timeline of a part: free(t) = min(capacity - own(t), max(0, shared free(t))) from
 // `now` on. `shared` must no longer hold the part's queued jobs.
-Timeline PartTimeline(const Timeline& shared, const std::vector<TimelineReservation>& own,
-                      int capacity, Time now) {
+Timeline PartTimeline(const Timeline& shared, const std::vector<Allocation>& own, int capacity,
+                      Time now) {
   Timeline part(capacity);
-  for (const TimelineReservation& r : own) {
+  for (const Allocation& r : own) {
     const Time start = std::max(r.start, now);  // searches never look before now
     // ForceAdd fails only for an empty window or k < 1, both excluded.
     if (r.end > start) (void)part.ForceAdd(start, r.end, r.k);
@@ -24,7 +24,7 @@ Timeline PartTimeline(const Timeline& shared, const std::vector<TimelineReservat
   part.ForEachStep(now, kTimeMax, [&](const TimelineStep& s) { mine.push_back(s); });
   shared.ForEachStep(now, kTimeMax, [&](const TimelineStep& s) { all.push_back(s); });
   // Walk both step functions together and block what the shared timeline does not have.
-  std::vector<TimelineReservation> blocks;
+  std::vector<Allocation> blocks;
   size_t i = 0, j = 0;
   Time t = now;
   while (i < mine.size() && j < all.size()) {
@@ -34,7 +34,7 @@ Timeline PartTimeline(const Timeline& shared, const std::vector<TimelineReservat
       if (!blocks.empty() && blocks.back().end == t && blocks.back().k == extra) {
         blocks.back().end = end;
       } else {
-        blocks.push_back({t, end, extra});
+        blocks.push_back({extra, t, end});
       }
     }
     t = end;
@@ -42,7 +42,7 @@ Timeline PartTimeline(const Timeline& shared, const std::vector<TimelineReservat
     if (all[j].end == end) ++j;
   }
   // Blocks are non-empty windows of k >= 1 (ForceAdd's only errors).
-  for (const TimelineReservation& b : blocks) (void)part.ForceAdd(b.start, b.end, b.k);
+  for (const Allocation& b : blocks) (void)part.ForceAdd(b.start, b.end, b.k);
   return part;
 }
 

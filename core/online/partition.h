@@ -67,9 +67,9 @@ class Partition {
   };
 
   std::vector<int> capacities_;
-  std::map<ReservationId, Booking> bookings_;              // every live booking made through Commit
-  std::vector<std::vector<TimelineReservation>> running_;  // per part, from Sync
-  std::vector<Time> last_start_;                           // per part, latest start seen
+  std::map<ReservationId, Booking> bookings_;     // every live booking made through Commit
+  std::vector<std::vector<Allocation>> running_;  // per part, from Sync
+  std::vector<Time> last_start_;                  // per part, latest start seen
 };
 
 }  // namespace resched

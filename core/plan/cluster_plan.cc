@@ -344,7 +344,7 @@ void ClusterPlan::ProcessInstant() {
     if (it->second.end <= now_) {
       timeline_.ReleaseHeld(it->second.booking);
       // Kept for the historical q of the DAG planners; the oldest go first.
-      past_holds_.push_back({it->second.start, it->second.end, it->second.k});
+      past_holds_.push_back({it->second.k, it->second.start, it->second.end});
       if (static_cast<int>(past_holds_.size()) > limits_.max_retained_ended)
         past_holds_.pop_front();
       it = reservations_.erase(it);
@@ -399,10 +399,10 @@ ScheduleToValidate ClusterPlan::ToValidate() const {
     item.ended_early = job->ended_early;
     s.items.push_back(item);
   }
-  for (const auto& [n, r] : reservations_) s.holds.push_back({r.start, r.end, r.k});
+  for (const auto& [n, r] : reservations_) s.holds.push_back({r.k, r.start, r.end});
   for (const auto& [n, d] : dags_) {
     for (const DagTaskBooking& t : d.tasks) {
-      s.holds.push_back({t.allocation.start, t.allocation.end, t.allocation.k});
+      s.holds.push_back(t.allocation);
     }
   }
   return s;

@@ -159,7 +159,7 @@ class ClusterPlan {
   Time created_;
   Time next_dag_expiry_ = kTimeMax;              // the earliest end of a DAG task still booked
   std::map<std::int64_t, DagReservation> dags_;  // by creation order
-  std::deque<CapacityHold> past_holds_;  // expired external reservations, for the historical q
+  std::deque<Allocation> past_holds_;  // expired external reservations, for the historical q
   std::map<std::int64_t, std::unique_ptr<JobRecord>> jobs_;  // by submission sequence
   absl::flat_hash_map<JobId, JobRecord*> by_id_;
   std::vector<JobRecord*> queue_;                             // queued, submission order

@@ -151,7 +151,7 @@ int ClusterPlan::HistoricalAvailable(Duration window) const {
     if (job->allocation.k > 0) add(job->allocation.start, job->allocation.end, job->allocation.k);
   }
   for (const auto& [n, r] : reservations_) add(r.start, r.end, r.k);
-  for (const CapacityHold& h : past_holds_) add(h.start, h.end, h.k);
+  for (const Allocation& h : past_holds_) add(h.start, h.end, h.k);
   for (const auto& [n, d] : dags_) {
     for (const DagTaskBooking& t : d.tasks)
       add(t.allocation.start, t.allocation.end, t.allocation.k);

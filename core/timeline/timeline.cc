@@ -239,7 +239,7 @@ const Timeline::Record* Timeline::FindRecord(ReservationId id) const {
   return &r;
 }
 
-std::optional<TimelineReservation> Timeline::Get(ReservationId id) const {
+std::optional<Allocation> Timeline::Get(ReservationId id) const {
   const Record* r = FindRecord(id);
   if (r == nullptr) return std::nullopt;
   return r->reservation;
@@ -291,7 +291,7 @@ absl::StatusOr<ReservationId> Timeline::Insert(Time start, Time end, int k, bool
     free_records_.pop_back();
   }
   Record& r = records_[slot];
-  r.reservation = TimelineReservation{start, end, k};
+  r.reservation = Allocation{k, start, end};
   r.live = true;
   if (++r.generation == 0) r.generation = 1;  // ids stay > 0
   ++live_reservations_;
@@ -308,7 +308,7 @@ absl::Status Timeline::Remove(ReservationId id) {
   if (record == nullptr) {
     return absl::NotFoundError(absl::StrCat("reservation ", id, " not found"));
   }
-  const TimelineReservation r = record->reservation;
+  const Allocation r = record->reservation;
   const auto slot = static_cast<std::uint32_t>(record - records_.data());
   records_[slot].live = false;
   free_records_.push_back(slot);
@@ -848,7 +848,7 @@ absl::Status Timeline::CheckInvariants() const {
   expected[kTimeMin].first = 1;  // the sentinel's pin
   for (const Record& record : records_) {
     if (!record.live) continue;
-    const TimelineReservation& r = record.reservation;
+    const Allocation& r = record.reservation;
     ++expected[r.start].first;
     expected[r.start].second -= r.k;
     ++expected[r.end].first;

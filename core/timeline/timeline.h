@@ -23,18 +23,13 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/model/allocation.h"
 #include "core/model/time.h"
 #include "core/timeline/huge_page_allocator.h"
 
 namespace resched {
 
 using ReservationId = std::int64_t;
-
-struct TimelineReservation {
-  Time start = 0;
-  Time end = 0;  // exclusive
-  int k = 0;
-};
 
 struct TimelineStep {
   Time start = 0;
@@ -49,32 +44,36 @@ class Timeline {
   int capacity() const { return capacity_; }
   std::size_t reservation_count() const { return live_reservations_; }
 
-  // Free processors at instant t.
-  int FreeAt(Time t) const;
+  // Free processors at instant `at`.
+  int FreeAt(Time at) const;
 
-  // Smallest s >= t0 such that free(u) >= k for all u in [s, s + d). d == 0 or k == 0 gives t0.
-  // nullopt when no such s exists (k > capacity, or a hold that never ends).
-  std::optional<Time> EarliestStart(Time t0, Duration d, int k) const;
+  // The smallest s >= not_before such that at least `processors` are free over all of
+  // [s, s + length). A zero length or zero processors gives not_before. nullopt when no such s
+  // exists (more processors than the capacity, or a hold that never ends).
+  std::optional<Time> EarliestStart(Time not_before, Duration length, int processors) const;
 
-  // Largest s with s >= t0 and s + d <= deadline such that free(u) >= k on [s, s + d).
-  std::optional<Time> LatestStart(Time t0, Time deadline, Duration d, int k) const;
+  // The largest s >= not_before with s + length <= deadline such that at least `processors`
+  // are free over all of [s, s + length).
+  std::optional<Time> LatestStart(Time not_before, Time deadline, Duration length,
+                                  int processors) const;
 
   // Minimum free capacity over [start, end); capacity for an empty window.
   int MinFree(Time start, Time end) const;
 
-  // Holds k processors over [start, end). Fails with INVALID_ARGUMENT (start >= end, k < 1) or
-  // RESOURCE_EXHAUSTED (fewer than k free somewhere in the window) and then changes nothing.
-  absl::StatusOr<ReservationId> Add(Time start, Time end, int k);
+  // Holds `processors` over [start, end). Fails with INVALID_ARGUMENT (start >= end,
+  // processors < 1) or RESOURCE_EXHAUSTED (fewer free somewhere in the window) and then changes
+  // nothing.
+  absl::StatusOr<ReservationId> Add(Time start, Time end, int processors);
   // Same, without the capacity check: free(t) may go negative (a node loss below what is
   // already booked). Callers must repair; searches treat negative capacity as blocked.
-  absl::StatusOr<ReservationId> ForceAdd(Time start, Time end, int k);
+  absl::StatusOr<ReservationId> ForceAdd(Time start, Time end, int processors);
   // Releases a reservation; NOT_FOUND for an unknown or already removed id.
   absl::Status Remove(ReservationId id);
   // Releases a reservation the caller booked and still holds: Remove's only error, an unknown
   // id, would be a bookkeeping bug there, which debug builds assert on.
   void ReleaseHeld(ReservationId id);
   // Shortens or moves nothing: only the reservation's record.
-  std::optional<TimelineReservation> Get(ReservationId id) const;
+  std::optional<Allocation> Get(ReservationId id) const;
 
   // Calls fn for each maximal step intersecting [from, to), clipped to the window, in order.
   void ForEachStep(Time from, Time to, const std::function<void(const TimelineStep&)>& fn) const;
@@ -169,7 +168,7 @@ class Timeline {
   // a record is one direct index (one cache miss on a large timeline, where a hash lookup
   // costs two: control bytes, then the slot).
   struct Record {
-    TimelineReservation reservation;
+    Allocation reservation;
     std::uint32_t generation = 0;
     bool live = false;
   };

@@ -138,11 +138,11 @@ class ServerTest : public ::testing::Test {
     }
     for (int i = 0; i < schedule.jobs_size(); ++i) s.items[i].model = &models[i];
     for (const auto& r : schedule.reservations()) {
-      s.holds.push_back({*FromProto(r.start(), "s"), *FromProto(r.end(), "e"), r.processors()});
+      s.holds.push_back({r.processors(), *FromProto(r.start(), "s"), *FromProto(r.end(), "e")});
     }
     for (const auto& t : schedule.dag_tasks()) {
       const auto& a = t.allocation();
-      s.holds.push_back({*FromProto(a.start(), "s"), *FromProto(a.end(), "e"), a.processors()});
+      s.holds.push_back({a.processors(), *FromProto(a.start(), "s"), *FromProto(a.end(), "e")});
       EXPECT_EQ(a.processor_ids_size(), a.processors()) << t.dag_id() << "/" << t.task();
     }
     const auto status = ValidateSchedule(s);

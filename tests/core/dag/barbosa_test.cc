@@ -66,7 +66,7 @@ ScheduleToValidate Merge(const std::vector<BarbosaJob>& jobs,
   }
   if (from < to) {
     timeline.ForEachStep(from, to, [&](const TimelineStep& step) {
-      if (step.free < s.capacity) s.holds.push_back({step.start, step.end, s.capacity - step.free});
+      if (step.free < s.capacity) s.holds.push_back({s.capacity - step.free, step.start, step.end});
     });
   }
   return s;

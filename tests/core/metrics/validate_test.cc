@@ -44,7 +44,7 @@ TEST_F(ValidateTest, CatchesCapacity) {
 
 TEST_F(ValidateTest, CapacityCountsExternalHolds) {
   ScheduleToValidate s = Make({Item("a", 5, 0, 10)});
-  s.holds.push_back({5, 15, 4});
+  s.holds.push_back({4, 5, 15});
   EXPECT_EQ(Kinds(s), std::vector<ViolationKind>{ViolationKind::kCapacity});
   s.holds[0].start = 10;  // touching, not overlapping
   EXPECT_TRUE(FindViolations(s).empty());

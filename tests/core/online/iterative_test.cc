@@ -42,7 +42,7 @@ ScheduleToValidate ToValidate(const Timeline& base, const std::vector<const Job*
   s.capacity = base.capacity();
   base.ForEachStep(0, kTimeMax, [&](const TimelineStep& step) {
     if (step.free < base.capacity() && step.end < kTimeMax) {
-      s.holds.push_back({step.start, step.end, base.capacity() - step.free});
+      s.holds.push_back({base.capacity() - step.free, step.start, step.end});
     }
   });
   for (size_t i = 0; i < jobs.size(); ++i) {

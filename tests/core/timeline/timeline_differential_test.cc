@@ -303,10 +303,9 @@ TEST(TimelineDifferentialTest, WideRequestsOnBusyProfiles) {
 // The profile of a set of reservations as sorted steps (key, free from key on), and the first
 // fitting start found by scanning it: an independent check for trees too big for the
 // quadratic reference.
-std::vector<std::pair<Time, int>> Profile(const std::vector<TimelineReservation>& live,
-                                          int capacity) {
+std::vector<std::pair<Time, int>> Profile(const std::vector<Allocation>& live, int capacity) {
   std::vector<std::pair<Time, int>> events;
-  for (const TimelineReservation& r : live) {
+  for (const Allocation& r : live) {
     events.emplace_back(r.start, -r.k);
     events.emplace_back(r.end, r.k);
   }
@@ -373,7 +372,7 @@ TEST(TimelineDifferentialTest, DeepTreesMatchAScan) {
     const Time horizon = 4'000'000;
     Timeline timeline(kCapacity);
     std::vector<ReservationId> ids;
-    std::vector<TimelineReservation> live;
+    std::vector<Allocation> live;
     for (int round = 0; round < 12; ++round) {
       SCOPED_TRACE(absl::StrFormat("seed=%d round=%d", seed, round));
       // Grow to about 6000 reservations, then churn.
@@ -392,7 +391,7 @@ TEST(TimelineDifferentialTest, DeepTreesMatchAScan) {
         const int k = static_cast<int>(uniform(0, 9) ? uniform(1, 64) : uniform(65, kCapacity));
         if (auto id = timeline.Add(start, end, k); id.ok()) {
           ids.push_back(*id);
-          live.push_back({start, end, k});
+          live.push_back({k, start, end});
         }
       }
       ASSERT_OK(timeline.CheckInvariants());

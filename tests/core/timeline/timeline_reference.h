@@ -33,10 +33,10 @@ class ReferenceTimeline {
 
   int capacity() const { return capacity_; }
   std::size_t size() const { return reservations_.size(); }
-  const std::map<ReservationId, TimelineReservation>& reservations() const { return reservations_; }
+  const std::map<ReservationId, Allocation>& reservations() const { return reservations_; }
 
   void Add(ReservationId id, Time start, Time end, int k) {
-    reservations_[id] = TimelineReservation{start, end, k};
+    reservations_[id] = Allocation{k, start, end};
     dirty_ = true;
   }
   bool Remove(ReservationId id) {
@@ -144,7 +144,7 @@ class ReferenceTimeline {
   }
 
   int capacity_;
-  std::map<ReservationId, TimelineReservation> reservations_;
+  std::map<ReservationId, Allocation> reservations_;
   mutable std::vector<std::pair<Time, int>> profile_;
   mutable bool dirty_ = false;
 };
