@@ -61,7 +61,12 @@ DagPlanningInput Input() {
 
 void BM_PlanDag(benchmark::State& state, const char* name) {
   const DagPlanningInput input = Input();
-  const std::unique_ptr<DagPlanner> planner = *MakeDagPlanner(name, {});
+  absl::StatusOr<std::unique_ptr<DagPlanner>> made = MakeDagPlanner(name, {});
+  if (!made.ok()) {
+    state.SkipWithError(std::string(made.status().message()).c_str());
+    return;
+  }
+  const std::unique_ptr<DagPlanner> planner = *std::move(made);
   Time completion = 0;
   for (auto _ : state) {
     absl::StatusOr<DagPlan> plan = planner->Plan(input);
@@ -78,7 +83,12 @@ void BM_PlanDag(benchmark::State& state, const char* name) {
 
 void BM_TightestDeadline(benchmark::State& state, const char* name) {
   const DagPlanningInput input = Input();
-  const std::unique_ptr<DagPlanner> planner = *MakeDagPlanner(name, {});
+  absl::StatusOr<std::unique_ptr<DagPlanner>> made = MakeDagPlanner(name, {});
+  if (!made.ok()) {
+    state.SkipWithError(std::string(made.status().message()).c_str());
+    return;
+  }
+  const std::unique_ptr<DagPlanner> planner = *std::move(made);
   int probes = 0;
   Time tightest = 0;
   for (auto _ : state) {

@@ -6,7 +6,6 @@
 #include <map>
 #include <optional>
 #include <queue>
-#include <ranges>
 #include <set>
 #include <utility>
 #include <variant>
@@ -427,8 +426,9 @@ absl::StatusOr<BarbosaResult> Scheduler::Run(const std::vector<BarbosaJob>& jobs
       }
     }
   }
-  for (int& it : std::ranges::reverse_view(topo)) {
-    GlobalTask& t = tasks_[it];
+  // Not std::ranges::reverse_view: clang-tidy's clang 14 cannot parse libstdc++ 12's ranges.
+  for (auto it = topo.rbegin(); it != topo.rend(); ++it) {  // NOLINT(modernize-loop-convert)
+    GlobalTask& t = tasks_[*it];
     t.tail = 0;
     for (const auto& [s, c] : t.succs) t.tail = std::max(t.tail, c + tasks_[s].bl_star);
     t.bl_star = t.t_star + t.tail;

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <numeric>
 #include <optional>
-#include <ranges>
 #include <utility>
 
 #include "absl/strings/str_format.h"
@@ -107,7 +106,9 @@ std::vector<double> UpwardRanks(const Dag& dag, const TaskCosts& costs) {
   if (!order.ok()) return rank;
   std::vector<std::vector<const Edge*>> succs(n);
   for (const Edge& e : dag.edges) succs[e.from].push_back(&e);
-  for (int i : std::ranges::reverse_view(*order)) {
+  // Not std::ranges::reverse_view: clang-tidy's clang 14 cannot parse libstdc++ 12's ranges.
+  for (auto it = order->rbegin(); it != order->rend(); ++it) {  // NOLINT(modernize-loop-convert)
+    const int i = *it;
     double mean = 0;
     for (Duration c : costs[i]) mean += static_cast<double>(c);
     mean /= static_cast<double>(costs[i].size());

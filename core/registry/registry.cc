@@ -42,17 +42,22 @@ AlgorithmInfo DagPlannerEntry(std::string name, std::string description, std::st
   return info;
 }
 
+// The value of a call this file makes with names it chose itself: a failure is a wiring
+// mistake here, never input, and stops the process with the reason.
+template <typename T>
+T Wired(absl::StatusOr<T> value, const std::string& what) {
+  if (!value.ok()) {
+    std::fprintf(stderr, "resched: registry wiring: %s: %s\n", what.c_str(),
+                 std::string(value.status().message()).c_str());
+    std::abort();
+  }
+  return *std::move(value);
+}
+
 // A registered policy run inside each part of a partitioned policy, with its defaults.
 InnerPolicyFactory Inner(std::string name) {
   return [name = std::move(name)] {
-    absl::StatusOr<std::unique_ptr<OnlinePolicy>> policy = MakePolicy(name, {});
-    if (!policy.ok()) {
-      // A wiring mistake in this file, never input.
-      std::fprintf(stderr, "resched: a partitioned policy needs policy '%s': %s\n", name.c_str(),
-                   std::string(policy.status().message()).c_str());
-      std::abort();
-    }
-    return *std::move(policy);
+    return Wired(MakePolicy(name, {}), "inner policy '" + name + "'");
   };
 }
 
@@ -64,8 +69,7 @@ CpaOptions CpaFrom(const AlgorithmParams& params) {
 int QFrom(const AlgorithmParams& params) { return static_cast<int>(params.at("q")); }
 
 DagPlannerFactory ResschedFactory(const std::string& name) {
-  absl::StatusOr<ResschedOptions> parsed = ParseResschedName(name);
-  return [options = *parsed](const AlgorithmParams& params) {
+  return [options = Wired(ParseResschedName(name), name)](const AlgorithmParams& params) {
     ResschedOptions o = options;
     o.q = QFrom(params);
     o.cpa = CpaFrom(params);
@@ -74,8 +78,7 @@ DagPlannerFactory ResschedFactory(const std::string& name) {
 }
 
 DagPlannerFactory DeadlineFactory(const std::string& name) {
-  absl::StatusOr<ResschedDlOptions> parsed = ParseResschedDlName(name);
-  return [options = *parsed](const AlgorithmParams& params) {
+  return [options = Wired(ParseResschedDlName(name), name)](const AlgorithmParams& params) {
     ResschedDlOptions o = options;
     o.q = QFrom(params);
     // Only DL_RC declares lambda; DL_BD never reads it.

@@ -132,7 +132,7 @@ absl::StatusOr<SsmCostModel> CalibrateSsmCostModel(const SsmWorkloadOptions& o) 
 }
 
 double SsmSeconds(const SsmCostModel& cost, double genome, double reads, int x, int y, int z) {
-  const double patterns = static_cast<double>((cost.seed_patterns + z - 1) / z);  // ceil(K / z)
+  const int patterns = (cost.seed_patterns + z - 1) / z;  // ceil(K / z)
   const double genome_part = genome / y;
   const double reads_part = reads / x;
   return patterns * (cost.index_per_base * genome_part + cost.hash_per_read * reads_part +
