@@ -39,12 +39,16 @@ test-asan: deps
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS)
 
-# The server's tests (its worker pool, cluster locks and watch streams) under ThreadSanitizer.
+# The server's own concurrency under ThreadSanitizer: the worker pool, and a cluster's lock,
+# watchers and deletion driven from many threads. Not the tests through gRPC: Debian's gRPC is
+# not built with TSan, which cannot see its internal locks and then reports races in gRPC's
+# inline header code that are not races.
+TSAN_TESTS = ^(WorkerPoolTest|ClusterState)\.
 test-tsan: deps
 	cmake -S . -B $(TSAN_DIR) $(SANITIZER_FLAGS) -DRESCHED_TSAN=ON
 	cmake --build $(TSAN_DIR) -j$(JOBS) --target server_test
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-	  ctest --test-dir $(TSAN_DIR) -L '^server$$' --output-on-failure -j$(JOBS)
+	  ctest --test-dir $(TSAN_DIR) -R '$(TSAN_TESTS)' --output-on-failure -j$(JOBS)
 
 # The checked-in .clang-format and .clang-tidy (with clang's thread-safety analysis).
 lint: build

@@ -47,7 +47,7 @@ absl::Status ClusterState::DeletedError() const {
 }
 
 absl::Status ClusterState::Run(const std::function<void(Txn&)>& fn) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (deleted_) return DeletedError();
   SettleClockLocked();
   std::vector<pb::ScheduleEvent> extra;
@@ -58,7 +58,7 @@ absl::Status ClusterState::Run(const std::function<void(Txn&)>& fn) {
 }
 
 absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterState::Snapshot() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (deleted_) return DeletedError();
   SettleClockLocked();
   PublishLocked({});
@@ -67,7 +67,7 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterState::Snapshot() {
 
 absl::Status ClusterState::Delete(
     const std::function<absl::Status(const ClusterPlan&)>& may_delete) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (deleted_) return DeletedError();
   SettleClockLocked();
   PublishLocked({});
@@ -99,7 +99,7 @@ void ClusterState::PublishLocked(std::vector<pb::ScheduleEvent> extra) {
 std::optional<pb::ScheduleEvent> ClusterState::Watch(
     std::shared_ptr<ScheduleSink> sink,
     const std::function<pb::Schedule(const ClusterPlan&)>& snapshot) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (ended_) {
     sink->End(*ended_);
     return std::nullopt;
@@ -117,7 +117,7 @@ std::optional<pb::ScheduleEvent> ClusterState::Watch(
 }
 
 void ClusterState::EndWatchers(const absl::Status& status) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   ended_ = status;
   for (const auto& sink : sinks_) sink->End(status);
   sinks_.clear();

@@ -13,9 +13,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "core/plan/cluster_plan.h"
 #include "resched/v1/service.pb.h"
+#include "server/mutex.h"
 
 namespace resched::server {
 
@@ -96,7 +96,7 @@ class ClusterState {
   const std::string name_;
   const bool simulated_;
   const AlgorithmParams params_;
-  absl::Mutex mu_;
+  Mutex mu_;
   std::unique_ptr<ClusterPlan> plan_ ABSL_GUARDED_BY(mu_) ABSL_PT_GUARDED_BY(mu_);
   ReplyCache replies_ ABSL_GUARDED_BY(mu_){10'000};
   std::vector<std::shared_ptr<ScheduleSink>> sinks_ ABSL_GUARDED_BY(mu_);

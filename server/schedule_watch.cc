@@ -10,7 +10,7 @@ namespace resched::server {
 void ScheduleWatch::Start(std::shared_ptr<ScheduleWatch> self,
                           std::optional<pb::ScheduleEvent> first) {
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     self_ = std::move(self);
     if (first) backlog_.push_front(*std::move(first));
     started_ = true;
@@ -20,7 +20,7 @@ void ScheduleWatch::Start(std::shared_ptr<ScheduleWatch> self,
 
 void ScheduleWatch::Push(const pb::ScheduleEvent& event) {
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     if (end_) return;
     if (backlog_.size() >= max_backlog_) {
       backlog_.clear();
@@ -37,7 +37,7 @@ void ScheduleWatch::Push(const pb::ScheduleEvent& event) {
 
 void ScheduleWatch::End(const absl::Status& status) {
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     if (!end_) end_ = ToGrpc(status);
   }
   Pump();
@@ -45,7 +45,7 @@ void ScheduleWatch::End(const absl::Status& status) {
 
 void ScheduleWatch::OnWriteDone(bool ok) {
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     writing_ = false;
     if (!ok) {  // the stream is broken: nothing more can be written
       backlog_.clear();
@@ -57,7 +57,7 @@ void ScheduleWatch::OnWriteDone(bool ok) {
 
 void ScheduleWatch::OnCancel() {
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     backlog_.clear();
     if (!end_) end_ = grpc::Status(grpc::StatusCode::CANCELLED, "cancelled by the client");
   }
@@ -67,14 +67,14 @@ void ScheduleWatch::OnCancel() {
 // Finished: the cluster drops the stream at its next publication (self_ keeps it alive until
 // OnDone if it goes first).
 bool ScheduleWatch::Closed() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return finished_;
 }
 
 void ScheduleWatch::OnDone() {
   std::shared_ptr<ScheduleWatch> keep;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     keep = std::move(self_);
   }
 }  // `keep` may destroy *this here, with mu_ released

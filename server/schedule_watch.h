@@ -10,8 +10,8 @@
 #include <memory>
 #include <optional>
 
-#include "absl/synchronization/mutex.h"
 #include "server/cluster_state.h"
+#include "server/mutex.h"
 
 namespace resched::server {
 
@@ -38,7 +38,7 @@ class ScheduleWatch final : public grpc::ServerWriteReactor<pb::ScheduleEvent>,
   void Pump() ABSL_LOCKS_EXCLUDED(mu_);
 
   const size_t max_backlog_;
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   std::deque<pb::ScheduleEvent> backlog_ ABSL_GUARDED_BY(mu_);
   // StartWrite's message: set under mu_ while no write is in flight, then read by gRPC alone
   // until OnWriteDone.

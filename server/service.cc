@@ -38,12 +38,12 @@ ReschedService::~ReschedService() { BeginShutdown(); }
 
 void ReschedService::BeginShutdown() {
   shutting_down_ = true;
-  absl::ReaderMutexLock lock(&clusters_mu_);
+  ReaderMutexLock lock(&clusters_mu_);
   for (auto& [name, state] : clusters_) state->EndWatchers(ShuttingDown());
 }
 
 absl::StatusOr<std::shared_ptr<ClusterState>> ReschedService::Find(const std::string& name) {
-  absl::ReaderMutexLock lock(&clusters_mu_);
+  ReaderMutexLock lock(&clusters_mu_);
   auto it = clusters_.find(name);
   if (it == clusters_.end()) {
     return absl::NotFoundError(absl::StrCat("cluster '", name, "' not found"));
@@ -62,7 +62,7 @@ absl::StatusOr<pb::Cluster> ReschedService::Create(const pb::ClusterSpec& proto_
   if (!plan.ok()) return plan.status();
   auto state = std::make_shared<ClusterState>(*std::move(plan), params);
   {
-    absl::MutexLock lock(&clusters_mu_);
+    WriterMutexLock lock(&clusters_mu_);
     if (clusters_.contains(spec->name)) {
       return absl::AlreadyExistsError(absl::StrCat("cluster '", spec->name, "' already exists"));
     }
@@ -107,7 +107,7 @@ absl::Status ReschedService::CreateConfiguredClusters(const pb::ServerConfig& co
 grpc::Status ReschedService::HandleCreateCluster(const pb::CreateClusterRequest* request,
                                                  pb::Cluster* response) {
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
-  absl::MutexLock lock(&create_mu_);
+  MutexLock lock(&create_mu_);
   if (auto replay = Replay<pb::Cluster>(cluster_replies_, request->request_id(), "CreateCluster")) {
     return *replay;
   }
@@ -132,7 +132,7 @@ grpc::Status ReschedService::HandleListClusters(const pb::ListClustersRequest*,
                                                 pb::ListClustersResponse* response) {
   std::vector<std::shared_ptr<ClusterState>> states;
   {
-    absl::ReaderMutexLock lock(&clusters_mu_);
+    ReaderMutexLock lock(&clusters_mu_);
     for (auto& [name, state] : clusters_) states.push_back(state);
   }
   for (auto& state : states) {
@@ -161,7 +161,7 @@ grpc::Status ReschedService::HandleDeleteCluster(const pb::DeleteClusterRequest*
   });
   if (!deleted.ok()) return ToGrpc(deleted);
   {
-    absl::MutexLock lock(&clusters_mu_);
+    WriterMutexLock lock(&clusters_mu_);
     if (auto it = clusters_.find(request->name()); it != clusters_.end() && it->second == *state) {
       clusters_.erase(it);
     }

@@ -7,11 +7,11 @@
 #include <memory>
 #include <string>
 
-#include "absl/synchronization/mutex.h"
 #include "resched/v1/config.pb.h"
 #include "resched/v1/service.grpc.pb.h"
 #include "server/cluster_state.h"
 #include "server/limits.h"
+#include "server/mutex.h"
 #include "server/schedule_watch.h"
 #include "server/worker_pool.h"
 
@@ -124,13 +124,13 @@ class ReschedService final : public pb::Resched::CallbackService {
                                       const std::string& label) const;
 
   const ServiceLimits limits_;
-  absl::Mutex clusters_mu_;  // guards the map, not the clusters
+  SharedMutex clusters_mu_;  // guards the map, not the clusters
   std::map<std::string, std::shared_ptr<ClusterState>> clusters_ ABSL_GUARDED_BY(clusters_mu_);
   // Held by CreateCluster from its request-id lookup to Remember, so a concurrent retry waits
   // for the first call and replays its answer instead of failing on the name that call just
   // created; it also guards cluster_replies_. DeleteCluster has no request id and takes only
   // clusters_mu_ (and the cluster's own lock).
-  absl::Mutex create_mu_;
+  Mutex create_mu_;
   ReplyCache cluster_replies_ ABSL_GUARDED_BY(create_mu_){1000};
   std::atomic<bool> shutting_down_{false};
   // Last, so that it is destroyed first: its threads finish their calls while the rest lives.

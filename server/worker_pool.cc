@@ -10,20 +10,20 @@ WorkerPool::WorkerPool(int threads, size_t max_waiting) : max_waiting_(max_waiti
 
 WorkerPool::~WorkerPool() {
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
-  ready_.SignalAll();
+  ready_.notify_all();
   for (std::thread& thread : threads_) thread.join();
 }
 
 bool WorkerPool::TryPost(std::function<void()> task) {
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     if (tasks_.size() >= max_waiting_) return false;
     tasks_.push_back(std::move(task));
   }
-  ready_.Signal();
+  ready_.notify_one();
   return true;
 }
 
@@ -31,8 +31,8 @@ void WorkerPool::Work() {
   for (;;) {
     std::function<void()> task;
     {
-      absl::MutexLock lock(&mu_);
-      while (!stopping_ && tasks_.empty()) ready_.Wait(&mu_);
+      MutexLock lock(&mu_);
+      while (!stopping_ && tasks_.empty()) mu_.Wait(ready_);
       if (tasks_.empty()) return;  // stopping, and nothing left to run
       task = std::move(tasks_.front());
       tasks_.pop_front();

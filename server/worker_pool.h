@@ -3,12 +3,13 @@
 // cluster's writer lock and may plan for a long time, so they run here instead.
 #pragma once
 
+#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <thread>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
+#include "server/mutex.h"
 
 namespace resched::server {
 
@@ -27,8 +28,8 @@ class WorkerPool {
  private:
   void Work();
 
-  absl::Mutex mu_;
-  absl::CondVar ready_;
+  Mutex mu_;
+  std::condition_variable ready_;
   std::deque<std::function<void()>> tasks_ ABSL_GUARDED_BY(mu_);
   const size_t max_waiting_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
