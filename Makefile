@@ -1,7 +1,7 @@
 # The two commands a new user relies on (see README.md):
 #   make run   install what is missing, build, start resched-server on 127.0.0.1:50051
 #   make test  install what is missing, build, run the whole suite (also under ASan+UBSan, and
-#              the server's under TSan), check the format and run clang-tidy
+#              the server's concurrency tests under TSan), check the format and run clang-tidy
 BUILD_DIR ?= build
 ASAN_DIR ?= build-asan
 TSAN_DIR ?= build-tsan
