@@ -60,13 +60,6 @@ absl::Status CheckCosts(const Dag& dag, const TaskCosts& costs) {
   return absl::OkStatus();
 }
 
-// The task's time on one processor; for a model that forbids width 1, its smallest allowed width's
-// work (SequentialTime's extrapolation, without its scan of every possible width).
-Duration OneProcessorTime(const RuntimeModel& model, int processors) {
-  const std::vector<int> widths = model.Widths(processors);
-  if (widths.empty()) return model.SequentialTime();
-  return model.TimeOn(widths.front()) * widths.front();
-}
 
 }  // namespace
 
@@ -93,7 +86,18 @@ absl::StatusOr<TaskCosts> CostsFromSpeeds(const Dag& dag, const std::vector<doub
   }
   TaskCosts costs(dag.tasks.size(), std::vector<Duration>(speeds.size()));
   for (std::size_t i = 0; i < dag.tasks.size(); ++i) {
-    const Duration seq = OneProcessorTime(dag.tasks[i].model, static_cast<int>(speeds.size()));
+    // HEFT runs every task on one processor, so a task must allow that width: stretching a
+    // rigid k > 1 task (or one with k_min > 1) onto one processor would book less capacity than
+    // it needs.
+    const RuntimeModel& model = dag.tasks[i].model;
+    const std::vector<int> widths = model.Widths(static_cast<int>(speeds.size()));
+    if (widths.empty() || widths.front() != 1) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "dag.tasks[%d] ('%s'): heft runs every task on one processor, and this %s task does "
+          "not allow width 1 (smallest allowed width: %d); choose a parallel-task planner",
+          i, dag.tasks[i].name, model.KindName(), widths.empty() ? 0 : widths.front()));
+    }
+    const Duration seq = model.TimeOn(1);
     for (std::size_t j = 0; j < speeds.size(); ++j) costs[i][j] = ScaleDuration(seq, speeds[j]);
   }
   return costs;

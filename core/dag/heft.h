@@ -5,10 +5,10 @@
 // each goes to the processor giving the earliest finish time under the insertion policy (the
 // earliest idle slot, long enough, after its data are ready); no communication between tasks on the
 // same processor. Choices and deviations:
-// - Cost per task per processor (HeftPlan): the task's time on one processor (TimeOn(1); for a
-//   model that forbids width 1, the work of its smallest allowed width, as SequentialTime
-//   extrapolates) divided by the processor's relative speed, rounded up to the microsecond: a cost
-//   per processor type. HeftPlanWithCosts takes any task x processor matrix (Topcuoglu's unrelated
+// - Cost per task per processor (HeftPlan): the task's time on one processor (TimeOn(1)) divided
+//   by the processor's relative speed, rounded up to the microsecond: a cost per processor type.
+//   A task whose model forbids width 1 (rigid k > 1, k_min > 1) is refused, not stretched onto
+//   one processor: the schedule would hold less capacity than the task needs. HeftPlanWithCosts takes any task x processor matrix (Topcuoglu's unrelated
 //   processors).
 // - c̄_ij is the edge's transfer: with one transfer delay per edge there is nothing to average over
 //   processor pairs (Topcuoglu's Fig. 3 example does the same with its edge weights).
@@ -43,8 +43,8 @@ std::vector<double> ProcessorSpeeds(const ClusterSpec& spec);
 // d / speed rounded up to the microsecond (1e-6 us of noise ignored).
 Duration ScaleDuration(Duration d, double speed);
 
-// costs[i][j] = the time of task i on one processor / speeds[j]. INVALID_ARGUMENT for no processor
-// or a speed that is not > 0.
+// costs[i][j] = the time of task i on one processor / speeds[j]. INVALID_ARGUMENT for no processor,
+// a speed that is not > 0, or a task whose model does not allow width 1 (naming the task).
 absl::StatusOr<TaskCosts> CostsFromSpeeds(const Dag& dag, const std::vector<double>& speeds);
 
 // rank_u of every task, in microseconds (mean cost over processors; mean communication = the edge's
