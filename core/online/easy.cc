@@ -7,9 +7,12 @@
 // a promise. Moldable jobs take the earliest-completion width (ties: fewer processors); a job
 // started now takes the earliest-completion width among those that fit now. Deviation: jobs
 // whose release lies in the future have not arrived in the EASY sense; they are estimates and
-// never become the head until released.
+// never become the head until released. The queue is walked in order of arrival (release, then
+// submission), as EASY orders its queue: a job submitted earlier that arrives later must not
+// take the head from a job already promised its reservation.
 #include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "core/online/moldable_fit.h"
 #include "core/online/policies.h"
@@ -30,9 +33,13 @@ class Easy final : public OnlinePolicy {
   static void Decide(PlanState& state) {
     for (JobRecord* job : state.queue()) state.Unplace(*job);
     const Time now = state.now();
+    std::vector<JobRecord*> by_arrival = state.queue();
+    std::stable_sort(
+        by_arrival.begin(), by_arrival.end(),
+        [](const JobRecord* a, const JobRecord* b) { return a->job.release < b->job.release; });
     JobRecord* head = nullptr;
     std::vector<JobRecord*> waiting;
-    for (JobRecord* job : state.queue()) {
+    for (JobRecord* job : by_arrival) {
       const bool arrived = job->job.release <= now;
       if (arrived) {
         if (auto fit = StartingAt(state.timeline(), job->job.model, now)) {

@@ -191,6 +191,22 @@ TEST(PlanTest, UnknownPolicyIsRefused) {
 namespace resched {
 namespace {
 
+// A job submitted earlier with a later release arrives after the head in the EASY sense: when it
+// arrives, the head keeps its reservation (a guaranteed allocation is never moved later).
+TEST(EasyTest, AJobArrivingLaterDoesNotTakeTheHeadsReservation) {
+  auto plan = testing::MakePlan("easy", 16);
+  const auto j1 = testing::Submit(*plan, testing::RigidJob(16, 1000));
+  const auto j2 = testing::Submit(*plan, testing::RigidJob(8, 3000, /*release=*/500));
+  const auto j3 = testing::Submit(*plan, testing::RigidJob(16, 1000));
+  testing::ExpectAllocation(*plan, j1, 16, 0, 1000);
+  testing::ExpectAllocation(*plan, j3, 16, 1000, 2000);
+  ASSERT_TRUE(plan->FindJob(j3)->guaranteed);
+  ASSERT_OK(plan->AdvanceTo(600 * testing::kS));  // j2 has arrived
+  testing::ExpectAllocation(*plan, j3, 16, 1000, 2000);
+  testing::ExpectAllocation(*plan, j2, 8, 2000, 5000);
+  EXPECT_OK(ValidateSchedule(plan->ToValidate()));
+}
+
 TEST(PlanTest, ReservationWithoutAnEndIsRefused) {
   for (const char* policy : {"fcfs", "easy", "conservative"}) {
     auto plan = testing::MakePlan(policy, 4);

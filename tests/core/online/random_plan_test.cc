@@ -79,7 +79,7 @@ void RunRandom(const std::string& policy, std::uint64_t seed) {
         EXPECT_TRUE(job->placed);
         EXPECT_GT(job->allocation.start, plan->now());
       }
-      if (job->state == JobState::kQueued && job->guaranteed && policy != "easy") {
+      if (job->state == JobState::kQueued && job->guaranteed) {
         auto [it, inserted] = first_promised_end.emplace(job->job.id, job->allocation.end);
         EXPECT_LE(job->allocation.end, it->second) << job->job.id << " was promised earlier";
       }
