@@ -60,7 +60,6 @@ absl::Status CheckCosts(const Dag& dag, const TaskCosts& costs) {
   return absl::OkStatus();
 }
 
-
 }  // namespace
 
 std::vector<double> ProcessorSpeeds(const ClusterSpec& spec) {

@@ -8,8 +8,8 @@
 // - Cost per task per processor (HeftPlan): the task's time on one processor (TimeOn(1)) divided
 //   by the processor's relative speed, rounded up to the microsecond: a cost per processor type.
 //   A task whose model forbids width 1 (rigid k > 1, k_min > 1) is refused, not stretched onto
-//   one processor: the schedule would hold less capacity than the task needs. HeftPlanWithCosts takes any task x processor matrix (Topcuoglu's unrelated
-//   processors).
+//   one processor: the schedule would hold less capacity than the task needs.
+//   HeftPlanWithCosts takes any task x processor matrix (Topcuoglu's unrelated processors).
 // - c̄_ij is the edge's transfer: with one transfer delay per edge there is nothing to average over
 //   processor pairs (Topcuoglu's Fig. 3 example does the same with its edge weights).
 // - Ties: equal ranks keep a topological order (so a predecessor never follows a successor); equal
