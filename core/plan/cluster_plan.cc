@@ -178,9 +178,16 @@ absl::StatusOr<const JobRecord*> ClusterPlan::ReportStarted(const JobId& id, Tim
   if (job == nullptr) return absl::NotFoundError(absl::StrCat("job '", id, "' not found"));
   if (job->state == JobState::kRunning) return job;  // the plan already started it
   if (job->state == JobState::kQueued) {
+    if (t > now_) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("time must not be after the cluster's now %s, got %s",
+                          FormatInstant(now_), FormatInstant(t)));
+    }
+    // A queued job's planned start is always after now: the plan starts it when the clock
+    // reaches it, and a start before its reservation would take capacity promised to others.
     return absl::FailedPreconditionError(absl::StrFormat(
-        "job '%s' is planned to start at %s; a start reported at %s comes before its "
-        "reservation",
+        "job '%s' is QUEUED, planned to start at %s; a job starts at its planned start, when the "
+        "cluster's clock reaches it, so a start reported at %s is refused",
         id, FormatInstant(job->allocation.start), FormatInstant(t)));
   }
   return absl::FailedPreconditionError(

@@ -79,6 +79,8 @@ class ClusterPlan {
   // Validates and places a job with the policy; assigns its id ("j<n>").
   absl::StatusOr<const JobRecord*> Submit(Job job);
   absl::StatusOr<const JobRecord*> Cancel(const JobId& id);
+  // A start at t (<= now): acknowledged for a job the plan has started (RUNNING);
+  // FAILED_PRECONDITION for a QUEUED one, whose planned start is always after now.
   absl::StatusOr<const JobRecord*> ReportStarted(const JobId& id, Time t);
   // A finish or failure at t (<= now, >= start). Before the planned end it frees capacity.
   absl::StatusOr<const JobRecord*> ReportEnded(const JobId& id, Time t, bool failed);

@@ -29,5 +29,19 @@ TEST(ClusterPlanUtilization, CountsFromTheFirstStartNotFromTheClusterCreation) {
   EXPECT_DOUBLE_EQ(plan->PastUtilization(), 1.0);
 }
 
+TEST(ClusterPlanReportStarted, AcknowledgesARunningJobAndRefusesAQueuedOneSayingWhy) {
+  auto plan = testing::MakePlan("fcfs", 4);
+  const JobId running = testing::Submit(*plan, testing::RigidJob(4, 10));
+  const JobId queued = testing::Submit(*plan, testing::RigidJob(4, 10));
+  EXPECT_OK(plan->ReportStarted(running, 0));
+  EXPECT_THAT(plan->ReportStarted(queued, 0),
+              testing::StatusIs(absl::StatusCode::kFailedPrecondition,
+                                ::testing::HasSubstr("QUEUED, planned to start at")));
+  EXPECT_THAT(plan->ReportStarted(queued, 20 * kS),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                ::testing::StartsWith("time must not be after the cluster's now")));
+  testing::ExpectAllocation(*plan, queued, 4, 10, 20);  // refused: nothing changed
+}
+
 }  // namespace
 }  // namespace resched
