@@ -7,10 +7,10 @@
 namespace resched::experiment {
 
 struct ExperimentOptions {
-  std::string out_dir = ".";          // CSV and SVG files go here
-  std::string data_dir;               // SWF logs (default: ../shared/data/swf, $RESCHED_DATA_DIR)
-  int seeds = 1;                      // random instances per setting
-  int tasks = 0;                      // tasks per instance (0: the paper's number)
+  std::string out_dir = ".";  // CSV and SVG files go here
+  std::string data_dir;  // the SWF logs' directory (default: $RESCHED_DATA_DIR/swf, see logs.h)
+  int seeds = 1;         // random instances per setting
+  int tasks = 0;         // tasks per instance (0: the paper's number)
   std::vector<double> deltas;         // stretch-sequential: Δ values (empty: the paper's)
   std::vector<double> loads;          // stretch-sequential: loads (empty: 220..310 step 10)
   bool with_reservation = false;      // stretch-sequential: also the (X, T) reservation scheme

@@ -59,16 +59,8 @@ inline std::optional<std::filesystem::path> FindSharedDataDir(const std::string&
   return std::nullopt;
 }
 
-// SWF logs; $RESCHED_DATA_DIR may also name the log directory itself.
-inline std::optional<std::filesystem::path> FindSwfDataDir() {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (const char* env = std::getenv("RESCHED_DATA_DIR"); env != nullptr && *env != '\0') {
-    if (fs::is_directory(fs::path(env) / "swf", ec)) return fs::path(env) / "swf";
-    if (fs::is_directory(fs::path(env), ec)) return fs::path(env);
-  }
-  return FindSharedDataDir("swf");
-}
+// SWF logs: $RESCHED_DATA_DIR/swf (the variable names the data root, as for the experiments).
+inline std::optional<std::filesystem::path> FindSwfDataDir() { return FindSharedDataDir("swf"); }
 
 // The regular files of a shared data directory with the given extension (".json"), sorted;
 // empty when the directory is absent.
