@@ -59,14 +59,20 @@ DagPlanningInput Input() {
       &HundredTasks(), &t, release, AverageFree(t, release - 7 * kDay, release), {}};
 }
 
+// The registry's planner `name`; null, with the benchmark marked skipped, if it cannot be built.
+std::unique_ptr<DagPlanner> PlannerOrSkip(benchmark::State& state, const char* name) {
+  absl::StatusOr<std::unique_ptr<DagPlanner>> planner = MakeDagPlanner(name, {});
+  if (!planner.ok()) {
+    state.SkipWithError(std::string(planner.status().message()).c_str());
+    return nullptr;
+  }
+  return *std::move(planner);
+}
+
 void BM_PlanDag(benchmark::State& state, const char* name) {
   const DagPlanningInput input = Input();
-  absl::StatusOr<std::unique_ptr<DagPlanner>> made = MakeDagPlanner(name, {});
-  if (!made.ok()) {
-    state.SkipWithError(std::string(made.status().message()).c_str());
-    return;
-  }
-  const std::unique_ptr<DagPlanner> planner = *std::move(made);
+  const std::unique_ptr<DagPlanner> planner = PlannerOrSkip(state, name);
+  if (planner == nullptr) return;
   Time completion = 0;
   for (auto _ : state) {
     absl::StatusOr<DagPlan> plan = planner->Plan(input);
@@ -83,12 +89,8 @@ void BM_PlanDag(benchmark::State& state, const char* name) {
 
 void BM_TightestDeadline(benchmark::State& state, const char* name) {
   const DagPlanningInput input = Input();
-  absl::StatusOr<std::unique_ptr<DagPlanner>> made = MakeDagPlanner(name, {});
-  if (!made.ok()) {
-    state.SkipWithError(std::string(made.status().message()).c_str());
-    return;
-  }
-  const std::unique_ptr<DagPlanner> planner = *std::move(made);
+  const std::unique_ptr<DagPlanner> planner = PlannerOrSkip(state, name);
+  if (planner == nullptr) return;
   int probes = 0;
   Time tightest = 0;
   for (auto _ : state) {

@@ -85,7 +85,7 @@ std::vector<std::vector<int>> AssignIds(std::vector<Interval> intervals, int cap
       pb::DagTaskSlot* slot = out.add_dag_tasks();
       slot->set_dag_id(d->id);
       slot->set_task(t.task);
-      *slot->mutable_allocation() = ToProto(t.task, a).allocation();
+      *slot->mutable_allocation() = ToProto(a);
     }
   }
   const auto ids =

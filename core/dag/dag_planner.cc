@@ -85,14 +85,11 @@ class DeadlinePlanner final : public DagPlanner {
   DeadlinePlanner(ResschedDlOptions options, Duration resolution)
       : options_(options), resolution_(resolution) {}
 
+  // The plan of the tightest deadline.
   absl::StatusOr<DagPlan> Plan(const DagPlanningInput& input) const override {
-    ResschedDlOptions o = options_;
-    absl::StatusOr<DagGraph> g = Graph(input, o);
-    if (!g.ok()) return g.status();
-    absl::StatusOr<TightestDeadline> t =
-        FindTightestDeadline(*g, *input.timeline, input.release, o, resolution_);
-    if (!t.ok()) return t.status();
-    return std::move(t->plan);
+    absl::StatusOr<DeadlineAnswer> tightest = AnswerDeadline(input, std::nullopt);
+    if (!tightest.ok()) return tightest.status();
+    return *std::move(tightest->plan);
   }
 
   absl::StatusOr<DeadlineAnswer> AnswerDeadline(const DagPlanningInput& input,

@@ -82,12 +82,7 @@ pb::Job ToProto(const JobRecord& record, const std::string& cluster) {
   out.set_guaranteed(record.guaranteed);
   *out.mutable_submitted() = ToTimestamp(record.submitted);
   *out.mutable_sequential_time() = ToDurationProto(record.job.model.SequentialTime());
-  if (record.allocation.k > 0) {
-    auto* a = out.mutable_allocation();
-    a->set_processors(record.allocation.k);
-    *a->mutable_start() = ToTimestamp(record.allocation.start);
-    *a->mutable_end() = ToTimestamp(record.allocation.end);
-  }
+  if (record.allocation.k > 0) *out.mutable_allocation() = ToProto(record.allocation);
   return out;
 }
 
@@ -102,12 +97,18 @@ pb::Reservation ToProto(const ExternalReservation& r, const std::string& cluster
   return out;
 }
 
+pb::Allocation ToProto(const Allocation& a) {
+  pb::Allocation out;
+  out.set_processors(a.k);
+  *out.mutable_start() = ToTimestamp(a.start);
+  *out.mutable_end() = ToTimestamp(a.end);
+  return out;
+}
+
 pb::TaskPlacement ToProto(const std::string& task, const Allocation& a) {
   pb::TaskPlacement p;
   p.set_task(task);
-  p.mutable_allocation()->set_processors(a.k);
-  *p.mutable_allocation()->mutable_start() = ToTimestamp(a.start);
-  *p.mutable_allocation()->mutable_end() = ToTimestamp(a.end);
+  *p.mutable_allocation() = ToProto(a);
   return p;
 }
 

@@ -32,6 +32,7 @@ pb::Job ToProto(const JobRecord& record, const std::string& cluster);
 pb::Reservation ToProto(const ExternalReservation& r, const std::string& cluster);
 pb::JobState ToProto(JobState state);
 pb::DagReservation ToProto(const DagReservation& d, const std::string& cluster);
+pb::Allocation ToProto(const Allocation& a);
 pb::TaskPlacement ToProto(const std::string& task, const Allocation& a);
 
 }  // namespace resched
