@@ -1,7 +1,7 @@
 // The experimental setting of Aida & Casanova §4.3 and §5.3, shared by `ressched` and
 // `resscheddl`: the Table 1 application sweep, reservation schedules from the Table 2 logs
 // (§3.2.1: a fraction phi of the jobs, three decay methods), and the "average degradation from
-// best" and "wins" of Tables 4 and 6.
+// best" and "wins" of Tables 4 and 6 (degradation_table.h).
 #pragma once
 
 #include <map>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "bench/experiment/degradation_table.h"
 #include "bench/experiment/experiments.h"
 #include "core/dag/dag_plan.h"
 #include "core/timeline/timeline.h"
@@ -29,7 +30,8 @@ std::vector<AppSpec> Table1Sweep();
 struct LogSpec {
   std::string label;  // CTC, OSC, SDSC-BLUE, SDSC-DS
   std::string file;
-  int partition = -1;  // SDSC-DS: partition 3 only, as Table 2 says
+  int partition = -1;        // SDSC-DS: partition 3 only, as Table 2 says
+  int paper_processors = 0;  // P in Table 2 (--platform paper)
 };
 // Table 2's logs; `names` (labels or file names) selects some, empty means all four.
 absl::StatusOr<std::vector<LogSpec>> PaperLogs(const std::vector<std::string>& names);
@@ -59,25 +61,5 @@ std::string ScenarioKey(const AppSpec& spec, const ReservationCase& c);
 // The validator on a DAG plan placed on the case's timeline.
 absl::Status CheckPlan(const Dag& dag, const DagPlan& plan, const ReservationCase& c,
                        std::optional<Time> deadline);
-
-// Tables 4 and 6: per scenario, each algorithm's mean over the scenario's instances; then, over
-// scenarios, the mean relative excess over the best algorithm's mean, and how often an
-// algorithm is (tied) best.
-class DegradationTable {
- public:
-  void Add(const std::string& scenario, const std::string& algorithm, double value);
-  struct Row {
-    std::string algorithm;
-    double mean_degradation = 0;  // fraction, e.g. 0.21 for 21 %
-    int wins = 0;
-    int scenarios = 0;
-  };
-  // Rows in the order of `algorithms`, over the scenarios whose key starts with `prefix`.
-  std::vector<Row> Summarize(const std::vector<std::string>& algorithms,
-                             const std::string& prefix = "") const;
-
- private:
-  std::map<std::string, std::map<std::string, std::vector<double>>> values_;
-};
 
 }  // namespace resched::experiment

@@ -6,6 +6,10 @@
 
 namespace resched::experiment {
 
+// ressched(dl): the platform's processor count, from aida-casanova's Table 2 or the log's header
+// (they differ for CTC, 430 against 338, and OSC, 57 against 178).
+enum class Platform { kPaper, kHeader };
+
 struct ExperimentOptions {
   std::string out_dir = ".";  // CSV and SVG files go here
   std::string data_dir;  // the SWF logs' directory (default: $RESCHED_DATA_DIR/swf, see logs.h)
@@ -24,9 +28,10 @@ struct ExperimentOptions {
   std::vector<std::string> sweep;     // ressched(dl): Table 1 parameters to vary (empty: all)
   int schedules = 1;                  // ressched(dl): reservation schedules per setting (paper 50)
   std::vector<double> lambdas;        // resscheddl: extra DL_RC_CPAR rows with these lambdas
-  int dags = 1;
-  int cpa_level_bound = 1;  // ressched(dl): the level_bound parameter of CPA (0: plain) //
-                            // ressched(dl): DAG samples per specification (paper 20)
+  int dags = 1;                       // ressched(dl): DAG samples per specification (paper 20)
+  int cpa_level_bound = 1;            // ressched(dl): the level_bound parameter of CPA (0: plain)
+  Platform platform = Platform::kPaper;
+  bool kept_cpa_guide = false;  // resscheddl: also DL_RC_* keeping the whole DAG's CPA widths
   bool verbose = false;
 };
 

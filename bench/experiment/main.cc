@@ -43,6 +43,10 @@ void Usage() {
       "                      (default 1; the paper: 50)\n"
       "  --dags N            ressched(dl): DAGs per specification (default 1; the paper: 20)\n"
       "  --lambdas A,B,..    resscheddl: also DL_RC_CPAR with these lambdas (§5.3's tuning)\n"
+      "  --kept-cpa-guide    resscheddl: also DL_RC_* keeping the whole DAG's CPA widths for\n"
+      "                      the tasks not placed yet (the paper re-runs CPA on them)\n"
+      "  --platform WHICH    ressched(dl): processor counts from aida-casanova's Table 2\n"
+      "                      (paper, default: CTC 430, OSC 57) or the logs' headers (header)\n"
       "  --cpa-level-bound B ressched(dl): 1 (default) keeps CPA's per-level allocation bound,\n"
       "                      0 runs plain CPA's stopping criterion\n"
       "  -v                  progress on standard error\n",
@@ -77,6 +81,10 @@ int main(int argc, char** argv) {
       options.reservation_grid = true;
       continue;
     }
+    if (flag == "--kept-cpa-guide") {
+      options.kept_cpa_guide = true;
+      continue;
+    }
     if (i + 1 >= argc) {
       std::fprintf(stderr, "resched-experiment: %s needs a value\n", flag.c_str());
       return 2;
@@ -104,6 +112,10 @@ int main(int argc, char** argv) {
     } else if (flag == "--cpa-level-bound") {
       ok = absl::SimpleAtoi(value, &options.cpa_level_bound) &&
            (options.cpa_level_bound == 0 || options.cpa_level_bound == 1);
+    } else if (flag == "--platform") {
+      ok = value == "paper" || value == "header";
+      options.platform = value == "header" ? resched::experiment::Platform::kHeader
+                                           : resched::experiment::Platform::kPaper;
     } else if (flag == "--lambdas") {
       ok = ParseNumbers(value, &options.lambdas);
     } else if (flag == "--phis") {

@@ -42,6 +42,30 @@ absl::StatusOr<DagGraph> BuildDagGraph(const Dag& dag, int capacity, int max_wid
   return g;
 }
 
+DagGraph InducedSubgraph(const DagGraph& g, const std::vector<int>& keep) {
+  std::vector<int> index(g.size(), -1);
+  for (int i = 0; i < static_cast<int>(keep.size()); ++i) index[keep[i]] = i;
+  DagGraph sub;
+  sub.capacity = g.capacity;
+  sub.preds.resize(keep.size());
+  sub.succs.resize(keep.size());
+  for (int i = 0; i < static_cast<int>(keep.size()); ++i) {
+    const int v = keep[i];
+    sub.names.push_back(g.names[v]);
+    sub.widths.push_back(g.widths[v]);
+    for (const Arc& p : g.preds[v]) {
+      if (index[p.task] >= 0) sub.preds[i].push_back({index[p.task], p.transfer});
+    }
+    for (const Arc& s : g.succs[v]) {
+      if (index[s.task] >= 0) sub.succs[i].push_back({index[s.task], s.transfer});
+    }
+  }
+  for (int v : g.topo) {
+    if (index[v] >= 0) sub.topo.push_back(index[v]);
+  }
+  return sub;
+}
+
 std::vector<Duration> BottomLevels(const DagGraph& g, const std::vector<Duration>& time) {
   std::vector<Duration> bl(g.size(), 0);
   for (auto it = g.topo.rbegin(); it != g.topo.rend(); ++it) {

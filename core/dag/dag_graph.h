@@ -48,6 +48,10 @@ struct DagGraph {
 // processors does not pay for run times on all P.
 absl::StatusOr<DagGraph> BuildDagGraph(const Dag& dag, int capacity, int max_width = 0);
 
+// The subgraph of the tasks in `keep` (in `keep`'s order, which becomes their new index) with
+// the arcs between them; the capacity, names and width tables come along.
+DagGraph InducedSubgraph(const DagGraph& g, const std::vector<int>& keep);
+
 // Bottom levels (Aida & Casanova §4.2: the longest path from a task to the exit, as a sum of
 // task times, here with the edges' transfer delays added) for the given per-task run times.
 std::vector<Duration> BottomLevels(const DagGraph& g, const std::vector<Duration>& time);

@@ -35,43 +35,18 @@ std::optional<TaskReservation> FewestStartingAfter(const WidthTable& w, const Ti
   return std::nullopt;
 }
 
-// Start times of the tasks not placed yet in a CPA schedule on an empty q-processor machine
-// (§5.2.2). Placing tasks in increasing bottom level usually removes the last task of the CPA
-// mapping order, which leaves the rest of that schedule unchanged, so the schedule is only
-// recomputed when some other task is removed.
-class CpaGuide {
- public:
-  CpaGuide(const DagGraph& g, int q, Time release, std::vector<int> widths)
-      : g_(g), q_(q), release_(release), widths_(std::move(widths)) {
-    order_ = ByDecreasingBottomLevel(g, BottomLevels(g, TimesFor(g, widths_)));
-    Recompute();
-  }
-
-  Time StartOf(int v) const { return start_[v]; }
-
-  void Remove(int v) {
-    const bool last = !order_.empty() && order_.back() == v;
-    order_.erase(std::find(order_.begin(), order_.end(), v));
-    if (!last) Recompute();
-  }
-
- private:
-  void Recompute() {
-    Timeline machine(q_);
-    DagPlan plan;
-    // The machine is empty and every width is at most q, so the mapping cannot fail.
-    (void)MapWithWidths(g_, order_, widths_, release_, machine, plan);
-    start_.assign(g_.size(), release_);
-    for (int v : order_) start_[v] = plan.tasks[v].start;
-  }
-
-  const DagGraph& g_;
-  int q_;
-  Time release_;
-  std::vector<int> widths_;
-  std::vector<int> order_;
-  std::vector<Time> start_;
-};
+// Start times of `order`'s tasks in a CPA mapping with fixed `widths` from the release on an
+// empty machine of `machine` processors (indexed by task; others keep the release).
+std::vector<Time> CpaStarts(const DagGraph& g, const std::vector<int>& order,
+                            const std::vector<int>& widths, int machine, Time release) {
+  Timeline empty(machine);
+  DagPlan plan;
+  // The machine is empty and every width is at most its size, so the mapping cannot fail.
+  (void)MapWithWidths(g, order, widths, release, empty, plan);
+  std::vector<Time> start(g.size(), release);
+  for (int v : order) start[v] = plan.tasks[v].start;
+  return start;
+}
 
 }  // namespace
 
@@ -98,6 +73,47 @@ absl::StatusOr<ResschedDlOptions> ParseResschedDlName(std::string_view name) {
   return o;
 }
 
+// Tasks are placed in a fixed order, so T does not depend on the deadline: computed once per
+// search, not per probe.
+//   reallocate (the paper: "use the CPA algorithm to compute a full schedule for all the
+//     application tasks that have not been scheduled yet"): CPA's allocation is re-run on the
+//     remaining tasks at each step, so they widen as the DAG shrinks;
+//   otherwise the whole DAG's CPA widths are kept and the placed tasks only leave the mapping.
+//     Removing the last task of the mapping order then leaves the other starts unchanged, so
+//     the mapping is only redone when another task leaves.
+std::vector<Time> CpaGuideStarts(const DagGraph& g, const std::vector<int>& placement, int machine,
+                                 Time release, bool reallocate, CpaOptions cpa) {
+  std::vector<Time> guide(g.size(), release);
+  if (reallocate) {
+    std::vector<bool> placed(g.size(), false);
+    for (int v : placement) {
+      std::vector<int> remaining;
+      for (int u = 0; u < g.size(); ++u) {
+        if (!placed[u]) remaining.push_back(u);
+      }
+      const DagGraph sub = InducedSubgraph(g, remaining);
+      const std::vector<int> widths = CpaAllocation(sub, machine, cpa);
+      const std::vector<int> order =
+          ByDecreasingBottomLevel(sub, BottomLevels(sub, TimesFor(sub, widths)));
+      const std::vector<Time> start = CpaStarts(sub, order, widths, machine, release);
+      const auto at = std::find(remaining.begin(), remaining.end(), v);
+      guide[v] = start[at - remaining.begin()];
+      placed[v] = true;
+    }
+    return guide;
+  }
+  const std::vector<int> widths = CpaAllocation(g, machine, cpa);
+  std::vector<int> order = ByDecreasingBottomLevel(g, BottomLevels(g, TimesFor(g, widths)));
+  std::vector<Time> start = CpaStarts(g, order, widths, machine, release);
+  for (int v : placement) {
+    guide[v] = start[v];
+    const bool last = !order.empty() && order.back() == v;
+    order.erase(std::find(order.begin(), order.end(), v));
+    if (!last) start = CpaStarts(g, order, widths, machine, release);
+  }
+  return guide;
+}
+
 namespace {
 
 // Everything about a deadline plan that does not depend on the deadline, computed once per
@@ -105,7 +121,7 @@ namespace {
 struct DeadlinePrep {
   std::vector<int> order;         // increasing bottom level: successors first
   std::vector<int> bounds;        // DL_BD: widths allowed per task
-  std::optional<CpaGuide> guide;  // DL_RC
+  std::vector<Time> guide_start;  // DL_RC: each task's T, see CpaGuideStarts
 };
 
 DeadlinePrep Prepare(const DagGraph& g, Time release, const ResschedDlOptions& options) {
@@ -115,11 +131,9 @@ DeadlinePrep Prepare(const DagGraph& g, Time release, const ResschedDlOptions& o
   prep.order = ByDecreasingBottomLevel(g, BottomLevels(g, TimesFor(g, cpar)));
   std::reverse(prep.order.begin(), prep.order.end());
   if (options.resource_conservative) {
-    if (options.bound == AllocationSource::kCpa) {
-      prep.guide.emplace(g, g.capacity, release, CpaAllocation(g, g.capacity, options.cpa));
-    } else {
-      prep.guide.emplace(g, q, release, cpar);
-    }
+    const int machine = options.bound == AllocationSource::kCpa ? g.capacity : q;
+    prep.guide_start =
+        CpaGuideStarts(g, prep.order, machine, release, options.cpa_guide_reallocates, options.cpa);
   } else {
     prep.bounds = options.bound == AllocationSource::kCpar
                       ? cpar
@@ -132,7 +146,6 @@ DeadlinePrep Prepare(const DagGraph& g, Time release, const ResschedDlOptions& o
 // before returning, so `work` comes back unchanged.
 std::optional<DagPlan> RunBackwards(const DagGraph& g, Timeline& work, Time release, Time deadline,
                                     const ResschedDlOptions& options, const DeadlinePrep& prep) {
-  std::optional<CpaGuide> guide = prep.guide;
   DagPlan plan;
   plan.tasks.resize(g.size());
   std::vector<ReservationId> booked;
@@ -144,12 +157,11 @@ std::optional<DagPlan> RunBackwards(const DagGraph& g, Timeline& work, Time rele
       task_deadline = std::min(task_deadline, plan.tasks[s.task].start - s.transfer);
     }
     std::optional<TaskReservation> r;
-    if (guide) {
-      const double lag = static_cast<double>(guide->StartOf(v) - release) * options.lambda;
+    if (!prep.guide_start.empty()) {
+      const double lag = static_cast<double>(prep.guide_start[v] - release) * options.lambda;
       const Time threshold = release + static_cast<Duration>(std::ceil(lag));
       r = FewestStartingAfter(g.widths[v], work, release, task_deadline, threshold);
       if (!r) r = LatestUpTo(g.widths[v], g.capacity, work, release, task_deadline);
-      guide->Remove(v);
     } else {
       r = LatestUpTo(g.widths[v], prep.bounds[v], work, release, task_deadline);
     }

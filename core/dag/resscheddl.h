@@ -8,8 +8,9 @@
 //     allocation for P, or for q), the <processors, start> pair with the latest start (ties:
 //     fewer processors).
 //   DL_RC_{CPA,CPAR} (§5.2.2, resource conservative): T is the task's start in a CPA schedule
-//     (allocation for q = P or the historical q) of the tasks not placed yet, from the release on
-//     an empty q-processor machine; the pair with the fewest processors whose latest start is at
+//     of the tasks not placed yet (CPA's allocation re-run on them for q = P or the historical q,
+//     as the paper says; optionally the whole DAG's allocation kept), from the release on an
+//     empty q-processor machine; the pair with the fewest processors whose latest start is at
 //     or after release + lambda * (T - release) (lambda = 1 is the paper's rule, lambda > 1 its
 //     proposed tuning). Widths are not bounded, as in the paper.
 // Deviation: when no width of a DL_RC task reaches the threshold, the task falls back to the
@@ -34,6 +35,9 @@ struct ResschedDlOptions {
   AllocationSource bound = AllocationSource::kCpar;  // kAll, kCpa or kCpar
   int q = 0;                                         // historical available processors; 0: P
   double lambda = 1.0;                               // DL_RC threshold factor, >= 1
+  // DL_RC: re-run CPA's allocation on the tasks not placed yet (§5.2.2); false keeps the whole
+  // DAG's CPA widths for them.
+  bool cpa_guide_reallocates = true;
   CpaOptions cpa;
 };
 
@@ -60,6 +64,13 @@ absl::StatusOr<TightestDeadline> FindTightestDeadline(const DagGraph& g, const T
                                                       Time release,
                                                       const ResschedDlOptions& options,
                                                       Duration resolution = kMicrosPerSecond);
+
+// Each DL_RC task's T (§5.2.2): its start, in the CPA schedule of the tasks not placed before it
+// in `placement`, on an empty machine of `machine` processors from the release. With
+// `reallocate`, CPA's allocation is re-run on those tasks (the paper); otherwise the whole DAG's
+// CPA widths are kept. Indexed by task.
+std::vector<Time> CpaGuideStarts(const DagGraph& g, const std::vector<int>& placement, int machine,
+                                 Time release, bool reallocate, CpaOptions cpa = {});
 
 // Lower bound on any completion: release + the longest path on each task's fastest width.
 Time CriticalPathBound(const DagGraph& g, Time release);

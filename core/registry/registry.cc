@@ -81,9 +81,11 @@ DagPlannerFactory DeadlineFactory(const std::string& name) {
   return [options = Wired(ParseResschedDlName(name), name)](const AlgorithmParams& params) {
     ResschedDlOptions o = options;
     o.q = QFrom(params);
-    // Only DL_RC declares lambda; DL_BD never reads it.
+    // Only DL_RC declares lambda and cpa_reallocate; DL_BD never reads them.
     auto lambda = params.find("lambda");
     o.lambda = lambda == params.end() ? 0 : lambda->second;
+    auto reallocate = params.find("cpa_reallocate");
+    o.cpa_guide_reallocates = reallocate != params.end() && reallocate->second != 0;
     o.cpa = CpaFrom(params);
     const Duration resolution = std::max<Duration>(1, CeilMicros(params.at("resolution_s")));
     return MakeDeadlinePlanner(o, resolution);
@@ -100,6 +102,10 @@ std::vector<AlgorithmInfo> BuildRegistry() {
                          "DL_RC start threshold factor: release + lambda * (CPA start - release); "
                          "1 is the paper's rule",
                          1.5, 0, 1000};
+  const ParamInfo cpa_reallocate{"cpa_reallocate",
+                                 "DL_RC: 1 re-runs CPA's allocation on the tasks not placed yet "
+                                 "(the paper); 0 keeps the whole DAG's CPA widths",
+                                 1, 0, 1};
   const ParamInfo q{"q",
                     "processors assumed available for the CPAR allocations; 0: the cluster's "
                     "historical average over q_window_hours",
@@ -196,7 +202,7 @@ std::vector<AlgorithmInfo> BuildRegistry() {
                                 "RESSCHEDDL resource-conservative: fewest processors starting "
                                 "after the CPA schedule's start",
                                 "aida-casanova §5.2.2", DeadlineFactory(name),
-                                {lambda, q, q_window, level_bound, resolution}));
+                                {lambda, cpa_reallocate, q, q_window, level_bound, resolution}));
   }
   r.push_back(DagPlannerEntry(
       "heft", "HEFT: one processor per task, upward rank, insertion-based earliest finish",

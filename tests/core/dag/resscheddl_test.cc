@@ -55,12 +55,15 @@ TEST(PlanByDeadline, EveryVariantMeetsTheDeadlineItAccepts) {
     const DagGraph g = Graph(dag, p);
     const Time release = kHour;
     for (const char* name : kNames) {
-      ResschedDlOptions o = *ParseResschedDlName(name);
-      o.q = p / 2;
-      for (Time deadline : {release + 20 * kHour, release + 60 * kHour, release + 400 * kHour}) {
-        std::optional<DagPlan> plan = PlanByDeadline(g, busy, release, deadline, o);
-        if (!plan) continue;
-        testing::ExpectValidPlan(dag, *plan, busy, release, deadline);
+      for (bool reallocate : {true, false}) {
+        ResschedDlOptions o = *ParseResschedDlName(name);
+        o.q = p / 2;
+        o.cpa_guide_reallocates = reallocate;
+        for (Time deadline : {release + 20 * kHour, release + 60 * kHour, release + 400 * kHour}) {
+          std::optional<DagPlan> plan = PlanByDeadline(g, busy, release, deadline, o);
+          if (!plan) continue;
+          testing::ExpectValidPlan(dag, *plan, busy, release, deadline);
+        }
       }
     }
   }
@@ -87,6 +90,53 @@ TEST(FindTightestDeadline, IsMetAndNotBelowTheCriticalPath) {
       EXPECT_TRUE(PlanByDeadline(g, busy, 0, t->deadline, o)) << name;
     }
   }
+}
+
+// §5.2.2: T is the task's start in "a full schedule for all the application tasks that have not
+// been scheduled yet". a precedes b; c stands alone; placed c, b, a. b's T is a's run time: on
+// a's width in CPA's allocation for {a, b} (reallocated) or for all three (kept). c's large
+// work keeps the whole DAG's allocation narrow (CPA stops once the critical path is below the
+// average area).
+TEST(CpaGuideStarts, ReallocatesCpaOnTheTasksNotPlacedYet) {
+  const int p = 16;
+  const Dag dag{{{"a", Amdahl(10 * kHour, 0.3)},
+                 {"b", Amdahl(20 * kHour, 0.3)},
+                 {"c", Amdahl(64 * kHour, 0)}},
+                {{0, 1, 0}}};
+  const DagGraph g = Graph(dag, p);
+  const Time release = kHour;
+  const std::vector<int> placement = {2, 1, 0};
+  const std::vector<int> whole = CpaAllocation(g, p);
+  const DagGraph ab = InducedSubgraph(g, {0, 1});
+  const std::vector<int> remaining = CpaAllocation(ab, p);
+
+  const std::vector<Time> kept = CpaGuideStarts(g, placement, p, release, false);
+  const std::vector<Time> reallocated = CpaGuideStarts(g, placement, p, release, true);
+  EXPECT_EQ(kept[0], release);
+  EXPECT_EQ(reallocated[0], release);
+  // c is placed first, while every task remains: both readings agree.
+  EXPECT_EQ(kept[2], release);
+  EXPECT_EQ(reallocated[2], release);
+  EXPECT_EQ(kept[1], release + g.widths[0].TimeAtMost(whole[0]));
+  EXPECT_EQ(reallocated[1], release + ab.widths[0].TimeAtMost(remaining[0]));
+  // Without c the remaining work is small, so CPA widens a: an earlier T for b.
+  EXPECT_GT(remaining[0], whole[0]);
+  EXPECT_LT(reallocated[1], kept[1]);
+}
+
+TEST(InducedSubgraph, KeepsTheArcsBetweenKeptTasksRenumbered) {
+  const Dag dag{{{"a", Amdahl(kHour, 0)}, {"b", Amdahl(kHour, 0)}, {"c", Amdahl(kHour, 0)}},
+                {{0, 1, 5}, {1, 2, 7}, {0, 2, 9}}};
+  const DagGraph sub = InducedSubgraph(Graph(dag, 4), {2, 0});
+  ASSERT_EQ(sub.size(), 2);
+  EXPECT_EQ(sub.names, (std::vector<std::string>{"c", "a"}));
+  ASSERT_EQ(sub.succs[1].size(), 1u);
+  EXPECT_EQ(sub.succs[1][0].task, 0);
+  EXPECT_EQ(sub.succs[1][0].transfer, 9);
+  ASSERT_EQ(sub.preds[0].size(), 1u);
+  EXPECT_EQ(sub.preds[0][0].task, 1);
+  EXPECT_EQ(sub.topo, (std::vector<int>{1, 0}));
+  EXPECT_EQ(sub.capacity, 4);
 }
 
 TEST(PlanByDeadline, ResourceConservativeSpendsFarLessThanAggressiveOnALooseDeadline) {
