@@ -136,8 +136,8 @@ int Table2(const ExperimentOptions& options) {
                            "heft_processors_used", "parallel_processors_used", "heft_mean_load_s",
                            "parallel_mean_load_s"});
   std::printf(
-      "## heft-vs-parallel: Barbosa & Monteiro Table 2 — %d homogeneous processors, %d "
-      "instance(s) per DAG size, all plans validated\n\n"
+      "**heft-vs-parallel: Barbosa & Monteiro Table 2 — %d homogeneous processors, %d "
+      "instance(s) per DAG size, all plans validated**\n\n"
       "| DAG | HEFT (s) | parallel (s) | parallel / HEFT | parallel, summed transfers (s) | "
       "parallel ≤ HEFT | paper HEFT (s) | paper parallel (s) | paper ratio |\n"
       "|---|---|---|---|---|---|---|---|---|\n",
@@ -194,7 +194,7 @@ int Table2(const ExperimentOptions& options) {
                           100 * Summarize(par_load).mean / Summarize(par_s).mean);
   }
   std::printf(
-      "\n### Fig. 4: processors used and mean load per processor (busy time / %d)\n\n"
+      "\n**Fig. 4: processors used and mean load per processor (busy time / %d)**\n\n"
       "| DAG | HEFT processors used | parallel processors used | HEFT mean load (s) | "
       "parallel mean load (s) | HEFT utilization | parallel utilization |\n"
       "|---|---|---|---|---|---|---|\n%s",
@@ -252,8 +252,8 @@ int Table3(const ExperimentOptions& options) {
              absl::StrFormat("%.6f", gl2.back()), absl::StrCat(peak)});
   }
   std::printf(
-      "\n## heft-vs-parallel: Barbosa & Monteiro Table 3 — user1 (share 0.6, DAG10) and user2 "
-      "(no share, DAG30) on %d processors, %d seed(s), all plans validated\n\n"
+      "\n**heft-vs-parallel: Barbosa & Monteiro Table 3 — user1 (share 0.6, DAG10) and user2 "
+      "(no share, DAG30) on %d processors, %d seed(s), all plans validated**\n\n"
       "| User | exclusive (s) | global (s) | global / exclusive | global ≤ exclusive | "
       "paper exclusive (s) | paper global (s) | paper ratio |\n"
       "|---|---|---|---|---|---|---|---|\n",

@@ -178,8 +178,8 @@ int Ressched(const ExperimentOptions& options) {
   }
 
   std::printf(
-      "## ressched: Aida & Casanova Table 4 (BL_CPAR) — %zu scenarios, %d DAG(s) x %d "
-      "schedule(s) each, %ld plans, all validated\n\n",
+      "**ressched: Aida & Casanova Table 4 (BL_CPAR) — %zu scenarios, %d DAG(s) x %d "
+      "schedule(s) each, %ld plans, all validated**\n\n",
       specs.size() * logs->size() * phis.size() * decays->size(), options.dags, options.schedules,
       plans);
   PrintPlatforms(*logs, *cases, options.platform);
@@ -207,8 +207,8 @@ int Ressched(const ExperimentOptions& options) {
       100 * HeadToHead::Median(cpa_vs_cpar.second_wins),
       100 * HeadToHead::Mean(cpa_vs_cpar.second_wins), cpa_vs_cpar.ties);
   std::printf(
-      "\n### §4.3.1: bottom-level methods, turnaround (avg. deg. from best / wins) per "
-      "bound\n\n| Bound | BL_1 | BL_ALL | BL_CPA | BL_CPAR |\n|---|---|---|---|---|\n");
+      "\n**§4.3.1: bottom-level methods, turnaround (avg. deg. from best / wins) per "
+      "bound**\n\n| Bound | BL_1 | BL_ALL | BL_CPA | BL_CPAR |\n|---|---|---|---|---|\n");
   for (const std::string& bd : kBounds) {
     const auto rows = by_bound[bd].Summarize(kBottomLevels);
     std::printf("| BD_%s |", absl::AsciiStrToUpper(bd).c_str());

@@ -192,9 +192,9 @@ int ResschedDl(const ExperimentOptions& options) {
     }
   }
   std::printf(
-      "## resscheddl: Aida & Casanova Table 6 — %s, %zu application specs, %d DAG(s) x "
+      "**resscheddl: Aida & Casanova Table 6 — %s, %zu application specs, %d DAG(s) x "
       "%d schedule(s) per setting, %ld tightest-deadline searches; %d loose-deadline "
-      "plans missed\n\n",
+      "plans missed**\n\n",
       absl::StrJoin(o.logs, ", ").c_str(), specs.size(), o.dags, o.schedules, searches,
       loose_misses);
   const std::vector<std::string> paper(labels.begin(), labels.begin() + kPaperAlgorithms);

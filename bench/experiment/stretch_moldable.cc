@@ -99,7 +99,8 @@ int StretchMoldable(const ExperimentOptions& options) {
         }
       }
     }
-    std::printf("\n%s, %d seed(s), %d processors\n\n", name.c_str(), options.seeds, kProcessors);
+    std::printf("\n**%s, %d seed(s), %d processors**\n\n", name.c_str(), options.seeds,
+                kProcessors);
     std::printf(
         "| algorithm | mean flow (s) | max flow (s) | mean stretch | max stretch |\n"
         "|---|---|---|---|---|\n");
