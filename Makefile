@@ -8,7 +8,7 @@ TSAN_DIR ?= build-tsan
 JOBS ?= $(shell nproc)
 LISTEN ?= 127.0.0.1:50051
 
-.PHONY: all deps build run test test-release test-asan test-tsan lint bench format clean
+.PHONY: all deps build run test test-release check-experiments test-asan test-tsan lint bench format clean
 
 all: build
 
@@ -22,10 +22,15 @@ build: deps
 run: build
 	$(BUILD_DIR)/server/resched-server --listen $(LISTEN)
 
-test: test-release lint test-asan test-tsan
+test: test-release check-experiments lint test-asan test-tsan
 
 test-release: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS)
+
+# docs/experiments.md against the binary: the small-scale tables are re-run, the full-scale ones
+# checked for hand edits (scripts/check-experiments.sh --full regenerates those).
+check-experiments: build
+	scripts/check-experiments.sh --build $(BUILD_DIR)
 
 # Sanitizer builds: -O1 as the sanitizers advise, and line tables only (-g1), enough for
 # symbolized reports at a fraction of full debug info's compile time.

@@ -6,8 +6,10 @@
 #       fail when the doc differs from what the binary prints; check that no full-scale block
 #       was edited by hand (each carries the SHA-256 of its text)
 #   scripts/check-experiments.sh --update                 rewrite the small-scale blocks
-#   scripts/check-experiments.sh --full [--only TEXT]     also re-run the full-scale blocks (all,
-#       or those whose command contains TEXT) and rewrite them with the date and the commit
+#   scripts/check-experiments.sh --full                   also re-run the full-scale blocks and
+#       rewrite them with the date and the commit
+#   --only TEXT   only the blocks whose command contains TEXT (the others are kept as they are)
+#   --doc FILE    another file than docs/experiments.md
 #
 # A block in the doc:
 #   <!-- experiment ci: stretch-moldable --tasks 1000 --seeds 2 -->
@@ -96,6 +98,12 @@ while IFS= read -r line || [[ -n "$line" ]]; do
   recorded="${BASH_REMATCH[2]}"
   in_block=false
   old="$(printf '%s' "$block" | sed -e '/./,$!d')"  # as run_experiment trims its output
+  selected=true
+  [[ -z "$only" || "$args" == *"$only"* ]] || selected=false
+  if [[ "$scale" == ci ]] && ! $selected; then
+    printf '%s\n<!-- end experiment -->\n' "$old" >>"$new_doc"
+    continue
+  fi
   if [[ "$scale" == ci ]]; then
     echo "check-experiments: $args" >&2
     if ! fresh="$(run_experiment "$args")"; then
@@ -113,7 +121,7 @@ while IFS= read -r line || [[ -n "$line" ]]; do
     continue
   fi
   # A full-scale block.
-  if [[ "$mode" == full && ( -z "$only" || "$args" == *"$only"* ) ]]; then
+  if [[ "$mode" == full ]] && $selected; then
     echo "check-experiments: full scale: $args (this takes a while)" >&2
     if ! fresh="$(run_experiment "$args")"; then
       exit 1
