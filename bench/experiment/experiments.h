@@ -15,13 +15,14 @@ struct ExperimentOptions {
   std::string data_dir;  // the SWF logs' directory (default: $RESCHED_DATA_DIR/swf, see logs.h)
   int seeds = 1;         // random instances per setting
   int tasks = 0;         // tasks per instance (0: the paper's number)
-  std::vector<double> deltas;         // stretch-sequential: Δ values (empty: the paper's)
-  std::vector<double> loads;          // stretch-sequential: loads (empty: 220..310 step 10)
-  bool with_reservation = false;      // stretch-sequential: also the (X, T) reservation scheme
-  double x = 10;                      // processors of the auxiliary part
-  double t = 2;                       // stretch threshold of the reservation scheme
-  bool reservation_grid = false;      // stretch-sequential: best (X, T) of the §4.1 grid
-  std::vector<std::string> logs;      // stretch-moldable: log files (empty: SDSC-Par, OSC)
+  std::vector<double> deltas;     // stretch-sequential: Δ values (empty: the paper's)
+  std::vector<double> loads;      // stretch-sequential: loads (empty: 220..310 step 10)
+  bool with_reservation = false;  // stretch-sequential: also the (X, T) reservation scheme
+  double x = 10;                  // processors of the auxiliary part
+  double t = 2;                   // stretch threshold of the reservation scheme
+  bool reservation_grid = false;  // stretch-sequential: best (X, T) of the §4.1 grid
+  bool by_load = false;           // stretch-sequential: Figure 2's max and mean stretch per load
+  std::vector<std::string> logs;  // stretch-moldable: log files (empty: SDSC-Par, OSC)
   std::vector<std::string> policies;  // stretch-moldable: contenders (empty: the paper's four)
   std::vector<double> phis;           // ressched(dl): fractions of jobs as reservations
   std::vector<std::string> decays;    // ressched(dl): linear, expo, real (empty: all three)
@@ -37,6 +38,7 @@ struct ExperimentOptions {
 
 int StretchSequential(const ExperimentOptions& options);
 int StretchMoldable(const ExperimentOptions& options);
+int StretchSsm(const ExperimentOptions& options);
 int Ressched(const ExperimentOptions& options);
 int ResschedDl(const ExperimentOptions& options);
 int HeftVsParallel(const ExperimentOptions& options);

@@ -16,6 +16,8 @@ void Usage() {
       "usage: resched-experiment SUBCOMMAND [flags]\n"
       "  stretch-sequential  Saule et al. §4.1 / Fig. 1(b): FCFS vs DASEDF, sequential tasks\n"
       "  stretch-moldable    Saule et al. §7.1 / Figs. 3-4: DBOS vs Iterative on SWF logs\n"
+      "  stretch-ssm         Saule et al. §7.2 / Fig. 5: short sequence mapping by load, and\n"
+      "                      DBOS's online factor rho\n"
       "  ressched            Aida & Casanova §4.3 / Table 4: the 16 BL x BD DAG planners\n"
       "  resscheddl          Aida & Casanova §5.3 / Table 6: RESSCHEDDL tightest deadlines\n"
       "  heft-vs-parallel    Barbosa & Monteiro §5.3-5.4 / Tables 2-3, Fig. 4: HEFT vs\n"
@@ -26,10 +28,12 @@ void Usage() {
       "                      heft-vs-parallel: DAGs per size, seeds 1..N)\n"
       "  --tasks N           tasks per instance (default: the paper's, 20000 / 8000)\n"
       "  --deltas A,B,..     stretch-sequential: Δ values (default 5,10,15,20,40,60,80,100)\n"
-      "  --loads A,B,..      stretch-sequential: loads (default 220,230,...,310)\n"
+      "  --loads A,B,..      stretch-sequential: loads (default 220,230,...,310); stretch-ssm:\n"
+      "                      target loads (default: the middles of the paper's seven ranges)\n"
       "  --reservation X,T   stretch-sequential: also the main/auxiliary scheme with X, T\n"
       "  --reservation-grid  stretch-sequential: also the scheme, best (X, T) of the §4.1 grid\n"
       "                      per instance, as the paper reports it (70 + 63 runs per instance)\n"
+      "  --by-load           stretch-sequential: also Fig. 2, max and mean stretch per load\n"
       "  --data-dir DIR      stretch-moldable: SWF logs (default ../shared/data/swf)\n"
       "  --logs F,G,..       stretch-moldable: log files instead of SDSC-Par-1996, OSC-Clust-2000\n"
       "  --policies A,B,..   stretch-moldable: registry names instead of the paper's four\n"
@@ -79,6 +83,10 @@ int main(int argc, char** argv) {
     }
     if (flag == "--reservation-grid") {
       options.reservation_grid = true;
+      continue;
+    }
+    if (flag == "--by-load") {
+      options.by_load = true;
       continue;
     }
     if (flag == "--kept-cpa-guide") {
@@ -145,6 +153,7 @@ int main(int argc, char** argv) {
   std::filesystem::create_directories(options.out_dir);
   if (command == "stretch-sequential") return resched::experiment::StretchSequential(options);
   if (command == "stretch-moldable") return resched::experiment::StretchMoldable(options);
+  if (command == "stretch-ssm") return resched::experiment::StretchSsm(options);
   if (command == "ressched") return resched::experiment::Ressched(options);
   if (command == "resscheddl") return resched::experiment::ResschedDl(options);
   if (command == "heft-vs-parallel") return resched::experiment::HeftVsParallel(options);

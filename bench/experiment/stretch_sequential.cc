@@ -15,6 +15,69 @@
 #include "core/workload/sequential_generator.h"
 
 namespace resched::experiment {
+namespace {
+
+struct StretchPair {
+  double max = 0;
+  double mean = 0;
+};
+using ByLoad = std::map<double, std::map<double, std::map<std::string, std::vector<StretchPair>>>>;
+
+// Figure 2: maximum and mean stretch per load, and the paper's counts of instances at load
+// > 290 where the reservation scheme improves the maximum stretch and degrades the mean.
+void PrintFigure2(const std::vector<Contender>& contenders, const ByLoad& by_load) {
+  std::printf(
+      "\n**Saule et al. Figure 2: maximum / mean stretch per load (means over the instances)**"
+      "\n\n| Δ | load |");
+  for (const auto& c : contenders) std::printf(" %s |", c.label.c_str());
+  std::printf("\n|---|---|");
+  for (std::size_t i = 0; i < contenders.size(); ++i) std::printf("---|");
+  std::printf("\n");
+  for (const auto& [delta, loads] : by_load) {
+    for (const auto& [load, by_algorithm] : loads) {
+      std::printf("| %g | %g |", delta, load);
+      for (const auto& c : contenders) {
+        std::vector<double> max;
+        std::vector<double> mean;
+        for (const StretchPair& p : by_algorithm.at(c.label)) {
+          max.push_back(p.max);
+          mean.push_back(p.mean);
+        }
+        std::printf(" %.2f / %.3f |", Summarize(max).mean, Summarize(mean).mean);
+      }
+      std::printf("\n");
+    }
+  }
+  // Each reservation variant against its inner policy ("FCFS+res(...)" against "FCFS").
+  std::printf("\n");
+  for (const auto& variant : contenders) {
+    const std::size_t plus = variant.label.find('+');
+    if (plus == std::string::npos) continue;
+    const std::string base = variant.label.substr(0, plus);
+    for (const auto& [delta, loads] : by_load) {
+      int instances = 0;
+      int better_max = 0;
+      int worse_mean = 0;
+      for (const auto& [load, by_algorithm] : loads) {
+        if (load <= 290 || !by_algorithm.contains(base)) continue;
+        const auto& with = by_algorithm.at(variant.label);
+        const auto& without = by_algorithm.at(base);
+        for (std::size_t i = 0; i < with.size() && i < without.size(); ++i) {
+          ++instances;
+          better_max += with[i].max < without[i].max ? 1 : 0;
+          worse_mean += with[i].mean > without[i].mean ? 1 : 0;
+        }
+      }
+      if (instances == 0) continue;
+      std::printf(
+          "Δ = %g, load > 290: %s lowers %s's maximum stretch in %d of %d instances and raises "
+          "its mean stretch in %d.\n",
+          delta, variant.label.c_str(), base.c_str(), better_max, instances, worse_mean);
+    }
+  }
+}
+
+}  // namespace
 
 int StretchSequential(const ExperimentOptions& options) {
   const std::vector<double> deltas =
@@ -55,6 +118,8 @@ int StretchSequential(const ExperimentOptions& options) {
                            "policy_seconds"});
   // delta -> algorithm -> max stretches of the instances with load > 270
   std::map<double, std::map<std::string, std::vector<double>>> high_load;
+  // delta -> load -> algorithm -> (max, mean) stretch per instance (Figure 2)
+  std::map<double, std::map<double, std::map<std::string, std::vector<StretchPair>>>> by_load;
   for (double delta : deltas) {
     for (double load : loads) {
       for (int seed = 1; seed <= options.seeds; ++seed) {
@@ -106,6 +171,8 @@ int StretchSequential(const ExperimentOptions& options) {
                    absl::StrFormat("%.4f", figures->metrics.mean_stretch),
                    absl::StrFormat("%.3f", figures->policy_seconds)});
           if (load > 270) high_load[delta][contender.label].push_back(figures->metrics.max_stretch);
+          by_load[delta][load][contender.label].push_back(
+              {figures->metrics.max_stretch, figures->metrics.mean_stretch});
           if (options.verbose) {
             std::fprintf(stderr, "delta %g load %g seed %d %s: max stretch %.3f (%.1f s)\n", delta,
                          load, seed, contender.label.c_str(), figures->metrics.max_stretch,
@@ -136,6 +203,7 @@ int StretchSequential(const ExperimentOptions& options) {
     std::printf("\n");
   }
   std::ofstream(absl::StrCat(options.out_dir, "/stretch_sequential.svg")) << RenderSvg(chart);
+  if (options.by_load) PrintFigure2(contenders, by_load);
   return 0;
 }
 
