@@ -55,7 +55,9 @@ trap 'rm -rf "$work"' EXIT
 cp "$binary" "$work/resched-experiment"
 binary="$work/resched-experiment"
 commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [[ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ]]; then
+# Only changes to what the binary is built from make the commit an imprecise label.
+if [[ -n "$(git -C "$root" status --porcelain --untracked-files=no -- core bench CMakeLists.txt \
+  2>/dev/null)" ]]; then
   commit="$commit (with uncommitted changes)"
 fi
 
