@@ -37,6 +37,7 @@ void Usage() {
       "  --data-dir DIR      stretch-moldable: SWF logs (default ../shared/data/swf)\n"
       "  --logs F,G,..       stretch-moldable: log files instead of SDSC-Par-1996, OSC-Clust-2000\n"
       "  --policies A,B,..   stretch-moldable: registry names instead of the paper's four\n"
+      "  --max-flow-jobs     stretch-moldable: also the job behind each maximum flow\n"
       "  --logs A,B,..       ressched(dl): CTC, OSC, SDSC-BLUE, SDSC-DS (default: all four;\n"
       "                      resscheddl: SDSC-BLUE)\n"
       "  --phis A,B,..       ressched(dl): fractions of jobs as reservations (default .1,.2,.5)\n"
@@ -83,6 +84,10 @@ int main(int argc, char** argv) {
     }
     if (flag == "--reservation-grid") {
       options.reservation_grid = true;
+      continue;
+    }
+    if (flag == "--max-flow-jobs") {
+      options.max_flow_jobs = true;
       continue;
     }
     if (flag == "--by-load") {

@@ -9,7 +9,22 @@ absl::StatusOr<RunFigures> RunOne(const Workload& workload, int processors,
   ClusterSpec spec{"experiment", {{"", processors, 1.0}}, ClockKind::kSimulated, contender.policy};
   auto result = Simulate(workload, spec, contender.params);
   if (!result.ok()) return result.status();
-  return RunFigures{contender.label, result->metrics, result->fairness, result->policy_seconds};
+  RunFigures figures{
+      contender.label, result->metrics, result->fairness, result->policy_seconds, {}, 0};
+  for (const SimJobRecord& job : result->jobs) {
+    if (job.end - job.release > figures.longest_flow.end - figures.longest_flow.release) {
+      figures.longest_flow = job;
+    }
+  }
+  std::size_t smaller = 0;
+  for (const SimJobRecord& job : result->jobs) {
+    smaller += job.sequential_time < figures.longest_flow.sequential_time ? 1 : 0;
+  }
+  if (!result->jobs.empty()) {
+    figures.longest_flow_size_rank =
+        static_cast<double>(smaller) / static_cast<double>(result->jobs.size());
+  }
+  return figures;
 }
 
 MeanStd Summarize(const std::vector<double>& values) {

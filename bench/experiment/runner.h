@@ -24,6 +24,9 @@ struct RunFigures {
   ScheduleMetrics metrics;
   FairnessHistogram fairness;
   double policy_seconds = 0;
+  SimJobRecord longest_flow;  // the job whose flow is the maximum flow
+  // Share of the jobs whose sequential time is below longest_flow's, in [0, 1].
+  double longest_flow_size_rank = 0;
 };
 
 absl::StatusOr<RunFigures> RunOne(const Workload& workload, int processors,

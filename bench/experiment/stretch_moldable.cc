@@ -37,6 +37,33 @@ std::vector<Contender> Contenders(const ExperimentOptions& options) {
   return chosen;
 }
 
+// Which job makes each maximum flow: its sequential time (and how it ranks among the jobs'),
+// its width, its wait and its stretch, averaged over the seeds. Stretch is flow over p(1), so a
+// policy that orders by stretch can hold a job with a large p(1) back for long.
+void PrintMaxFlowJobs(const std::vector<Contender>& contenders,
+                      const std::map<std::string, std::vector<RunFigures>>& longest) {
+  std::printf(
+      "\nThe job behind the maximum flow (means over the seeds):\n\n| algorithm | p(1) (h) | p(1) "
+      "above %% of the jobs | processors | wait (h) | run (h) | stretch |\n"
+      "|---|---|---|---|---|---|---|\n");
+  for (const auto& contender : contenders) {
+    std::vector<double> p1, rank, k, wait, run, stretch;
+    for (const RunFigures& f : longest.at(contender.label)) {
+      const SimJobRecord& j = f.longest_flow;
+      p1.push_back(static_cast<double>(j.sequential_time) / 3600e6);
+      rank.push_back(100 * f.longest_flow_size_rank);
+      k.push_back(j.k);
+      wait.push_back(static_cast<double>(j.start - j.release) / 3600e6);
+      run.push_back(static_cast<double>(j.end - j.start) / 3600e6);
+      stretch.push_back(static_cast<double>(j.end - j.release) /
+                        static_cast<double>(std::max<Duration>(1, j.sequential_time)));
+    }
+    std::printf("| %s | %.1f | %.1f | %.0f | %.1f | %.2f | %.3f |\n", contender.label.c_str(),
+                Summarize(p1).mean, Summarize(rank).mean, Summarize(k).mean, Summarize(wait).mean,
+                Summarize(run).mean, Summarize(stretch).mean);
+  }
+}
+
 }  // namespace
 
 int StretchMoldable(const ExperimentOptions& options) {
@@ -62,6 +89,7 @@ int StretchMoldable(const ExperimentOptions& options) {
     const std::string name = std::filesystem::path(path).filename().string();
     std::map<std::string, std::map<std::string, std::vector<double>>> figures;  // label -> key
     std::map<std::string, FairnessHistogram> fairness;
+    std::map<std::string, std::vector<RunFigures>> longest;  // label -> per seed
     for (int seed = 1; seed <= options.seeds; ++seed) {
       DowneyWorkloadOptions w;
       w.max_jobs = options.tasks > 0 ? options.tasks : 8000;
@@ -92,6 +120,7 @@ int StretchMoldable(const ExperimentOptions& options) {
         f["max_stretch"].push_back(m.max_stretch);
         f["seconds"].push_back(run->policy_seconds);
         fairness[contender.label].Add(run->fairness);
+        longest[contender.label].push_back(*run);
         if (options.verbose) {
           std::fprintf(stderr, "%s seed %d %s: mean stretch %.3f max %.1f (%.1f s)\n", name.c_str(),
                        seed, contender.label.c_str(), m.mean_stretch, m.max_stretch,
@@ -129,6 +158,7 @@ int StretchMoldable(const ExperimentOptions& options) {
     }
     std::ofstream(absl::StrCat(options.out_dir, "/stretch_moldable_", name, ".svg"))
         << RenderSvg(chart);
+    if (options.max_flow_jobs) PrintMaxFlowJobs(contenders, longest);
   }
   return 0;
 }
