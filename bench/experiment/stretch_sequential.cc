@@ -214,8 +214,10 @@ int StretchSequential(const ExperimentOptions& options) {
       chart.series[i].x.push_back(delta);
       chart.series[i].y.push_back(s.mean);
     }
+    // A copy: clang (clang-tidy) does not let a lambda capture a structured binding.
+    const double this_delta = delta;
     const auto paper = std::find_if(std::begin(kPaperFigure1b), std::end(kPaperFigure1b),
-                                    [&](const PaperRow& r) { return r.delta == delta; });
+                                    [&](const PaperRow& r) { return r.delta == this_delta; });
     if (paper == std::end(kPaperFigure1b)) {
       std::printf(" | | |\n");
     } else {
