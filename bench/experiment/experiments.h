@@ -22,8 +22,10 @@ struct ExperimentOptions {
   double t = 2;                   // stretch threshold of the reservation scheme
   bool reservation_grid = false;  // stretch-sequential: best (X, T) of the §4.1 grid
   bool max_flow_jobs = false;     // stretch-moldable: also the job behind each maximum flow
-  bool by_load = false;           // stretch-sequential: Figure 2's max and mean stretch per load
-  std::vector<std::string> logs;  // stretch-moldable: log files (empty: SDSC-Par, OSC)
+  bool by_load = false;
+  bool sequential = false;  // stretch-ssm: every task on one processor (the paper's FCFS) //
+                            // stretch-sequential: Figure 2's max and mean stretch per load
+  std::vector<std::string> logs;      // stretch-moldable: log files (empty: SDSC-Par, OSC)
   std::vector<std::string> policies;  // stretch-moldable: contenders (empty: the paper's four)
   std::vector<double> phis;           // ressched(dl): fractions of jobs as reservations
   std::vector<std::string> decays;    // ressched(dl): linear, expo, real (empty: all three)

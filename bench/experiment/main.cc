@@ -34,6 +34,7 @@ void Usage() {
       "  --reservation-grid  stretch-sequential: also the scheme, best (X, T) of the §4.1 grid\n"
       "                      per instance, as the paper reports it (70 + 63 runs per instance)\n"
       "  --by-load           stretch-sequential: also Fig. 2, max and mean stretch per load\n"
+      "  --sequential        stretch-ssm: every task on one processor (the paper's FCFS)\n"
       "  --data-dir DIR      stretch-moldable: SWF logs (default ../shared/data/swf)\n"
       "  --logs F,G,..       stretch-moldable: log files instead of SDSC-Par-1996, OSC-Clust-2000\n"
       "  --policies A,B,..   stretch-moldable: registry names instead of the paper's four\n"
@@ -88,6 +89,10 @@ int main(int argc, char** argv) {
     }
     if (flag == "--max-flow-jobs") {
       options.max_flow_jobs = true;
+      continue;
+    }
+    if (flag == "--sequential") {
+      options.sequential = true;
       continue;
     }
     if (flag == "--by-load") {
