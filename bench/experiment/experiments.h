@@ -22,10 +22,9 @@ struct ExperimentOptions {
   double t = 2;                   // stretch threshold of the reservation scheme
   bool reservation_grid = false;  // stretch-sequential: best (X, T) of the §4.1 grid
   bool max_flow_jobs = false;     // stretch-moldable: also the job behind each maximum flow
-  bool by_load = false;
-  bool sequential = false;  // stretch-ssm: every task on one processor (the paper's FCFS) //
-                            // stretch-sequential: Figure 2's max and mean stretch per load
-  std::vector<std::string> logs;      // stretch-moldable: log files (empty: SDSC-Par, OSC)
+  bool by_load = false;           // stretch-sequential: Figure 2's max and mean stretch per load
+  bool sequential = false;        // stretch-ssm: every task on one processor (the paper's FCFS)
+  std::vector<std::string> logs;  // stretch-moldable: log files (empty: SDSC-Par, OSC)
   std::vector<std::string> policies;  // stretch-moldable: contenders (empty: the paper's four)
   std::vector<double> phis;           // ressched(dl): fractions of jobs as reservations
   std::vector<std::string> decays;    // ressched(dl): linear, expo, real (empty: all three)
@@ -34,7 +33,7 @@ struct ExperimentOptions {
   std::vector<double> lambdas;        // resscheddl: extra DL_RC_CPAR rows with these lambdas
   int dags = 1;                       // ressched(dl): DAG samples per specification (paper 20)
   int cpa_level_bound = 1;            // ressched(dl): the level_bound parameter of CPA (0: plain)
-  Platform platform = Platform::kPaper;
+  Platform platform = Platform::kPaper;  // ressched(dl): processor counts (see Platform)
   bool kept_cpa_guide = false;  // resscheddl: also DL_RC_* keeping the whole DAG's CPA widths
   bool verbose = false;
 };
