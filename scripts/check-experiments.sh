@@ -114,7 +114,7 @@ while IFS= read -r line || [[ -n "$line" ]]; do
       continue
     fi
     if [[ "$fresh" != "$old" && "$mode" == check ]]; then
-      echo "check-experiments: docs/experiments.md:$start_line differs from what '$args' prints" \
+      echo "check-experiments: $doc:$start_line differs from what '$args' prints" \
         "(re-run with --update after checking the change):" >&2
       diff <(printf '%s\n' "$old") <(printf '%s\n' "$fresh") >&2 || true
       failures=$((failures + 1))
@@ -134,7 +134,7 @@ while IFS= read -r line || [[ -n "$line" ]]; do
     continue
   fi
   if [[ "$(printf '%s' "$old" | digest)" != "$recorded" ]]; then
-    echo "check-experiments: docs/experiments.md:$start_line: the full-scale block of '$args'" \
+    echo "check-experiments: $doc:$start_line: the full-scale block of '$args'" \
       "was edited by hand (its text no longer matches its sha256); regenerate it with" \
       "scripts/check-experiments.sh --full --only '$args'" >&2
     failures=$((failures + 1))
@@ -142,7 +142,7 @@ while IFS= read -r line || [[ -n "$line" ]]; do
   printf '%s\n<!-- end experiment sha256=%s -->\n' "$old" "$recorded" >>"$new_doc"
 done <"$doc"
 if $in_block; then
-  echo "check-experiments: docs/experiments.md:$start_line: block without its end marker" >&2
+  echo "check-experiments: $doc:$start_line: block without its end marker" >&2
   exit 1
 fi
 
