@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
@@ -79,30 +80,22 @@ int main(int argc, char** argv) {
   resched::experiment::ExperimentOptions options;
   for (int i = 2; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (flag == "-v") {
-      options.verbose = true;
-      continue;
+    // Flags without a value.
+    const std::pair<const char*, bool resched::experiment::ExperimentOptions::*> switches[] = {
+        {"-v", &resched::experiment::ExperimentOptions::verbose},
+        {"--reservation-grid", &resched::experiment::ExperimentOptions::reservation_grid},
+        {"--max-flow-jobs", &resched::experiment::ExperimentOptions::max_flow_jobs},
+        {"--sequential", &resched::experiment::ExperimentOptions::sequential},
+        {"--by-load", &resched::experiment::ExperimentOptions::by_load},
+        {"--kept-cpa-guide", &resched::experiment::ExperimentOptions::kept_cpa_guide}};
+    bool is_switch = false;
+    for (const auto& [name, member] : switches) {
+      if (flag == name) {
+        options.*member = true;
+        is_switch = true;
+      }
     }
-    if (flag == "--reservation-grid") {
-      options.reservation_grid = true;
-      continue;
-    }
-    if (flag == "--max-flow-jobs") {
-      options.max_flow_jobs = true;
-      continue;
-    }
-    if (flag == "--sequential") {
-      options.sequential = true;
-      continue;
-    }
-    if (flag == "--by-load") {
-      options.by_load = true;
-      continue;
-    }
-    if (flag == "--kept-cpa-guide") {
-      options.kept_cpa_guide = true;
-      continue;
-    }
+    if (is_switch) continue;
     if (i + 1 >= argc) {
       std::fprintf(stderr, "resched-experiment: %s needs a value\n", flag.c_str());
       return 2;

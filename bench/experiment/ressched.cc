@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <numeric>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -13,6 +12,7 @@
 #include "bench/experiment/csv.h"
 #include "bench/experiment/dag_scenarios.h"
 #include "bench/experiment/experiments.h"
+#include "bench/experiment/runner.h"
 #include "bench/experiment/svg_plot.h"
 #include "core/dag/dag_planner.h"
 #include "core/metrics/validate.h"
@@ -58,10 +58,6 @@ struct HeadToHead {
     if (v.empty()) return NAN;
     std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
     return v[v.size() / 2];
-  }
-  static double Mean(const std::vector<double>& v) {
-    return v.empty() ? NAN
-                     : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
   }
 };
 
@@ -203,9 +199,9 @@ int Ressched(const ExperimentOptions& options) {
       "(median margin %.2f %%, mean %.2f %%), BD_CPAR shorter in %zu (median %.2f %%, mean "
       "%.2f %%), equal in %d.\n",
       instances, cpa_vs_cpar.first_wins.size(), 100 * HeadToHead::Median(cpa_vs_cpar.first_wins),
-      100 * HeadToHead::Mean(cpa_vs_cpar.first_wins), cpa_vs_cpar.second_wins.size(),
+      100 * Summarize(cpa_vs_cpar.first_wins).mean, cpa_vs_cpar.second_wins.size(),
       100 * HeadToHead::Median(cpa_vs_cpar.second_wins),
-      100 * HeadToHead::Mean(cpa_vs_cpar.second_wins), cpa_vs_cpar.ties);
+      100 * Summarize(cpa_vs_cpar.second_wins).mean, cpa_vs_cpar.ties);
   std::printf(
       "\n**§4.3.1: bottom-level methods, turnaround (avg. deg. from best / wins) per "
       "bound**\n\n| Bound | BL_1 | BL_ALL | BL_CPA | BL_CPAR |\n|---|---|---|---|---|\n");
