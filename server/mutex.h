@@ -4,6 +4,7 @@
 // absl::Mutex and reports false races, while it intercepts the pthread locks under these.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <shared_mutex>
@@ -20,6 +21,14 @@ class ABSL_LOCKABLE Mutex {
   void Wait(std::condition_variable& cv) ABSL_EXCLUSIVE_LOCKS_REQUIRED(this) {
     std::unique_lock<std::mutex> lock(mu_, std::adopt_lock);
     cv.wait(lock);
+    lock.release();
+  }
+  // The same, returning after `timeout` at the latest.
+  template <class Rep, class Period>
+  void WaitFor(std::condition_variable& cv, std::chrono::duration<Rep, Period> timeout)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(this) {
+    std::unique_lock<std::mutex> lock(mu_, std::adopt_lock);
+    cv.wait_for(lock, timeout);
     lock.release();
   }
 

@@ -1,0 +1,308 @@
+#include "server/store/journal.h"
+
+#include <sqlite3.h>
+#include <zlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace resched::server {
+namespace {
+
+constexpr auto kProbeInterval = std::chrono::milliseconds(200);
+
+// Guards each record against bytes that changed on disk after SQLite accepted them (its own
+// pages carry no checksum): covers the cluster name and the payload.
+std::int64_t Checksum(std::string_view cluster, std::string_view payload) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  crc = crc32(crc, reinterpret_cast<const Bytef*>(cluster.data()), cluster.size());
+  crc = crc32(crc, reinterpret_cast<const Bytef*>(payload.data()), payload.size());
+  return static_cast<std::int64_t>(crc);
+}
+
+// A prepared statement, finalized on every path.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) {
+    rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  bool ok() const { return rc_ == SQLITE_OK; }
+  sqlite3_stmt* get() { return stmt_; }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+  int rc_ = SQLITE_OK;
+};
+
+std::string_view Column(sqlite3_stmt* stmt, int i) {
+  const void* data = sqlite3_column_blob(stmt, i);
+  const int size = sqlite3_column_bytes(stmt, i);
+  return {static_cast<const char*>(data), static_cast<std::size_t>(size)};
+}
+
+}  // namespace
+
+Journal::Journal(std::string dir, std::unique_ptr<DataDirLock> lock)
+    : dir_(std::move(dir)), path_(absl::StrCat(dir_, "/journal.db")), lock_(std::move(lock)) {}
+
+absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& dir) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    return absl::UnavailableError(
+        absl::StrCat("data directory ", dir, " cannot be created: ", error.message()));
+  }
+  absl::StatusOr<std::unique_ptr<DataDirLock>> lock = DataDirLock::Acquire(dir);
+  if (!lock.ok()) return lock.status();
+  auto journal = std::unique_ptr<Journal>(new Journal(dir, *std::move(lock)));
+  if (absl::Status opened = journal->OpenDatabase(); !opened.ok()) return opened;
+  journal->committer_ = std::thread([raw = journal.get()] { raw->CommitLoop(); });
+  return journal;
+}
+
+absl::Status Journal::Error(sqlite3* db, std::string_view what) const {
+  const int code = sqlite3_errcode(db);
+  const std::string message =
+      absl::StrFormat("data directory %s: %s %s: %s", dir_, what, path_, sqlite3_errmsg(db));
+  if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) return absl::DataLossError(message);
+  return absl::UnavailableError(message);
+}
+
+absl::Status Journal::Exec(sqlite3* db, const char* sql) const {
+  if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) {
+    return Error(db, absl::StrCat("'", sql, "' failed on"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Journal::OpenDatabase() {
+  constexpr int kFlags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  for (sqlite3** db : {&writer_, &reader_}) {
+    if (sqlite3_open_v2(path_.c_str(), db, kFlags, nullptr) != SQLITE_OK) {
+      absl::Status status = Error(*db, "cannot open");
+      sqlite3_close(*db);
+      *db = nullptr;
+      return status;
+    }
+    // Readers never block the writer in WAL mode; this only covers a checkpoint in progress.
+    sqlite3_busy_timeout(*db, 5000);
+  }
+  // WAL: a commit appends to the log and fsyncs it (synchronous=FULL), and a torn last frame
+  // is ignored at the next open because its checksum fails.
+  for (const char* sql : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL",
+                          "CREATE TABLE IF NOT EXISTS journal(lsn INTEGER PRIMARY KEY, "
+                          "cluster TEXT NOT NULL, payload BLOB NOT NULL, crc INTEGER NOT NULL)",
+                          "CREATE INDEX IF NOT EXISTS journal_by_cluster ON journal(cluster, lsn)",
+                          "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value BLOB)"}) {
+    if (absl::Status s = Exec(writer_, sql); !s.ok()) return s;
+  }
+  Statement last(reader_, "SELECT COALESCE(MAX(lsn), 0) FROM journal");
+  if (!last.ok() || sqlite3_step(last.get()) != SQLITE_ROW) {
+    return Error(reader_, "cannot read");
+  }
+  MutexLock lock(&mu_);
+  durable_lsn_ = sqlite3_column_int64(last.get(), 0);
+  next_lsn_ = durable_lsn_ + 1;
+  return absl::OkStatus();
+}
+
+Journal::~Journal() {
+  {
+    MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  work_.notify_all();
+  if (committer_.joinable()) committer_.join();
+  sqlite3_close(writer_);
+  sqlite3_close(reader_);
+}
+
+absl::Status Journal::Scan(const std::function<absl::Status(const StoredRecord&)>& fn,
+                           const std::string* cluster) const {
+  MutexLock lock(&reader_mu_);
+  Statement scan(reader_, cluster == nullptr
+                              ? "SELECT lsn, cluster, payload, crc FROM journal ORDER BY lsn"
+                              : "SELECT lsn, cluster, payload, crc FROM journal WHERE cluster = ? "
+                                "ORDER BY lsn");
+  if (!scan.ok()) return Error(reader_, "cannot read");
+  if (cluster != nullptr) {
+    sqlite3_bind_text(scan.get(), 1, cluster->data(), static_cast<int>(cluster->size()),
+                      SQLITE_TRANSIENT);
+  }
+  std::int64_t last = 0;
+  StoredRecord record;
+  while (true) {
+    const int rc = sqlite3_step(scan.get());
+    if (rc == SQLITE_DONE) return absl::OkStatus();
+    if (rc != SQLITE_ROW) {
+      return Error(reader_, absl::StrCat("reading after LSN ", last, " failed in"));
+    }
+    record.lsn = sqlite3_column_int64(scan.get(), 0);
+    record.cluster = std::string(Column(scan.get(), 1));
+    record.payload = std::string(Column(scan.get(), 2));
+    if (Checksum(record.cluster, record.payload) != sqlite3_column_int64(scan.get(), 3)) {
+      return absl::DataLossError(absl::StrCat("data directory ", dir_, ": record LSN ", record.lsn,
+                                              " in ", path_, " fails its checksum (corrupt)"));
+    }
+    last = record.lsn;
+    if (absl::Status s = fn(record); !s.ok()) return s;
+  }
+}
+
+absl::Status Journal::CheckWritable() const {
+  MutexLock lock(&mu_);
+  if (fault_.empty()) return absl::OkStatus();
+  return absl::UnavailableError(fault_);
+}
+
+std::int64_t Journal::Append(std::string cluster, std::string payload) {
+  std::int64_t lsn = 0;
+  {
+    MutexLock lock(&mu_);
+    lsn = next_lsn_++;
+    if (!fault_.empty()) {
+      // Nothing is written while commits fail: the record fails at once.
+      if (!failed_.empty() && failed_.back().second == lsn - 1) {
+        failed_.back().second = lsn;
+      } else {
+        failed_.emplace_back(lsn, lsn);
+      }
+      return lsn;
+    }
+    queue_.push_back(Pending{lsn, std::move(cluster), std::move(payload)});
+  }
+  work_.notify_one();
+  return lsn;
+}
+
+bool Journal::Failed(std::int64_t lsn) const {
+  MutexLock lock(&mu_);
+  for (const auto& [first, last] : failed_) {
+    if (lsn >= first && lsn <= last) return true;
+  }
+  return false;
+}
+
+absl::Status Journal::WaitDurable(std::int64_t lsn) {
+  MutexLock lock(&mu_);
+  while (true) {
+    for (const auto& [first, last] : failed_) {
+      if (lsn >= first && lsn <= last) {
+        return absl::UnavailableError(
+            fault_.empty() ? absl::StrCat("data directory ", dir_, ": the change was not saved")
+                           : fault_);
+      }
+    }
+    if (durable_lsn_ >= lsn) return absl::OkStatus();
+    mu_.Wait(durable_);
+  }
+}
+
+std::int64_t Journal::last_lsn() const {
+  MutexLock lock(&mu_);
+  return next_lsn_ - 1;
+}
+
+std::int64_t Journal::commits() const {
+  MutexLock lock(&mu_);
+  return commits_;
+}
+
+absl::Status Journal::SetPageLimitForTest(std::int64_t pages) {
+  // The limit is per connection: it goes on the writer's, between two commits.
+  MutexLock writer(&writer_mu_);
+  const std::string sql =
+      absl::StrCat("PRAGMA max_page_count=", pages > 0 ? pages : std::int64_t{1} << 30);
+  return Exec(writer_, sql.c_str());
+}
+
+absl::Status Journal::CommitBatch(const std::vector<Pending>& batch) {
+  if (absl::Status s = Exec(writer_, "BEGIN IMMEDIATE"); !s.ok()) return s;
+  Statement insert(writer_, "INSERT INTO journal(lsn, cluster, payload, crc) VALUES(?, ?, ?, ?)");
+  absl::Status status = insert.ok() ? absl::OkStatus() : Error(writer_, "cannot write");
+  for (const Pending& p : batch) {
+    if (!status.ok()) break;
+    sqlite3_stmt* stmt = insert.get();
+    sqlite3_bind_int64(stmt, 1, p.lsn);
+    sqlite3_bind_text(stmt, 2, p.cluster.data(), static_cast<int>(p.cluster.size()), SQLITE_STATIC);
+    sqlite3_bind_blob(stmt, 3, p.payload.data(), static_cast<int>(p.payload.size()), SQLITE_STATIC);
+    sqlite3_bind_int64(stmt, 4, Checksum(p.cluster, p.payload));
+    if (sqlite3_step(stmt) != SQLITE_DONE) status = Error(writer_, "cannot write");
+    sqlite3_reset(stmt);
+  }
+  if (status.ok()) status = Exec(writer_, "COMMIT");
+  if (!status.ok() && !sqlite3_get_autocommit(writer_)) {
+    (void)Exec(writer_, "ROLLBACK");
+  }
+  return status;
+}
+
+absl::Status Journal::Probe() {
+  if (absl::Status s = Exec(writer_, "BEGIN IMMEDIATE"); !s.ok()) return s;
+  absl::Status status =
+      Exec(writer_, "INSERT OR REPLACE INTO meta(key, value) VALUES('probe', randomblob(64))");
+  if (status.ok()) status = Exec(writer_, "COMMIT");
+  if (!status.ok() && !sqlite3_get_autocommit(writer_)) (void)Exec(writer_, "ROLLBACK");
+  return status;
+}
+
+void Journal::CommitLoop() {
+  while (true) {
+    std::vector<Pending> batch;
+    bool probe = false;
+    {
+      MutexLock lock(&mu_);
+      while (queue_.empty() && !stopping_ && fault_.empty()) mu_.Wait(work_);
+      if (!fault_.empty()) {
+        if (stopping_) return;
+        mu_.WaitFor(work_, kProbeInterval);
+        if (stopping_) return;
+        probe = true;
+      } else if (queue_.empty()) {
+        return;  // stopping, and everything queued is committed
+      } else {
+        batch.swap(queue_);
+      }
+    }
+    if (probe) {
+      bool recovered = false;
+      {
+        MutexLock writer(&writer_mu_);
+        recovered = Probe().ok();
+      }
+      if (recovered) {
+        MutexLock lock(&mu_);
+        fault_.clear();
+      }
+      continue;
+    }
+    // On disk without mu_: appends (made under cluster locks) never wait for an fsync.
+    absl::Status status;
+    {
+      MutexLock writer(&writer_mu_);
+      status = CommitBatch(batch);
+    }
+    {
+      MutexLock lock(&mu_);
+      if (status.ok()) {
+        durable_lsn_ = batch.back().lsn;
+        ++commits_;
+      } else {
+        // What was queued meanwhile may build on the failed changes: it fails with them.
+        fault_ = std::string(status.message());
+        failed_.emplace_back(batch.front().lsn, next_lsn_ - 1);
+        queue_.clear();
+      }
+    }
+    durable_.notify_all();
+  }
+}
+
+}  // namespace resched::server

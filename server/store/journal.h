@@ -1,0 +1,115 @@
+// The durable journal of a data directory: every accepted change as one record, in one SQLite
+// database in WAL mode (DIR/journal.db; docs/durability.md says why SQLite).
+//
+// Writers append under their cluster's lock, which only queues the record and gives it a log
+// sequence number (LSN); a background thread commits what is queued as one transaction with one
+// fsync (group commit), so clusters never wait on each other's locks and concurrent writers
+// share an fsync. A writer answers its client only once WaitDurable says its LSN is on disk.
+//
+// A failed commit (disk full, I/O error, unwritable file) fails its whole batch and every record
+// queued after it, and the journal then refuses appends with UNAVAILABLE naming the directory
+// until a probe transaction succeeds. Callers find out which of their records failed with
+// Failed() and reload those clusters from what is durable, so nothing is half-applied.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "server/mutex.h"
+#include "server/store/data_dir_lock.h"
+
+struct sqlite3;
+
+namespace resched::server {
+
+struct StoredRecord {
+  std::int64_t lsn = 0;
+  std::string cluster;
+  std::string payload;
+};
+
+class Journal {
+ public:
+  // Creates DIR if needed, takes its lock (one server per directory) and opens the database.
+  // FAILED_PRECONDITION when another server holds the directory; UNAVAILABLE when it cannot be
+  // created or opened; DATA_LOSS when the database is corrupt.
+  static absl::StatusOr<std::unique_ptr<Journal>> Open(const std::string& dir);
+  // Commits what is queued, then stops the background thread.
+  ~Journal();
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+
+  const std::string& dir() const { return dir_; }
+  const std::string& path() const { return path_; }
+
+  // Calls `fn` for every record in LSN order (for one cluster only when `cluster` is given).
+  // DATA_LOSS naming the file and the LSN when a record fails its checksum; `fn`'s error stops
+  // the scan and is returned.
+  absl::Status Scan(const std::function<absl::Status(const StoredRecord&)>& fn,
+                    const std::string* cluster = nullptr) const;
+
+  // OK, or UNAVAILABLE naming the directory while commits fail.
+  absl::Status CheckWritable() const;
+  // Queues a record and returns its LSN; never waits for I/O.
+  std::int64_t Append(std::string cluster, std::string payload);
+  // Waits until `lsn` is durable (OK) or its commit failed (UNAVAILABLE naming the directory).
+  absl::Status WaitDurable(std::int64_t lsn);
+  // True once the commit of `lsn` has failed.
+  bool Failed(std::int64_t lsn) const;
+  // The last LSN given out (0 before any).
+  std::int64_t last_lsn() const;
+
+  // Caps the database at `pages` pages (SQLite's max_page_count), so that tests can fill the
+  // "disk"; 0 lifts the cap.
+  absl::Status SetPageLimitForTest(std::int64_t pages);
+  // How many transactions committed, for the group-commit test and metrics.
+  std::int64_t commits() const;
+
+ private:
+  struct Pending {
+    std::int64_t lsn;
+    std::string cluster;
+    std::string payload;
+  };
+
+  Journal(std::string dir, std::unique_ptr<DataDirLock> lock);
+  absl::Status OpenDatabase();
+  void CommitLoop();
+  absl::Status CommitBatch(const std::vector<Pending>& batch);
+  absl::Status Probe();
+  absl::Status Exec(sqlite3* db, const char* sql) const;
+  absl::Status Error(sqlite3* db, std::string_view what) const;
+
+  const std::string dir_;
+  const std::string path_;
+  std::unique_ptr<DataDirLock> lock_;
+  Mutex writer_mu_;            // the commit thread holds it while it uses writer_
+  sqlite3* writer_ = nullptr;  // commits and probes; the pragma of SetPageLimitForTest
+  sqlite3* reader_ = nullptr;  // Scan's connection, behind reader_mu_
+  mutable Mutex reader_mu_;
+
+  mutable Mutex mu_;
+  std::condition_variable work_;     // records queued, or stopping
+  std::condition_variable durable_;  // a batch committed or failed
+  std::vector<Pending> queue_ ABSL_GUARDED_BY(mu_);
+  std::int64_t next_lsn_ ABSL_GUARDED_BY(mu_) = 1;
+  std::int64_t durable_lsn_ ABSL_GUARDED_BY(mu_) = 0;
+  // LSNs whose commit failed, as inclusive ranges, oldest first.
+  std::vector<std::pair<std::int64_t, std::int64_t>> failed_ ABSL_GUARDED_BY(mu_);
+  // Set by a failed commit, cleared by a successful probe.
+  std::string fault_ ABSL_GUARDED_BY(mu_);
+  std::int64_t commits_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread committer_;
+};
+
+}  // namespace resched::server
