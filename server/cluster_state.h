@@ -1,6 +1,12 @@
 // One cluster in the server: its ClusterPlan behind a single writer lock, its clock, the
 // answers it gave to request ids (idempotent retries) and the WatchSchedule streams it feeds.
 // Different clusters proceed in parallel.
+//
+// With a journal attached (server/store), every change appends its record under the lock and
+// every call returns only once the cluster's last record is durable, so no answer shows a state
+// that a crash could lose. A change is refused, unapplied, while the journal refuses writes; if
+// a commit fails after the change was applied in memory, the next call rebuilds the cluster
+// from its durable records first (Durability::rebuild).
 #pragma once
 
 #include <deque>
@@ -14,8 +20,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/plan/cluster_plan.h"
+#include "resched/v1/journal.pb.h"
 #include "resched/v1/service.pb.h"
 #include "server/mutex.h"
+#include "server/store/journal.h"
 
 namespace resched::server {
 
@@ -52,9 +60,21 @@ class ScheduleSink {
   virtual bool Closed() const = 0;
 };
 
+class ClusterState;
+
+// Where a cluster's changes go. Without a journal the cluster is ephemeral.
+struct Durability {
+  Journal* journal = nullptr;
+  // The cluster `name` as its durable records leave it (replayed into a fresh state).
+  std::function<absl::StatusOr<std::shared_ptr<ClusterState>>(const std::string& name)> rebuild;
+};
+
 class ClusterState {
  public:
   ClusterState(std::unique_ptr<ClusterPlan> plan, AlgorithmParams params);
+
+  // Journals this cluster's changes from now on (after its records were replayed).
+  void AttachDurability(Durability durability);
 
   const std::string& name() const { return name_; }
   bool simulated() const { return simulated_; }
@@ -65,10 +85,22 @@ class ClusterState {
     ReplyCache& replies;
     std::vector<pb::ScheduleEvent>& events;  // extra events to publish (reservations, clock)
   };
-  // Runs `fn` under the writer lock, after moving a WALL clock to the present; then publishes
-  // the jobs that changed and the events `fn` added. NOT_FOUND, without running `fn`, once the
-  // cluster is deleted: a call that found the cluster just before its deletion changes nothing.
+  // Runs `fn`, which reads, under the writer lock, after moving a WALL clock to the present; then
+  // publishes the jobs that changed. NOT_FOUND, without running `fn`, once the cluster is
+  // deleted: a call that found the cluster just before its deletion changes nothing. While the
+  // journal refuses writes, a WALL clock stays where it was durably left.
   [[nodiscard]] absl::Status Run(const std::function<void(Txn&)>& fn);
+
+  // A change: `fn` applies it and returns its record, or nullopt when it changed nothing (an
+  // error, a replayed answer). Refused with UNAVAILABLE, without running `fn`, while the journal
+  // refuses writes; UNAVAILABLE too when the record could not be made durable (the change is
+  // then undone before the cluster's next call).
+  using ChangeFn = std::function<std::optional<pb::JournalRecord>(Txn&)>;
+  [[nodiscard]] absl::Status Change(const ChangeFn& fn);
+
+  // Replays a journaled change at the clock it was applied at (start-up, rebuild): moves the
+  // clock to `now` if it is ahead, then runs `fn`; nothing is journaled.
+  [[nodiscard]] absl::Status Replay(Time now, const std::function<absl::Status(Txn&)>& fn);
 
   // A deep copy of the plan at the present, for what-if queries outside the lock; NOT_FOUND
   // once the cluster is deleted.
@@ -76,7 +108,9 @@ class ClusterState {
 
   // Deletes the cluster if `may_delete` allows it (returns OK), in one step under the lock: every
   // later Run and Snapshot answers NOT_FOUND. The caller then drops the cluster from the server.
-  absl::Status Delete(const std::function<absl::Status(const ClusterPlan&)>& may_delete);
+  // With a journal, `record` is durable before the cluster counts as deleted.
+  absl::Status Delete(const std::function<absl::Status(const ClusterPlan&)>& may_delete,
+                      const pb::JournalRecord& record = {});
   const AlgorithmParams& params() const { return params_; }
 
   // Subscribes `sink` and returns the SNAPSHOT event it starts with (the schedule `snapshot`
@@ -90,8 +124,16 @@ class ClusterState {
 
  private:
   absl::Status DeletedError() const;
+  // Rebuilds the cluster from its durable records when its last record failed to commit.
+  absl::Status RecoverLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Moves a WALL clock to the present and publishes what that changed, journaled as a
+  // ClockSettled record when it changed anything; a no-op while the journal refuses writes.
   void SettleClockLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void PublishLocked(std::vector<pb::ScheduleEvent> extra) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Returns how many events it published.
+  int PublishLocked(std::vector<pb::ScheduleEvent> extra) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AppendLocked(pb::JournalRecord record, Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Waits for `lsn` (0: nothing to wait for) to be durable.
+  absl::Status AwaitDurable(std::int64_t lsn);
 
   const std::string name_;
   const bool simulated_;
@@ -103,6 +145,9 @@ class ClusterState {
   std::optional<absl::Status> ended_ ABSL_GUARDED_BY(mu_);
   bool deleted_ ABSL_GUARDED_BY(mu_) = false;
   std::int64_t next_sequence_ ABSL_GUARDED_BY(mu_) = 1;
+  Durability durability_ ABSL_GUARDED_BY(mu_);
+  // The LSN of this cluster's last journaled record (0: none since start-up or a rebuild).
+  std::int64_t last_lsn_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 // Microseconds since the Unix epoch, from the system clock.

@@ -12,6 +12,7 @@ namespace resched::server {
 
 const char kDefaultConfigYaml[] = R"(# resched-server embedded default configuration
 listen: 127.0.0.1:50051
+data_dir: .resched-data
 clusters:
   - name: default
     processors: 64

@@ -1,4 +1,5 @@
-// resched-server: the scheduling service. Flags: --listen HOST:PORT, --config FILE.
+// resched-server: the scheduling service. Flags: --listen HOST:PORT, --config FILE,
+// --data-dir DIR, --ephemeral.
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
@@ -17,9 +18,13 @@ namespace {
 
 void Usage() {
   std::fprintf(stderr,
-               "usage: resched-server [--listen HOST:PORT] [--config FILE]\n"
+               "usage: resched-server [--listen HOST:PORT] [--config FILE] [--data-dir DIR | "
+               "--ephemeral]\n"
                "  --listen   address to serve on (default: the config's, else 127.0.0.1:50051)\n"
                "  --config   YAML or JSON configuration (default: embedded; see --print-config)\n"
+               "  --data-dir where every acknowledged change is kept (default: the config's,\n"
+               "             else .resched-data); a restart comes back to the same state\n"
+               "  --ephemeral  keep nothing on disk (tests, experiments)\n"
                "  --print-config  print the embedded default configuration and exit\n");
 }
 
@@ -50,6 +55,8 @@ int main(int argc, char** argv) {
 
   std::string listen;
   std::string config_path;
+  std::string data_dir;
+  bool ephemeral = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&](const char* name) -> std::string {
@@ -65,6 +72,10 @@ int main(int argc, char** argv) {
       listen = value("--listen");
     } else if (arg == "--config" || arg.rfind("--config=", 0) == 0) {
       config_path = value("--config");
+    } else if (arg == "--data-dir" || arg.rfind("--data-dir=", 0) == 0) {
+      data_dir = value("--data-dir");
+    } else if (arg == "--ephemeral") {
+      ephemeral = true;
     } else if (arg == "--print-config") {
       std::fputs(resched::server::kDefaultConfigYaml, stdout);
       return 0;
@@ -87,10 +98,30 @@ int main(int argc, char** argv) {
   }
   if (listen.empty()) listen = config->listen().empty() ? "127.0.0.1:50051" : config->listen();
 
-  resched::server::ReschedService service(resched::server::LimitsFrom(*config));
-  if (auto status = service.CreateConfiguredClusters(*config); !status.ok()) {
-    std::fprintf(stderr, "resched-server: config: %s\n", std::string(status.message()).c_str());
+  if (ephemeral && !data_dir.empty()) {
+    std::fprintf(stderr, "resched-server: --data-dir and --ephemeral exclude each other\n");
     return 2;
+  }
+  if (data_dir.empty())
+    data_dir = config->data_dir().empty() ? ".resched-data" : config->data_dir();
+
+  resched::server::ReschedService service(resched::server::LimitsFrom(*config));
+  // A data directory that already holds a journal keeps its clusters; the configuration's are
+  // created in a new one only.
+  bool fresh = true;
+  if (!ephemeral) {
+    absl::StatusOr<bool> opened = service.OpenDataDir(data_dir);
+    if (!opened.ok()) {
+      std::fprintf(stderr, "resched-server: %s\n", std::string(opened.status().message()).c_str());
+      return 1;
+    }
+    fresh = *opened;
+  }
+  if (fresh) {
+    if (auto status = service.CreateConfiguredClusters(*config); !status.ok()) {
+      std::fprintf(stderr, "resched-server: config: %s\n", std::string(status.message()).c_str());
+      return 2;
+    }
   }
 
   grpc::EnableDefaultHealthCheckService(true);
@@ -111,8 +142,9 @@ int main(int argc, char** argv) {
                  reason.empty() ? "" : ": ", reason.c_str());
     return 1;
   }
-  std::fprintf(stderr, "resched-server: listening on %s (%d cluster(s))\n", listen.c_str(),
-               config->clusters_size());
+  std::fprintf(stderr, "resched-server: listening on %s (%d cluster(s)), %s%s\n", listen.c_str(),
+               service.ClusterCount(), ephemeral ? "ephemeral (nothing kept on disk)" : "data in ",
+               ephemeral ? "" : data_dir.c_str());
 
   const int sig = WaitForTermination();
   std::fprintf(stderr, "resched-server: %s received, shutting down\n", strsignal(sig));

@@ -10,6 +10,7 @@
 #include "server/errors.h"
 #include "server/page_token.h"
 #include "server/schedule_view.h"
+#include "server/service_apply.h"
 #include "server/service_util.h"
 
 namespace resched::server {
@@ -19,17 +20,6 @@ constexpr int kMaxPageSize = 10'000;
 constexpr int kDefaultPageSize = 1000;
 
 absl::Status ShuttingDown() { return absl::UnavailableError("the server is shutting down"); }
-
-// The job a submission placed and the queued jobs it moved.
-void FillSubmitResponse(const ClusterPlan& plan, const JobRecord& placed,
-                        const std::string& cluster, pb::SubmitJobResponse* response) {
-  *response->mutable_job() = ToProto(placed, cluster);
-  for (const JobRecord* moved : plan.PeekChangedJobs()) {
-    if (moved != &placed && moved->state == JobState::kQueued) {
-      *response->add_moved_jobs() = ToProto(*moved, cluster);
-    }
-  }
-}
 
 }  // namespace
 
@@ -42,6 +32,17 @@ void ReschedService::BeginShutdown() {
   for (auto& [name, state] : clusters_) state->EndWatchers(ShuttingDown());
 }
 
+int ReschedService::ClusterCount() {
+  ReaderMutexLock lock(&clusters_mu_);
+  return static_cast<int>(clusters_.size());
+}
+
+absl::StatusOr<std::unique_ptr<ClusterPlan>> ReschedService::CopyPlan(const std::string& cluster) {
+  auto state = Find(cluster);
+  if (!state.ok()) return state.status();
+  return (*state)->Snapshot();
+}
+
 absl::StatusOr<std::shared_ptr<ClusterState>> ReschedService::Find(const std::string& name) {
   ReaderMutexLock lock(&clusters_mu_);
   auto it = clusters_.find(name);
@@ -51,28 +52,59 @@ absl::StatusOr<std::shared_ptr<ClusterState>> ReschedService::Find(const std::st
   return it->second;
 }
 
-absl::StatusOr<pb::Cluster> ReschedService::Create(const pb::ClusterSpec& proto_spec) {
+absl::StatusOr<std::shared_ptr<ClusterState>> ReschedService::NewClusterState(
+    const pb::ClusterSpec& proto_spec, Time now) const {
   auto spec = FromProto(proto_spec);
   if (!spec.ok()) return spec.status();
   const AlgorithmParams params = FromProto(proto_spec.policy());
-  const Time now = spec->clock == ClockKind::kSimulated ? 0 : WallNow();
   ClusterLimits limits;
   limits.max_active_jobs = limits_.max_active_jobs_per_cluster;
   auto plan = ClusterPlan::Create(*spec, params, now, limits);
   if (!plan.ok()) return plan.status();
-  auto state = std::make_shared<ClusterState>(*std::move(plan), params);
+  return std::make_shared<ClusterState>(*std::move(plan), params);
+}
+
+absl::StatusOr<pb::Cluster> ReschedService::Create(const pb::CreateClusterRequest& request,
+                                                   std::optional<Time> replayed_at) {
+  const Time created = replayed_at                               ? *replayed_at
+                       : request.spec().clock() == pb::SIMULATED ? 0
+                                                                 : WallNow();
+  absl::StatusOr<std::shared_ptr<ClusterState>> made = NewClusterState(request.spec(), created);
+  if (!made.ok()) return made.status();
+  std::shared_ptr<ClusterState> state = *std::move(made);
+  const std::string& name = state->name();
   {
-    WriterMutexLock lock(&clusters_mu_);
-    if (clusters_.contains(spec->name)) {
-      return absl::AlreadyExistsError(absl::StrCat("cluster '", spec->name, "' already exists"));
+    // Only creations change the names in use, and create_mu_ serializes them.
+    ReaderMutexLock lock(&clusters_mu_);
+    if (clusters_.contains(name)) {
+      return absl::AlreadyExistsError(absl::StrCat("cluster '", name, "' already exists"));
     }
     if (static_cast<int>(clusters_.size()) >= limits_.max_clusters) {
       return absl::ResourceExhaustedError(absl::StrFormat(
           "the server holds %d clusters, the limit (max_clusters)", limits_.max_clusters));
     }
-    clusters_[spec->name] = state;
   }
-  return Describe(*state);
+  // Not when replaying: Describe settles a WALL clock, which would move it past the records
+  // still to replay.
+  absl::StatusOr<pb::Cluster> described = replayed_at ? pb::Cluster() : Describe(*state);
+  if (!described.ok()) return described.status();
+  if (journal_ != nullptr && !replayed_at) {
+    if (absl::Status s = journal_->CheckWritable(); !s.ok()) return s;
+    pb::JournalRecord record;
+    *record.mutable_create_cluster() = request;
+    *record.mutable_now() = ToTimestamp(created);
+    if (!request.request_id().empty()) {
+      record.set_request_id(request.request_id());
+      record.set_method("CreateCluster");
+      record.set_reply(described->SerializeAsString());
+    }
+    const std::int64_t lsn = journal_->Append(name, record.SerializeAsString());
+    if (absl::Status s = journal_->WaitDurable(lsn); !s.ok()) return s;
+  }
+  if (journal_ != nullptr) state->AttachDurability(MakeDurability());
+  WriterMutexLock lock(&clusters_mu_);
+  clusters_[name] = state;
+  return described;
 }
 
 absl::StatusOr<pb::Cluster> ReschedService::Describe(ClusterState& state) {
@@ -98,8 +130,11 @@ absl::Status ReschedService::CreateConfiguredClusters(const pb::ServerConfig& co
           absl::StrFormat("clusters[%d]: %s", i, spec.status().message()));
     }
   }
+  MutexLock lock(&create_mu_);
   for (const auto& spec : config.clusters()) {
-    if (auto created = Create(spec); !created.ok()) return created.status();
+    pb::CreateClusterRequest request;
+    *request.mutable_spec() = spec;
+    if (auto created = Create(request); !created.ok()) return created.status();
   }
   return absl::OkStatus();
 }
@@ -111,7 +146,7 @@ grpc::Status ReschedService::HandleCreateCluster(const pb::CreateClusterRequest*
   if (auto replay = Replay<pb::Cluster>(cluster_replies_, request->request_id(), "CreateCluster")) {
     return *replay;
   }
-  auto created = Create(request->spec());
+  auto created = Create(*request);
   if (!created.ok()) return ToGrpc(created.status());
   *response = *std::move(created);
   cluster_replies_.Remember(request->request_id(), "CreateCluster", response->SerializeAsString());
@@ -150,15 +185,19 @@ grpc::Status ReschedService::HandleDeleteCluster(const pb::DeleteClusterRequest*
   if (!state.ok()) return ToGrpc(state.status());
   // The check and the deletion are one step under the cluster's lock: a call that found the
   // cluster before it was dropped from the map then answers NOT_FOUND, unapplied.
-  absl::Status deleted = (*state)->Delete([&](const ClusterPlan& plan) {
-    const int active = plan.queued_count() + plan.running_count();
-    if (active > 0 && !request->force()) {
-      return absl::FailedPreconditionError(absl::StrFormat(
-          "cluster '%s' has %d queued or running jobs; set force to delete it anyway",
-          request->name(), active));
-    }
-    return absl::OkStatus();
-  });
+  pb::JournalRecord record;
+  *record.mutable_delete_cluster() = *request;
+  absl::Status deleted = (*state)->Delete(
+      [&](const ClusterPlan& plan) {
+        const int active = plan.queued_count() + plan.running_count();
+        if (active > 0 && !request->force()) {
+          return absl::FailedPreconditionError(absl::StrFormat(
+              "cluster '%s' has %d queued or running jobs; set force to delete it anyway",
+              request->name(), active));
+        }
+        return absl::OkStatus();
+      },
+      record);
   if (!deleted.ok()) return ToGrpc(deleted);
   {
     WriterMutexLock lock(&clusters_mu_);
@@ -176,25 +215,22 @@ grpc::Status ReschedService::HandleSubmitJob(const pb::SubmitJobRequest* request
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  auto submit = [&](ClusterPlan& plan) -> absl::Status {
-    auto job = FromProto(request->job(), plan.now());
-    if (!job.ok()) return job.status();
-    auto placed = plan.Submit(*std::move(job));
-    if (!placed.ok()) return placed.status();
-    FillSubmitResponse(plan, **placed, request->cluster(), response);
-    return absl::OkStatus();
-  };
   if (request->dry_run()) {
     // What-if on a private copy: the cluster's writers are blocked only for the copy.
     absl::StatusOr<std::unique_ptr<ClusterPlan>> copy = (*state)->Snapshot();
     if (!copy.ok()) return ToGrpc(copy.status());
     (void)(*copy)->TakeChangedJobs();  // the response reports the jobs this submission moves
-    if (auto status = submit(**copy); !status.ok()) return ToGrpc(status);
+    std::vector<pb::ScheduleEvent> events;
+    ReplyCache replies(0);
+    ClusterState::Txn txn{**copy, replies, events};
+    if (auto status = ApplySubmitJob(txn, *request, response); !status.ok()) return ToGrpc(status);
     response->mutable_job()->clear_id();
     return grpc::Status::OK;
   }
-  return RunIdempotent(**state, request->request_id(), "SubmitJob", response,
-                       [&](ClusterState::Txn& txn) { return submit(txn.plan); });
+  return RunIdempotent(
+      **state, request->request_id(), "SubmitJob", response,
+      [&](ClusterState::Txn& txn) { return ApplySubmitJob(txn, *request, response); },
+      [&](pb::JournalRecord& record) { *record.mutable_submit_job() = *request; });
 }
 
 grpc::Status ReschedService::HandleGetJob(const pb::GetJobRequest* request, pb::Job* response) {
@@ -249,13 +285,10 @@ grpc::Status ReschedService::HandleCancelJob(const pb::CancelJobRequest* request
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  return RunIdempotent(**state, request->request_id(), "CancelJob", response,
-                       [&](ClusterState::Txn& txn) -> absl::Status {
-                         auto job = txn.plan.Cancel(request->id());
-                         if (!job.ok()) return job.status();
-                         *response = ToProto(**job, request->cluster());
-                         return absl::OkStatus();
-                       });
+  return RunIdempotent(
+      **state, request->request_id(), "CancelJob", response,
+      [&](ClusterState::Txn& txn) { return ApplyCancelJob(txn, *request, response); },
+      [&](pb::JournalRecord& record) { *record.mutable_cancel_job() = *request; });
 }
 
 grpc::Status ReschedService::HandleReportJobEvent(const pb::ReportJobEventRequest* request,
@@ -267,19 +300,10 @@ grpc::Status ReschedService::HandleReportJobEvent(const pb::ReportJobEventReques
   }
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  return RunIdempotent(**state, request->request_id(), "ReportJobEvent", response,
-                       [&](ClusterState::Txn& txn) -> absl::Status {
-                         auto t =
-                             TimeOr(request->has_time(), request->time(), "time", txn.plan.now());
-                         if (!t.ok()) return t.status();
-                         auto job = request->kind() == pb::STARTED
-                                        ? txn.plan.ReportStarted(request->id(), *t)
-                                        : txn.plan.ReportEnded(request->id(), *t,
-                                                               request->kind() == pb::FAILED_EVENT);
-                         if (!job.ok()) return job.status();
-                         *response = ToProto(**job, request->cluster());
-                         return absl::OkStatus();
-                       });
+  return RunIdempotent(
+      **state, request->request_id(), "ReportJobEvent", response,
+      [&](ClusterState::Txn& txn) { return ApplyReportJobEvent(txn, *request, response); },
+      [&](pb::JournalRecord& record) { *record.mutable_report_job_event() = *request; });
 }
 
 grpc::Status ReschedService::HandleAddReservation(const pb::AddReservationRequest* request,
@@ -299,19 +323,10 @@ grpc::Status ReschedService::HandleAddReservation(const pb::AddReservationReques
   if (!end.ok()) return ToGrpc(end.status());
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  return RunIdempotent(**state, request->request_id(), "AddReservation", response,
-                       [&](ClusterState::Txn& txn) -> absl::Status {
-                         auto added =
-                             txn.plan.AddReservation(request->processors(), *start, *end,
-                                                     request->reason(), request->displace_queued());
-                         if (!added.ok()) return added.status();
-                         *response = ToProto(**added, request->cluster());
-                         pb::ScheduleEvent event;
-                         event.set_kind(pb::ScheduleEvent::RESERVATION_ADDED);
-                         *event.mutable_reservation() = *response;
-                         txn.events.push_back(std::move(event));
-                         return absl::OkStatus();
-                       });
+  return RunIdempotent(
+      **state, request->request_id(), "AddReservation", response,
+      [&](ClusterState::Txn& txn) { return ApplyAddReservation(txn, *request, response); },
+      [&](pb::JournalRecord& record) { *record.mutable_add_reservation() = *request; });
 }
 
 grpc::Status ReschedService::HandleRemoveReservation(const pb::RemoveReservationRequest* request,
@@ -319,22 +334,10 @@ grpc::Status ReschedService::HandleRemoveReservation(const pb::RemoveReservation
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  return RunIdempotent(**state, request->request_id(), "RemoveReservation", response,
-                       [&](ClusterState::Txn& txn) -> absl::Status {
-                         pb::ScheduleEvent event;
-                         event.set_kind(pb::ScheduleEvent::RESERVATION_REMOVED);
-                         for (const auto* r : txn.plan.Reservations()) {
-                           if (r->id == request->id()) {
-                             *event.mutable_reservation() = ToProto(*r, request->cluster());
-                           }
-                         }
-                         if (auto status = txn.plan.RemoveReservation(request->id());
-                             !status.ok()) {
-                           return status;
-                         }
-                         txn.events.push_back(std::move(event));
-                         return absl::OkStatus();
-                       });
+  return RunIdempotent(
+      **state, request->request_id(), "RemoveReservation", response,
+      [&](ClusterState::Txn& txn) { return ApplyRemoveReservation(txn, *request); },
+      [&](pb::JournalRecord& record) { *record.mutable_remove_reservation() = *request; });
 }
 
 grpc::Status ReschedService::HandleReplan(const pb::ReplanRequest* request, pb::ReplanResponse*) {
@@ -394,28 +397,8 @@ grpc::Status ReschedService::HandleAdvanceClock(const pb::AdvanceClockRequest* r
   }
   return RunIdempotent(
       **state, request->request_id(), "AdvanceClock", response,
-      [&](ClusterState::Txn& txn) -> absl::Status {
-        absl::StatusOr<Time> target = absl::InvalidArgumentError("to or by is required");
-        if (request->has_to()) target = FromProto(request->to(), "to");
-        if (request->has_by()) {
-          auto by = FromProto(request->by(), "by");
-          target = by.ok() ? absl::StatusOr<Time>(txn.plan.now() + *by) : by.status();
-        }
-        if (!target.ok()) return target.status();
-        if (auto status = txn.plan.AdvanceTo(*target); !status.ok()) return status;
-        for (const JobRecord* job : txn.plan.PeekChangedJobs()) {
-          if (job->state == JobState::kRunning) {
-            *response->add_started() = ToProto(*job, request->cluster());
-          } else if (job->state != JobState::kQueued) {
-            *response->add_finished() = ToProto(*job, request->cluster());
-          }
-        }
-        *response->mutable_now() = ToTimestamp(txn.plan.now());
-        pb::ScheduleEvent event;
-        event.set_kind(pb::ScheduleEvent::CLOCK_ADVANCED);
-        txn.events.push_back(std::move(event));
-        return absl::OkStatus();
-      });
+      [&](ClusterState::Txn& txn) { return ApplyAdvanceClock(txn, *request, response); },
+      [&](pb::JournalRecord& record) { *record.mutable_advance_clock() = *request; });
 }
 
 grpc::Status ReschedService::HandleListAlgorithms(const pb::ListAlgorithmsRequest*,

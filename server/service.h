@@ -5,6 +5,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "resched/v1/config.pb.h"
@@ -13,6 +14,7 @@
 #include "server/limits.h"
 #include "server/mutex.h"
 #include "server/schedule_watch.h"
+#include "server/store/journal.h"
 #include "server/worker_pool.h"
 
 namespace resched::server {
@@ -25,6 +27,17 @@ class ReschedService final : public pb::Resched::CallbackService {
   explicit ReschedService(ServiceLimits limits = {});
   ~ReschedService() override;
 
+  // Makes the service durable in `dir` (server/recovery.cc): takes the directory's lock, replays
+  // its journal (the clusters come back as they were acknowledged) and journals every change
+  // from then on. Returns true when the directory held no journal yet. Call once, before
+  // serving. Errors name the directory; DATA_LOSS names the record that cannot be read or
+  // replayed.
+  absl::StatusOr<bool> OpenDataDir(const std::string& dir);
+  int ClusterCount();
+  // A deep copy of a cluster's plan, for tests and tools that check it with the validator.
+  absl::StatusOr<std::unique_ptr<ClusterPlan>> CopyPlan(const std::string& cluster);
+  // The journal when the service is durable, else null (tests inject faults through it).
+  Journal* journal() { return journal_.get(); }
   // Creates the clusters of a configuration; fails without creating any on a bad spec.
   absl::Status CreateConfiguredClusters(const pb::ServerConfig& config);
   // Ends open WatchSchedule streams with UNAVAILABLE (before the server shuts down).
@@ -117,7 +130,19 @@ class ReschedService final : public pb::Resched::CallbackService {
   void StartWatch(const pb::WatchScheduleRequest& request, std::shared_ptr<ScheduleWatch> watch);
 
   absl::StatusOr<std::shared_ptr<ClusterState>> Find(const std::string& name);
-  absl::StatusOr<pb::Cluster> Create(const pb::ClusterSpec& spec);
+  // Creates a cluster and journals it; `replayed_at` (the journal's clock) when replaying it.
+  absl::StatusOr<pb::Cluster> Create(const pb::CreateClusterRequest& request,
+                                     std::optional<Time> replayed_at = std::nullopt)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(create_mu_);
+  // Replays one journal record (server/recovery.cc).
+  absl::Status ApplyRecord(const StoredRecord& stored);
+  // The cluster `name` as its durable records leave it.
+  absl::StatusOr<std::shared_ptr<ClusterState>> RebuildCluster(const std::string& name);
+  // A new cluster's state, its clock at `now`.
+  absl::StatusOr<std::shared_ptr<ClusterState>> NewClusterState(const pb::ClusterSpec& spec,
+                                                                Time now) const;
+  // What a cluster needs to journal its changes and to be rebuilt from them.
+  Durability MakeDurability();
   absl::StatusOr<pb::Cluster> Describe(ClusterState& state);
   // Checks a ReserveDAG/QueryDeadline request's common fields and converts its DAG.
   absl::StatusOr<Dag> CheckDagRequest(const pb::Dag& dag, const std::string& request_id,
@@ -133,6 +158,7 @@ class ReschedService final : public pb::Resched::CallbackService {
   Mutex create_mu_;
   ReplyCache cluster_replies_ ABSL_GUARDED_BY(create_mu_){1000};
   std::atomic<bool> shutting_down_{false};
+  std::unique_ptr<Journal> journal_;  // null: ephemeral
   // Last, so that it is destroyed first: its threads finish their calls while the rest lives.
   WorkerPool workers_{kWorkerThreads, limits_.max_waiting_calls};
 };

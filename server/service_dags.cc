@@ -6,6 +6,7 @@
 #include "core/dag/dag_planner.h"
 #include "core/registry/registry.h"
 #include "server/service.h"
+#include "server/service_apply.h"
 #include "server/service_util.h"
 
 namespace resched::server {
@@ -28,20 +29,6 @@ void AddPlacements(const Dag& dag, const DagPlan& plan,
     const TaskReservation& t = plan.tasks[i];
     *out->Add() = ToProto(dag.tasks[i].name, Allocation{t.k, t.start, t.end});
   }
-}
-
-absl::Status Commit(ClusterState::Txn& txn, const Dag& dag, const DagPlan& plan,
-                    const std::string& algorithm, const std::string& label, Time release,
-                    const std::string& cluster, std::string* dag_id) {
-  absl::StatusOr<const DagReservation*> committed =
-      txn.plan.CommitDag(dag, plan, algorithm, label, release);
-  if (!committed.ok()) return committed.status();
-  *dag_id = (*committed)->id;
-  pb::ScheduleEvent event;
-  event.set_kind(pb::ScheduleEvent::DAG_RESERVED);
-  *event.mutable_dag() = ToProto(**committed, cluster);
-  txn.events.push_back(std::move(event));
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -99,14 +86,21 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
     Time release = 0;
     return ToGrpc(plan_on(**copy, release).status());
   }
-  return RunIdempotent(**state, request->request_id(), "ReserveDAG", response,
-                       [&](ClusterState::Txn& txn) -> absl::Status {
-                         Time release = 0;
-                         absl::StatusOr<DagPlan> plan = plan_on(txn.plan, release);
-                         if (!plan.ok()) return plan.status();
-                         return Commit(txn, *dag, *plan, name, request->label(), release,
-                                       request->cluster(), response->mutable_dag_id());
-                       });
+  Time release = 0;
+  std::optional<DagPlan> booked;
+  return RunIdempotent(
+      **state, request->request_id(), "ReserveDAG", response,
+      [&](ClusterState::Txn& txn) -> absl::Status {
+        absl::StatusOr<DagPlan> plan = plan_on(txn.plan, release);
+        if (!plan.ok()) return plan.status();
+        booked = *std::move(plan);
+        return CommitPlannedDag(txn, *dag, *booked, name, request->label(), release,
+                                request->cluster(), response->mutable_dag_id());
+      },
+      [&](pb::JournalRecord& record) {
+        *record.mutable_commit_dag() =
+            DescribeCommittedDag(request->dag(), name, request->label(), release, *booked);
+      });
 }
 
 grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest* request,
@@ -156,15 +150,26 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
     Time release = 0;
     return ToGrpc(answer_on(**copy, release).status());
   }
-  return RunIdempotent(**state, request->request_id(), "QueryDeadline", response,
-                       [&](ClusterState::Txn& txn) -> absl::Status {
-                         Time release = 0;
-                         absl::StatusOr<DeadlineAnswer> answer = answer_on(txn.plan, release);
-                         if (!answer.ok()) return answer.status();
-                         if (!answer->plan) return absl::OkStatus();  // infeasible: nothing to book
-                         return Commit(txn, *dag, *answer->plan, name, request->label(), release,
-                                       request->cluster(), response->mutable_dag_id());
-                       });
+  Time release = 0;
+  std::optional<DagPlan> booked;
+  return RunIdempotent(
+      **state, request->request_id(), "QueryDeadline", response,
+      [&](ClusterState::Txn& txn) -> absl::Status {
+        absl::StatusOr<DeadlineAnswer> answer = answer_on(txn.plan, release);
+        if (!answer.ok()) return answer.status();
+        if (!answer->plan) return absl::OkStatus();  // infeasible: nothing to book
+        booked = *answer->plan;
+        return CommitPlannedDag(txn, *dag, *booked, name, request->label(), release,
+                                request->cluster(), response->mutable_dag_id());
+      },
+      [&](pb::JournalRecord& record) {
+        if (booked) {
+          *record.mutable_commit_dag() =
+              DescribeCommittedDag(request->dag(), name, request->label(), release, *booked);
+        } else {
+          record.mutable_reply_only();
+        }
+      });
 }
 
 grpc::Status ReschedService::HandleGetDagReservation(const pb::GetDagReservationRequest* request,
@@ -200,18 +205,10 @@ grpc::Status ReschedService::HandleReleaseDAG(const pb::ReleaseDAGRequest* reque
   if (absl::Status s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  return RunIdempotent(**state, request->request_id(), "ReleaseDAG", response,
-                       [&](ClusterState::Txn& txn) -> absl::Status {
-                         const DagReservation* d = txn.plan.FindDag(request->id());
-                         pb::ScheduleEvent event;
-                         event.set_kind(pb::ScheduleEvent::DAG_RELEASED);
-                         if (d != nullptr) *event.mutable_dag() = ToProto(*d, request->cluster());
-                         if (absl::Status s = txn.plan.ReleaseDag(request->id()); !s.ok()) {
-                           return s;
-                         }
-                         txn.events.push_back(std::move(event));
-                         return absl::OkStatus();
-                       });
+  return RunIdempotent(
+      **state, request->request_id(), "ReleaseDAG", response,
+      [&](ClusterState::Txn& txn) { return ApplyReleaseDag(txn, *request); },
+      [&](pb::JournalRecord& record) { *record.mutable_release_dag() = *request; });
 }
 
 }  // namespace resched::server

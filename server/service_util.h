@@ -49,25 +49,35 @@ inline absl::StatusOr<Time> TimeOr(bool has, const google::protobuf::Timestamp& 
   return FromProto(ts, field);
 }
 
-// Runs `apply` under the cluster's writer lock, unless `request_id` was answered before (then
-// the first answer is replayed), and remembers the answer of a success.
+// Runs the change `apply` under the cluster's writer lock, unless `request_id` was answered
+// before (then the first answer is replayed), remembers the answer of a success and journals
+// the change as `describe` fills its record.
 template <class Response>
 grpc::Status RunIdempotent(ClusterState& state, const std::string& request_id, const char* method,
                            Response* response,
-                           const std::function<absl::Status(ClusterState::Txn&)>& apply) {
+                           const std::function<absl::Status(ClusterState::Txn&)>& apply,
+                           const std::function<void(pb::JournalRecord&)>& describe) {
   grpc::Status result;
-  absl::Status found = state.Run([&](ClusterState::Txn& txn) {
+  absl::Status done = state.Change([&](ClusterState::Txn& txn) -> std::optional<pb::JournalRecord> {
     if (auto replay = Replay<Response>(txn.replies, request_id, method)) {
       result = *replay;
-      return;
+      return std::nullopt;
     }
     if (auto status = apply(txn); !status.ok()) {
       result = ToGrpc(status);
-      return;
+      return std::nullopt;
     }
-    txn.replies.Remember(request_id, method, response->SerializeAsString());
+    pb::JournalRecord record;
+    describe(record);
+    if (!request_id.empty()) {
+      record.set_request_id(request_id);
+      record.set_method(method);
+      record.set_reply(response->SerializeAsString());
+      txn.replies.Remember(request_id, method, record.reply());
+    }
+    return record;
   });
-  return found.ok() ? result : ToGrpc(found);
+  return done.ok() ? result : ToGrpc(done);
 }
 
 }  // namespace resched::server

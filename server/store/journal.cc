@@ -96,13 +96,15 @@ absl::Status Journal::OpenDatabase() {
   }
   // WAL: a commit appends to the log and fsyncs it (synchronous=FULL), and a torn last frame
   // is ignored at the next open because its checksum fails.
-  for (const char* sql : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL",
-                          "CREATE TABLE IF NOT EXISTS journal(lsn INTEGER PRIMARY KEY, "
-                          "cluster TEXT NOT NULL, payload BLOB NOT NULL, crc INTEGER NOT NULL)",
-                          "CREATE INDEX IF NOT EXISTS journal_by_cluster ON journal(cluster, lsn)",
-                          "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value BLOB)"}) {
-    if (absl::Status s = Exec(writer_, sql); !s.ok()) return s;
-  }
+  constexpr const char* kSchema = R"sql(
+    PRAGMA journal_mode=WAL;
+    PRAGMA synchronous=FULL;
+    CREATE TABLE IF NOT EXISTS journal(lsn INTEGER PRIMARY KEY, cluster TEXT NOT NULL,
+                                       payload BLOB NOT NULL, crc INTEGER NOT NULL);
+    CREATE INDEX IF NOT EXISTS journal_by_cluster ON journal(cluster, lsn);
+    CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value BLOB);
+  )sql";
+  if (absl::Status s = Exec(writer_, kSchema); !s.ok()) return s;
   Statement last(reader_, "SELECT COALESCE(MAX(lsn), 0) FROM journal");
   if (!last.ok() || sqlite3_step(last.get()) != SQLITE_ROW) {
     return Error(reader_, "cannot read");

@@ -34,25 +34,36 @@ PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 ADDR="127.0.0.1:$PORT"
 rs() { "$CLI_BIN" --server "$ADDR" "$@"; }
 
-step "start resched-server on $ADDR"
-"$SERVER_BIN" --listen "$ADDR" >"$WORK/server.log" 2>&1 &
-SERVER_PID=$!
+start_server() {
+  "$SERVER_BIN" --listen "$ADDR" --data-dir "$WORK/data" >>"$WORK/server.log" 2>&1 &
+  SERVER_PID=$!
+  local deadline=$((SECONDS + 20))
+  until rs cluster list >/dev/null 2>&1; do
+    kill -0 "$SERVER_PID" 2>/dev/null || fail "the server exited before answering"
+    ((SECONDS < deadline)) || fail "the server did not answer within 20 s"
+    sleep 0.2
+  done
+}
 
-step "wait until 'cluster list' answers (at most 20 s)"
-deadline=$((SECONDS + 20))
-until rs cluster list >/dev/null 2>&1; do
-  kill -0 "$SERVER_PID" 2>/dev/null || fail "the server exited before answering"
-  ((SECONDS < deadline)) || fail "the server did not answer within 20 s"
-  sleep 0.2
-done
+step "start resched-server on $ADDR with its data in $WORK/data; wait until it answers"
+start_server
 
 step "a second server on the same address fails at start, saying the address is in use"
 set +e
-out=$(timeout 20 "$SERVER_BIN" --listen "$ADDR" 2>&1)
+out=$(timeout 20 "$SERVER_BIN" --listen "$ADDR" --ephemeral 2>&1)
 rc=$?
 set -e
 [[ $rc -eq 1 ]] || fail "second server on $ADDR: exit status $rc, expected 1"
 expect_match "$out" "cannot listen on $ADDR: Address already in use" "second server"
+
+step "a second server on the same data directory refuses to start, naming it and the holder"
+set +e
+out=$(timeout 20 "$SERVER_BIN" --listen 127.0.0.1:0 --data-dir "$WORK/data" 2>&1)
+rc=$?
+set -e
+[[ $rc -eq 1 ]] || fail "second server on $WORK/data: exit status $rc, expected 1"
+expect_match "$out" "data directory $WORK/data is in use by another resched-server \\(pid $SERVER_PID\\)" \
+  "second server on the data directory"
 
 step "cluster list shows the default cluster: 64 processors, wall clock, conservative"
 out=$(rs cluster list)
@@ -256,6 +267,22 @@ if [[ -f "$MONTAGE" ]]; then
 else
   step "skip the DAX dry run: $MONTAGE is missing"
 fi
+
+step "SIGKILL, restart on the same data directory: clusters, jobs and DAGs are as acknowledged"
+before_clusters=$(rs cluster list | awk '{print $1, $2, $3, $4}')
+before_jobs=$(rs job list --cluster sim)
+before_dags=$(rs dag list --cluster dags)
+kill -9 "$SERVER_PID"
+wait "$SERVER_PID" 2>/dev/null || true
+start_server
+[[ "$(rs cluster list | awk '{print $1, $2, $3, $4}')" == "$before_clusters" ]] ||
+  fail "cluster list after the restart differs"
+after_jobs=$(rs job list --cluster sim)
+[[ "$after_jobs" == "$before_jobs" ]] ||
+  fail "job list after the restart differs:"$'\n'"$before_jobs"$'\n'"---"$'\n'"$after_jobs"
+[[ "$(rs dag list --cluster dags)" == "$before_dags" ]] || fail "dag list after the restart differs"
+out=$(rs job submit --cluster sim --rigid 1:1m)
+expect_match "$out" "j4" "the next job id continues after the restart"
 
 step "SIGTERM: the server exits 0 within 10 s"
 kill -TERM "$SERVER_PID"

@@ -22,11 +22,24 @@ namespace pb = ::resched::v1;
 
 class ServerTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { Start(); }
+  void TearDown() override { Stop(); }
+
+  // Starts the service, durable in data_dir_ when a fixture sets it; the configured clusters
+  // are created in a new data directory only, as resched-server does.
+  void Start() {
     auto config = ParseConfig(kDefaultConfigYaml);
     ASSERT_OK(config);
     service_ = std::make_unique<ReschedService>(limits_);
-    ASSERT_OK(service_->CreateConfiguredClusters(*config));
+    bool fresh = true;
+    if (!data_dir_.empty()) {
+      absl::StatusOr<bool> opened = service_->OpenDataDir(data_dir_);
+      ASSERT_OK(opened);
+      fresh = *opened;
+    }
+    if (fresh) {
+      ASSERT_OK(service_->CreateConfiguredClusters(*config));
+    }
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -36,9 +49,13 @@ class ServerTest : public ::testing::Test {
     stub_ = pb::Resched::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
                                                      grpc::InsecureChannelCredentials()));
   }
-  void TearDown() override {
+  // Stops the server and destroys the service (its journal, if any, is closed).
+  void Stop() {
+    if (service_ == nullptr) return;
     service_->BeginShutdown();
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    server_.reset();
+    service_.reset();
   }
 
   // A SIMULATED cluster with `processors` processors and `policy`.
@@ -159,6 +176,7 @@ class ServerTest : public ::testing::Test {
   }
 
   ServiceLimits limits_;  // a fixture may change them in its constructor
+  std::string data_dir_;  // durable there when set (before SetUp)
   std::unique_ptr<ReschedService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<pb::Resched::Stub> stub_;

@@ -1,0 +1,168 @@
+#include "server/service_apply.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "proto/resched/convert.h"
+#include "server/service_util.h"
+
+namespace resched::server {
+
+absl::Status ApplySubmitJob(ClusterState::Txn& txn, const pb::SubmitJobRequest& request,
+                            pb::SubmitJobResponse* response) {
+  ClusterPlan& plan = txn.plan;
+  auto job = FromProto(request.job(), plan.now());
+  if (!job.ok()) return job.status();
+  auto placed = plan.Submit(*std::move(job));
+  if (!placed.ok()) return placed.status();
+  // The job placed, and the queued jobs this submission moved.
+  *response->mutable_job() = ToProto(**placed, request.cluster());
+  for (const JobRecord* moved : plan.PeekChangedJobs()) {
+    if (moved != *placed && moved->state == JobState::kQueued) {
+      *response->add_moved_jobs() = ToProto(*moved, request.cluster());
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ApplyCancelJob(ClusterState::Txn& txn, const pb::CancelJobRequest& request,
+                            pb::Job* response) {
+  auto job = txn.plan.Cancel(request.id());
+  if (!job.ok()) return job.status();
+  *response = ToProto(**job, request.cluster());
+  return absl::OkStatus();
+}
+
+absl::Status ApplyReportJobEvent(ClusterState::Txn& txn, const pb::ReportJobEventRequest& request,
+                                 pb::Job* response) {
+  auto t = TimeOr(request.has_time(), request.time(), "time", txn.plan.now());
+  if (!t.ok()) return t.status();
+  auto job = request.kind() == pb::STARTED
+                 ? txn.plan.ReportStarted(request.id(), *t)
+                 : txn.plan.ReportEnded(request.id(), *t, request.kind() == pb::FAILED_EVENT);
+  if (!job.ok()) return job.status();
+  *response = ToProto(**job, request.cluster());
+  return absl::OkStatus();
+}
+
+absl::Status ApplyAddReservation(ClusterState::Txn& txn, const pb::AddReservationRequest& request,
+                                 pb::Reservation* response) {
+  auto start = FromProto(request.start(), "start");
+  if (!start.ok()) return start.status();
+  auto end = FromProto(request.end(), "end");
+  if (!end.ok()) return end.status();
+  auto added = txn.plan.AddReservation(request.processors(), *start, *end, request.reason(),
+                                       request.displace_queued());
+  if (!added.ok()) return added.status();
+  *response = ToProto(**added, request.cluster());
+  pb::ScheduleEvent event;
+  event.set_kind(pb::ScheduleEvent::RESERVATION_ADDED);
+  *event.mutable_reservation() = *response;
+  txn.events.push_back(std::move(event));
+  return absl::OkStatus();
+}
+
+absl::Status ApplyRemoveReservation(ClusterState::Txn& txn,
+                                    const pb::RemoveReservationRequest& request) {
+  pb::ScheduleEvent event;
+  event.set_kind(pb::ScheduleEvent::RESERVATION_REMOVED);
+  for (const auto* r : txn.plan.Reservations()) {
+    if (r->id == request.id()) *event.mutable_reservation() = ToProto(*r, request.cluster());
+  }
+  if (absl::Status status = txn.plan.RemoveReservation(request.id()); !status.ok()) return status;
+  txn.events.push_back(std::move(event));
+  return absl::OkStatus();
+}
+
+absl::Status ApplyReleaseDag(ClusterState::Txn& txn, const pb::ReleaseDAGRequest& request) {
+  const DagReservation* d = txn.plan.FindDag(request.id());
+  pb::ScheduleEvent event;
+  event.set_kind(pb::ScheduleEvent::DAG_RELEASED);
+  if (d != nullptr) *event.mutable_dag() = ToProto(*d, request.cluster());
+  if (absl::Status s = txn.plan.ReleaseDag(request.id()); !s.ok()) return s;
+  txn.events.push_back(std::move(event));
+  return absl::OkStatus();
+}
+
+absl::Status ApplyAdvanceClock(ClusterState::Txn& txn, const pb::AdvanceClockRequest& request,
+                               pb::AdvanceClockResponse* response) {
+  absl::StatusOr<Time> target = absl::InvalidArgumentError("to or by is required");
+  if (request.has_to()) target = FromProto(request.to(), "to");
+  if (request.has_by()) {
+    auto by = FromProto(request.by(), "by");
+    target = by.ok() ? absl::StatusOr<Time>(txn.plan.now() + *by) : by.status();
+  }
+  if (!target.ok()) return target.status();
+  if (auto status = txn.plan.AdvanceTo(*target); !status.ok()) return status;
+  for (const JobRecord* job : txn.plan.PeekChangedJobs()) {
+    if (job->state == JobState::kRunning) {
+      *response->add_started() = ToProto(*job, request.cluster());
+    } else if (job->state != JobState::kQueued) {
+      *response->add_finished() = ToProto(*job, request.cluster());
+    }
+  }
+  *response->mutable_now() = ToTimestamp(txn.plan.now());
+  pb::ScheduleEvent event;
+  event.set_kind(pb::ScheduleEvent::CLOCK_ADVANCED);
+  txn.events.push_back(std::move(event));
+  return absl::OkStatus();
+}
+
+absl::Status CommitPlannedDag(ClusterState::Txn& txn, const Dag& dag, const DagPlan& plan,
+                              const std::string& algorithm, const std::string& label, Time release,
+                              const std::string& cluster, std::string* dag_id) {
+  absl::StatusOr<const DagReservation*> committed =
+      txn.plan.CommitDag(dag, plan, algorithm, label, release);
+  if (!committed.ok()) return committed.status();
+  *dag_id = (*committed)->id;
+  pb::ScheduleEvent event;
+  event.set_kind(pb::ScheduleEvent::DAG_RESERVED);
+  *event.mutable_dag() = ToProto(**committed, cluster);
+  txn.events.push_back(std::move(event));
+  return absl::OkStatus();
+}
+
+pb::CommittedDag DescribeCommittedDag(const pb::Dag& dag, const std::string& algorithm,
+                                      const std::string& label, Time release, const DagPlan& plan) {
+  pb::CommittedDag out;
+  *out.mutable_dag() = dag;
+  out.set_algorithm(algorithm);
+  out.set_label(label);
+  *out.mutable_release() = ToTimestamp(release);
+  for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
+    const TaskReservation& t = plan.tasks[i];
+    *out.add_placements() =
+        ToProto(dag.tasks(static_cast<int>(i)).name(), Allocation{t.k, t.start, t.end});
+  }
+  *out.mutable_completion() = ToTimestamp(plan.completion);
+  out.set_cpu_hours(plan.cpu_hours);
+  return out;
+}
+
+absl::Status ApplyCommittedDag(ClusterState::Txn& txn, const pb::CommittedDag& committed,
+                               const std::string& cluster) {
+  absl::StatusOr<Dag> dag = FromProto(committed.dag());
+  if (!dag.ok()) return dag.status();
+  if (committed.placements_size() != static_cast<int>(dag->tasks.size())) {
+    return absl::DataLossError(absl::StrFormat("a committed DAG has %d placements for %d tasks",
+                                               committed.placements_size(), dag->tasks.size()));
+  }
+  DagPlan plan;
+  for (const pb::TaskPlacement& p : committed.placements()) {
+    auto start = FromProto(p.allocation().start(), "start");
+    if (!start.ok()) return start.status();
+    auto end = FromProto(p.allocation().end(), "end");
+    if (!end.ok()) return end.status();
+    plan.tasks.push_back(TaskReservation{p.allocation().processors(), *start, *end, {}});
+  }
+  auto completion = FromProto(committed.completion(), "completion");
+  if (!completion.ok()) return completion.status();
+  plan.completion = *completion;
+  plan.cpu_hours = committed.cpu_hours();
+  auto release = FromProto(committed.release(), "release");
+  if (!release.ok()) return release.status();
+  std::string dag_id;
+  return CommitPlannedDag(txn, *dag, plan, committed.algorithm(), committed.label(), *release,
+                          cluster, &dag_id);
+}
+
+}  // namespace resched::server

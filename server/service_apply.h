@@ -1,0 +1,41 @@
+// The changes the service makes to a cluster, one function per kind, given the request as it
+// was accepted: the RPC handlers call them live, and start-up replays the journal through them
+// (server/recovery.cc), so a restored cluster went through the very same code.
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "core/dag/dag_plan.h"
+#include "core/model/dag.h"
+#include "resched/v1/journal.pb.h"
+#include "resched/v1/service.pb.h"
+#include "server/cluster_state.h"
+
+namespace resched::server {
+
+absl::Status ApplySubmitJob(ClusterState::Txn& txn, const pb::SubmitJobRequest& request,
+                            pb::SubmitJobResponse* response);
+absl::Status ApplyCancelJob(ClusterState::Txn& txn, const pb::CancelJobRequest& request,
+                            pb::Job* response);
+absl::Status ApplyReportJobEvent(ClusterState::Txn& txn, const pb::ReportJobEventRequest& request,
+                                 pb::Job* response);
+absl::Status ApplyAddReservation(ClusterState::Txn& txn, const pb::AddReservationRequest& request,
+                                 pb::Reservation* response);
+absl::Status ApplyRemoveReservation(ClusterState::Txn& txn,
+                                    const pb::RemoveReservationRequest& request);
+absl::Status ApplyReleaseDag(ClusterState::Txn& txn, const pb::ReleaseDAGRequest& request);
+absl::Status ApplyAdvanceClock(ClusterState::Txn& txn, const pb::AdvanceClockRequest& request,
+                               pb::AdvanceClockResponse* response);
+
+// Books a planned DAG (ReserveDAG, a committing QueryDeadline) and announces it to watchers.
+absl::Status CommitPlannedDag(ClusterState::Txn& txn, const Dag& dag, const DagPlan& plan,
+                              const std::string& algorithm, const std::string& label, Time release,
+                              const std::string& cluster, std::string* dag_id);
+// The journal's record of such a booking, and its replay.
+pb::CommittedDag DescribeCommittedDag(const pb::Dag& dag, const std::string& algorithm,
+                                      const std::string& label, Time release, const DagPlan& plan);
+absl::Status ApplyCommittedDag(ClusterState::Txn& txn, const pb::CommittedDag& committed,
+                               const std::string& cluster);
+
+}  // namespace resched::server

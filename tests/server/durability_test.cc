@@ -1,0 +1,304 @@
+// A durable service (--data-dir) through the real gRPC API: a restart comes back to exactly the
+// acknowledged state under random mixed load on every kind of policy; a full disk refuses
+// changes, keeps reads, applies nothing half and recovers; a journal that does not replay stops
+// the start naming the record.
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "server_fixture.h"
+#include "tests/testing/status.h"
+
+namespace resched::server::testing {
+namespace {
+
+constexpr int kHourS = 3600;
+
+pb::Dag Chain(int tasks, int hours) {
+  pb::Dag dag;
+  for (int i = 0; i < tasks; ++i) {
+    pb::DagTask* t = dag.add_tasks();
+    t->set_name(absl::StrCat("t", i));
+    t->mutable_model()->mutable_amdahl()->mutable_t1()->set_seconds(hours * kHourS);
+    t->mutable_model()->mutable_amdahl()->set_alpha(0.2);
+    if (i > 0) {
+      pb::DagEdge* e = dag.add_edges();
+      e->set_from(absl::StrCat("t", i - 1));
+      e->set_to(absl::StrCat("t", i));
+    }
+  }
+  return dag;
+}
+
+class DurabilityTest : public ServerTest {
+ protected:
+  DurabilityTest() {
+    char pattern[] = "/tmp/resched-durable-XXXXXX";
+    EXPECT_NE(mkdtemp(pattern), nullptr);
+    data_dir_ = pattern;
+  }
+  ~DurabilityTest() override { std::filesystem::remove_all(data_dir_); }
+
+  void Restart() {
+    Stop();
+    Start();
+  }
+
+  // Everything a client can read about a cluster, as text: the schedule with finished jobs,
+  // every retained job, the DAG reservations, and the clock and counts.
+  std::string Dump(const std::string& cluster, bool with_clock = true) {
+    std::string out;
+    pb::Schedule schedule = Schedule(cluster);
+    ExpectValid(schedule);
+    if (!with_clock) {
+      schedule.clear_now();
+      // The free profile starts at the present.
+      if (schedule.free_profile_size() > 0) schedule.mutable_free_profile(0)->clear_start();
+    }
+    out += schedule.DebugString();
+    pb::ListJobsRequest jobs;
+    jobs.set_cluster(cluster);
+    pb::ListJobsResponse listed;
+    grpc::ClientContext c1;
+    EXPECT_OK(stub_->ListJobs(&c1, jobs, &listed));
+    out += listed.DebugString();
+    pb::ListDagReservationsRequest dags;
+    dags.set_cluster(cluster);
+    pb::ListDagReservationsResponse dag_list;
+    grpc::ClientContext c2;
+    EXPECT_OK(stub_->ListDagReservations(&c2, dags, &dag_list));
+    out += dag_list.DebugString();
+    pb::GetClusterRequest get;
+    get.set_name(cluster);
+    pb::Cluster described;
+    grpc::ClientContext c3;
+    EXPECT_OK(stub_->GetCluster(&c3, get, &described));
+    if (!with_clock) described.clear_now();
+    out += described.DebugString();
+    auto plan = service_->CopyPlan(cluster);
+    EXPECT_OK(plan);
+    if (plan.ok()) {
+      EXPECT_OK(ValidateSchedule((*plan)->ToValidate()));
+    }
+    return out;
+  }
+
+  // The sequence number of the SNAPSHOT a new watcher starts with.
+  std::int64_t WatchSequence(const std::string& cluster) {
+    auto stream = Watch(cluster);
+    pb::ScheduleEvent first;
+    EXPECT_TRUE(stream->reader->Read(&first));
+    stream->context.TryCancel();
+    (void)Drain(*stream);
+    return first.sequence();
+  }
+
+  // One random change on `cluster`; request ids on some, so that retries can be checked.
+  void RandomChange(const std::string& cluster, std::mt19937& rng, int step,
+                    std::map<std::string, pb::SubmitJobResponse>& answered) {
+    auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+    const int kind = pick(10);
+    grpc::ClientContext context;
+    if (kind < 5) {
+      pb::JobSpec spec;
+      if (pick(2) == 0) {
+        spec = Rigid(1 + pick(8), 600 * (1 + pick(12)));
+      } else {
+        spec.mutable_model()->mutable_amdahl()->mutable_t1()->set_seconds(1800 * (1 + pick(8)));
+        spec.mutable_model()->mutable_amdahl()->set_alpha(0.05 * pick(5));
+      }
+      pb::SubmitJobResponse response;
+      const std::string id = pick(2) == 0 ? absl::StrCat(cluster, "-", step) : "";
+      ASSERT_OK(Submit(cluster, spec, &response, id));
+      if (!id.empty()) answered[id] = response;
+    } else if (kind == 5) {
+      pb::AdvanceClockResponse response;
+      ASSERT_OK(AdvanceBy(cluster, 60 * (1 + pick(60)), &response));
+    } else if (kind == 6) {
+      pb::CancelJobRequest request;
+      request.set_cluster(cluster);
+      request.set_id(absl::StrCat("j", 1 + pick(step + 1)));
+      pb::Job job;
+      (void)stub_->CancelJob(&context, request, &job);  // the job may be unknown or ended
+    } else if (kind == 7) {
+      pb::AddReservationRequest request;
+      request.set_cluster(cluster);
+      request.set_processors(1 + pick(4));
+      pb::Cluster now;
+      grpc::ClientContext get;
+      pb::GetClusterRequest g;
+      g.set_name(cluster);
+      ASSERT_OK(stub_->GetCluster(&get, g, &now));
+      const std::int64_t start = now.now().seconds() + 600 * pick(20);
+      request.mutable_start()->set_seconds(start);
+      request.mutable_end()->set_seconds(start + 600 * (1 + pick(6)));
+      request.set_displace_queued(pick(2) == 0);
+      pb::Reservation r;
+      (void)stub_->AddReservation(&context, request, &r);  // may not fit
+    } else if (kind == 8) {
+      pb::ReserveDAGRequest request;
+      request.set_cluster(cluster);
+      *request.mutable_dag() = Chain(2 + pick(3), 1 + pick(2));
+      request.set_request_id(absl::StrCat(cluster, "-dag-", step));
+      pb::ReserveDAGResponse response;
+      ASSERT_OK(stub_->ReserveDAG(&context, request, &response));
+    } else {
+      pb::ReportJobEventRequest request;
+      request.set_cluster(cluster);
+      request.set_id(absl::StrCat("j", 1 + pick(step + 1)));
+      request.set_kind(pb::FINISHED_EVENT);
+      pb::Job job;
+      (void)stub_->ReportJobEvent(&context, request, &job);  // only RUNNING jobs finish
+    }
+  }
+};
+
+TEST_F(DurabilityTest, ARestartComesBackToTheAcknowledgedStateOnEveryPolicy) {
+  const std::vector<std::string> policies = {"fcfs",  "easy", "conservative",       "dasedf",
+                                             "split", "dbos", "reserve-aux-dasedf", "iterative"};
+  for (const auto& policy : policies) CreateSim(policy, 16, policy);
+  std::mt19937 rng(20261125);
+  std::map<std::string, pb::SubmitJobResponse> answered;
+  for (int step = 0; step < 60; ++step) {
+    for (const auto& policy : policies) {
+      ASSERT_NO_FATAL_FAILURE(RandomChange(policy, rng, step, answered));
+    }
+  }
+  pb::DeleteClusterRequest deleted;
+  deleted.set_name("iterative");
+  deleted.set_force(true);
+  pb::DeleteClusterResponse gone;
+  grpc::ClientContext delete_context;
+  ASSERT_OK(stub_->DeleteCluster(&delete_context, deleted, &gone));
+
+  std::map<std::string, std::string> before;
+  std::map<std::string, std::int64_t> sequences;
+  for (const auto& policy : policies) {
+    if (policy == "iterative") continue;
+    before[policy] = Dump(policy);
+    sequences[policy] = WatchSequence(policy);
+  }
+  Restart();
+  for (const auto& [cluster, dump] : before) {
+    EXPECT_EQ(Dump(cluster), dump) << cluster;
+    EXPECT_EQ(WatchSequence(cluster), sequences[cluster]) << cluster;
+  }
+  pb::GetClusterRequest get_deleted;
+  get_deleted.set_name("iterative");
+  pb::Cluster ignored;
+  grpc::ClientContext get_context;
+  EXPECT_EQ(stub_->GetCluster(&get_context, get_deleted, &ignored).error_code(),
+            grpc::StatusCode::NOT_FOUND);  // deleted stays deleted
+
+  // A retry after the restart replays the first answer instead of submitting again.
+  ASSERT_FALSE(answered.empty());
+  for (const auto& [request_id, first] : answered) {
+    pb::SubmitJobResponse again;
+    const std::string cluster = first.job().cluster();
+    if (cluster == "iterative") continue;
+    const grpc::Status retried = Submit(cluster, Rigid(1, 60), &again, request_id);
+    EXPECT_EQ(retried.error_code(), grpc::StatusCode::ALREADY_EXISTS) << request_id;
+  }
+  // New ids continue after the last one acknowledged.
+  for (const auto& [cluster, dump] : before) {
+    pb::ListJobsRequest request;
+    request.set_cluster(cluster);
+    pb::ListJobsResponse jobs;
+    grpc::ClientContext context;
+    ASSERT_OK(stub_->ListJobs(&context, request, &jobs));
+    pb::SubmitJobResponse next;
+    ASSERT_OK(Submit(cluster, Rigid(1, 60), &next));
+    const std::string last = jobs.jobs(jobs.jobs_size() - 1).id();
+    EXPECT_GT(std::stoi(next.job().id().substr(1)), std::stoi(last.substr(1))) << cluster;
+  }
+}
+
+TEST_F(DurabilityTest, AWallClusterKeepsItsJobsAcrossARestart) {
+  pb::CreateClusterRequest request;
+  request.mutable_spec()->set_name("wall");
+  request.mutable_spec()->set_processors(8);
+  request.mutable_spec()->set_clock(pb::WALL);
+  request.mutable_spec()->mutable_policy()->set_name("conservative");
+  pb::Cluster cluster;
+  grpc::ClientContext context;
+  ASSERT_OK(stub_->CreateCluster(&context, request, &cluster));
+  for (int i = 0; i < 5; ++i) {
+    pb::JobSpec spec = Rigid(4, 10 * kHourS);
+    // Released a day from now: nothing starts while the test runs, so the two dumps compare.
+    spec.mutable_release()->set_seconds(cluster.now().seconds() + 24 * kHourS);
+    pb::SubmitJobResponse response;
+    ASSERT_OK(Submit("wall", spec, &response));
+  }
+  const std::string before = Dump("wall", /*with_clock=*/false);
+  Restart();
+  EXPECT_EQ(Dump("wall", /*with_clock=*/false), before);
+}
+
+TEST_F(DurabilityTest, AFullDiskRefusesChangesKeepsReadsAndRecovers) {
+  CreateSim("sim", 16, "conservative");
+  pb::SubmitJobResponse first;
+  ASSERT_OK(Submit("sim", Rigid(2, 3600), &first));
+  const std::string before = Dump("sim");
+
+  // The record of a large DAG needs new pages, which the capped database cannot have: the DAG
+  // is applied in memory, then its commit fails.
+  ASSERT_OK(service_->journal()->SetPageLimitForTest(1));
+  pb::ReserveDAGRequest big;
+  big.set_cluster("sim");
+  *big.mutable_dag() = Chain(300, 1);
+  pb::ReserveDAGResponse booked;
+  grpc::ClientContext c1;
+  const grpc::Status refused = stub_->ReserveDAG(&c1, big, &booked);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE) << refused.error_message();
+  EXPECT_NE(refused.error_message().find(data_dir_), std::string::npos) << refused.error_message();
+  // While the fault lasts, changes are refused before they are applied, and reads answer the
+  // state that is durable: the DAG is gone.
+  pb::SubmitJobResponse during;
+  const grpc::Status refused_submit = Submit("sim", Rigid(1, 60), &during);
+  EXPECT_EQ(refused_submit.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_NE(refused_submit.error_message().find(data_dir_), std::string::npos);
+  EXPECT_EQ(Dump("sim"), before);
+
+  ASSERT_OK(service_->journal()->SetPageLimitForTest(0));
+  pb::SubmitJobResponse after;
+  grpc::Status submitted;
+  for (int i = 0; i < 100; ++i) {
+    submitted = Submit("sim", Rigid(1, 60), &after);
+    if (submitted.ok()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_OK(submitted);
+  EXPECT_EQ(after.job().id(), "j2");  // the refused submission took no id
+  const std::string recovered = Dump("sim");
+  Restart();
+  EXPECT_EQ(Dump("sim"), recovered);
+}
+
+TEST_F(DurabilityTest, ARecordThatDoesNotReplayStopsTheStartNamingIt) {
+  CreateSim("sim", 16, "fcfs");
+  Stop();
+  std::int64_t lsn = 0;
+  {
+    auto journal = Journal::Open(data_dir_);
+    ASSERT_OK(journal);
+    pb::JournalRecord record;
+    record.mutable_submit_job()->set_cluster("nowhere");
+    record.mutable_now()->set_seconds(0);
+    lsn = (*journal)->Append("nowhere", record.SerializeAsString());
+    ASSERT_OK((*journal)->WaitDurable(lsn));
+  }
+  auto service = std::make_unique<ReschedService>(limits_);
+  absl::StatusOr<bool> opened = service->OpenDataDir(data_dir_);
+  ASSERT_FALSE(opened.ok());
+  EXPECT_EQ(opened.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(opened.status().message().find(absl::StrCat("LSN ", lsn)), std::string::npos)
+      << opened.status();
+  EXPECT_NE(opened.status().message().find(data_dir_ + "/journal.db"), std::string::npos)
+      << opened.status();
+}
+
+}  // namespace
+}  // namespace resched::server::testing
