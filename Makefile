@@ -44,14 +44,14 @@ test-asan: deps
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS)
 
-# The server's own concurrency under ThreadSanitizer: the worker pool, and a cluster's lock,
-# watchers and deletion driven from many threads. Not the tests through gRPC: Debian's gRPC is
-# not built with TSan, which cannot see its internal locks and then reports races in gRPC's
-# inline header code that are not races.
-TSAN_TESTS = ^(WorkerPoolTest|ClusterState)\.
+# The server's own concurrency under ThreadSanitizer: the worker pool, the journal's group commit,
+# and a cluster's lock, watchers and deletion driven from many threads. Not the tests through
+# gRPC: Debian's gRPC is not built with TSan, which cannot see its internal locks and then
+# reports races in gRPC's inline header code that are not races.
+TSAN_TESTS = ^(WorkerPoolTest|ClusterState|JournalTest)\.
 test-tsan: deps
 	cmake -S . -B $(TSAN_DIR) $(SANITIZER_FLAGS) -DRESCHED_TSAN=ON
-	cmake --build $(TSAN_DIR) -j$(JOBS) --target server_test
+	cmake --build $(TSAN_DIR) -j$(JOBS) --target server_test server_store_test
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 	  ctest --test-dir $(TSAN_DIR) -R '$(TSAN_TESTS)' --output-on-failure -j$(JOBS)
 

@@ -1,5 +1,7 @@
 #include "server/errors.h"
 
+#include <memory>
+
 #include "absl/strings/str_cat.h"
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
@@ -32,13 +34,33 @@ grpc::Status ToGrpc(const absl::Status& status) {
 }
 
 grpc::Status Replayed(const std::string& request_id, const google::protobuf::Message& first) {
-  const std::string message = absl::StrCat("request_id '", request_id,
-                                           "' was already applied; the first answer is in "
-                                           "the status details");
+  // The details travel in a trailer, and gRPC clients refuse metadata above 8 KiB by default: a
+  // larger first answer keeps its scalar fields (ids, times) and leaves its lists out.
+  constexpr std::size_t kMaxDetailBytes = 4096;
+  std::unique_ptr<google::protobuf::Message> attached(first.New());
+  attached->CopyFrom(first);
+  std::string left_out;
+  if (first.ByteSizeLong() > kMaxDetailBytes) {
+    const google::protobuf::Descriptor* descriptor = attached->GetDescriptor();
+    for (int i = 0; i < descriptor->field_count(); ++i) {
+      const google::protobuf::FieldDescriptor* field = descriptor->field(i);
+      if (!field->is_repeated()) continue;
+      if (attached->GetReflection()->FieldSize(*attached, field) == 0) continue;
+      attached->GetReflection()->ClearField(attached.get(), field);
+      absl::StrAppend(&left_out, left_out.empty() ? "" : ", ", field->name());
+    }
+  }
+  std::string message = absl::StrCat("request_id '", request_id,
+                                     "' was already applied; the first answer is in the status "
+                                     "details");
+  if (!left_out.empty()) {
+    absl::StrAppend(&message, " without its ", left_out,
+                    " (too large for a status detail; the Get and List calls show them)");
+  }
   google::rpc::Status rich;
   rich.set_code(grpc::StatusCode::ALREADY_EXISTS);
   rich.set_message(message);
-  rich.add_details()->PackFrom(first);
+  rich.add_details()->PackFrom(*attached);
   return grpc::Status(grpc::StatusCode::ALREADY_EXISTS, message, rich.SerializeAsString());
 }
 

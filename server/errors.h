@@ -11,7 +11,8 @@ namespace resched::server {
 
 grpc::Status ToGrpc(const absl::Status& status);
 
-// ALREADY_EXISTS for a replayed request_id, with the first answer attached as a detail.
+// ALREADY_EXISTS for a replayed request_id, with the first answer attached as a detail (its
+// lists left out when it would not fit in a trailer).
 grpc::Status Replayed(const std::string& request_id, const google::protobuf::Message& first);
 
 }  // namespace resched::server

@@ -7,21 +7,14 @@
 #include "proto/resched/convert.h"
 
 namespace resched::server {
-namespace {
-
-struct Interval {
-  Time start;
-  Time end;
-  int k;
-  int index;  // into the answer's jobs, then its DAG tasks (from job_count on); -1: a hold
-};
 
 // Interval colouring with counts: at most P processors are busy at any instant, so taking the
-// lowest free ids in start order (ends released first) always succeeds.
-std::vector<std::vector<int>> AssignIds(std::vector<Interval> intervals, int capacity,
-                                        size_t slot_count) {
-  std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) {
-    return a.start != b.start ? a.start < b.start : a.index < b.index;
+// lowest free ids in start order (ends released first) always succeeds for intervals of
+// positive length.
+std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> intervals, int capacity,
+                                                 size_t slot_count) {
+  std::sort(intervals.begin(), intervals.end(), [](const IdInterval& a, const IdInterval& b) {
+    return a.start != b.start ? a.start < b.start : a.slot < b.slot;
   });
   std::priority_queue<int, std::vector<int>, std::greater<>> free_ids;
   for (int id = 0; id < capacity; ++id) free_ids.push(id);
@@ -30,6 +23,14 @@ std::vector<std::vector<int>> AssignIds(std::vector<Interval> intervals, int cap
   std::priority_queue<Busy, std::vector<Busy>, decltype(later)> busy(later);
   std::vector<std::vector<int>> ids(slot_count);
   for (const auto& interval : intervals) {
+    if (interval.start == interval.end) {
+      // No length (a job that ended at its start): it occupies no instant, so any ids do, and
+      // the ones in use at its start may be all there are.
+      if (interval.slot >= 0) {
+        for (int id = 0; id < interval.k; ++id) ids[interval.slot].push_back(id);
+      }
+      continue;
+    }
     while (!busy.empty() && busy.top().first <= interval.start) {
       for (int id : busy.top().second) free_ids.push(id);
       busy.pop();
@@ -40,13 +41,11 @@ std::vector<std::vector<int>> AssignIds(std::vector<Interval> intervals, int cap
       free_ids.pop();
     }
     std::sort(taken.begin(), taken.end());
-    if (interval.index >= 0) ids[interval.index] = taken;
+    if (interval.slot >= 0) ids[interval.slot] = taken;
     busy.push({interval.end, std::move(taken)});
   }
   return ids;
 }
-
-}  // namespace
 
 ::resched::v1::Schedule BuildSchedule(const ClusterPlan& plan, const ScheduleWindow& window) {
   ::resched::v1::Schedule out;
@@ -62,7 +61,7 @@ std::vector<std::vector<int>> AssignIds(std::vector<Interval> intervals, int cap
   for (const DagReservation* d : plan.Dags()) last_end = std::max(last_end, d->completion);
   const Time to = window.to.value_or(std::max(last_end, from + 1));
 
-  std::vector<Interval> intervals;
+  std::vector<IdInterval> intervals;
   for (const JobRecord* job : plan.Jobs()) {
     const auto& a = job->allocation;
     if (a.k == 0 || a.end <= from || a.start >= to) continue;
@@ -89,7 +88,7 @@ std::vector<std::vector<int>> AssignIds(std::vector<Interval> intervals, int cap
     }
   }
   const auto ids =
-      AssignIds(std::move(intervals), plan.capacity(), job_count + out.dag_tasks_size());
+      AssignProcessorIds(std::move(intervals), plan.capacity(), job_count + out.dag_tasks_size());
   for (int i = 0; i < job_count; ++i) {
     for (int id : ids[i]) out.mutable_jobs(i)->mutable_allocation()->add_processor_ids(id);
   }

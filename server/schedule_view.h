@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "core/plan/cluster_plan.h"
 #include "resched/v1/service.pb.h"
@@ -17,5 +18,17 @@ struct ScheduleWindow {
 };
 
 ::resched::v1::Schedule BuildSchedule(const ClusterPlan& plan, const ScheduleWindow& window);
+
+// One allocation or hold to give processor ids to.
+struct IdInterval {
+  Time start;
+  Time end;
+  int k;
+  int slot;  // where its ids go in the answer; -1: a hold, which takes ids but reports none
+};
+// The ids of each slot (of `slot_count`): at every instant at most `capacity` processors are in
+// use, given the intervals never exceed it (intervals of no length occupy no instant).
+std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> intervals, int capacity,
+                                                 size_t slot_count);
 
 }  // namespace resched::server

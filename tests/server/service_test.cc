@@ -168,6 +168,36 @@ TEST_F(ServerTest, RetriedRequestIdReturnsTheFirstAnswer) {
             grpc::StatusCode::INVALID_ARGUMENT);  // the id belongs to a SubmitJob
 }
 
+TEST_F(ServerTest, ALargeFirstAnswerIsReplayedWithoutItsLists) {
+  // 300 placements make a first answer larger than a trailer carries.
+  CreateSim("sim", 16, "conservative");
+  pb::ReserveDAGRequest request;
+  request.set_cluster("sim");
+  request.set_request_id("big");
+  for (int i = 0; i < 300; ++i) {
+    pb::DagTask* task = request.mutable_dag()->add_tasks();
+    task->set_name(absl::StrCat("task-", i));
+    task->mutable_model()->mutable_rigid()->set_k(1);
+    task->mutable_model()->mutable_rigid()->mutable_time()->set_seconds(60);
+  }
+  pb::ReserveDAGResponse first, second;
+  grpc::ClientContext context;
+  ASSERT_OK(stub_->ReserveDAG(&context, request, &first));
+  ASSERT_GT(first.ByteSizeLong(), 4096u);
+  grpc::ClientContext again;
+  const grpc::Status status = stub_->ReserveDAG(&again, request, &second);
+  ASSERT_EQ(status.error_code(), grpc::StatusCode::ALREADY_EXISTS) << status.error_message();
+  EXPECT_NE(status.error_message().find("without its placements"), std::string::npos)
+      << status.error_message();
+  google::rpc::Status rich;
+  ASSERT_TRUE(rich.ParseFromString(status.error_details()));
+  pb::ReserveDAGResponse replayed;
+  ASSERT_TRUE(rich.details(0).UnpackTo(&replayed));
+  EXPECT_EQ(replayed.dag_id(), first.dag_id());
+  EXPECT_EQ(replayed.completion().seconds(), first.completion().seconds());
+  EXPECT_EQ(replayed.placements_size(), 0);
+}
+
 TEST_F(ServerTest, DryRunChangesNothing) {
   CreateSim("sim", 4, "conservative");
   pb::SubmitJobRequest request;
