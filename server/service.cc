@@ -101,7 +101,8 @@ absl::StatusOr<pb::Cluster> ReschedService::Create(const pb::CreateClusterReques
     const std::int64_t lsn = journal_->Append(name, record.SerializeAsString());
     if (absl::Status s = journal_->WaitDurable(lsn); !s.ok()) return s;
   }
-  if (journal_ != nullptr) state->AttachDurability(MakeDurability());
+  // Replayed clusters are attached by OpenDataDir once every record is replayed.
+  if (journal_ != nullptr && !replayed_at) state->AttachDurability(MakeDurability());
   WriterMutexLock lock(&clusters_mu_);
   clusters_[name] = state;
   return described;
