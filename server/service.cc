@@ -74,7 +74,8 @@ absl::StatusOr<pb::Cluster> ReschedService::Create(const pb::CreateClusterReques
   std::shared_ptr<ClusterState> state = *std::move(made);
   const std::string& name = state->name();
   {
-    // Only creations change the names in use, and create_mu_ serializes them.
+    // Only creations add names, and create_mu_ serializes them: the name stays free until the
+    // insertion below (a deletion meanwhile only frees more).
     ReaderMutexLock lock(&clusters_mu_);
     if (clusters_.contains(name)) {
       return absl::AlreadyExistsError(absl::StrCat("cluster '", name, "' already exists"));
