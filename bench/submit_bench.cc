@@ -165,6 +165,7 @@ void BM_ConcurrentSubmit(benchmark::State& state) {
         durable ? server.service().journal()->commits() : std::int64_t{0};
     std::vector<std::vector<double>> micros(kClients);
     std::vector<std::thread> clients;
+    clients.reserve(kClients);
     state.ResumeTiming();
     const auto start = std::chrono::steady_clock::now();
     for (int client = 0; client < kClients; ++client) {
