@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "core/online/moldable_fit.h"
 
 namespace resched {
@@ -153,6 +154,32 @@ void Partition::Commit(PlanState& state, const Trial& trial) {
       bookings_[job->reservation] = Booking{trial.part, fit->start};
     }
   }
+}
+
+void Partition::SaveTo(PolicyImage& image) const {
+  image.partitioned = true;
+  image.part_bookings.reserve(bookings_.size());
+  for (const auto& [id, booking] : bookings_) {
+    image.part_bookings.push_back({id, booking.part, booking.start});
+  }
+  image.part_last_start = last_start_;
+}
+
+absl::Status Partition::LoadFrom(const PolicyImage& image) {
+  if (static_cast<int>(image.part_last_start.size()) != parts()) {
+    return absl::DataLossError(absl::StrCat("the policy image has ", image.part_last_start.size(),
+                                            " parts; this policy has ", parts()));
+  }
+  bookings_.clear();
+  for (const PolicyImage::PartBooking& b : image.part_bookings) {
+    if (b.part < 0 || b.part >= parts()) {
+      return absl::DataLossError(absl::StrCat("the policy image books reservation ", b.booking,
+                                              " in part ", b.part, " of ", parts()));
+    }
+    bookings_[b.booking] = Booking{b.part, b.start};
+  }
+  last_start_ = image.part_last_start;
+  return absl::OkStatus();
 }
 
 }  // namespace resched

@@ -27,6 +27,7 @@
 
 #include "core/online/plan_state.h"
 #include "core/online/policy.h"
+#include "core/online/policy_image.h"
 #include "core/timeline/timeline.h"
 
 namespace resched {
@@ -59,6 +60,10 @@ class Partition {
             const std::function<void(PlanState&)>& decide) const;
   // Books a trial on the shared timeline, replacing its jobs' previous bookings.
   void Commit(PlanState& state, const Trial& trial);
+
+  // What Sync has learned (the running lists are rebuilt by every Sync), for a PolicyImage.
+  void SaveTo(PolicyImage& image) const;
+  absl::Status LoadFrom(const PolicyImage& image);
 
  private:
   struct Booking {

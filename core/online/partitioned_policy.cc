@@ -27,11 +27,34 @@ void PartitionedPolicy::Rebuild(PlanState& state) {
   }
 }
 
-void PartitionedPolicy::Prepare(PlanState& state) {
-  if (!partition_) {
-    partition_.emplace(PartCapacities(state.timeline().capacity()));
-    for (int p = 0; p < partition_->parts(); ++p) policies_.push_back(make_inner_());
+PolicyImage PartitionedPolicy::Image() const {
+  PolicyImage image;
+  if (partition_) partition_->SaveTo(image);
+  return image;
+}
+
+absl::Status PartitionedPolicy::LoadImage(const PolicyImage& image, int capacity) {
+  if (!image.job_parts.empty()) {
+    return absl::DataLossError("the policy image gives jobs parts this policy does not keep");
   }
+  if (!image.partitioned) {
+    return image.empty() ? absl::OkStatus()
+                         : absl::DataLossError(
+                               "the policy image has part bookings but no "
+                               "partition");
+  }
+  BuildPartition(capacity);
+  return partition_->LoadFrom(image);
+}
+
+void PartitionedPolicy::BuildPartition(int capacity) {
+  partition_.emplace(PartCapacities(capacity));
+  policies_.clear();
+  for (int p = 0; p < partition_->parts(); ++p) policies_.push_back(make_inner_());
+}
+
+void PartitionedPolicy::Prepare(PlanState& state) {
+  if (!partition_) BuildPartition(state.timeline().capacity());
   BeforeSync(state);
   partition_->Sync(state, [this](const JobRecord& job) { return PartOf(job); });
 }

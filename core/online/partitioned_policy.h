@@ -22,6 +22,9 @@ class PartitionedPolicy : public OnlinePolicy {
   void Reoptimize(PlanState& state, Time freed_from) override;
   void Rebuild(PlanState& state) override;
   bool DecidesAtEvents() const override { return decides_at_events_; }
+  // The partition, if built. Subclasses that remember more extend both.
+  PolicyImage Image() const override;
+  absl::Status LoadImage(const PolicyImage& image, int capacity) override;
 
  protected:
   // Copies the partition and clones each part's policy (for the subclasses' Clone).
@@ -36,6 +39,8 @@ class PartitionedPolicy : public OnlinePolicy {
 
   // Builds the partition on first use, then syncs it; call first in every entry point.
   void Prepare(PlanState& state);
+  // Builds the partition and the parts' policies.
+  void BuildPartition(int capacity);
   // The part's queued jobs in submission order; `extra` (a new job) is included when given.
   std::vector<JobRecord*> QueueOf(PlanState& state, int part, const JobRecord* extra) const;
   // Re-plans the part's queue with `decide` (its policy on the part's sub-state) and books it.

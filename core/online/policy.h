@@ -5,7 +5,9 @@
 #include <memory>
 #include <string>
 
+#include "absl/status/status.h"
 #include "core/online/plan_state.h"
+#include "core/online/policy_image.h"
 
 namespace resched {
 
@@ -29,6 +31,16 @@ class OnlinePolicy {
   // decisions (a partition's bookings, the part of each queued job) and drops memoized work,
   // which points into the original plan's records.
   virtual std::unique_ptr<OnlinePolicy> Clone() const = 0;
+  // What Clone keeps, saved for a restart; LoadImage restores it into a policy made afresh with
+  // the same parameters for a cluster of `capacity` processors, which then decides as this one
+  // would. DATA_LOSS when the image does not fit the policy.
+  virtual PolicyImage Image() const { return {}; }
+  virtual absl::Status LoadImage(const PolicyImage& image, int /*capacity*/) {
+    return image.empty() ? absl::OkStatus()
+                         : absl::DataLossError(
+                               "the policy image holds state this policy "
+                               "does not keep");
+  }
 };
 
 }  // namespace resched

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/online/partitioned_policy.h"
 #include "core/online/policies.h"
 
@@ -46,6 +47,25 @@ class ReserveAux final : public PartitionedPolicy {
       : PartitionedPolicy(std::move(make_inner)), x_(x), threshold_(threshold) {}
   std::unique_ptr<OnlinePolicy> Clone() const override {
     return std::make_unique<ReserveAux>(*this);
+  }
+  PolicyImage Image() const override {
+    PolicyImage image = PartitionedPolicy::Image();
+    image.job_parts.assign(part_of_.begin(), part_of_.end());
+    return image;
+  }
+  absl::Status LoadImage(const PolicyImage& image, int capacity) override {
+    PolicyImage partition_only = image;
+    partition_only.job_parts.clear();
+    if (absl::Status s = PartitionedPolicy::LoadImage(partition_only, capacity); !s.ok()) return s;
+    part_of_.clear();
+    for (const auto& [job, part] : image.job_parts) {
+      if (part < kMain || part > kWhole) {
+        return absl::DataLossError(absl::StrCat("the policy image puts job ", job, " in part ",
+                                                part, "; the scheme has parts 0 to 2"));
+      }
+      part_of_[job] = part;
+    }
+    return absl::OkStatus();
   }
 
   void PlaceNew(PlanState& state, JobRecord& job) override {

@@ -60,6 +60,8 @@ struct ClusterLimits {
   int max_retained_dags = 10'000;     // completed ones kept for GetDagReservation; oldest dropped
 };
 
+struct ClusterPlanImage;
+
 class ClusterPlan {
  public:
   static absl::StatusOr<std::unique_ptr<ClusterPlan>> Create(const ClusterSpec& spec,
@@ -69,6 +71,12 @@ class ClusterPlan {
   ClusterPlan& operator=(const ClusterPlan&) = delete;
   // A deep copy for what-if queries (dry runs).
   std::unique_ptr<ClusterPlan> Clone() const;
+  // The plan as plain values, and back (cluster_plan_image.h). The image is taken between
+  // calls: jobs changed since the last TakeChangedJobs are not part of it. FromImage answers
+  // DATA_LOSS naming what does not fit (a job booked on a reservation the timeline does not
+  // hold, an unknown job in the running list, ...).
+  ClusterPlanImage Image() const;
+  static absl::StatusOr<std::unique_ptr<ClusterPlan>> FromImage(ClusterPlanImage image);
 
   const ClusterSpec& spec() const { return spec_; }
   int capacity() const { return timeline_.capacity(); }

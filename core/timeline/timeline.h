@@ -31,6 +31,20 @@ namespace resched {
 
 using ReservationId = std::int64_t;
 
+// A timeline's reservations with the bookkeeping that decides its next ids (which slot is
+// reused next, each slot's generation): what a restart needs to answer as this timeline would
+// (snapshots, docs/durability.md). The tree itself is rebuilt from the live reservations.
+struct TimelineImage {
+  struct Slot {
+    Allocation reservation;
+    std::uint32_t generation = 0;
+    bool live = false;
+  };
+  int capacity = 0;
+  std::vector<Slot> slots;
+  std::vector<std::uint32_t> free_slots;  // the slots of removed reservations, reused last first
+};
+
 struct TimelineStep {
   Time start = 0;
   Time end = 0;  // exclusive; kTimeMax for the last step
@@ -77,6 +91,11 @@ class Timeline {
 
   // Calls fn for each maximal step intersecting [from, to), clipped to the window, in order.
   void ForEachStep(Time from, Time to, const std::function<void(const TimelineStep&)>& fn) const;
+
+  TimelineImage Image() const;
+  // The timeline an image describes; DATA_LOSS naming the slot when the image is inconsistent
+  // (a free slot listed twice or live, a live slot not freed and not listed, a bad window).
+  static absl::StatusOr<Timeline> FromImage(const TimelineImage& image);
 
   // An independent copy for what-if queries; O(n) memcpy of the node pools.
   Timeline Snapshot() const { return *this; }

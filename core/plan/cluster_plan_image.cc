@@ -1,0 +1,133 @@
+// ClusterPlan::Image and FromImage (cluster_plan_image.h).
+#include "core/plan/cluster_plan_image.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace resched {
+namespace {
+
+bool SameAllocation(const Allocation& a, const Allocation& b) {
+  return a.k == b.k && a.start == b.start && a.end == b.end;
+}
+
+// A booking the image refers to must be one the timeline holds, with the same window.
+absl::Status CheckBooking(const Timeline& timeline, ReservationId booking,
+                          const Allocation& allocation, const std::string& what) {
+  const std::optional<Allocation> held = timeline.Get(booking);
+  if (!held || !SameAllocation(*held, allocation)) {
+    return absl::DataLossError(absl::StrCat(what, " is booked as reservation ", booking,
+                                            ", which the timeline does not hold as such"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+ClusterPlanImage ClusterPlan::Image() const {
+  ClusterPlanImage image;
+  image.spec = spec_;
+  image.params = params_;
+  image.limits = limits_;
+  image.now = now_;
+  image.created = created_;
+  image.last_start = last_start_;
+  image.next_dag_expiry = next_dag_expiry_;
+  image.next_job = next_job_;
+  image.next_reservation = next_reservation_;
+  image.next_dag = next_dag_;
+  image.jobs.reserve(jobs_.size());
+  for (const auto& [seq, job] : jobs_) image.jobs.push_back(*job);
+  image.running.reserve(running_.size());
+  for (const JobRecord* job : running_) image.running.push_back(job->job.id);
+  image.reservations.assign(reservations_.begin(), reservations_.end());
+  image.dags.assign(dags_.begin(), dags_.end());
+  image.past_holds.assign(past_holds_.begin(), past_holds_.end());
+  image.timeline = timeline_.Image();
+  image.policy = policy_->Image();
+  return image;
+}
+
+absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::FromImage(ClusterPlanImage image) {
+  auto made = Create(image.spec, image.params, image.created, image.limits);
+  if (!made.ok()) return made.status();
+  std::unique_ptr<ClusterPlan> plan = *std::move(made);
+  auto timeline = Timeline::FromImage(image.timeline);
+  if (!timeline.ok()) return timeline.status();
+  if (timeline->capacity() != plan->capacity()) {
+    return absl::DataLossError(absl::StrCat("the timeline has ", timeline->capacity(),
+                                            " processors; the cluster has ", plan->capacity()));
+  }
+  plan->timeline_ = *std::move(timeline);
+  if (absl::Status s = plan->policy_->LoadImage(image.policy, plan->capacity()); !s.ok()) {
+    return s;
+  }
+  plan->now_ = image.now;
+  plan->last_start_ = image.last_start;
+  plan->next_dag_expiry_ = image.next_dag_expiry;
+  plan->next_job_ = image.next_job;
+  plan->next_reservation_ = image.next_reservation;
+  plan->next_dag_ = image.next_dag;
+
+  std::int64_t previous = 0;
+  for (JobRecord& job : image.jobs) {
+    const std::string what = absl::StrCat("job ", job.job.id);
+    if (job.sequence <= previous) {
+      return absl::DataLossError(absl::StrCat(what, " is out of submission order"));
+    }
+    previous = job.sequence;
+    if (job.placed) {
+      if (auto s = CheckBooking(plan->timeline_, job.reservation, job.allocation, what); !s.ok()) {
+        return s;
+      }
+    }
+    auto record = std::make_unique<JobRecord>(std::move(job));
+    JobRecord* raw = record.get();
+    if (!plan->by_id_.emplace(raw->job.id, raw).second) {
+      return absl::DataLossError(absl::StrCat(what, " appears twice"));
+    }
+    plan->jobs_[raw->sequence] = std::move(record);
+    if (raw->state == JobState::kQueued) plan->queue_.push_back(raw);
+    if (raw->state != JobState::kQueued && raw->state != JobState::kRunning) ++plan->ended_count_;
+  }
+  for (const JobId& id : image.running) {
+    JobRecord* job = plan->Mutable(id);
+    if (job == nullptr || job->state != JobState::kRunning) {
+      return absl::DataLossError(absl::StrCat("running job ", id, " is not a running job"));
+    }
+    plan->running_.push_back(job);
+  }
+  const std::size_t running = static_cast<std::size_t>(
+      std::count_if(plan->jobs_.begin(), plan->jobs_.end(),
+                    [](const auto& entry) { return entry.second->state == JobState::kRunning; }));
+  if (running != plan->running_.size()) {
+    return absl::DataLossError(
+        absl::StrCat(running, " jobs are running; the running list has ", plan->running_.size()));
+  }
+  for (auto& [seq, reservation] : image.reservations) {
+    const Allocation held{reservation.k, reservation.start, reservation.end};
+    if (auto s = CheckBooking(plan->timeline_, reservation.booking, held,
+                              absl::StrCat("reservation ", reservation.id));
+        !s.ok()) {
+      return s;
+    }
+    plan->reservations_.emplace(seq, std::move(reservation));
+  }
+  for (auto& [seq, dag] : image.dags) {
+    for (const DagTaskBooking& task : dag.tasks) {
+      if (task.booking < 0) continue;  // ended: freed
+      if (auto s = CheckBooking(plan->timeline_, task.booking, task.allocation,
+                                absl::StrCat("task ", task.task, " of ", dag.id));
+          !s.ok()) {
+        return s;
+      }
+    }
+    plan->dags_.emplace(seq, std::move(dag));
+  }
+  plan->past_holds_.assign(image.past_holds.begin(), image.past_holds.end());
+  return plan;
+}
+
+}  // namespace resched

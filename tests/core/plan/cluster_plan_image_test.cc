@@ -1,0 +1,168 @@
+// ClusterPlan::Image and FromImage, what a snapshot saves and a restart restores: the restored
+// plan holds the same jobs, holds, DAG reservations and reservation ids, and from then on the
+// same operations give the same schedule on both, for every policy (those that remember parts
+// between calls included). A damaged image is refused, naming what does not fit.
+#include "core/plan/cluster_plan_image.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dag/dag_plan.h"
+#include "core/plan/cluster_plan.h"
+#include "core/registry/registry.h"
+#include "gtest/gtest.h"
+#include "tests/core/online/random_ops.h"
+#include "tests/testing/status.h"
+
+namespace resched {
+namespace {
+
+using testing::kS;
+using testing::MakePlanWith;
+using testing::Outcome;
+using testing::RandomOptions;
+using testing::RunRandomOps;
+
+std::unique_ptr<ClusterPlan> Restored(const ClusterPlan& plan) {
+  auto restored = ClusterPlan::FromImage(plan.Image());
+  EXPECT_OK(restored);
+  return restored.ok() ? *std::move(restored) : nullptr;
+}
+
+// Everything an image holds, compared field by field.
+void ExpectSameImage(const ClusterPlanImage& a, const ClusterPlanImage& b) {
+  EXPECT_EQ(a.now, b.now);
+  EXPECT_EQ(a.created, b.created);
+  EXPECT_EQ(a.last_start, b.last_start);
+  EXPECT_EQ(a.next_dag_expiry, b.next_dag_expiry);
+  EXPECT_EQ(a.next_job, b.next_job);
+  EXPECT_EQ(a.next_reservation, b.next_reservation);
+  EXPECT_EQ(a.next_dag, b.next_dag);
+  ASSERT_EQ(a.jobs.size(), b.jobs.size());
+  for (std::size_t i = 0; i < a.jobs.size(); ++i) {
+    const JobRecord& x = a.jobs[i];
+    const JobRecord& y = b.jobs[i];
+    EXPECT_EQ(x.job.id, y.job.id);
+    EXPECT_EQ(x.state, y.state);
+    EXPECT_EQ(x.placed, y.placed);
+    EXPECT_EQ(x.reservation, y.reservation);
+    EXPECT_EQ(x.guaranteed, y.guaranteed);
+    EXPECT_EQ(x.ended_early, y.ended_early);
+    EXPECT_EQ(x.sequence, y.sequence);
+  }
+  EXPECT_EQ(a.running, b.running);
+  ASSERT_EQ(a.reservations.size(), b.reservations.size());
+  for (std::size_t i = 0; i < a.reservations.size(); ++i) {
+    EXPECT_EQ(a.reservations[i].first, b.reservations[i].first);
+    EXPECT_EQ(a.reservations[i].second.id, b.reservations[i].second.id);
+    EXPECT_EQ(a.reservations[i].second.booking, b.reservations[i].second.booking);
+  }
+  ASSERT_EQ(a.dags.size(), b.dags.size());
+  for (std::size_t i = 0; i < a.dags.size(); ++i) {
+    ASSERT_EQ(a.dags[i].second.tasks.size(), b.dags[i].second.tasks.size());
+    for (std::size_t t = 0; t < a.dags[i].second.tasks.size(); ++t) {
+      EXPECT_EQ(a.dags[i].second.tasks[t].booking, b.dags[i].second.tasks[t].booking);
+    }
+  }
+  EXPECT_EQ(a.past_holds.size(), b.past_holds.size());
+  ASSERT_EQ(a.timeline.slots.size(), b.timeline.slots.size());
+  for (std::size_t i = 0; i < a.timeline.slots.size(); ++i) {
+    EXPECT_EQ(a.timeline.slots[i].generation, b.timeline.slots[i].generation);
+    EXPECT_EQ(a.timeline.slots[i].live, b.timeline.slots[i].live);
+  }
+  EXPECT_EQ(a.timeline.free_slots, b.timeline.free_slots);
+  EXPECT_EQ(a.policy.partitioned, b.policy.partitioned);
+  EXPECT_EQ(a.policy.part_bookings.size(), b.policy.part_bookings.size());
+  EXPECT_EQ(a.policy.part_last_start, b.policy.part_last_start);
+  EXPECT_EQ(a.policy.job_parts, b.policy.job_parts);
+}
+
+// Two DAG reservations of one task each: one that ends while the random operations run (its
+// booking is then freed) and one far ahead.
+void CommitDags(ClusterPlan& plan) {
+  const Dag dag{{{"t", RuntimeModel(RigidModel{1, 100 * kS})}}, {}};
+  for (const Time start : {100 * kS, 1'000'000 * kS}) {
+    DagPlan placed{{{1, start, start + 100 * kS, {}}}, 0, 0};
+    Summarize(placed);
+    ASSERT_OK(plan.CommitDag(dag, placed, "heft", "image test", 0));
+  }
+}
+
+const std::map<std::string, AlgorithmParams> kTestParams = {
+    {"dbos", {{"rho", 1.5}}},
+    {"split", {{"rho", 3}, {"p_min", 1}, {"p_max", 60}}},
+    {"reserve-aux-fcfs", {{"x", 3}, {"t", 1.5}}},
+    {"reserve-aux-dasedf", {{"x", 3}, {"t", 1.5}}},
+};
+
+TEST(ClusterPlanImageTest, ARestoredPlanGoesOnAsThePlanDoes) {
+  int policies = 0;
+  for (const AlgorithmInfo& info : AlgorithmRegistry()) {
+    if (info.kind != AlgorithmKind::kPolicy || !info.implemented()) continue;
+    ++policies;
+    const auto params = kTestParams.find(info.name);
+    const AlgorithmParams p = params == kTestParams.end() ? AlgorithmParams{} : params->second;
+    for (std::uint64_t seed : {1, 2, 3}) {
+      SCOPED_TRACE(info.name + " seed " + std::to_string(seed));
+      auto plan = MakePlanWith(info.name, 8, p);
+      ASSERT_NE(plan, nullptr);
+      CommitDags(*plan);
+      const RandomOptions options{.steps = 60, .max_k = 8};
+      RunRandomOps({plan.get()}, seed, options);
+      (void)plan->TakeChangedJobs();
+      auto restored = Restored(*plan);
+      ASSERT_NE(restored, nullptr);
+      ExpectSameImage(plan->Image(), restored->Image());
+      ASSERT_OK(ValidateSchedule(restored->ToValidate()));
+      EXPECT_OK(restored->timeline().CheckInvariants());
+      RunRandomOps({plan.get(), restored.get()}, seed + 100, options,
+                   [&](int) { EXPECT_EQ(Outcome(*plan), Outcome(*restored)); });
+      // The next ids continue where the plan's do.
+      auto a = plan->AddReservation(1, plan->now() + 5'000'000 * kS, plan->now() + 5'000'001 * kS,
+                                    "next", false);
+      auto b = restored->AddReservation(1, restored->now() + 5'000'000 * kS,
+                                        restored->now() + 5'000'001 * kS, "next", false);
+      ASSERT_OK(a);
+      ASSERT_OK(b);
+      EXPECT_EQ((*a)->id, (*b)->id);
+      EXPECT_EQ((*a)->booking, (*b)->booking);
+    }
+  }
+  EXPECT_GE(policies, 10);
+}
+
+TEST(ClusterPlanImageTest, ADamagedImageIsRefusedNamingWhatDoesNotFit) {
+  auto plan = MakePlanWith("fcfs", 4, {});
+  ASSERT_NE(plan, nullptr);
+  RunRandomOps({plan.get()}, 7, RandomOptions{.steps = 30, .max_k = 4, .holds = false});
+  ClusterPlanImage image = plan->Image();
+  ASSERT_FALSE(image.jobs.empty());
+
+  ClusterPlanImage moved = image;
+  JobRecord* placed = nullptr;
+  for (JobRecord& job : moved.jobs) {
+    if (job.placed) placed = &job;
+  }
+  ASSERT_NE(placed, nullptr);
+  placed->allocation.start += 1;
+  auto refused = ClusterPlan::FromImage(moved);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(refused.status().message().find("job " + placed->job.id), std::string::npos)
+      << refused.status();
+
+  ClusterPlanImage twice = image;
+  twice.timeline.free_slots.push_back(0);
+  twice.timeline.free_slots.push_back(0);
+  EXPECT_EQ(ClusterPlan::FromImage(twice).status().code(), absl::StatusCode::kDataLoss);
+
+  ClusterPlanImage unknown = image;
+  unknown.running.push_back("j999999");
+  refused = ClusterPlan::FromImage(unknown);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(refused.status().message().find("j999999"), std::string::npos) << refused.status();
+}
+
+}  // namespace
+}  // namespace resched
