@@ -1,5 +1,6 @@
 #include "server/cluster_state.h"
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -13,6 +14,16 @@ Time WallNow() {
              std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
+
+namespace {
+
+std::int64_t NanosSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                              start)
+      .count();
+}
+
+}  // namespace
 
 const ReplyCache::Entry* ReplyCache::Find(const std::string& request_id) const {
   auto it = entries_.find(request_id);
@@ -29,6 +40,13 @@ void ReplyCache::Remember(const std::string& request_id, std::string method, std
   }
 }
 
+std::vector<std::pair<std::string, ReplyCache::Entry>> ReplyCache::Entries() const {
+  std::vector<std::pair<std::string, Entry>> out;
+  out.reserve(order_.size());
+  for (const std::string& id : order_) out.emplace_back(id, entries_.at(id));
+  return out;
+}
+
 ClusterState::ClusterState(std::unique_ptr<ClusterPlan> plan, AlgorithmParams params)
     : name_(plan->spec().name),
       simulated_(plan->spec().clock == ClockKind::kSimulated),
@@ -40,9 +58,64 @@ void ClusterState::AttachDurability(Durability durability) {
   durability_ = std::move(durability);
 }
 
+void ClusterState::Peek(const std::function<void(const ClusterPlan&)>& fn) {
+  MutexLock lock(&mu_);
+  if (!deleted_) fn(*plan_);
+}
+
+void ClusterState::SetPlanningObserver(
+    std::function<void(const std::string& policy, double seconds)> observe) {
+  MutexLock lock(&mu_);
+  observe_planning_ = std::move(observe);
+}
+
+void ClusterState::SetCreation(pb::JournalRecord creation) {
+  MutexLock lock(&mu_);
+  creation_ = std::move(creation);
+}
+
+void ClusterState::Restore(std::int64_t next_sequence,
+                           const std::vector<std::pair<std::string, ReplyCache::Entry>>& replies) {
+  MutexLock lock(&mu_);
+  next_sequence_ = next_sequence;
+  for (const auto& [id, entry] : replies) replies_.Remember(id, entry.method, entry.reply);
+}
+
 void ClusterState::AppendLocked(pb::JournalRecord record, Time now) {
   *record.mutable_now() = ToTimestamp(now);
   last_lsn_ = durability_.journal->Append(name_, record.SerializeAsString());
+  ++records_since_snapshot_;
+}
+
+void ClusterState::MaybeSnapshotLocked() {
+  if (!durability_.snapshot || last_lsn_ == 0 || snapshot_in_flight_->load()) return;
+  // Due when replaying the records since the last snapshot would take about as long as loading
+  // one (which costs roughly ten copies of the plan), so that a restart stays within about
+  // twice the load time whatever a change costs; and at the latest after snapshot_every
+  // records. The copy's cost is the last capture's, or an estimate from the plan's size.
+  constexpr std::int64_t kMinRecords = 100;
+  constexpr std::int64_t kLoadPerCopy = 10;
+  constexpr std::int64_t kCopyNanosPerItem = 300;
+  const std::int64_t copy_nanos =
+      capture_nanos_ > 0 ? capture_nanos_
+                         : static_cast<std::int64_t>(plan_->retained_count()) * kCopyNanosPerItem;
+  const bool replay_as_slow_as_load = records_since_snapshot_ >= kMinRecords &&
+                                      apply_nanos_since_snapshot_ >= kLoadPerCopy * copy_nanos;
+  if (!replay_as_slow_as_load && records_since_snapshot_ < durability_.snapshot_every) return;
+  const auto started = std::chrono::steady_clock::now();
+  CapturedSnapshot capture;
+  capture.cluster = name_;
+  capture.lsn = last_lsn_;
+  capture.creation = creation_;
+  capture.next_sequence = next_sequence_;
+  capture.replies = replies_.Entries();
+  capture.plan = plan_->Image();
+  capture.in_flight = snapshot_in_flight_;
+  snapshot_in_flight_->store(true);
+  records_since_snapshot_ = 0;
+  apply_nanos_since_snapshot_ = 0;
+  capture_nanos_ = NanosSince(started);
+  durability_.snapshot(std::move(capture));
 }
 
 absl::Status ClusterState::AwaitDurable(std::int64_t lsn) {
@@ -66,6 +139,8 @@ absl::Status ClusterState::RecoverLocked() {
     plan_ = std::move((*fresh)->plan_);
     replies_ = std::move((*fresh)->replies_);
     next_sequence_ = (*fresh)->next_sequence_;
+    records_since_snapshot_ = (*fresh)->records_since_snapshot_;
+    apply_nanos_since_snapshot_ = (*fresh)->apply_nanos_since_snapshot_;
   }
   last_lsn_ = 0;
   // The streams saw events of changes that are now undone: they end, and clients re-subscribe.
@@ -89,6 +164,7 @@ void ClusterState::SettleClockLocked() {
     pb::JournalRecord record;
     record.mutable_clock_settled();
     AppendLocked(std::move(record), plan_->now());
+    MaybeSnapshotLocked();
   }
 }
 
@@ -125,9 +201,16 @@ absl::Status ClusterState::Change(const ChangeFn& fn) {
     const Time now = plan_->now();
     std::vector<pb::ScheduleEvent> extra;
     Txn txn{*plan_, replies_, extra};
+    const auto started = std::chrono::steady_clock::now();
     std::optional<pb::JournalRecord> record = fn(txn);
+    const std::int64_t applied = NanosSince(started);
+    apply_nanos_since_snapshot_ += applied;
+    if (observe_planning_) {
+      observe_planning_(plan_->spec().policy, static_cast<double>(applied) * 1e-9);
+    }
     if (record && durability_.journal != nullptr) AppendLocked(*std::move(record), now);
     PublishLocked(std::move(extra));
+    MaybeSnapshotLocked();
     lsn = last_lsn_;
   }
   return AwaitDurable(lsn);
@@ -142,8 +225,11 @@ absl::Status ClusterState::Replay(Time now, const std::function<absl::Status(Txn
   PublishLocked({});
   std::vector<pb::ScheduleEvent> extra;
   Txn txn{*plan_, replies_, extra};
+  const auto started = std::chrono::steady_clock::now();
   absl::Status status = fn(txn);
+  apply_nanos_since_snapshot_ += NanosSince(started);
   PublishLocked(std::move(extra));
+  ++records_since_snapshot_;
   return status;
 }
 
@@ -175,6 +261,10 @@ absl::Status ClusterState::Delete(const std::function<absl::Status(const Cluster
     if (absl::Status s = durability_.journal->CheckWritable(); !s.ok()) return s;
     AppendLocked(record, plan_->now());
     if (absl::Status s = durability_.journal->WaitDurable(last_lsn_); !s.ok()) return s;
+    // Only the deletion's record stays: it deletes whatever an older snapshot, still on its
+    // way to the disk, would bring back at the next start. A failure here only leaves more to
+    // replay.
+    (void)durability_.journal->DropClusterBefore(name_, last_lsn_);
   }
   deleted_ = true;
   return absl::OkStatus();

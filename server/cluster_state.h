@@ -9,6 +9,7 @@
 // from its durable records first (Durability::rebuild).
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -20,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/plan/cluster_plan.h"
+#include "core/plan/cluster_plan_image.h"
 #include "resched/v1/journal.pb.h"
 #include "resched/v1/service.pb.h"
 #include "server/mutex.h"
@@ -41,6 +43,8 @@ class ReplyCache {
   };
   const Entry* Find(const std::string& request_id) const;
   void Remember(const std::string& request_id, std::string method, std::string reply);
+  // Every answer kept, oldest first (snapshots).
+  std::vector<std::pair<std::string, Entry>> Entries() const;
 
  private:
   size_t capacity_;
@@ -62,11 +66,30 @@ class ScheduleSink {
 
 class ClusterState;
 
+// A cluster's state captured under its lock for a snapshot, right after its journal record
+// `lsn`; encoded and written off the lock (server/snapshotter.h).
+struct CapturedSnapshot {
+  std::string cluster;
+  std::int64_t lsn = 0;
+  pb::JournalRecord creation;
+  std::int64_t next_sequence = 1;
+  std::vector<std::pair<std::string, ReplyCache::Entry>> replies;  // oldest first
+  ClusterPlanImage plan;
+  // Set while this capture is on its way; whoever writes or drops it clears it.
+  std::shared_ptr<std::atomic<bool>> in_flight;
+};
+
 // Where a cluster's changes go. Without a journal the cluster is ephemeral.
 struct Durability {
   Journal* journal = nullptr;
-  // The cluster `name` as its durable records leave it (replayed into a fresh state).
+  // The cluster `name` as its durable records leave it (its snapshot, then its later records).
   std::function<absl::StatusOr<std::shared_ptr<ClusterState>>(const std::string& name)> rebuild;
+  // Takes a capture to write as the cluster's snapshot; none when unset.
+  std::function<void(CapturedSnapshot)> snapshot;
+  // A cluster is captured once replaying its records since the last snapshot would cost about
+  // as much as loading one (ClusterState::MaybeSnapshotLocked), and at the latest after this
+  // many records.
+  std::int64_t snapshot_every = 10'000;
 };
 
 class ClusterState {
@@ -75,6 +98,11 @@ class ClusterState {
 
   // Journals this cluster's changes from now on (after its records were replayed).
   void AttachDurability(Durability durability);
+  // The journal record that created the cluster, kept for its snapshots.
+  void SetCreation(pb::JournalRecord creation);
+  // Puts back what a snapshot saved beside the plan (before any call).
+  void Restore(std::int64_t next_sequence,
+               const std::vector<std::pair<std::string, ReplyCache::Entry>>& replies);
 
   const std::string& name() const { return name_; }
   bool simulated() const { return simulated_; }
@@ -101,6 +129,12 @@ class ClusterState {
   // Replays a journaled change at the clock it was applied at (start-up, rebuild): moves the
   // clock to `now` if it is ahead, then runs `fn`; nothing is journaled.
   [[nodiscard]] absl::Status Replay(Time now, const std::function<absl::Status(Txn&)>& fn);
+
+  // Runs `fn` on the plan as the last change left it, under the lock: no clock settling, no
+  // wait for durability (metrics). Does nothing once the cluster is deleted.
+  void Peek(const std::function<void(const ClusterPlan&)>& fn);
+  // Where the time the cluster's policy takes per change is reported (metrics).
+  void SetPlanningObserver(std::function<void(const std::string& policy, double seconds)> observe);
 
   // A deep copy of the plan at the present, for what-if queries outside the lock; NOT_FOUND
   // once the cluster is deleted.
@@ -132,6 +166,9 @@ class ClusterState {
   // Returns how many events it published.
   int PublishLocked(std::vector<pb::ScheduleEvent> extra) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AppendLocked(pb::JournalRecord record, Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Hands a capture to the snapshot writer when enough records were journaled since the last
+  // one and none is on its way.
+  void MaybeSnapshotLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Waits for `lsn` (0: nothing to wait for) to be durable.
   absl::Status AwaitDurable(std::int64_t lsn);
 
@@ -148,6 +185,15 @@ class ClusterState {
   Durability durability_ ABSL_GUARDED_BY(mu_);
   // The LSN of this cluster's last journaled record (0: none since start-up or a rebuild).
   std::int64_t last_lsn_ ABSL_GUARDED_BY(mu_) = 0;
+  pb::JournalRecord creation_ ABSL_GUARDED_BY(mu_);
+  // Records journaled or replayed since the state of the last snapshot, the time spent
+  // applying them, and how long the last capture's copy took (MaybeSnapshotLocked).
+  std::int64_t records_since_snapshot_ ABSL_GUARDED_BY(mu_) = 0;
+  std::int64_t apply_nanos_since_snapshot_ ABSL_GUARDED_BY(mu_) = 0;
+  std::int64_t capture_nanos_ ABSL_GUARDED_BY(mu_) = 0;
+  std::function<void(const std::string&, double)> observe_planning_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<std::atomic<bool>> snapshot_in_flight_ =
+      std::make_shared<std::atomic<bool>>(false);
 };
 
 // Microseconds since the Unix epoch, from the system clock.

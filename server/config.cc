@@ -30,7 +30,8 @@ absl::StatusOr<::resched::v1::ServerConfig> ParseConfig(const std::string& text)
       {"max_active_jobs_per_cluster", config.max_active_jobs_per_cluster()},
       {"max_dag_tasks", config.max_dag_tasks()},
       {"max_watch_backlog", config.max_watch_backlog()},
-      {"max_waiting_calls", config.max_waiting_calls()}};
+      {"max_waiting_calls", config.max_waiting_calls()},
+      {"snapshot_every", config.snapshot_every()}};
   for (const auto& [field, value] : limits) {
     if (value < 0) {
       return absl::InvalidArgumentError(
@@ -50,6 +51,7 @@ ServiceLimits LimitsFrom(const ::resched::v1::ServerConfig& config) {
   set(limits.max_dag_tasks, config.max_dag_tasks());
   set(limits.max_watch_backlog, config.max_watch_backlog());
   set(limits.max_waiting_calls, config.max_waiting_calls());
+  set(limits.snapshot_every_records, config.snapshot_every());
   return limits;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace resched::server {
 
@@ -20,6 +21,11 @@ struct ServiceLimits {
   // Calls waiting for a worker thread before new ones are refused with RESOURCE_EXHAUSTED
   // (load shedding: a refused call was not applied and can be retried).
   size_t max_waiting_calls = 10'000;
+  // A cluster's snapshot is written at the latest once it has journaled this many records since
+  // the last one (sooner when its changes are slow to replay): Durability::snapshot_every.
+  std::int64_t snapshot_every_records = 10'000;
+  // Off only for a benchmark's baseline: start-up then replays every record ever journaled.
+  bool snapshots = true;
 };
 
 }  // namespace resched::server

@@ -12,6 +12,7 @@
 
 #include "server/config.h"
 #include "server/listen_error.h"
+#include "server/metrics_endpoint.h"
 #include "server/service.h"
 
 namespace {
@@ -25,6 +26,8 @@ void Usage() {
                "  --data-dir where every acknowledged change is kept (default: the config's,\n"
                "             else .resched-data); a restart comes back to the same state\n"
                "  --ephemeral  keep nothing on disk (tests, experiments)\n"
+               "  --metrics-listen HOST:PORT  serve Prometheus metrics at /metrics there\n"
+               "             (default: the config's metrics_listen, else none)\n"
                "  --print-config  print the embedded default configuration and exit\n");
 }
 
@@ -56,6 +59,7 @@ int main(int argc, char** argv) {
   std::string listen;
   std::string config_path;
   std::string data_dir;
+  std::string metrics_listen;
   bool ephemeral = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -74,6 +78,8 @@ int main(int argc, char** argv) {
       config_path = value("--config");
     } else if (arg == "--data-dir" || arg.rfind("--data-dir=", 0) == 0) {
       data_dir = value("--data-dir");
+    } else if (arg == "--metrics-listen" || arg.rfind("--metrics-listen=", 0) == 0) {
+      metrics_listen = value("--metrics-listen");
     } else if (arg == "--ephemeral") {
       ephemeral = true;
     } else if (arg == "--print-config") {
@@ -122,6 +128,18 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "resched-server: config: %s\n", std::string(status.message()).c_str());
       return 2;
     }
+  }
+
+  if (metrics_listen.empty()) metrics_listen = config->metrics_listen();
+  std::unique_ptr<prometheus::Exposer> metrics;
+  if (!metrics_listen.empty()) {
+    auto served = resched::server::ServeMetrics(metrics_listen, service.MetricsCollectables());
+    if (!served.ok()) {
+      std::fprintf(stderr, "resched-server: %s\n", std::string(served.status().message()).c_str());
+      return 1;
+    }
+    metrics = *std::move(served);
+    std::fprintf(stderr, "resched-server: metrics at http://%s/metrics\n", metrics_listen.c_str());
   }
 
   grpc::EnableDefaultHealthCheckService(true);

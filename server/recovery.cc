@@ -1,9 +1,17 @@
 // Start-up from a data directory, and the rebuild of a cluster whose last change could not be
-// saved: the journal's records go, in order, through the functions that applied them live
-// (service_apply.h), at the clock each was applied at.
+// saved: each cluster's snapshot is loaded, then the journal's later records go, in order,
+// through the functions that applied them live (service_apply.h), at the clock each was
+// applied at.
+#include <cstdio>
+#include <optional>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "proto/resched/convert.h"
+#include "proto/resched/snapshot_convert.h"
+#include "resched/v1/snapshot.pb.h"
 #include "server/service.h"
 #include "server/service_apply.h"
 
@@ -97,8 +105,58 @@ absl::Status ApplyChange(ClusterState::Txn& txn, const pb::JournalRecord& record
 }  // namespace
 
 Durability ReschedService::MakeDurability() {
-  return Durability{journal_.get(),
-                    [this](const std::string& name) { return RebuildCluster(name); }};
+  Durability durability;
+  durability.journal = journal_.get();
+  durability.rebuild = [this](const std::string& name) { return RebuildCluster(name); };
+  if (limits_.snapshots) {
+    durability.snapshot = [this](CapturedSnapshot capture) {
+      snapshotter_->Submit(std::move(capture));
+    };
+  }
+  durability.snapshot_every = limits_.snapshot_every_records;
+  return durability;
+}
+
+std::int64_t ReschedService::FlushSnapshots() {
+  if (snapshotter_ == nullptr) return 0;
+  snapshotter_->Flush();
+  return snapshotter_->written();
+}
+
+absl::StatusOr<std::shared_ptr<ClusterState>> ReschedService::RestoreSnapshot(
+    const StoredRecord& stored, pb::JournalRecord* creation) const {
+  auto failure = [&](absl::string_view cause) {
+    return absl::DataLossError(absl::StrFormat(
+        "data directory %s: the snapshot of cluster '%s' (LSN %d) in %s cannot be loaded: %s",
+        journal_->dir(), stored.cluster, stored.lsn, journal_->path(), cause));
+  };
+  pb::ClusterSnapshot snapshot;
+  if (!snapshot.ParseFromString(stored.payload)) return failure("it does not parse");
+  if (!snapshot.creation().has_create_cluster()) return failure("it has no creation record");
+  const pb::ClusterSpec& proto_spec = snapshot.creation().create_cluster().spec();
+  absl::StatusOr<ClusterSpec> spec = FromProto(proto_spec);
+  if (!spec.ok()) return failure(spec.status().message());
+  absl::StatusOr<ClusterPlanImage> image = FromSnapshot(snapshot.plan());
+  if (!image.ok()) return failure(image.status().message());
+  image->spec = *std::move(spec);
+  image->params = FromProto(proto_spec.policy());
+  image->limits = PlanLimits();
+  const AlgorithmParams params = image->params;
+  absl::StatusOr<std::unique_ptr<ClusterPlan>> plan = ClusterPlan::FromImage(*std::move(image));
+  if (!plan.ok()) return failure(plan.status().message());
+  if ((*plan)->spec().name != stored.cluster) {
+    return failure(absl::StrCat("it holds cluster '", (*plan)->spec().name, "'"));
+  }
+  auto state = std::make_shared<ClusterState>(*std::move(plan), params);
+  std::vector<std::pair<std::string, ReplyCache::Entry>> replies;
+  replies.reserve(snapshot.replies_size());
+  for (const pb::SnapshotReply& r : snapshot.replies()) {
+    replies.emplace_back(r.request_id(), ReplyCache::Entry{r.method(), r.reply()});
+  }
+  state->Restore(snapshot.next_sequence(), replies);
+  *creation = snapshot.creation();
+  state->SetCreation(snapshot.creation());
+  return state;
 }
 
 absl::Status ReschedService::ApplyRecord(const StoredRecord& stored) {
@@ -122,9 +180,14 @@ absl::Status ReschedService::ApplyRecord(const StoredRecord& stored) {
     if (!record.request_id().empty()) {
       cluster_replies_.Remember(record.request_id(), record.method(), record.reply());
     }
+    absl::StatusOr<std::shared_ptr<ClusterState>> state = Find(stored.cluster);
+    if (!state.ok()) return failure(state.status());
+    (*state)->SetCreation(std::move(record));
     return absl::OkStatus();
   }
   absl::StatusOr<std::shared_ptr<ClusterState>> state = Find(stored.cluster);
+  // The deletion's record outlives the cluster's others (DropClusterBefore).
+  if (!state.ok() && record.has_delete_cluster()) return absl::OkStatus();
   if (!state.ok()) return failure(state.status());
   if (record.has_delete_cluster()) {
     if (absl::Status s = (*state)->Delete([](const ClusterPlan&) { return absl::OkStatus(); });
@@ -144,12 +207,41 @@ absl::StatusOr<bool> ReschedService::OpenDataDir(const std::string& dir) {
   absl::StatusOr<std::unique_ptr<Journal>> journal = Journal::Open(dir);
   if (!journal.ok()) return journal.status();
   journal_ = *std::move(journal);
+  if (!journal_->recovery_note().empty()) {
+    std::fprintf(stderr, "resched-server: %s\n", journal_->recovery_note().c_str());
+  }
   const bool fresh = journal_->last_lsn() == 0;
-  // Replayed clusters have no journal attached yet, so replay journals nothing again.
-  if (absl::Status s = journal_->Scan([this](const StoredRecord& r) { return ApplyRecord(r); });
+  // Each snapshot first, then the records after it. Replayed clusters have no journal attached
+  // yet, so replay journals nothing again.
+  absl::flat_hash_map<std::string, std::int64_t> snapshot_lsn;
+  absl::Status loaded = journal_->ScanSnapshots([&](const StoredRecord& stored) -> absl::Status {
+    pb::JournalRecord creation;
+    absl::StatusOr<std::shared_ptr<ClusterState>> state = RestoreSnapshot(stored, &creation);
+    if (!state.ok()) return state.status();
+    MutexLock lock(&create_mu_);
+    // The creation's answer, for a retried CreateCluster.
+    if (!creation.request_id().empty()) {
+      cluster_replies_.Remember(creation.request_id(), creation.method(), creation.reply());
+    }
+    Observe(**state);
+    WriterMutexLock clusters(&clusters_mu_);
+    clusters_[stored.cluster] = *std::move(state);
+    snapshot_lsn[stored.cluster] = stored.lsn;
+    return absl::OkStatus();
+  });
+  if (!loaded.ok()) return loaded;
+  if (absl::Status s = journal_->Scan([&](const StoredRecord& r) {
+        const auto covered = snapshot_lsn.find(r.cluster);
+        if (covered != snapshot_lsn.end() && r.lsn <= covered->second) return absl::OkStatus();
+        return ApplyRecord(r);
+      });
       !s.ok()) {
     return s;
   }
+  journal_->SetCommitObserver(
+      [this](double seconds, std::size_t records) { metrics_.ObserveCommit(seconds, records); });
+  snapshotter_ = std::make_unique<Snapshotter>(
+      journal_.get(), [this](bool written) { metrics_.CountSnapshot(written); });
   ReaderMutexLock lock(&clusters_mu_);
   for (auto& [name, state] : clusters_) state->AttachDurability(MakeDurability());
   return fresh;
@@ -157,22 +249,43 @@ absl::StatusOr<bool> ReschedService::OpenDataDir(const std::string& dir) {
 
 absl::StatusOr<std::shared_ptr<ClusterState>> ReschedService::RebuildCluster(
     const std::string& name) {
-  // The cluster's records since its last creation (a name may be deleted and created again).
+  // The cluster's snapshot, if any, then its records after it since its last creation (a name
+  // may be deleted and created again).
+  std::optional<StoredRecord> snapshot;
+  absl::Status found = journal_->ScanSnapshots(
+      [&](const StoredRecord& r) {
+        snapshot = r;
+        return absl::OkStatus();
+      },
+      &name);
+  if (!found.ok()) return found;
+  const std::int64_t after = snapshot ? snapshot->lsn : 0;
   std::vector<StoredRecord> records;
+  bool created = false;
   absl::Status scanned = journal_->Scan(
       [&](const StoredRecord& r) {
+        if (r.lsn <= after) return absl::OkStatus();
         pb::JournalRecord record;
-        if (record.ParseFromString(r.payload) && record.has_create_cluster()) records.clear();
+        if (record.ParseFromString(r.payload) && record.has_create_cluster()) {
+          records.clear();
+          created = true;
+        }
         records.push_back(r);
         return absl::OkStatus();
       },
       &name);
   if (!scanned.ok()) return scanned;
-  if (records.empty()) {
-    return absl::DataLossError(absl::StrCat("data directory ", journal_->dir(),
-                                            ": no record creates cluster '", name, "'"));
-  }
   std::shared_ptr<ClusterState> state;
+  if (snapshot && !created) {
+    pb::JournalRecord creation;
+    absl::StatusOr<std::shared_ptr<ClusterState>> restored = RestoreSnapshot(*snapshot, &creation);
+    if (!restored.ok()) return restored.status();
+    state = *std::move(restored);
+  } else if (!created) {
+    return absl::DataLossError(absl::StrCat("data directory ", journal_->dir(),
+                                            ": no record or snapshot creates cluster '", name,
+                                            "'"));
+  }
   for (const StoredRecord& r : records) {
     pb::JournalRecord record;
     if (!record.ParseFromString(r.payload)) {
@@ -183,11 +296,12 @@ absl::StatusOr<std::shared_ptr<ClusterState>> ReschedService::RebuildCluster(
     if (!now.ok()) return now.status();
     absl::Status applied;
     if (record.has_create_cluster()) {
-      absl::StatusOr<std::shared_ptr<ClusterState>> created =
+      absl::StatusOr<std::shared_ptr<ClusterState>> made =
           NewClusterState(record.create_cluster().spec(), *now);
-      if (!created.ok()) return created.status();
-      state = *std::move(created);
-    } else if (record.has_delete_cluster() || state == nullptr) {
+      if (!made.ok()) return made.status();
+      state = *std::move(made);
+      state->SetCreation(record);
+    } else if (record.has_delete_cluster()) {
       return absl::NotFoundError(absl::StrCat("cluster '", name, "' was deleted"));
     } else {
       applied = state->Replay(

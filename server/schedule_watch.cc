@@ -72,6 +72,7 @@ bool ScheduleWatch::Closed() const {
 }
 
 void ScheduleWatch::OnDone() {
+  if (on_done_) on_done_();
   std::shared_ptr<ScheduleWatch> keep;
   {
     MutexLock lock(&mu_);

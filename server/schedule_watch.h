@@ -7,6 +7,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -18,7 +19,9 @@ namespace resched::server {
 class ScheduleWatch final : public grpc::ServerWriteReactor<pb::ScheduleEvent>,
                             public ScheduleSink {
  public:
-  explicit ScheduleWatch(size_t max_backlog) : max_backlog_(max_backlog) {}
+  // `on_done` runs once, when gRPC is done with the stream (metrics).
+  explicit ScheduleWatch(size_t max_backlog, std::function<void()> on_done = nullptr)
+      : max_backlog_(max_backlog), on_done_(std::move(on_done)) {}
 
   // Begins writing: `first` (the SNAPSHOT), then what was pushed meanwhile. `self` keeps the
   // stream alive until gRPC is done with it.
@@ -38,6 +41,7 @@ class ScheduleWatch final : public grpc::ServerWriteReactor<pb::ScheduleEvent>,
   void Pump() ABSL_LOCKS_EXCLUDED(mu_);
 
   const size_t max_backlog_;
+  const std::function<void()> on_done_;
   mutable Mutex mu_;
   std::deque<pb::ScheduleEvent> backlog_ ABSL_GUARDED_BY(mu_);
   // StartWrite's message: set under mu_ while no write is in flight, then read by gRPC alone

@@ -23,7 +23,27 @@ absl::Status ShuttingDown() { return absl::UnavailableError("the server is shutt
 
 }  // namespace
 
-ReschedService::ReschedService(ServiceLimits limits) : limits_(limits) {}
+ReschedService::ReschedService(ServiceLimits limits)
+    : limits_(limits),
+      cluster_metrics_(std::make_shared<ClusterCollector>([this] { return AllClusters(); })) {}
+
+std::vector<std::shared_ptr<ClusterState>> ReschedService::AllClusters() {
+  std::vector<std::shared_ptr<ClusterState>> states;
+  ReaderMutexLock lock(&clusters_mu_);
+  states.reserve(clusters_.size());
+  for (auto& [name, state] : clusters_) states.push_back(state);
+  return states;
+}
+
+std::vector<std::shared_ptr<prometheus::Collectable>> ReschedService::MetricsCollectables() const {
+  return {metrics_.registry(), cluster_metrics_};
+}
+
+void ReschedService::Observe(ClusterState& state) {
+  state.SetPlanningObserver([this](const std::string& policy, double seconds) {
+    metrics_.ObservePlanning(policy, seconds);
+  });
+}
 ReschedService::~ReschedService() { BeginShutdown(); }
 
 void ReschedService::BeginShutdown() {
@@ -57,11 +77,15 @@ absl::StatusOr<std::shared_ptr<ClusterState>> ReschedService::NewClusterState(
   auto spec = FromProto(proto_spec);
   if (!spec.ok()) return spec.status();
   const AlgorithmParams params = FromProto(proto_spec.policy());
-  ClusterLimits limits;
-  limits.max_active_jobs = limits_.max_active_jobs_per_cluster;
-  auto plan = ClusterPlan::Create(*spec, params, now, limits);
+  auto plan = ClusterPlan::Create(*spec, params, now, PlanLimits());
   if (!plan.ok()) return plan.status();
   return std::make_shared<ClusterState>(*std::move(plan), params);
+}
+
+ClusterLimits ReschedService::PlanLimits() const {
+  ClusterLimits limits;
+  limits.max_active_jobs = limits_.max_active_jobs_per_cluster;
+  return limits;
 }
 
 absl::StatusOr<pb::Cluster> ReschedService::Create(const pb::CreateClusterRequest& request,
@@ -89,19 +113,22 @@ absl::StatusOr<pb::Cluster> ReschedService::Create(const pb::CreateClusterReques
   // still to replay.
   absl::StatusOr<pb::Cluster> described = replayed_at ? pb::Cluster() : Describe(*state);
   if (!described.ok()) return described.status();
+  pb::JournalRecord record;
+  *record.mutable_create_cluster() = request;
+  *record.mutable_now() = ToTimestamp(created);
+  if (!request.request_id().empty()) {
+    record.set_request_id(request.request_id());
+    record.set_method("CreateCluster");
+    record.set_reply(described->SerializeAsString());
+  }
   if (journal_ != nullptr && !replayed_at) {
     if (absl::Status s = journal_->CheckWritable(); !s.ok()) return s;
-    pb::JournalRecord record;
-    *record.mutable_create_cluster() = request;
-    *record.mutable_now() = ToTimestamp(created);
-    if (!request.request_id().empty()) {
-      record.set_request_id(request.request_id());
-      record.set_method("CreateCluster");
-      record.set_reply(described->SerializeAsString());
-    }
     const std::int64_t lsn = journal_->Append(name, record.SerializeAsString());
     if (absl::Status s = journal_->WaitDurable(lsn); !s.ok()) return s;
   }
+  // A replayed creation's record is the journal's own, which the caller sets.
+  if (!replayed_at) state->SetCreation(std::move(record));
+  Observe(*state);
   // Replayed clusters are attached by OpenDataDir once every record is replayed.
   if (journal_ != nullptr && !replayed_at) state->AttachDurability(MakeDurability());
   WriterMutexLock lock(&clusters_mu_);
@@ -167,12 +194,7 @@ grpc::Status ReschedService::HandleGetCluster(const pb::GetClusterRequest* reque
 
 grpc::Status ReschedService::HandleListClusters(const pb::ListClustersRequest*,
                                                 pb::ListClustersResponse* response) {
-  std::vector<std::shared_ptr<ClusterState>> states;
-  {
-    ReaderMutexLock lock(&clusters_mu_);
-    for (auto& [name, state] : clusters_) states.push_back(state);
-  }
-  for (auto& state : states) {
+  for (auto& state : AllClusters()) {
     // A cluster deleted since the list was taken is left out.
     if (absl::StatusOr<pb::Cluster> described = Describe(*state); described.ok()) {
       *response->add_clusters() = *std::move(described);

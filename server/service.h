@@ -10,10 +10,13 @@
 
 #include "resched/v1/config.pb.h"
 #include "resched/v1/service.grpc.pb.h"
+#include "server/cluster_metrics.h"
 #include "server/cluster_state.h"
 #include "server/limits.h"
+#include "server/metrics.h"
 #include "server/mutex.h"
 #include "server/schedule_watch.h"
+#include "server/snapshotter.h"
 #include "server/store/journal.h"
 #include "server/worker_pool.h"
 
@@ -38,6 +41,12 @@ class ReschedService final : public pb::Resched::CallbackService {
   absl::StatusOr<std::unique_ptr<ClusterPlan>> CopyPlan(const std::string& cluster);
   // The journal when the service is durable, else null (tests inject faults through it).
   Journal* journal() { return journal_.get(); }
+  // What a metrics endpoint serves: the server's metrics and the per-cluster gauges.
+  std::vector<std::shared_ptr<prometheus::Collectable>> MetricsCollectables() const;
+  ServerMetrics& metrics() { return metrics_; }
+  // Waits until every snapshot captured so far is written or dropped (tests, benchmarks), and
+  // returns how many were written since start-up.
+  std::int64_t FlushSnapshots();
   // Creates the clusters of a configuration; fails without creating any on a bad spec.
   absl::Status CreateConfiguredClusters(const pb::ServerConfig& config);
   // Ends open WatchSchedule streams with UNAVAILABLE (before the server shuts down).
@@ -98,8 +107,8 @@ class ReschedService final : public pb::Resched::CallbackService {
  private:
   // Runs `handler` on a worker and finishes the call with its status.
   template <class Request, class Response>
-  grpc::ServerUnaryReactor* Dispatch(grpc::CallbackServerContext* context, const Request* request,
-                                     Response* response,
+  grpc::ServerUnaryReactor* Dispatch(grpc::CallbackServerContext* context, const char* method,
+                                     const Request* request, Response* response,
                                      grpc::Status (ReschedService::*handler)(const Request*,
                                                                              Response*));
   grpc::Status HandleCreateCluster(const pb::CreateClusterRequest*, pb::Cluster*);
@@ -130,6 +139,9 @@ class ReschedService final : public pb::Resched::CallbackService {
   void StartWatch(const pb::WatchScheduleRequest& request, std::shared_ptr<ScheduleWatch> watch);
 
   absl::StatusOr<std::shared_ptr<ClusterState>> Find(const std::string& name);
+  std::vector<std::shared_ptr<ClusterState>> AllClusters();
+  // Reports the cluster's planning time to the metrics.
+  void Observe(ClusterState& state);
   // Creates a cluster and journals it; `replayed_at` (the journal's clock) when replaying it.
   absl::StatusOr<pb::Cluster> Create(const pb::CreateClusterRequest& request,
                                      std::optional<Time> replayed_at = std::nullopt)
@@ -138,6 +150,12 @@ class ReschedService final : public pb::Resched::CallbackService {
   absl::Status ApplyRecord(const StoredRecord& stored);
   // The cluster `name` as its durable records leave it.
   absl::StatusOr<std::shared_ptr<ClusterState>> RebuildCluster(const std::string& name);
+  // The cluster a stored snapshot holds, as it was after the snapshot's record, and the record
+  // that created it.
+  absl::StatusOr<std::shared_ptr<ClusterState>> RestoreSnapshot(const StoredRecord& stored,
+                                                                pb::JournalRecord* creation) const;
+  // The limits every cluster's plan gets from the server's.
+  ClusterLimits PlanLimits() const;
   // A new cluster's state, its clock at `now`.
   absl::StatusOr<std::shared_ptr<ClusterState>> NewClusterState(const pb::ClusterSpec& spec,
                                                                 Time now) const;
@@ -149,6 +167,8 @@ class ReschedService final : public pb::Resched::CallbackService {
                                       const std::string& label) const;
 
   const ServiceLimits limits_;
+  ServerMetrics metrics_;
+  std::shared_ptr<ClusterCollector> cluster_metrics_;
   SharedMutex clusters_mu_;  // guards the map, not the clusters
   std::map<std::string, std::shared_ptr<ClusterState>> clusters_ ABSL_GUARDED_BY(clusters_mu_);
   // Held by CreateCluster from its request-id lookup to Remember, so a concurrent retry waits
@@ -158,7 +178,8 @@ class ReschedService final : public pb::Resched::CallbackService {
   Mutex create_mu_;
   ReplyCache cluster_replies_ ABSL_GUARDED_BY(create_mu_){1000};
   std::atomic<bool> shutting_down_{false};
-  std::unique_ptr<Journal> journal_;  // null: ephemeral
+  std::unique_ptr<Journal> journal_;          // null: ephemeral
+  std::unique_ptr<Snapshotter> snapshotter_;  // after the journal: stops before it
   // Last, so that it is destroyed first: its threads finish their calls while the rest lives.
   WorkerPool workers_{kWorkerThreads, limits_.max_waiting_calls};
 };

@@ -1,6 +1,8 @@
 // The callback API's entry points: each unary call runs its handler (service.cc,
 // service_dags.cc) on a worker thread and finishes from there; WatchSchedule returns its
 // stream at once and subscribes it on a worker.
+#include <chrono>
+
 #include "absl/strings/str_cat.h"
 #include "server/errors.h"
 #include "server/service.h"
@@ -15,14 +17,22 @@ absl::Status ReschedService::Overloaded() const {
 
 template <class Request, class Response>
 grpc::ServerUnaryReactor* ReschedService::Dispatch(
-    grpc::CallbackServerContext* context, const Request* request, Response* response,
-    grpc::Status (ReschedService::*handler)(const Request*, Response*)) {
+    grpc::CallbackServerContext* context, const char* method, const Request* request,
+    Response* response, grpc::Status (ReschedService::*handler)(const Request*, Response*)) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  const auto arrived = std::chrono::steady_clock::now();
+  auto finish = [this, reactor, method, arrived](const grpc::Status& status) {
+    metrics_.ObserveCall(
+        method, status.error_code(),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - arrived).count());
+    reactor->Finish(status);
+  };
   // The request and the response live until Finish.
-  if (!workers_.TryPost([this, reactor, request, response, handler] {
-        reactor->Finish((this->*handler)(request, response));
+  if (!workers_.TryPost([this, request, response, handler, finish] {
+        finish((this->*handler)(request, response));
       })) {
-    reactor->Finish(ToGrpc(Overloaded()));
+    metrics_.CountShed(method);
+    finish(ToGrpc(Overloaded()));
   }
   return reactor;
 }
@@ -30,126 +40,137 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
 grpc::ServerUnaryReactor* ReschedService::CreateCluster(grpc::CallbackServerContext* context,
                                                         const pb::CreateClusterRequest* request,
                                                         pb::Cluster* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleCreateCluster);
+  return Dispatch(context, "CreateCluster", request, response,
+                  &ReschedService::HandleCreateCluster);
 }
 
 grpc::ServerUnaryReactor* ReschedService::GetCluster(grpc::CallbackServerContext* context,
                                                      const pb::GetClusterRequest* request,
                                                      pb::Cluster* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleGetCluster);
+  return Dispatch(context, "GetCluster", request, response, &ReschedService::HandleGetCluster);
 }
 
 grpc::ServerUnaryReactor* ReschedService::ListClusters(grpc::CallbackServerContext* context,
                                                        const pb::ListClustersRequest* request,
                                                        pb::ListClustersResponse* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleListClusters);
+  return Dispatch(context, "ListClusters", request, response, &ReschedService::HandleListClusters);
 }
 
 grpc::ServerUnaryReactor* ReschedService::DeleteCluster(grpc::CallbackServerContext* context,
                                                         const pb::DeleteClusterRequest* request,
                                                         pb::DeleteClusterResponse* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleDeleteCluster);
+  return Dispatch(context, "DeleteCluster", request, response,
+                  &ReschedService::HandleDeleteCluster);
 }
 
 grpc::ServerUnaryReactor* ReschedService::SubmitJob(grpc::CallbackServerContext* context,
                                                     const pb::SubmitJobRequest* request,
                                                     pb::SubmitJobResponse* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleSubmitJob);
+  return Dispatch(context, "SubmitJob", request, response, &ReschedService::HandleSubmitJob);
 }
 
 grpc::ServerUnaryReactor* ReschedService::GetJob(grpc::CallbackServerContext* context,
                                                  const pb::GetJobRequest* request,
                                                  pb::Job* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleGetJob);
+  return Dispatch(context, "GetJob", request, response, &ReschedService::HandleGetJob);
 }
 
 grpc::ServerUnaryReactor* ReschedService::ListJobs(grpc::CallbackServerContext* context,
                                                    const pb::ListJobsRequest* request,
                                                    pb::ListJobsResponse* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleListJobs);
+  return Dispatch(context, "ListJobs", request, response, &ReschedService::HandleListJobs);
 }
 
 grpc::ServerUnaryReactor* ReschedService::CancelJob(grpc::CallbackServerContext* context,
                                                     const pb::CancelJobRequest* request,
                                                     pb::Job* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleCancelJob);
+  return Dispatch(context, "CancelJob", request, response, &ReschedService::HandleCancelJob);
 }
 
 grpc::ServerUnaryReactor* ReschedService::ReportJobEvent(grpc::CallbackServerContext* context,
                                                          const pb::ReportJobEventRequest* request,
                                                          pb::Job* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleReportJobEvent);
+  return Dispatch(context, "ReportJobEvent", request, response,
+                  &ReschedService::HandleReportJobEvent);
 }
 
 grpc::ServerUnaryReactor* ReschedService::AddReservation(grpc::CallbackServerContext* context,
                                                          const pb::AddReservationRequest* request,
                                                          pb::Reservation* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleAddReservation);
+  return Dispatch(context, "AddReservation", request, response,
+                  &ReschedService::HandleAddReservation);
 }
 
 grpc::ServerUnaryReactor* ReschedService::RemoveReservation(
     grpc::CallbackServerContext* context, const pb::RemoveReservationRequest* request,
     pb::RemoveReservationResponse* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleRemoveReservation);
+  return Dispatch(context, "RemoveReservation", request, response,
+                  &ReschedService::HandleRemoveReservation);
 }
 
 grpc::ServerUnaryReactor* ReschedService::ReserveDAG(grpc::CallbackServerContext* context,
                                                      const pb::ReserveDAGRequest* request,
                                                      pb::ReserveDAGResponse* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleReserveDAG);
+  return Dispatch(context, "ReserveDAG", request, response, &ReschedService::HandleReserveDAG);
 }
 
 grpc::ServerUnaryReactor* ReschedService::QueryDeadline(grpc::CallbackServerContext* context,
                                                         const pb::QueryDeadlineRequest* request,
                                                         pb::QueryDeadlineResponse* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleQueryDeadline);
+  return Dispatch(context, "QueryDeadline", request, response,
+                  &ReschedService::HandleQueryDeadline);
 }
 
 grpc::ServerUnaryReactor* ReschedService::GetDagReservation(
     grpc::CallbackServerContext* context, const pb::GetDagReservationRequest* request,
     pb::DagReservation* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleGetDagReservation);
+  return Dispatch(context, "GetDagReservation", request, response,
+                  &ReschedService::HandleGetDagReservation);
 }
 
 grpc::ServerUnaryReactor* ReschedService::ListDagReservations(
     grpc::CallbackServerContext* context, const pb::ListDagReservationsRequest* request,
     pb::ListDagReservationsResponse* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleListDagReservations);
+  return Dispatch(context, "ListDagReservations", request, response,
+                  &ReschedService::HandleListDagReservations);
 }
 
 grpc::ServerUnaryReactor* ReschedService::ReleaseDAG(grpc::CallbackServerContext* context,
                                                      const pb::ReleaseDAGRequest* request,
                                                      pb::ReleaseDAGResponse* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleReleaseDAG);
+  return Dispatch(context, "ReleaseDAG", request, response, &ReschedService::HandleReleaseDAG);
 }
 
 grpc::ServerUnaryReactor* ReschedService::Replan(grpc::CallbackServerContext* context,
                                                  const pb::ReplanRequest* request,
                                                  pb::ReplanResponse* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleReplan);
+  return Dispatch(context, "Replan", request, response, &ReschedService::HandleReplan);
 }
 
 grpc::ServerUnaryReactor* ReschedService::GetSchedule(grpc::CallbackServerContext* context,
                                                       const pb::GetScheduleRequest* request,
                                                       pb::Schedule* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleGetSchedule);
+  return Dispatch(context, "GetSchedule", request, response, &ReschedService::HandleGetSchedule);
 }
 
 grpc::ServerUnaryReactor* ReschedService::AdvanceClock(grpc::CallbackServerContext* context,
                                                        const pb::AdvanceClockRequest* request,
                                                        pb::AdvanceClockResponse* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleAdvanceClock);
+  return Dispatch(context, "AdvanceClock", request, response, &ReschedService::HandleAdvanceClock);
 }
 
 grpc::ServerUnaryReactor* ReschedService::ListAlgorithms(grpc::CallbackServerContext* context,
                                                          const pb::ListAlgorithmsRequest* request,
                                                          pb::ListAlgorithmsResponse* response) {
-  return Dispatch(context, request, response, &ReschedService::HandleListAlgorithms);
+  return Dispatch(context, "ListAlgorithms", request, response,
+                  &ReschedService::HandleListAlgorithms);
 }
 
 grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
     grpc::CallbackServerContext*, const pb::WatchScheduleRequest* request) {
-  auto watch = std::make_shared<ScheduleWatch>(limits_.max_watch_backlog);
+  metrics_.WatchStarted();
+  auto watch =
+      std::make_shared<ScheduleWatch>(limits_.max_watch_backlog, [this] { metrics_.WatchEnded(); });
   ScheduleWatch* raw = watch.get();
   if (!workers_.TryPost([this, request, watch]() mutable { StartWatch(*request, watch); })) {
     watch->End(Overloaded());

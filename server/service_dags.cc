@@ -2,6 +2,8 @@
 // RESSCHEDDL, HEFT and Barbosa, built by the registry). Planning runs under the
 // cluster's writer lock, so a committed plan is booked on exactly the timeline it was computed
 // on; dry runs plan on a snapshot and block no writer.
+#include <chrono>
+
 #include "absl/strings/str_format.h"
 #include "core/dag/dag_planner.h"
 #include "core/registry/registry.h"
@@ -72,7 +74,10 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
     if (!asked.ok()) return asked.status();
     const DagPlanningInput input = InputFor(cluster, *dag, name, params, *asked);
     release = input.release;
+    const auto started = std::chrono::steady_clock::now();
     absl::StatusOr<DagPlan> plan = (*planner)->Plan(input);
+    metrics_.ObservePlanning(
+        name, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     if (!plan.ok()) return plan.status();
     AddPlacements(*dag, *plan, response->mutable_placements());
     *response->mutable_completion() = ToTimestamp(plan->completion);
@@ -133,7 +138,10 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
     if (!asked.ok()) return asked.status();
     const DagPlanningInput input = InputFor(cluster, *dag, name, params, *asked);
     release = input.release;
+    const auto started = std::chrono::steady_clock::now();
     absl::StatusOr<DeadlineAnswer> answer = (*planner)->AnswerDeadline(input, deadline);
+    metrics_.ObservePlanning(
+        name, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     if (!answer.ok()) return answer.status();
     response->set_feasible(answer->feasible);
     if (answer->tightest) *response->mutable_tightest_deadline() = ToTimestamp(*answer->tightest);

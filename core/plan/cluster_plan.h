@@ -127,6 +127,8 @@ class ClusterPlan {
   std::vector<const JobRecord*> Jobs() const;
   std::vector<const ExternalReservation*> Reservations() const;
   int queued_count() const { return static_cast<int>(queue_.size()); }
+  // Retained jobs, external holds and DAG reservations: the size of the plan's image.
+  std::size_t retained_count() const { return jobs_.size() + reservations_.size() + dags_.size(); }
   int running_count() const { return static_cast<int>(running_.size()); }
 
   // Jobs whose state or allocation changed since the last call, in order of change, each once.

@@ -83,6 +83,11 @@ absl::Status Journal::Exec(sqlite3* db, const char* sql) const {
 }
 
 absl::Status Journal::OpenDatabase() {
+  // A clean stop checkpoints the write-ahead log and deletes it: a log still there means the
+  // last run ended without closing, and SQLite recovers it at the first read below.
+  std::error_code error;
+  const std::uintmax_t wal_size = std::filesystem::file_size(path_ + "-wal", error);
+  const std::int64_t wal_bytes = error ? 0 : static_cast<std::int64_t>(wal_size);
   constexpr int kFlags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
   for (sqlite3** db : {&writer_, &reader_}) {
     if (sqlite3_open_v2(path_.c_str(), db, kFlags, nullptr) != SQLITE_OK) {
@@ -103,15 +108,56 @@ absl::Status Journal::OpenDatabase() {
                                        payload BLOB NOT NULL, crc INTEGER NOT NULL);
     CREATE INDEX IF NOT EXISTS journal_by_cluster ON journal(cluster, lsn);
     CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value BLOB);
+    CREATE TABLE IF NOT EXISTS snapshot(cluster TEXT PRIMARY KEY, lsn INTEGER NOT NULL,
+                                        payload BLOB NOT NULL, crc INTEGER NOT NULL);
   )sql";
   if (absl::Status s = Exec(writer_, kSchema); !s.ok()) return s;
-  Statement last(reader_, "SELECT COALESCE(MAX(lsn), 0) FROM journal");
+  // Compaction may have removed the last records (a cluster's, under its snapshot): LSNs go on
+  // from the largest one still named anywhere, so none is ever given out twice.
+  Statement last(reader_,
+                 "SELECT MAX((SELECT COALESCE(MAX(lsn), 0) FROM journal), "
+                 "(SELECT COALESCE(MAX(lsn), 0) FROM snapshot))");
   if (!last.ok() || sqlite3_step(last.get()) != SQLITE_ROW) {
     return Error(reader_, "cannot read");
   }
-  MutexLock lock(&mu_);
-  durable_lsn_ = sqlite3_column_int64(last.get(), 0);
-  next_lsn_ = durable_lsn_ + 1;
+  {
+    MutexLock lock(&mu_);
+    durable_lsn_ = sqlite3_column_int64(last.get(), 0);
+    next_lsn_ = durable_lsn_ + 1;
+  }
+  return wal_bytes > 0 ? NoteRecovery(wal_bytes) : absl::OkStatus();
+}
+
+absl::Status Journal::NoteRecovery(std::int64_t wal_bytes) {
+  // The log's layout is SQLite's documented one: a 32-byte header, then frames of a 24-byte
+  // header and one page. A passive checkpoint reports how many frames the recovered log holds.
+  Statement page_size(writer_, "PRAGMA page_size");
+  if (!page_size.ok() || sqlite3_step(page_size.get()) != SQLITE_ROW) {
+    return Error(writer_, "cannot read");
+  }
+  const std::int64_t frame_bytes = 24 + sqlite3_column_int64(page_size.get(), 0);
+  int frames = 0;
+  int checkpointed = 0;
+  if (sqlite3_wal_checkpoint_v2(writer_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &frames,
+                                &checkpointed) != SQLITE_OK) {
+    return Error(writer_, "cannot checkpoint");
+  }
+  const std::int64_t kept = frames > 0 ? 32 + frames * frame_bytes : 0;
+  std::int64_t last_lsn = 0;
+  {
+    MutexLock lock(&mu_);
+    last_lsn = durable_lsn_;
+  }
+  recovery_note_ = absl::StrFormat(
+      "data directory %s: the last run did not stop cleanly; %s-wal held %d bytes, %d frames "
+      "of complete commits were kept (the last record is LSN %d)",
+      dir_, path_, wal_bytes, frames, last_lsn);
+  if (wal_bytes > kept) {
+    absl::StrAppendFormat(&recovery_note_,
+                          "; the %d bytes after them were dropped: a torn or unfinished write "
+                          "(never acknowledged) or frames of an older log generation",
+                          wal_bytes - kept);
+  }
   return absl::OkStatus();
 }
 
@@ -156,6 +202,91 @@ absl::Status Journal::Scan(const std::function<absl::Status(const StoredRecord&)
     last = record.lsn;
     if (absl::Status s = fn(record); !s.ok()) return s;
   }
+}
+
+absl::Status Journal::ScanSnapshots(const std::function<absl::Status(const StoredRecord&)>& fn,
+                                    const std::string* cluster) const {
+  MutexLock lock(&reader_mu_);
+  Statement scan(reader_,
+                 cluster == nullptr
+                     ? "SELECT lsn, cluster, payload, crc FROM snapshot ORDER BY lsn"
+                     : "SELECT lsn, cluster, payload, crc FROM snapshot WHERE cluster = ?");
+  if (!scan.ok()) return Error(reader_, "cannot read");
+  if (cluster != nullptr) {
+    sqlite3_bind_text(scan.get(), 1, cluster->data(), static_cast<int>(cluster->size()),
+                      SQLITE_TRANSIENT);
+  }
+  StoredRecord snapshot;
+  while (true) {
+    const int rc = sqlite3_step(scan.get());
+    if (rc == SQLITE_DONE) return absl::OkStatus();
+    if (rc != SQLITE_ROW) return Error(reader_, "reading the snapshots failed in");
+    snapshot.lsn = sqlite3_column_int64(scan.get(), 0);
+    snapshot.cluster = std::string(Column(scan.get(), 1));
+    snapshot.payload = std::string(Column(scan.get(), 2));
+    if (Checksum(snapshot.cluster, snapshot.payload) != sqlite3_column_int64(scan.get(), 3)) {
+      return absl::DataLossError(
+          absl::StrCat("data directory ", dir_, ": the snapshot of cluster '", snapshot.cluster,
+                       "' (LSN ", snapshot.lsn, ") in ", path_, " fails its checksum (corrupt)"));
+    }
+    if (absl::Status s = fn(snapshot); !s.ok()) return s;
+  }
+}
+
+absl::Status Journal::WriteTransaction(const std::function<absl::Status()>& body) {
+  if (absl::Status s = CheckWritable(); !s.ok()) return s;
+  MutexLock writer(&writer_mu_);
+  if (absl::Status s = Exec(writer_, "BEGIN IMMEDIATE"); !s.ok()) return s;
+  absl::Status status = body();
+  if (status.ok()) status = Exec(writer_, "COMMIT");
+  if (!status.ok() && !sqlite3_get_autocommit(writer_)) (void)Exec(writer_, "ROLLBACK");
+  return status;
+}
+
+namespace {
+
+// Binds the cluster name and an LSN to a statement's parameters 1 and 2 and runs it.
+bool RunForCluster(sqlite3* db, const char* sql, const std::string& cluster, std::int64_t lsn) {
+  Statement stmt(db, sql);
+  if (!stmt.ok()) return false;
+  sqlite3_bind_text(stmt.get(), 1, cluster.data(), static_cast<int>(cluster.size()), SQLITE_STATIC);
+  sqlite3_bind_int64(stmt.get(), 2, lsn);
+  return sqlite3_step(stmt.get()) == SQLITE_DONE;
+}
+
+}  // namespace
+
+absl::Status Journal::WriteSnapshot(const std::string& cluster, std::int64_t lsn,
+                                    std::string_view payload) {
+  return WriteTransaction([&] {
+    Statement put(writer_,
+                  "INSERT OR REPLACE INTO snapshot(cluster, lsn, payload, crc) VALUES(?, ?, ?, ?)");
+    if (!put.ok()) return Error(writer_, "cannot write a snapshot to");
+    sqlite3_bind_text(put.get(), 1, cluster.data(), static_cast<int>(cluster.size()),
+                      SQLITE_STATIC);
+    sqlite3_bind_int64(put.get(), 2, lsn);
+    sqlite3_bind_blob(put.get(), 3, payload.data(), static_cast<int>(payload.size()),
+                      SQLITE_STATIC);
+    sqlite3_bind_int64(put.get(), 4, Checksum(cluster, payload));
+    if (sqlite3_step(put.get()) != SQLITE_DONE) return Error(writer_, "cannot write a snapshot to");
+    if (!RunForCluster(writer_, "DELETE FROM journal WHERE cluster = ? AND lsn <= ?", cluster,
+                       lsn)) {
+      return Error(writer_, "cannot compact");
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status Journal::DropClusterBefore(const std::string& cluster, std::int64_t lsn) {
+  return WriteTransaction([&] {
+    if (!RunForCluster(writer_, "DELETE FROM journal WHERE cluster = ? AND lsn < ?", cluster,
+                       lsn) ||
+        !RunForCluster(writer_, "DELETE FROM snapshot WHERE cluster = ? AND lsn < ?", cluster,
+                       lsn)) {
+      return Error(writer_, "cannot compact");
+    }
+    return absl::OkStatus();
+  });
 }
 
 absl::Status Journal::CheckWritable() const {
@@ -215,6 +346,11 @@ std::int64_t Journal::last_lsn() const {
 std::int64_t Journal::commits() const {
   MutexLock lock(&mu_);
   return commits_;
+}
+
+void Journal::SetCommitObserver(std::function<void(double, std::size_t)> observe) {
+  MutexLock lock(&mu_);
+  observe_commit_ = std::move(observe);
 }
 
 absl::Status Journal::SetPageLimitForTest(std::int64_t pages) {
@@ -287,12 +423,17 @@ void Journal::CommitLoop() {
     }
     // On disk without mu_: appends (made under cluster locks) never wait for an fsync.
     absl::Status status;
+    const auto started = std::chrono::steady_clock::now();
     {
       MutexLock writer(&writer_mu_);
       status = CommitBatch(batch);
     }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::function<void(double, std::size_t)> observe;
     {
       MutexLock lock(&mu_);
+      observe = observe_commit_;
       if (status.ok()) {
         durable_lsn_ = batch.back().lsn;
         ++commits_;
@@ -304,6 +445,7 @@ void Journal::CommitLoop() {
       }
     }
     durable_.notify_all();
+    if (status.ok() && observe) observe(seconds, batch.size());
   }
 }
 

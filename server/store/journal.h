@@ -50,12 +50,32 @@ class Journal {
 
   const std::string& dir() const { return dir_; }
   const std::string& path() const { return path_; }
+  // After an unclean stop (crash, kill, power loss): one line saying what the open found in the
+  // write-ahead log, and whether bytes after its last complete commit were dropped (a torn or
+  // unfinished write, never an acknowledged one). Empty after a clean stop.
+  const std::string& recovery_note() const { return recovery_note_; }
 
   // Calls `fn` for every record in LSN order (for one cluster only when `cluster` is given).
   // DATA_LOSS naming the file and the LSN when a record fails its checksum; `fn`'s error stops
   // the scan and is returned.
   absl::Status Scan(const std::function<absl::Status(const StoredRecord&)>& fn,
                     const std::string* cluster = nullptr) const;
+
+  // Snapshots: one per cluster, the cluster's whole state after the record `lsn`, written by
+  // WriteSnapshot in one transaction with the removal of the cluster's records up to `lsn`
+  // (compaction). Start-up loads each snapshot and replays only the later records.
+  //
+  // Calls `fn` for every snapshot in LSN order (one cluster's only, when given); DATA_LOSS
+  // naming the file and the cluster when one fails its checksum.
+  absl::Status ScanSnapshots(const std::function<absl::Status(const StoredRecord&)>& fn,
+                             const std::string* cluster = nullptr) const;
+  // Replaces `cluster`'s snapshot and drops its records up to `lsn`, which must be durable;
+  // UNAVAILABLE naming the directory when that cannot be written (nothing changes then).
+  absl::Status WriteSnapshot(const std::string& cluster, std::int64_t lsn,
+                             std::string_view payload);
+  // Drops a deleted cluster's snapshot and records before `lsn` (its deletion's record, which
+  // stays, so that a retried DeleteCluster still finds its answer).
+  absl::Status DropClusterBefore(const std::string& cluster, std::int64_t lsn);
 
   // OK, or UNAVAILABLE naming the directory while commits fail.
   absl::Status CheckWritable() const;
@@ -73,6 +93,9 @@ class Journal {
   absl::Status SetPageLimitForTest(std::int64_t pages);
   // How many transactions committed, for the group-commit test and metrics.
   std::int64_t commits() const;
+  // Hears of every committed transaction: its time (fsync included) and record count. Set
+  // before the first Append.
+  void SetCommitObserver(std::function<void(double seconds, std::size_t records)> observe);
 
  private:
   struct Pending {
@@ -83,15 +106,20 @@ class Journal {
 
   Journal(std::string dir, std::unique_ptr<DataDirLock> lock);
   absl::Status OpenDatabase();
+  // Fills recovery_note_ from the log's size before the open and what SQLite kept of it.
+  absl::Status NoteRecovery(std::int64_t wal_bytes);
   void CommitLoop();
   absl::Status CommitBatch(const std::vector<Pending>& batch);
   absl::Status Probe();
+  // Runs `body` in one write transaction on the writer connection, rolled back on error.
+  absl::Status WriteTransaction(const std::function<absl::Status()>& body);
   absl::Status Exec(sqlite3* db, const char* sql) const;
   absl::Status Error(sqlite3* db, std::string_view what) const;
 
   const std::string dir_;
   const std::string path_;
   std::unique_ptr<DataDirLock> lock_;
+  std::string recovery_note_;
   Mutex writer_mu_;            // the commit thread holds it while it uses writer_
   sqlite3* writer_ = nullptr;  // commits and probes; the pragma of SetPageLimitForTest
   sqlite3* reader_ = nullptr;  // Scan's connection, behind reader_mu_
@@ -109,6 +137,7 @@ class Journal {
   std::string fault_ ABSL_GUARDED_BY(mu_);
   std::int64_t commits_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::function<void(double, std::size_t)> observe_commit_ ABSL_GUARDED_BY(mu_);
   std::thread committer_;
 };
 

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <random>
@@ -85,8 +86,18 @@ class CrashRecoveryTest : public ServerTest {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log.c_str(),
                                      O_WRONLY | O_CREAT | O_APPEND, 0644);
-    const char* argv[] = {RESCHED_SERVER_BIN, "--listen",   listen.c_str(),
-                          "--data-dir",       data.c_str(), nullptr};
+    // The embedded default's cluster, with snapshots every 40 records so that kills land
+    // before, during and after snapshots.
+    const std::string config = dir_ + "/config.yaml";
+    std::ofstream(config) << "snapshot_every: 40\n"
+                             "clusters:\n"
+                             "  - name: default\n"
+                             "    processors: 64\n"
+                             "    clock: WALL\n"
+                             "    policy:\n"
+                             "      name: conservative\n";
+    const char* argv[] = {RESCHED_SERVER_BIN, "--listen", listen.c_str(), "--data-dir",
+                          data.c_str(),       "--config", config.c_str(), nullptr};
     const int spawned = posix_spawn(&pid_, RESCHED_SERVER_BIN, &actions, nullptr,
                                     const_cast<char* const*>(argv), environ);
     posix_spawn_file_actions_destroy(&actions);
@@ -367,10 +378,21 @@ TEST_F(CrashRecoveryTest, EveryAcknowledgedChangeSurvivesSigkill) {
   ASSERT_NO_FATAL_FAILURE(StartServer());
   ASSERT_NO_FATAL_FAILURE(RetryUnanswered(acked));
   checked += CheckAcknowledged(acked);
+  // Snapshots were written (and start-ups loaded them: every check above ran on their state).
+  std::ifstream log(dir_ + "/server.log");
+  int snapshots = 0;
+  for (std::string line; std::getline(log, line);) {
+    if (line.find("resched-server: snapshot of cluster") != std::string::npos &&
+        line.find("not written") == std::string::npos) {
+      ++snapshots;
+    }
+  }
+  EXPECT_GE(snapshots, rounds / 4) << "too few snapshots to test restarts from them";
   std::printf(
-      "crash recovery: %d kills, %lld changes acknowledged, %lld acknowledgements "
+      "crash recovery: %d snapshots written, %d kills, %lld changes acknowledged, %lld "
+      "acknowledgements "
       "checked after restarts, %zu jobs in the end, lost: %s\n",
-      rounds, static_cast<long long>(acked.changes), static_cast<long long>(checked),
+      snapshots, rounds, static_cast<long long>(acked.changes), static_cast<long long>(checked),
       acked.jobs.size(), ::testing::Test::HasFailure() ? "SOME (see above)" : "0");
 }
 

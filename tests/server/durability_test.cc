@@ -96,6 +96,8 @@ class DurabilityTest : public ServerTest {
     return first.sequence();
   }
 
+  void RestartKeepsTheAcknowledgedState(bool snapshots);
+
   // One random change on `cluster`; request ids on some, so that retries can be checked.
   void RandomChange(const std::string& cluster, std::mt19937& rng, int step,
                     std::map<std::string, pb::SubmitJobResponse>& answered) {
@@ -156,15 +158,21 @@ class DurabilityTest : public ServerTest {
   }
 };
 
-TEST_F(DurabilityTest, ARestartComesBackToTheAcknowledgedStateOnEveryPolicy) {
-  const std::vector<std::string> policies = {"fcfs",  "easy", "conservative",       "dasedf",
-                                             "split", "dbos", "reserve-aux-dasedf", "iterative"};
+// Random mixed load on every kind of policy, a deletion, then restarts: each comes back to the
+// acknowledged state. With `snapshots`, clusters write snapshots along the way, and the load
+// goes on after the first restarts so that a restored cluster journals, snapshots and restarts
+// again.
+void DurabilityTest::RestartKeepsTheAcknowledgedState(bool snapshots) {
+  std::vector<std::string> policies = {"fcfs",  "easy", "conservative",       "dasedf",
+                                       "split", "dbos", "reserve-aux-dasedf", "iterative"};
   for (const auto& policy : policies) CreateSim(policy, 16, policy);
   std::mt19937 rng(20261125);
   std::map<std::string, pb::SubmitJobResponse> answered;
+  int changes = 0;
   for (int step = 0; step < 60; ++step) {
     for (const auto& policy : policies) {
       ASSERT_NO_FATAL_FAILURE(RandomChange(policy, rng, step, answered));
+      ++changes;
     }
   }
   pb::DeleteClusterRequest deleted;
@@ -173,21 +181,42 @@ TEST_F(DurabilityTest, ARestartComesBackToTheAcknowledgedStateOnEveryPolicy) {
   pb::DeleteClusterResponse gone;
   grpc::ClientContext delete_context;
   ASSERT_OK(stub_->DeleteCluster(&delete_context, deleted, &gone));
+  policies.pop_back();
 
-  std::map<std::string, std::string> before;
-  std::map<std::string, std::int64_t> sequences;
-  for (const auto& policy : policies) {
-    if (policy == "iterative") continue;
-    before[policy] = Dump(policy);
-    sequences[policy] = WatchSequence(policy);
-  }
-  // Twice: replaying must not write (a second restart would then read its own additions).
-  for (int restart = 0; restart < 2; ++restart) {
-    Restart();
-    for (const auto& [cluster, dump] : before) {
-      EXPECT_EQ(Dump(cluster), dump) << cluster << " after restart " << restart;
-      EXPECT_EQ(WatchSequence(cluster), sequences[cluster]) << cluster;
+  auto check_restarts = [&](int restarts) {
+    std::map<std::string, std::string> before;
+    std::map<std::string, std::int64_t> sequences;
+    for (const auto& policy : policies) {
+      before[policy] = Dump(policy);
+      sequences[policy] = WatchSequence(policy);
     }
+    // Replaying must not write: a second restart would then read its own additions.
+    for (int restart = 0; restart < restarts; ++restart) {
+      Restart();
+      for (const auto& [cluster, dump] : before) {
+        EXPECT_EQ(Dump(cluster), dump) << cluster << " after restart " << restart;
+        EXPECT_EQ(WatchSequence(cluster), sequences[cluster]) << cluster;
+      }
+    }
+  };
+  if (snapshots) {
+    EXPECT_GE(service_->FlushSnapshots(), static_cast<std::int64_t>(policies.size()));
+    std::int64_t kept = 0;
+    ASSERT_OK(service_->journal()->Scan([&](const StoredRecord&) {
+      ++kept;
+      return absl::OkStatus();
+    }));
+    EXPECT_LT(kept, changes / 2) << "compaction keeps the records after each snapshot only";
+  }
+  check_restarts(2);
+  if (snapshots) {
+    for (int step = 60; step < 100; ++step) {
+      for (const auto& policy : policies) {
+        ASSERT_NO_FATAL_FAILURE(RandomChange(policy, rng, step, answered));
+      }
+    }
+    service_->FlushSnapshots();
+    check_restarts(1);
   }
   pb::GetClusterRequest get_deleted;
   get_deleted.set_name("iterative");
@@ -206,7 +235,7 @@ TEST_F(DurabilityTest, ARestartComesBackToTheAcknowledgedStateOnEveryPolicy) {
     EXPECT_EQ(retried.error_code(), grpc::StatusCode::ALREADY_EXISTS) << request_id;
   }
   // New ids continue after the last one acknowledged.
-  for (const auto& [cluster, dump] : before) {
+  for (const auto& cluster : policies) {
     pb::ListJobsRequest request;
     request.set_cluster(cluster);
     pb::ListJobsResponse jobs;
@@ -217,6 +246,20 @@ TEST_F(DurabilityTest, ARestartComesBackToTheAcknowledgedStateOnEveryPolicy) {
     const std::string last = jobs.jobs(jobs.jobs_size() - 1).id();
     EXPECT_GT(std::stoi(next.job().id().substr(1)), std::stoi(last.substr(1))) << cluster;
   }
+}
+
+TEST_F(DurabilityTest, ARestartComesBackToTheAcknowledgedStateOnEveryPolicy) {
+  RestartKeepsTheAcknowledgedState(/*snapshots=*/false);
+}
+
+// Snapshots every 20 records: start-up loads them and replays the rest.
+class SnapshotTest : public DurabilityTest {
+ protected:
+  SnapshotTest() { limits_.snapshot_every_records = 20; }
+};
+
+TEST_F(SnapshotTest, ARestartFromSnapshotsComesBackToTheAcknowledgedState) {
+  RestartKeepsTheAcknowledgedState(/*snapshots=*/true);
 }
 
 TEST_F(DurabilityTest, AWallClusterKeepsItsJobsAcrossARestart) {

@@ -40,12 +40,14 @@ class ServerTest : public ::testing::Test {
     if (fresh) {
       ASSERT_OK(service_->CreateConfiguredClusters(*config));
     }
+    grpc::EnableDefaultHealthCheckService(true);  // as resched-server does
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(service_.get());
     server_ = builder.BuildAndStart();
     ASSERT_NE(port, 0);
+    target_ = "127.0.0.1:" + std::to_string(port);
     stub_ = pb::Resched::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
                                                      grpc::InsecureChannelCredentials()));
   }
@@ -180,6 +182,7 @@ class ServerTest : public ::testing::Test {
   std::unique_ptr<ReschedService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<pb::Resched::Stub> stub_;
+  std::string target_;  // HOST:PORT of the server
 };
 
 }  // namespace resched::server::testing

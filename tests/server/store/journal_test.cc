@@ -171,5 +171,125 @@ TEST_F(JournalTest, AnUncreatableDirectoryIsUnavailable) {
   EXPECT_NE(journal.status().message().find(file), std::string::npos) << journal.status();
 }
 
+std::vector<StoredRecord> Snapshots(const Journal& journal) {
+  std::vector<StoredRecord> out;
+  EXPECT_TRUE(journal
+                  .ScanSnapshots([&](const StoredRecord& r) {
+                    out.push_back(r);
+                    return absl::OkStatus();
+                  })
+                  .ok());
+  return out;
+}
+
+TEST_F(JournalTest, ASnapshotDropsItsClustersRecordsUpToItAndLsnsGoOn) {
+  {
+    auto journal = Journal::Open(dir_);
+    ASSERT_TRUE(journal.ok());
+    for (int i = 1; i <= 6; ++i) (*journal)->Append(i % 2 == 0 ? "a" : "b", absl::StrCat(i));
+    ASSERT_TRUE((*journal)->WaitDurable(6).ok());
+    // a's records are 2, 4, 6: the snapshot after 4 keeps 6; b's stay.
+    ASSERT_TRUE((*journal)->WriteSnapshot("a", 4, "state of a").ok());
+    // Then b's, after its last record: the largest LSN left in the journal is a's 6.
+    ASSERT_TRUE((*journal)->WriteSnapshot("b", 5, "state of b").ok());
+    const std::vector<StoredRecord> left = ReadAll(**journal);
+    ASSERT_EQ(left.size(), 1u);
+    EXPECT_EQ(left[0].lsn, 6);
+    // A snapshot of a at 6 covers everything: no record is left.
+    ASSERT_TRUE((*journal)->WriteSnapshot("a", 6, "later state of a").ok());
+    EXPECT_TRUE(ReadAll(**journal).empty());
+  }
+  auto journal = Journal::Open(dir_);
+  ASSERT_TRUE(journal.ok());
+  // No record is left, yet no LSN is given out twice.
+  EXPECT_EQ((*journal)->last_lsn(), 6);
+  EXPECT_EQ((*journal)->Append("a", "7"), 7);
+  const std::vector<StoredRecord> snapshots = Snapshots(**journal);
+  ASSERT_EQ(snapshots.size(), 2u);
+  EXPECT_EQ(snapshots[0].cluster, "b");
+  EXPECT_EQ(snapshots[1].cluster, "a");
+  EXPECT_EQ(snapshots[1].lsn, 6);
+  EXPECT_EQ(snapshots[1].payload, "later state of a");
+}
+
+TEST_F(JournalTest, ADroppedClusterKeepsOnlyItsDeletion) {
+  auto journal = Journal::Open(dir_);
+  ASSERT_TRUE(journal.ok());
+  (*journal)->Append("a", "create");
+  (*journal)->Append("b", "create");
+  (*journal)->Append("a", "change");
+  ASSERT_TRUE((*journal)->WaitDurable(3).ok());
+  ASSERT_TRUE((*journal)->WriteSnapshot("a", 3, "state").ok());
+  (*journal)->Append("a", "delete");
+  ASSERT_TRUE((*journal)->WaitDurable(4).ok());
+  ASSERT_TRUE((*journal)->DropClusterBefore("a", 4).ok());
+  const std::vector<StoredRecord> left = ReadAll(**journal);
+  ASSERT_EQ(left.size(), 2u);
+  EXPECT_EQ(left[0].cluster, "b");
+  EXPECT_EQ(left[1].payload, "delete");
+  EXPECT_TRUE(Snapshots(**journal).empty());
+}
+
+TEST_F(JournalTest, ACorruptSnapshotStopsTheScanNamingTheClusterAndFile) {
+  {
+    auto journal = Journal::Open(dir_);
+    ASSERT_TRUE(journal.ok());
+    (*journal)->Append("a", "create");
+    ASSERT_TRUE((*journal)->WaitDurable(1).ok());
+    ASSERT_TRUE((*journal)->WriteSnapshot("a", 1, "state").ok());
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_ + "/journal.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE snapshot SET payload = 'stale' WHERE cluster = 'a'", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto journal = Journal::Open(dir_);
+  ASSERT_TRUE(journal.ok());
+  const absl::Status scan =
+      (*journal)->ScanSnapshots([](const StoredRecord&) { return absl::OkStatus(); });
+  EXPECT_EQ(scan.code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(scan.message().find("cluster 'a'"), std::string::npos) << scan;
+  EXPECT_NE(scan.message().find(dir_ + "/journal.db"), std::string::npos) << scan;
+}
+
+TEST_F(JournalTest, ATornLastCommitIsDroppedWithANoteAndACleanStopLeavesNone) {
+  const std::string live = dir_ + "/live";
+  const std::string crashed = dir_ + "/crashed";
+  {
+    auto journal = Journal::Open(live);
+    ASSERT_TRUE(journal.ok());
+    for (int i = 1; i <= 3; ++i) (*journal)->Append("a", absl::StrCat("record ", i));
+    ASSERT_TRUE((*journal)->WaitDurable(3).ok());
+    (*journal)->Append("a", "the last commit");
+    ASSERT_TRUE((*journal)->WaitDurable(4).ok());
+    // The files as a crash leaves them: the write-ahead log not checkpointed into the database.
+    std::filesystem::create_directories(crashed);
+    for (const char* file : {"/journal.db", "/journal.db-wal"}) {
+      std::filesystem::copy_file(live + file, crashed + file);
+    }
+  }
+  // The last commit's last frame cut short, as by a crash in the middle of its write.
+  const std::string wal = crashed + "/journal.db-wal";
+  std::filesystem::resize_file(wal, std::filesystem::file_size(wal) - 100);
+  {
+    auto journal = Journal::Open(crashed);
+    ASSERT_TRUE(journal.ok()) << journal.status();
+    const std::vector<StoredRecord> kept = ReadAll(**journal);
+    ASSERT_EQ(kept.size(), 3u);
+    EXPECT_EQ(kept.back().payload, "record 3");
+    const std::string& note = (*journal)->recovery_note();
+    EXPECT_NE(note.find("did not stop cleanly"), std::string::npos) << note;
+    EXPECT_NE(note.find("LSN 3"), std::string::npos) << note;
+    EXPECT_NE(note.find("bytes after them were dropped"), std::string::npos) << note;
+    EXPECT_NE(note.find(wal), std::string::npos) << note;
+  }
+  // Closed cleanly this time: the next open has nothing to say.
+  auto journal = Journal::Open(crashed);
+  ASSERT_TRUE(journal.ok());
+  EXPECT_EQ((*journal)->recovery_note(), "");
+  EXPECT_EQ(ReadAll(**journal).size(), 3u);
+}
+
 }  // namespace
 }  // namespace resched::server

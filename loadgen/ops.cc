@@ -1,0 +1,188 @@
+#include "loadgen/ops.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+
+namespace resched::loadgen {
+namespace {
+
+namespace pb = ::resched::v1;
+
+// Rigid jobs of 1 to 16 processors and 1 minute to 2 hours; moldable ones of the same work.
+pb::JobSpec Job(std::mt19937_64& rng, bool moldable) {
+  pb::JobSpec spec;
+  const int seconds = 60 + static_cast<int>(rng() % 7200);
+  if (moldable) {
+    auto* amdahl = spec.mutable_model()->mutable_amdahl();
+    amdahl->mutable_t1()->set_seconds(seconds * 8);
+    amdahl->set_alpha(0.05 + static_cast<double>(rng() % 20) / 100.0);
+    amdahl->set_k_max(16);
+  } else {
+    spec.mutable_model()->mutable_rigid()->set_k(1 + static_cast<int>(rng() % 16));
+    spec.mutable_model()->mutable_rigid()->mutable_time()->set_seconds(seconds);
+  }
+  return spec;
+}
+
+// A fork-join workflow of 1 + width + 1 moldable tasks.
+pb::Dag ForkJoin(std::mt19937_64& rng) {
+  pb::Dag dag;
+  const int width = 2 + static_cast<int>(rng() % 4);
+  auto task = [&](const std::string& name) {
+    pb::DagTask* t = dag.add_tasks();
+    t->set_name(name);
+    t->mutable_model()->mutable_amdahl()->mutable_t1()->set_seconds(600 + rng() % 3600);
+    t->mutable_model()->mutable_amdahl()->set_alpha(0.1);
+  };
+  auto edge = [&](const std::string& from, const std::string& to) {
+    pb::DagEdge* e = dag.add_edges();
+    e->set_from(from);
+    e->set_to(to);
+  };
+  task("split");
+  task("join");
+  for (int i = 0; i < width; ++i) {
+    const std::string name = absl::StrCat("work", i);
+    task(name);
+    edge("split", name);
+    edge(name, "join");
+  }
+  return dag;
+}
+
+// A job this client submitted on the cluster, forgotten once used; empty if none.
+std::string TakeJob(ClientState& state, int cluster) {
+  std::vector<std::string>& jobs = state.jobs[cluster];
+  if (jobs.empty()) return "";
+  const std::size_t at = state.rng() % jobs.size();
+  std::string id = jobs[at];
+  jobs[at] = jobs.back();
+  jobs.pop_back();
+  return id;
+}
+
+}  // namespace
+
+const std::vector<std::pair<Op, std::string>>& OpNames() {
+  static const auto* const kNames = new std::vector<std::pair<Op, std::string>>{
+      {Op::kSubmit, "submit"},
+      {Op::kSubmitMoldable, "submit-moldable"},
+      {Op::kDryRun, "dry-run"},
+      {Op::kCancel, "cancel"},
+      {Op::kReport, "report"},
+      {Op::kAdvance, "advance"},
+      {Op::kReserve, "reserve"},
+      {Op::kReserveDag, "reserve-dag"},
+      {Op::kQueryDeadline, "query-deadline"},
+      {Op::kGetSchedule, "get-schedule"},
+      {Op::kGetCluster, "get-cluster"},
+      {Op::kHealth, "health"},
+  };
+  return *kNames;
+}
+
+const std::string& OpName(Op op) {
+  for (const auto& [known, name] : OpNames()) {
+    if (known == op) return name;
+  }
+  static const std::string kUnknown = "unknown";
+  return kUnknown;
+}
+
+grpc::Status Call(Op op, const std::vector<std::string>& names, int cluster, Stubs& stubs,
+                  ClientState& state) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  const std::string& name = names[cluster];
+  pb::Resched::Stub& stub = *stubs.resched;
+  switch (op) {
+    case Op::kSubmit:
+    case Op::kSubmitMoldable:
+    case Op::kDryRun: {
+      pb::SubmitJobRequest request;
+      request.set_cluster(name);
+      *request.mutable_job() = Job(state.rng, op == Op::kSubmitMoldable);
+      request.set_dry_run(op == Op::kDryRun);
+      pb::SubmitJobResponse response;
+      grpc::Status status = stub.SubmitJob(&context, request, &response);
+      if (status.ok() && op != Op::kDryRun) state.jobs[cluster].push_back(response.job().id());
+      return status;
+    }
+    case Op::kCancel:
+    case Op::kReport: {
+      const std::string id = TakeJob(state, cluster);
+      pb::Job response;
+      if (op == Op::kCancel) {
+        pb::CancelJobRequest request;
+        request.set_cluster(name);
+        request.set_id(id);
+        return stub.CancelJob(&context, request, &response);
+      }
+      pb::ReportJobEventRequest request;
+      request.set_cluster(name);
+      request.set_id(id);
+      request.set_kind(pb::FINISHED_EVENT);
+      return stub.ReportJobEvent(&context, request, &response);
+    }
+    case Op::kAdvance: {
+      pb::AdvanceClockRequest request;
+      request.set_cluster(name);
+      request.mutable_by()->set_seconds(60);
+      pb::AdvanceClockResponse response;
+      return stub.AdvanceClock(&context, request, &response);
+    }
+    case Op::kReserve: {
+      pb::GetClusterRequest get;
+      get.set_name(name);
+      pb::Cluster described;
+      grpc::ClientContext get_context;
+      if (grpc::Status s = stub.GetCluster(&get_context, get, &described); !s.ok()) return s;
+      pb::AddReservationRequest request;
+      request.set_cluster(name);
+      request.set_processors(1 + static_cast<int>(state.rng() % 4));
+      const std::int64_t start = described.now().seconds() + 3600 * (1 + state.rng() % 48);
+      request.mutable_start()->set_seconds(start);
+      request.mutable_end()->set_seconds(start + 1800);
+      request.set_displace_queued(true);
+      request.set_reason("resched-loadgen");
+      pb::Reservation response;
+      return stub.AddReservation(&context, request, &response);
+    }
+    case Op::kReserveDag: {
+      pb::ReserveDAGRequest request;
+      request.set_cluster(name);
+      *request.mutable_dag() = ForkJoin(state.rng);
+      request.set_label("resched-loadgen");
+      pb::ReserveDAGResponse response;
+      return stub.ReserveDAG(&context, request, &response);
+    }
+    case Op::kQueryDeadline: {
+      pb::QueryDeadlineRequest request;
+      request.set_cluster(name);
+      *request.mutable_dag() = ForkJoin(state.rng);
+      pb::QueryDeadlineResponse response;
+      return stub.QueryDeadline(&context, request, &response);
+    }
+    case Op::kGetSchedule: {
+      pb::GetScheduleRequest request;
+      request.set_cluster(name);
+      pb::Schedule response;
+      return stub.GetSchedule(&context, request, &response);
+    }
+    case Op::kGetCluster: {
+      pb::GetClusterRequest request;
+      request.set_name(name);
+      pb::Cluster response;
+      return stub.GetCluster(&context, request, &response);
+    }
+    case Op::kHealth: {
+      ::grpc::health::v1::HealthCheckRequest request;
+      ::grpc::health::v1::HealthCheckResponse response;
+      return stubs.health->Check(&context, request, &response);
+    }
+  }
+  return grpc::Status(grpc::StatusCode::INTERNAL, "unknown operation");
+}
+
+}  // namespace resched::loadgen

@@ -1,0 +1,90 @@
+#include "loadgen/stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
+#include "absl/strings/str_cat.h"
+
+namespace resched::loadgen {
+
+void LatencyLog::Record(Op op, double micros, grpc::StatusCode code) {
+  micros_[op].push_back(micros);
+  ++codes_[op][code];
+}
+
+double Percentile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size())));
+  return sorted[std::min(sorted.size(), std::max<std::size_t>(rank, 1)) - 1];
+}
+
+std::string CodeName(grpc::StatusCode code) {
+  static const char* const kNames[] = {"OK",
+                                       "CANCELLED",
+                                       "UNKNOWN",
+                                       "INVALID_ARGUMENT",
+                                       "DEADLINE_EXCEEDED",
+                                       "NOT_FOUND",
+                                       "ALREADY_EXISTS",
+                                       "PERMISSION_DENIED",
+                                       "RESOURCE_EXHAUSTED",
+                                       "FAILED_PRECONDITION",
+                                       "ABORTED",
+                                       "OUT_OF_RANGE",
+                                       "UNIMPLEMENTED",
+                                       "INTERNAL",
+                                       "UNAVAILABLE",
+                                       "DATA_LOSS",
+                                       "UNAUTHENTICATED"};
+  const int i = static_cast<int>(code);
+  return i >= 0 && i < static_cast<int>(std::size(kNames)) ? kNames[i] : absl::StrCat(i);
+}
+
+namespace {
+
+OpSummary Summary(std::string name, std::vector<double> micros,
+                  const std::map<grpc::StatusCode, std::int64_t>& codes, double seconds) {
+  std::sort(micros.begin(), micros.end());
+  OpSummary s;
+  s.op = std::move(name);
+  s.calls = static_cast<std::int64_t>(micros.size());
+  s.calls_per_second = seconds > 0 ? static_cast<double>(s.calls) / seconds : 0;
+  s.p50 = Percentile(micros, 0.50) / 1000;
+  s.p90 = Percentile(micros, 0.90) / 1000;
+  s.p99 = Percentile(micros, 0.99) / 1000;
+  s.p999 = Percentile(micros, 0.999) / 1000;
+  s.max = micros.empty() ? 0 : micros.back() / 1000;
+  for (const auto& [code, n] : codes) {
+    if (code != grpc::StatusCode::OK) s.errors[CodeName(code)] += n;
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<OpSummary> Summarize(const std::vector<LatencyLog>& logs, double seconds) {
+  std::vector<OpSummary> out;
+  std::vector<double> all;
+  std::map<grpc::StatusCode, std::int64_t> all_codes;
+  for (const auto& [op, name] : OpNames()) {
+    std::vector<double> micros;
+    std::map<grpc::StatusCode, std::int64_t> codes;
+    for (const LatencyLog& log : logs) {
+      if (auto it = log.micros().find(op); it != log.micros().end()) {
+        micros.insert(micros.end(), it->second.begin(), it->second.end());
+      }
+      if (auto it = log.codes().find(op); it != log.codes().end()) {
+        for (const auto& [code, n] : it->second) codes[code] += n;
+      }
+    }
+    if (micros.empty()) continue;
+    all.insert(all.end(), micros.begin(), micros.end());
+    for (const auto& [code, n] : codes) all_codes[code] += n;
+    out.push_back(Summary(name, std::move(micros), codes, seconds));
+  }
+  out.push_back(Summary("all", std::move(all), all_codes, seconds));
+  return out;
+}
+
+}  // namespace resched::loadgen

@@ -1,0 +1,215 @@
+#include "proto/resched/snapshot_convert.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "proto/resched/convert.h"
+
+namespace resched {
+namespace {
+
+void Put(const Allocation& a, pb::SnapshotAllocation* out) {
+  out->set_k(a.k);
+  out->set_start(a.start);
+  out->set_end(a.end);
+}
+
+Allocation Get(const pb::SnapshotAllocation& a) { return Allocation{a.k(), a.start(), a.end()}; }
+
+absl::StatusOr<JobState> FromSnapshot(pb::JobState state, const std::string& field) {
+  switch (state) {
+    case pb::QUEUED:
+      return JobState::kQueued;
+    case pb::RUNNING:
+      return JobState::kRunning;
+    case pb::FINISHED:
+      return JobState::kFinished;
+    case pb::FAILED:
+      return JobState::kFailed;
+    case pb::CANCELLED:
+      return JobState::kCancelled;
+    default:
+      return absl::DataLossError(absl::StrCat(field, ": unknown job state ", state));
+  }
+}
+
+void Put(const JobRecord& r, pb::SnapshotJob* out) {
+  out->set_id(r.job.id);
+  out->set_name(r.job.name);
+  out->set_owner(r.job.owner);
+  out->set_release(r.job.release);
+  out->set_weight(r.job.weight);
+  *out->mutable_model() = ToProto(r.job.model);
+  if (r.job.deadline) out->set_deadline(*r.job.deadline);
+  out->set_state(ToProto(r.state));
+  Put(r.allocation, out->mutable_allocation());
+  out->set_placed(r.placed);
+  out->set_reservation(r.reservation);
+  out->set_guaranteed(r.guaranteed);
+  out->set_ended_early(r.ended_early);
+  out->set_submitted(r.submitted);
+  out->set_sequence(r.sequence);
+}
+
+absl::StatusOr<JobRecord> Get(const pb::SnapshotJob& j, const std::string& field) {
+  JobRecord r;
+  r.job.id = j.id();
+  r.job.name = j.name();
+  r.job.owner = j.owner();
+  r.job.release = j.release();
+  r.job.weight = j.weight();
+  auto model = FromProto(j.model(), field + ".model");
+  if (!model.ok()) return absl::DataLossError(model.status().message());
+  r.job.model = *std::move(model);
+  if (j.has_deadline()) r.job.deadline = j.deadline();
+  auto state = FromSnapshot(j.state(), field + ".state");
+  if (!state.ok()) return state.status();
+  r.state = *state;
+  r.allocation = Get(j.allocation());
+  r.placed = j.placed();
+  r.reservation = j.reservation();
+  r.guaranteed = j.guaranteed();
+  r.ended_early = j.ended_early();
+  r.submitted = j.submitted();
+  r.sequence = j.sequence();
+  return r;
+}
+
+void Put(const DagReservation& d, pb::SnapshotDag* out) {
+  out->set_id(d.id);
+  out->set_algorithm(d.algorithm);
+  out->set_label(d.label);
+  out->set_release(d.release);
+  for (const DagTaskBooking& t : d.tasks) {
+    pb::SnapshotDagTask* task = out->add_tasks();
+    task->set_task(t.task);
+    Put(t.allocation, task->mutable_allocation());
+    task->set_booking(t.booking);
+  }
+  for (const Edge& e : d.edges) {
+    pb::SnapshotEdge* edge = out->add_edges();
+    edge->set_from(e.from);
+    edge->set_to(e.to);
+    edge->set_transfer(e.transfer);
+  }
+  out->set_completion(d.completion);
+  out->set_cpu_hours(d.cpu_hours);
+}
+
+DagReservation Get(const pb::SnapshotDag& d) {
+  DagReservation r;
+  r.id = d.id();
+  r.algorithm = d.algorithm();
+  r.label = d.label();
+  r.release = d.release();
+  r.tasks.reserve(d.tasks_size());
+  for (const pb::SnapshotDagTask& t : d.tasks()) {
+    r.tasks.push_back({t.task(), Get(t.allocation()), t.booking()});
+  }
+  for (const pb::SnapshotEdge& e : d.edges()) r.edges.push_back({e.from(), e.to(), e.transfer()});
+  r.completion = d.completion();
+  r.cpu_hours = d.cpu_hours();
+  return r;
+}
+
+}  // namespace
+
+pb::SnapshotPlan ToSnapshot(const ClusterPlanImage& image) {
+  pb::SnapshotPlan out;
+  out.set_now(image.now);
+  out.set_created(image.created);
+  out.set_last_start(image.last_start);
+  out.set_next_dag_expiry(image.next_dag_expiry);
+  out.set_next_job(image.next_job);
+  out.set_next_reservation(image.next_reservation);
+  out.set_next_dag(image.next_dag);
+  out.mutable_jobs()->Reserve(static_cast<int>(image.jobs.size()));
+  for (const JobRecord& job : image.jobs) Put(job, out.add_jobs());
+  for (const JobId& id : image.running) out.add_running(id);
+  for (const auto& [seq, r] : image.reservations) {
+    pb::SnapshotReservation* saved = out.add_reservations();
+    saved->set_sequence(seq);
+    saved->set_id(r.id);
+    Put(Allocation{r.k, r.start, r.end}, saved->mutable_window());
+    saved->set_reason(r.reason);
+    saved->set_booking(r.booking);
+  }
+  for (const auto& [seq, dag] : image.dags) {
+    pb::SnapshotDag* saved = out.add_dags();
+    Put(dag, saved);
+    saved->set_sequence(seq);
+  }
+  for (const Allocation& a : image.past_holds) Put(a, out.add_past_holds());
+  pb::SnapshotTimeline* timeline = out.mutable_timeline();
+  timeline->set_capacity(image.timeline.capacity);
+  timeline->mutable_slots()->Reserve(static_cast<int>(image.timeline.slots.size()));
+  for (const TimelineImage::Slot& s : image.timeline.slots) {
+    pb::SnapshotTimelineSlot* slot = timeline->add_slots();
+    Put(s.reservation, slot->mutable_reservation());
+    slot->set_generation(s.generation);
+    slot->set_live(s.live);
+  }
+  timeline->mutable_free_slots()->Add(image.timeline.free_slots.begin(),
+                                      image.timeline.free_slots.end());
+  pb::SnapshotPolicy* policy = out.mutable_policy();
+  policy->set_partitioned(image.policy.partitioned);
+  for (const PolicyImage::PartBooking& b : image.policy.part_bookings) {
+    pb::SnapshotPartBooking* booking = policy->add_part_bookings();
+    booking->set_booking(b.booking);
+    booking->set_part(b.part);
+    booking->set_start(b.start);
+  }
+  policy->mutable_part_last_start()->Add(image.policy.part_last_start.begin(),
+                                         image.policy.part_last_start.end());
+  for (const auto& [job, part] : image.policy.job_parts) {
+    pb::SnapshotJobPart* saved = policy->add_job_parts();
+    saved->set_job(job);
+    saved->set_part(part);
+  }
+  return out;
+}
+
+absl::StatusOr<ClusterPlanImage> FromSnapshot(const pb::SnapshotPlan& plan) {
+  ClusterPlanImage image;
+  image.now = plan.now();
+  image.created = plan.created();
+  image.last_start = plan.last_start();
+  image.next_dag_expiry = plan.next_dag_expiry();
+  image.next_job = plan.next_job();
+  image.next_reservation = plan.next_reservation();
+  image.next_dag = plan.next_dag();
+  image.jobs.reserve(plan.jobs_size());
+  for (int i = 0; i < plan.jobs_size(); ++i) {
+    auto job = Get(plan.jobs(i), absl::StrCat("plan.jobs[", i, "]"));
+    if (!job.ok()) return job.status();
+    image.jobs.push_back(*std::move(job));
+  }
+  image.running.assign(plan.running().begin(), plan.running().end());
+  for (const pb::SnapshotReservation& r : plan.reservations()) {
+    const Allocation w = Get(r.window());
+    image.reservations.emplace_back(
+        r.sequence(), ExternalReservation{r.id(), w.k, w.start, w.end, r.reason(), r.booking()});
+  }
+  for (const pb::SnapshotDag& d : plan.dags()) image.dags.emplace_back(d.sequence(), Get(d));
+  for (const pb::SnapshotAllocation& a : plan.past_holds()) image.past_holds.push_back(Get(a));
+  image.timeline.capacity = plan.timeline().capacity();
+  image.timeline.slots.reserve(plan.timeline().slots_size());
+  for (const pb::SnapshotTimelineSlot& s : plan.timeline().slots()) {
+    image.timeline.slots.push_back({Get(s.reservation()), s.generation(), s.live()});
+  }
+  image.timeline.free_slots.assign(plan.timeline().free_slots().begin(),
+                                   plan.timeline().free_slots().end());
+  const pb::SnapshotPolicy& policy = plan.policy();
+  image.policy.partitioned = policy.partitioned();
+  for (const pb::SnapshotPartBooking& b : policy.part_bookings()) {
+    image.policy.part_bookings.push_back({b.booking(), b.part(), b.start()});
+  }
+  image.policy.part_last_start.assign(policy.part_last_start().begin(),
+                                      policy.part_last_start().end());
+  for (const pb::SnapshotJobPart& p : policy.job_parts()) {
+    image.policy.job_parts.emplace_back(p.job(), p.part());
+  }
+  return image;
+}
+
+}  // namespace resched

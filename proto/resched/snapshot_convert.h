@@ -1,0 +1,20 @@
+// A ClusterPlanImage (core/plan/cluster_plan_image.h) to and from its snapshot message
+// (resched/v1/snapshot.proto), part of the one protobuf <-> core boundary (resched_convert).
+// The spec, the policy parameters and the limits are not in the message: the server keeps the
+// cluster's creation record beside it and applies its own limits.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "core/plan/cluster_plan_image.h"
+#include "resched/v1/snapshot.pb.h"
+
+namespace resched {
+
+namespace pb = ::resched::v1;
+
+pb::SnapshotPlan ToSnapshot(const ClusterPlanImage& image);
+// DATA_LOSS naming the field for what cannot be a plan's (an unknown job state, a bad model);
+// whether the parts fit together is ClusterPlan::FromImage's to check.
+absl::StatusOr<ClusterPlanImage> FromSnapshot(const pb::SnapshotPlan& plan);
+
+}  // namespace resched

@@ -1,0 +1,113 @@
+#include "server/metrics.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace resched::server {
+namespace {
+
+// Latency buckets from 50 us (a read on an idle server) to 10 s (a large DAG plan).
+const prometheus::Histogram::BucketBoundaries kSeconds = {
+    0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
+    0.025,   0.05,   0.1,     0.25,   0.5,   1,      2.5,   10};
+
+// grpc::StatusCode as its canonical name (OK, NOT_FOUND, ...), the label clients filter on.
+std::string CodeName(grpc::StatusCode code) {
+  static const char* const kNames[] = {"OK",
+                                       "CANCELLED",
+                                       "UNKNOWN",
+                                       "INVALID_ARGUMENT",
+                                       "DEADLINE_EXCEEDED",
+                                       "NOT_FOUND",
+                                       "ALREADY_EXISTS",
+                                       "PERMISSION_DENIED",
+                                       "RESOURCE_EXHAUSTED",
+                                       "FAILED_PRECONDITION",
+                                       "ABORTED",
+                                       "OUT_OF_RANGE",
+                                       "UNIMPLEMENTED",
+                                       "INTERNAL",
+                                       "UNAVAILABLE",
+                                       "DATA_LOSS",
+                                       "UNAUTHENTICATED"};
+  const int i = static_cast<int>(code);
+  return i >= 0 && i < static_cast<int>(std::size(kNames)) ? kNames[i] : absl::StrCat(i);
+}
+
+}  // namespace
+
+ServerMetrics::ServerMetrics()
+    : registry_(std::make_shared<prometheus::Registry>()),
+      calls_(prometheus::BuildCounter()
+                 .Name("resched_calls_total")
+                 .Help("Unary calls answered, by method and status code")
+                 .Register(*registry_)),
+      call_seconds_(prometheus::BuildHistogram()
+                        .Name("resched_call_duration_seconds")
+                        .Help("Time from a unary call's arrival to its answer, by method and "
+                              "status code")
+                        .Register(*registry_)),
+      shed_(prometheus::BuildCounter()
+                .Name("resched_calls_shed_total")
+                .Help("Calls refused with RESOURCE_EXHAUSTED because max_waiting_calls were "
+                      "waiting for a worker")
+                .Register(*registry_)),
+      planning_seconds_(prometheus::BuildHistogram()
+                            .Name("resched_planning_duration_seconds")
+                            .Help("Time an algorithm took: the cluster's online policy applying "
+                                  "one change, or a DAG planner's plan")
+                            .Register(*registry_)),
+      commit_seconds_(prometheus::BuildHistogram()
+                          .Name("resched_journal_commit_duration_seconds")
+                          .Help("One journal transaction (group commit), fsync included")
+                          .Register(*registry_)
+                          .Add({}, kSeconds)),
+      commit_records_(
+          prometheus::BuildHistogram()
+              .Name("resched_journal_commit_records")
+              .Help("Records per journal transaction: how many changes share an fsync")
+              .Register(*registry_)
+              .Add({}, prometheus::Histogram::BucketBoundaries{1, 2, 4, 8, 16, 32, 64, 128, 256})),
+      snapshots_written_(prometheus::BuildCounter()
+                             .Name("resched_snapshots_total")
+                             .Help("Cluster snapshots, by outcome")
+                             .Register(*registry_)
+                             .Add({{"outcome", "written"}})),
+      snapshots_dropped_(prometheus::BuildCounter()
+                             .Name("resched_snapshots_total")
+                             .Help("Cluster snapshots, by outcome")
+                             .Register(*registry_)
+                             .Add({{"outcome", "dropped"}})),
+      watch_streams_(prometheus::BuildGauge()
+                         .Name("resched_watch_streams")
+                         .Help("WatchSchedule streams open")
+                         .Register(*registry_)
+                         .Add({})) {}
+
+void ServerMetrics::ObserveCall(const std::string& method, grpc::StatusCode code, double seconds) {
+  const std::string code_name = CodeName(code);
+  calls_.Add({{"method", method}, {"code", code_name}}).Increment();
+  call_seconds_.Add({{"method", method}, {"code", code_name}}, kSeconds).Observe(seconds);
+}
+
+void ServerMetrics::CountShed(const std::string& method) {
+  shed_.Add({{"method", method}}).Increment();
+}
+
+void ServerMetrics::ObservePlanning(const std::string& algorithm, double seconds) {
+  planning_seconds_.Add({{"algorithm", algorithm}}, kSeconds).Observe(seconds);
+}
+
+void ServerMetrics::ObserveCommit(double seconds, std::size_t records) {
+  commit_seconds_.Observe(seconds);
+  commit_records_.Observe(static_cast<double>(records));
+}
+
+void ServerMetrics::CountSnapshot(bool written) {
+  (written ? snapshots_written_ : snapshots_dropped_).Increment();
+}
+
+void ServerMetrics::WatchStarted() { watch_streams_.Increment(); }
+
+void ServerMetrics::WatchEnded() { watch_streams_.Decrement(); }
+
+}  // namespace resched::server

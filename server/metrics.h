@@ -1,0 +1,55 @@
+// The server's Prometheus metrics (prometheus-cpp; docs/observability.md): calls and their
+// latency by method and status code, calls shed, planning time by algorithm, durable commits,
+// snapshots and watch streams. Per-cluster gauges (queued and running jobs, utilization, holds)
+// are read from the clusters at each scrape (ClusterCollector in service.h), so a deleted
+// cluster's series go with it. Everything here is thread-safe.
+#pragma once
+
+#include <grpcpp/support/status.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+
+namespace resched::server {
+
+class ServerMetrics {
+ public:
+  ServerMetrics();
+  ServerMetrics(const ServerMetrics&) = delete;
+  ServerMetrics& operator=(const ServerMetrics&) = delete;
+
+  const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
+
+  // A finished unary call: from its arrival to its answer.
+  void ObserveCall(const std::string& method, grpc::StatusCode code, double seconds);
+  // A call refused because too many were waiting (load shedding); also counted by ObserveCall.
+  void CountShed(const std::string& method);
+  // Time an algorithm took: a cluster's online policy applying one change, or a DAG planner.
+  void ObservePlanning(const std::string& algorithm, double seconds);
+  // One journal transaction (group commit) of `records` records, fsync included.
+  void ObserveCommit(double seconds, std::size_t records);
+  void CountSnapshot(bool written);
+  void WatchStarted();
+  void WatchEnded();
+
+ private:
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Family<prometheus::Counter>& calls_;
+  prometheus::Family<prometheus::Histogram>& call_seconds_;
+  prometheus::Family<prometheus::Counter>& shed_;
+  prometheus::Family<prometheus::Histogram>& planning_seconds_;
+  prometheus::Histogram& commit_seconds_;
+  prometheus::Histogram& commit_records_;
+  prometheus::Counter& snapshots_written_;
+  prometheus::Counter& snapshots_dropped_;
+  prometheus::Gauge& watch_streams_;
+};
+
+}  // namespace resched::server
