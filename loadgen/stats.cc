@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 
-#include "absl/strings/str_cat.h"
+#include "absl/status/status.h"
 
 namespace resched::loadgen {
 
@@ -20,25 +19,8 @@ double Percentile(const std::vector<double>& sorted, double q) {
 }
 
 std::string CodeName(grpc::StatusCode code) {
-  static const char* const kNames[] = {"OK",
-                                       "CANCELLED",
-                                       "UNKNOWN",
-                                       "INVALID_ARGUMENT",
-                                       "DEADLINE_EXCEEDED",
-                                       "NOT_FOUND",
-                                       "ALREADY_EXISTS",
-                                       "PERMISSION_DENIED",
-                                       "RESOURCE_EXHAUSTED",
-                                       "FAILED_PRECONDITION",
-                                       "ABORTED",
-                                       "OUT_OF_RANGE",
-                                       "UNIMPLEMENTED",
-                                       "INTERNAL",
-                                       "UNAVAILABLE",
-                                       "DATA_LOSS",
-                                       "UNAUTHENTICATED"};
-  const int i = static_cast<int>(code);
-  return i >= 0 && i < static_cast<int>(std::size(kNames)) ? kNames[i] : absl::StrCat(i);
+  // gRPC's codes are Abseil's.
+  return absl::StatusCodeToString(static_cast<absl::StatusCode>(code));
 }
 
 namespace {

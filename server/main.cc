@@ -10,12 +10,19 @@
 #include <string>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "server/config.h"
 #include "server/listen_error.h"
+#include "server/log.h"
 #include "server/metrics_endpoint.h"
 #include "server/service.h"
 
 namespace {
+
+using resched::server::Log;
+using resched::server::LogFormat;
+using resched::server::LogLevel;
 
 void Usage() {
   std::fprintf(stderr,
@@ -27,6 +34,8 @@ void Usage() {
                "             else .resched-data); a restart comes back to the same state\n"
                "  --ephemeral  keep nothing on disk (tests, experiments)\n"
                "  --metrics-listen HOST:PORT  serve Prometheus metrics at /metrics there\n"
+               "  --log-format text|json  one line per event on stderr, as text (default) or\n"
+               "             JSON objects (default: the config's log_format)\n"
                "             (default: the config's metrics_listen, else none)\n"
                "  --print-config  print the embedded default configuration and exit\n");
 }
@@ -60,6 +69,7 @@ int main(int argc, char** argv) {
   std::string config_path;
   std::string data_dir;
   std::string metrics_listen;
+  std::string log_format;
   bool ephemeral = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -80,6 +90,8 @@ int main(int argc, char** argv) {
       data_dir = value("--data-dir");
     } else if (arg == "--metrics-listen" || arg.rfind("--metrics-listen=", 0) == 0) {
       metrics_listen = value("--metrics-listen");
+    } else if (arg == "--log-format" || arg.rfind("--log-format=", 0) == 0) {
+      log_format = value("--log-format");
     } else if (arg == "--ephemeral") {
       ephemeral = true;
     } else if (arg == "--print-config") {
@@ -103,6 +115,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (listen.empty()) listen = config->listen().empty() ? "127.0.0.1:50051" : config->listen();
+  if (log_format.empty()) log_format = config->log_format().empty() ? "text" : config->log_format();
+  if (log_format != "text" && log_format != "json") {
+    std::fprintf(stderr, "resched-server: --log-format must be text or json, got '%s'\n",
+                 log_format.c_str());
+    return 2;
+  }
+  resched::server::SetLogFormat(log_format == "json" ? LogFormat::kJson : LogFormat::kText);
 
   if (ephemeral && !data_dir.empty()) {
     std::fprintf(stderr, "resched-server: --data-dir and --ephemeral exclude each other\n");
@@ -118,14 +137,14 @@ int main(int argc, char** argv) {
   if (!ephemeral) {
     absl::StatusOr<bool> opened = service.OpenDataDir(data_dir);
     if (!opened.ok()) {
-      std::fprintf(stderr, "resched-server: %s\n", std::string(opened.status().message()).c_str());
+      Log(LogLevel::kError, "start_failed", opened.status().message(), {{"data_dir", data_dir}});
       return 1;
     }
     fresh = *opened;
   }
   if (fresh) {
     if (auto status = service.CreateConfiguredClusters(*config); !status.ok()) {
-      std::fprintf(stderr, "resched-server: config: %s\n", std::string(status.message()).c_str());
+      Log(LogLevel::kError, "start_failed", absl::StrCat("config: ", status.message()));
       return 2;
     }
   }
@@ -135,11 +154,12 @@ int main(int argc, char** argv) {
   if (!metrics_listen.empty()) {
     auto served = resched::server::ServeMetrics(metrics_listen, service.MetricsCollectables());
     if (!served.ok()) {
-      std::fprintf(stderr, "resched-server: %s\n", std::string(served.status().message()).c_str());
+      Log(LogLevel::kError, "start_failed", served.status().message());
       return 1;
     }
     metrics = *std::move(served);
-    std::fprintf(stderr, "resched-server: metrics at http://%s/metrics\n", metrics_listen.c_str());
+    Log(LogLevel::kInfo, "metrics", absl::StrCat("metrics at http://", metrics_listen, "/metrics"),
+        {{"address", metrics_listen}});
   }
 
   grpc::EnableDefaultHealthCheckService(true);
@@ -156,19 +176,23 @@ int main(int argc, char** argv) {
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
     const std::string reason = resched::server::ListenError(listen);
-    std::fprintf(stderr, "resched-server: cannot listen on %s%s%s\n", listen.c_str(),
-                 reason.empty() ? "" : ": ", reason.c_str());
+    Log(LogLevel::kError, "start_failed",
+        absl::StrCat("cannot listen on ", listen, reason.empty() ? "" : ": ", reason));
     return 1;
   }
-  std::fprintf(stderr, "resched-server: listening on %s (%d cluster(s)), %s%s\n", listen.c_str(),
-               service.ClusterCount(), ephemeral ? "ephemeral (nothing kept on disk)" : "data in ",
-               ephemeral ? "" : data_dir.c_str());
+  Log(LogLevel::kInfo, "listening",
+      absl::StrFormat("listening on %s (%d cluster(s)), %s%s", listen, service.ClusterCount(),
+                      ephemeral ? "ephemeral (nothing kept on disk)" : "data in ",
+                      ephemeral ? "" : data_dir),
+      {{"address", listen},
+       {"clusters", absl::StrCat(service.ClusterCount())},
+       {"data_dir", ephemeral ? "" : data_dir}});
 
   const int sig = WaitForTermination();
-  std::fprintf(stderr, "resched-server: %s received, shutting down\n", strsignal(sig));
+  Log(LogLevel::kInfo, "stopping", absl::StrCat(strsignal(sig), " received, shutting down"));
   service.BeginShutdown();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   server->Wait();
-  std::fprintf(stderr, "resched-server: stopped\n");
+  Log(LogLevel::kInfo, "stopped", "stopped");
   return 0;
 }

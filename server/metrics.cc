@@ -1,6 +1,6 @@
 #include "server/metrics.h"
 
-#include "absl/strings/str_cat.h"
+#include "absl/status/status.h"
 
 namespace resched::server {
 namespace {
@@ -10,27 +10,10 @@ const prometheus::Histogram::BucketBoundaries kSeconds = {
     0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
     0.025,   0.05,   0.1,     0.25,   0.5,   1,      2.5,   10};
 
-// grpc::StatusCode as its canonical name (OK, NOT_FOUND, ...), the label clients filter on.
+// grpc::StatusCode as its canonical name (OK, NOT_FOUND, ...), the label clients filter on;
+// gRPC's codes are Abseil's.
 std::string CodeName(grpc::StatusCode code) {
-  static const char* const kNames[] = {"OK",
-                                       "CANCELLED",
-                                       "UNKNOWN",
-                                       "INVALID_ARGUMENT",
-                                       "DEADLINE_EXCEEDED",
-                                       "NOT_FOUND",
-                                       "ALREADY_EXISTS",
-                                       "PERMISSION_DENIED",
-                                       "RESOURCE_EXHAUSTED",
-                                       "FAILED_PRECONDITION",
-                                       "ABORTED",
-                                       "OUT_OF_RANGE",
-                                       "UNIMPLEMENTED",
-                                       "INTERNAL",
-                                       "UNAVAILABLE",
-                                       "DATA_LOSS",
-                                       "UNAUTHENTICATED"};
-  const int i = static_cast<int>(code);
-  return i >= 0 && i < static_cast<int>(std::size(kNames)) ? kNames[i] : absl::StrCat(i);
+  return absl::StatusCodeToString(static_cast<absl::StatusCode>(code));
 }
 
 }  // namespace

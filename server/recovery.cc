@@ -2,7 +2,6 @@
 // saved: each cluster's snapshot is loaded, then the journal's later records go, in order,
 // through the functions that applied them live (service_apply.h), at the clock each was
 // applied at.
-#include <cstdio>
 #include <optional>
 #include <vector>
 
@@ -12,6 +11,7 @@
 #include "proto/resched/convert.h"
 #include "proto/resched/snapshot_convert.h"
 #include "resched/v1/snapshot.pb.h"
+#include "server/log.h"
 #include "server/service.h"
 #include "server/service_apply.h"
 
@@ -208,7 +208,7 @@ absl::StatusOr<bool> ReschedService::OpenDataDir(const std::string& dir) {
   if (!journal.ok()) return journal.status();
   journal_ = *std::move(journal);
   if (!journal_->recovery_note().empty()) {
-    std::fprintf(stderr, "resched-server: %s\n", journal_->recovery_note().c_str());
+    Log(LogLevel::kWarning, "unclean_stop", journal_->recovery_note(), {{"data_dir", dir}});
   }
   const bool fresh = journal_->last_lsn() == 0;
   // Each snapshot first, then the records after it. Replayed clusters have no journal attached

@@ -4,7 +4,9 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "server/errors.h"
+#include "server/log.h"
 #include "server/service.h"
 
 namespace resched::server {
@@ -15,16 +17,40 @@ absl::Status ReschedService::Overloaded() const {
                    " calls waiting for a thread (max_waiting_calls); retry later"));
 }
 
+namespace {
+
+// One line per failed call: what a person looks for first when a client reports an error.
+void LogFailedCall(const char* method, const grpc::Status& status, double seconds,
+                   const std::string& trace_id) {
+  const std::string code =
+      absl::StatusCodeToString(static_cast<absl::StatusCode>(status.error_code()));
+  LogFields fields = {{"method", method},
+                      {"code", code},
+                      {"error", status.error_message()},
+                      {"ms", absl::StrFormat("%.3f", seconds * 1e3)}};
+  if (!trace_id.empty()) fields.emplace_back("trace_id", trace_id);
+  Log(LogLevel::kWarning, "call_failed",
+      absl::StrCat(method, " failed: ", code, ": ", status.error_message()), fields);
+}
+
+}  // namespace
+
 template <class Request, class Response>
 grpc::ServerUnaryReactor* ReschedService::Dispatch(
     grpc::CallbackServerContext* context, const char* method, const Request* request,
     Response* response, grpc::Status (ReschedService::*handler)(const Request*, Response*)) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   const auto arrived = std::chrono::steady_clock::now();
-  auto finish = [this, reactor, method, arrived](const grpc::Status& status) {
-    metrics_.ObserveCall(
-        method, status.error_code(),
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - arrived).count());
+  std::string trace_id;
+  if (auto it = context->client_metadata().find("traceparent");
+      it != context->client_metadata().end()) {
+    trace_id = TraceIdOf(absl::string_view(it->second.data(), it->second.size()));
+  }
+  auto finish = [this, reactor, method, arrived, trace_id](const grpc::Status& status) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - arrived).count();
+    metrics_.ObserveCall(method, status.error_code(), seconds);
+    if (!status.ok()) LogFailedCall(method, status, seconds, trace_id);
     reactor->Finish(status);
   };
   // The request and the response live until Finish.

@@ -1,11 +1,13 @@
 #include "server/snapshotter.h"
 
 #include <chrono>
-#include <cstdio>
 #include <string>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "proto/resched/snapshot_convert.h"
+#include "server/log.h"
 
 namespace resched::server {
 
@@ -70,15 +72,22 @@ bool Snapshotter::Write(const CapturedSnapshot& capture) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   // One line per snapshot: rare (thousands of changes apart), and what an operator looks for
   // when start-up time or disk use surprises.
+  const LogFields fields = {{"cluster", capture.cluster},
+                            {"lsn", absl::StrCat(capture.lsn)},
+                            {"jobs", absl::StrCat(capture.plan.jobs.size())},
+                            {"bytes", absl::StrCat(payload.size())},
+                            {"ms", absl::StrFormat("%.1f", ms)}};
   if (written.ok()) {
-    std::fprintf(stderr,
-                 "resched-server: snapshot of cluster '%s' after LSN %lld: %zu jobs, %zu bytes, "
-                 "%.1f ms; its earlier records are dropped\n",
-                 capture.cluster.c_str(), static_cast<long long>(capture.lsn),
-                 capture.plan.jobs.size(), payload.size(), ms);
+    Log(LogLevel::kInfo, "snapshot",
+        absl::StrFormat("snapshot of cluster '%s' after LSN %d: %d jobs, %d bytes, %.1f ms; its "
+                        "earlier records are dropped",
+                        capture.cluster, capture.lsn, capture.plan.jobs.size(), payload.size(), ms),
+        fields);
   } else {
-    std::fprintf(stderr, "resched-server: snapshot of cluster '%s' not written: %s\n",
-                 capture.cluster.c_str(), std::string(written.message()).c_str());
+    Log(LogLevel::kWarning, "snapshot_failed",
+        absl::StrCat("snapshot of cluster '", capture.cluster,
+                     "' not written: ", written.message()),
+        fields);
   }
   return written.ok();
 }
