@@ -21,7 +21,7 @@ enum class Op {
   kCancel,          // CancelJob of a job this client submitted
   kReport,          // ReportJobEvent: a job this client submitted finished
   kAdvance,         // AdvanceClock by a minute (jobs start and end)
-  kReserve,         // AddReservation of a few processors ahead
+  kReserve,         // AddReservation ahead of the clock (read first: GetCluster, timed with it)
   kReserveDag,      // ReserveDAG of a small fork-join workflow
   kQueryDeadline,   // QueryDeadline of the same workflow, without booking
   kGetSchedule,     // GetSchedule
