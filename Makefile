@@ -48,10 +48,10 @@ test-asan: deps
 # and a cluster's lock, watchers and deletion driven from many threads. Not the tests through
 # gRPC: Debian's gRPC is not built with TSan, which cannot see its internal locks and then
 # reports races in gRPC's inline header code that are not races.
-TSAN_TESTS = ^(WorkerPoolTest|ClusterState|JournalTest)\.
+TSAN_TESTS = ^(WorkerPoolTest|ClusterState|JournalTest|TracerTest)\.
 test-tsan: deps
 	cmake -S . -B $(TSAN_DIR) $(SANITIZER_FLAGS) -DRESCHED_TSAN=ON
-	cmake --build $(TSAN_DIR) -j$(JOBS) --target server_test server_store_test
+	cmake --build $(TSAN_DIR) -j$(JOBS) --target server_test server_store_test server_trace_test
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 	  ctest --test-dir $(TSAN_DIR) -R '$(TSAN_TESTS)' --output-on-failure -j$(JOBS)
 

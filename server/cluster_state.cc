@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "proto/resched/convert.h"
+#include "server/trace/span.h"
 
 namespace resched::server {
 
@@ -16,6 +17,8 @@ Time WallNow() {
 }
 
 namespace {
+
+constexpr char kLockWaitSpan[] = "resched.lock_wait";
 
 std::int64_t NanosSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
@@ -125,7 +128,15 @@ absl::Status ClusterState::AwaitDurable(std::int64_t lsn) {
     MutexLock lock(&mu_);
     journal = durability_.journal;
   }
-  return journal->WaitDurable(lsn);
+  return WaitDurableTraced(*journal, lsn);
+}
+
+absl::Status WaitDurableTraced(Journal& journal, std::int64_t lsn) {
+  trace::ScopedSpan commit("resched.journal.commit");
+  if (commit.recording()) commit.SetAttribute("resched.journal.lsn", lsn);
+  absl::Status durable = journal.WaitDurable(lsn);
+  commit.SetResult(durable.ok(), durable.message());
+  return durable;
 }
 
 absl::Status ClusterState::RecoverLocked() {
@@ -175,12 +186,14 @@ absl::Status ClusterState::DeletedError() const {
 absl::Status ClusterState::Run(const std::function<void(Txn&)>& fn) {
   std::int64_t lsn = 0;
   {
+    trace::ScopedSpan wait(kLockWaitSpan);
     MutexLock lock(&mu_);
+    wait.End();
     if (deleted_) return DeletedError();
     if (absl::Status s = RecoverLocked(); !s.ok()) return s;
     SettleClockLocked();
     std::vector<pb::ScheduleEvent> extra;
-    Txn txn{*plan_, replies_, extra};
+    Txn txn{*plan_, replies_, extra, params_};
     fn(txn);
     PublishLocked(std::move(extra));
     lsn = last_lsn_;
@@ -191,7 +204,9 @@ absl::Status ClusterState::Run(const std::function<void(Txn&)>& fn) {
 absl::Status ClusterState::Change(const ChangeFn& fn) {
   std::int64_t lsn = 0;
   {
+    trace::ScopedSpan wait(kLockWaitSpan);
     MutexLock lock(&mu_);
+    wait.End();
     if (deleted_) return DeletedError();
     if (absl::Status s = RecoverLocked(); !s.ok()) return s;
     if (durability_.journal != nullptr) {
@@ -200,7 +215,7 @@ absl::Status ClusterState::Change(const ChangeFn& fn) {
     SettleClockLocked();
     const Time now = plan_->now();
     std::vector<pb::ScheduleEvent> extra;
-    Txn txn{*plan_, replies_, extra};
+    Txn txn{*plan_, replies_, extra, params_};
     const auto started = std::chrono::steady_clock::now();
     std::optional<pb::JournalRecord> record = fn(txn);
     const std::int64_t applied = NanosSince(started);
@@ -224,7 +239,7 @@ absl::Status ClusterState::Replay(Time now, const std::function<absl::Status(Txn
   }
   PublishLocked({});
   std::vector<pb::ScheduleEvent> extra;
-  Txn txn{*plan_, replies_, extra};
+  Txn txn{*plan_, replies_, extra, params_};
   const auto started = std::chrono::steady_clock::now();
   absl::Status status = fn(txn);
   apply_nanos_since_snapshot_ += NanosSince(started);
@@ -237,7 +252,9 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterState::Snapshot() {
   std::unique_ptr<ClusterPlan> copy;
   std::int64_t lsn = 0;
   {
+    trace::ScopedSpan wait(kLockWaitSpan);
     MutexLock lock(&mu_);
+    wait.End();
     if (deleted_) return DeletedError();
     if (absl::Status s = RecoverLocked(); !s.ok()) return s;
     SettleClockLocked();
@@ -250,7 +267,9 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterState::Snapshot() {
 
 absl::Status ClusterState::Delete(const std::function<absl::Status(const ClusterPlan&)>& may_delete,
                                   const pb::JournalRecord& record) {
+  trace::ScopedSpan wait(kLockWaitSpan);
   MutexLock lock(&mu_);
+  wait.End();
   if (deleted_) return DeletedError();
   if (absl::Status s = RecoverLocked(); !s.ok()) return s;
   SettleClockLocked();
@@ -260,7 +279,7 @@ absl::Status ClusterState::Delete(const std::function<absl::Status(const Cluster
     // the lock, which keeps a refused deletion from having been visible.
     if (absl::Status s = durability_.journal->CheckWritable(); !s.ok()) return s;
     AppendLocked(record, plan_->now());
-    if (absl::Status s = durability_.journal->WaitDurable(last_lsn_); !s.ok()) return s;
+    if (absl::Status s = WaitDurableTraced(*durability_.journal, last_lsn_); !s.ok()) return s;
     // Only the deletion's record stays: it deletes whatever an older snapshot, still on its
     // way to the disk, would bring back at the next start. A failure here only leaves more to
     // replay.

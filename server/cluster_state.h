@@ -112,6 +112,7 @@ class ClusterState {
     ClusterPlan& plan;
     ReplyCache& replies;
     std::vector<pb::ScheduleEvent>& events;  // extra events to publish (reservations, clock)
+    const AlgorithmParams& params;           // the policy's (traces)
   };
   // Runs `fn`, which reads, under the writer lock, after moving a WALL clock to the present; then
   // publishes the jobs that changed. NOT_FOUND, without running `fn`, once the cluster is
@@ -195,6 +196,10 @@ class ClusterState {
   std::shared_ptr<std::atomic<bool>> snapshot_in_flight_ =
       std::make_shared<std::atomic<bool>>(false);
 };
+
+// Waits until the journal's record `lsn` is durable, in a "resched.journal.commit" span when the
+// call is traced.
+absl::Status WaitDurableTraced(Journal& journal, std::int64_t lsn);
 
 // Microseconds since the Unix epoch, from the system clock.
 Time WallNow();

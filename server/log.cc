@@ -5,9 +5,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 
@@ -35,15 +33,6 @@ const char* LevelName(LogLevel level) {
       return "error";
   }
   return "info";
-}
-
-bool IsLowerHex(absl::string_view s) {
-  for (const char c : s) {
-    if (!absl::ascii_isxdigit(static_cast<unsigned char>(c)) || absl::ascii_isupper(c)) {
-      return false;
-    }
-  }
-  return true;
 }
 
 }  // namespace
@@ -86,22 +75,6 @@ void Log(LogLevel level, absl::string_view event, absl::string_view message,
   line += '\n';
   std::fputs(line.c_str(), stderr);
   std::fflush(stderr);
-}
-
-std::string TraceIdOf(absl::string_view traceparent) {
-  // version "-" trace-id (32 hex) "-" parent-id (16 hex) "-" flags (2 hex), lower case.
-  const std::vector<absl::string_view> parts = absl::StrSplit(traceparent, '-');
-  if (parts.size() < 4 || parts[0].size() != 2 || parts[1].size() != 32 || parts[2].size() != 16 ||
-      parts[3].size() != 2) {
-    return "";
-  }
-  for (const absl::string_view part : parts) {
-    if (!IsLowerHex(part)) return "";
-  }
-  if (parts[0] == "ff" || parts[1] == std::string(32, '0') || parts[2] == std::string(16, '0')) {
-    return "";  // invalid per the W3C recommendation
-  }
-  return std::string(parts[1]);
 }
 
 }  // namespace resched::server

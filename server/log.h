@@ -27,7 +27,4 @@ void SetLogSinkForTest(std::function<void(const std::string& line)> sink);
 void Log(LogLevel level, absl::string_view event, absl::string_view message,
          const LogFields& fields = {});
 
-// The trace id (32 hex digits) of a W3C traceparent header value, or "" when it is malformed.
-std::string TraceIdOf(absl::string_view traceparent);
-
 }  // namespace resched::server

@@ -1,15 +1,16 @@
-// resched-server: the scheduling service. Flags: --listen HOST:PORT, --config FILE,
-// --data-dir DIR, --ephemeral.
+// resched-server: the scheduling service. Flags: see Usage().
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <signal.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "server/config.h"
@@ -17,6 +18,8 @@
 #include "server/log.h"
 #include "server/metrics_endpoint.h"
 #include "server/service.h"
+#include "server/trace/otlp_http_exporter.h"
+#include "server/tracing_settings.h"
 
 namespace {
 
@@ -34,9 +37,14 @@ void Usage() {
                "             else .resched-data); a restart comes back to the same state\n"
                "  --ephemeral  keep nothing on disk (tests, experiments)\n"
                "  --metrics-listen HOST:PORT  serve Prometheus metrics at /metrics there\n"
+               "             (default: the config's metrics_listen, else none)\n"
                "  --log-format text|json  one line per event on stderr, as text (default) or\n"
                "             JSON objects (default: the config's log_format)\n"
-               "             (default: the config's metrics_listen, else none)\n"
+               "  --otlp-endpoint URL  send trace spans there as OTLP/HTTP JSON (a collector's\n"
+               "             base URL, e.g. http://localhost:4318; default: the config's\n"
+               "             otlp_endpoint, else OTEL_EXPORTER_OTLP_ENDPOINT, else none)\n"
+               "  --trace-sample-ratio R  share of calls traced when the caller did not decide\n"
+               "             (default: OTEL_TRACES_SAMPLER_ARG, else the config's, else 1)\n"
                "  --print-config  print the embedded default configuration and exit\n");
 }
 
@@ -70,6 +78,7 @@ int main(int argc, char** argv) {
   std::string data_dir;
   std::string metrics_listen;
   std::string log_format;
+  resched::server::TracingFlags tracing_flags;
   bool ephemeral = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -92,6 +101,19 @@ int main(int argc, char** argv) {
       metrics_listen = value("--metrics-listen");
     } else if (arg == "--log-format" || arg.rfind("--log-format=", 0) == 0) {
       log_format = value("--log-format");
+    } else if (arg == "--otlp-endpoint" || arg.rfind("--otlp-endpoint=", 0) == 0) {
+      tracing_flags.otlp_endpoint = value("--otlp-endpoint");
+    } else if (arg == "--trace-sample-ratio" || arg.rfind("--trace-sample-ratio=", 0) == 0) {
+      const std::string ratio = value("--trace-sample-ratio");
+      double parsed = 0;
+      if (!absl::SimpleAtod(ratio, &parsed)) {
+        std::fprintf(stderr,
+                     "resched-server: --trace-sample-ratio must be a number in [0, 1], "
+                     "got '%s'\n",
+                     ratio.c_str());
+        return 2;
+      }
+      tracing_flags.trace_sample_ratio = parsed;
     } else if (arg == "--ephemeral") {
       ephemeral = true;
     } else if (arg == "--print-config") {
@@ -130,7 +152,36 @@ int main(int argc, char** argv) {
   if (data_dir.empty())
     data_dir = config->data_dir().empty() ? ".resched-data" : config->data_dir();
 
+  absl::StatusOr<resched::server::TracingSettings> tracing =
+      resched::server::ResolveTracing(tracing_flags, *config, [](const char* name) {
+        const char* value = std::getenv(name);
+        return std::string(value == nullptr ? "" : value);
+      });
+  if (!tracing.ok()) {
+    std::fprintf(stderr, "resched-server: %s\n", std::string(tracing.status().message()).c_str());
+    return 2;
+  }
+
   resched::server::ReschedService service(resched::server::LimitsFrom(*config));
+  if (!tracing->traces_url.empty()) {
+    resched::server::trace::OtlpHttpOptions otlp;
+    otlp.url = tracing->traces_url;
+    otlp.service_name = tracing->service_name;
+    otlp.headers = tracing->headers;
+    auto exporter = resched::server::trace::OtlpHttpExporter::Create(otlp);
+    if (!exporter.ok()) {
+      std::fprintf(stderr, "resched-server: %s\n",
+                   std::string(exporter.status().message()).c_str());
+      return 2;
+    }
+    resched::server::trace::TracerOptions options;
+    options.sample_ratio = tracing->sample_ratio;
+    service.EnableTracing(*std::move(exporter), options);
+    Log(LogLevel::kInfo, "tracing",
+        absl::StrFormat("traces to %s (sampling %g of the calls whose caller did not decide)",
+                        otlp.url, options.sample_ratio),
+        {{"url", otlp.url}, {"sample_ratio", absl::StrCat(options.sample_ratio)}});
+  }
   // A data directory that already holds a journal keeps its clusters; the configuration's are
   // created in a new one only.
   bool fresh = true;

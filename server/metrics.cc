@@ -64,6 +64,17 @@ ServerMetrics::ServerMetrics()
                          .Name("resched_watch_streams")
                          .Help("WatchSchedule streams open")
                          .Register(*registry_)
+                         .Add({})),
+      spans_exported_(prometheus::BuildCounter()
+                          .Name("resched_trace_spans_exported_total")
+                          .Help("Trace spans the OTLP collector accepted")
+                          .Register(*registry_)
+                          .Add({})),
+      spans_dropped_(prometheus::BuildCounter()
+                         .Name("resched_trace_spans_dropped_total")
+                         .Help("Trace spans dropped: the export queue was full or the collector "
+                               "could not take them")
+                         .Register(*registry_)
                          .Add({})) {}
 
 void ServerMetrics::ObserveCall(const std::string& method, grpc::StatusCode code, double seconds) {
@@ -87,6 +98,14 @@ void ServerMetrics::ObserveCommit(double seconds, std::size_t records) {
 
 void ServerMetrics::CountSnapshot(bool written) {
   (written ? snapshots_written_ : snapshots_dropped_).Increment();
+}
+
+void ServerMetrics::CountSpansExported(std::int64_t spans) {
+  spans_exported_.Increment(static_cast<double>(spans));
+}
+
+void ServerMetrics::CountSpansDropped(std::int64_t spans) {
+  spans_dropped_.Increment(static_cast<double>(spans));
 }
 
 void ServerMetrics::WatchStarted() { watch_streams_.Increment(); }

@@ -1,13 +1,14 @@
 // The server's Prometheus metrics (prometheus-cpp; docs/observability.md): calls and their
 // latency by method and status code, calls shed, planning time by algorithm, durable commits,
-// snapshots and watch streams. Per-cluster gauges (queued and running jobs, utilization, holds)
-// are read from the clusters at each scrape (ClusterCollector in service.h), so a deleted
-// cluster's series go with it. Everything here is thread-safe.
+// snapshots, watch streams and trace spans. Per-cluster gauges (queued and running jobs,
+// utilization, holds) are read from the clusters at each scrape (ClusterCollector in service.h), so
+// a deleted cluster's series go with it. Everything here is thread-safe.
 #pragma once
 
 #include <grpcpp/support/status.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -36,6 +37,10 @@ class ServerMetrics {
   // One journal transaction (group commit) of `records` records, fsync included.
   void ObserveCommit(double seconds, std::size_t records);
   void CountSnapshot(bool written);
+  // Trace spans sent to the collector, or dropped (the export queue was full, or the export
+  // failed).
+  void CountSpansExported(std::int64_t spans);
+  void CountSpansDropped(std::int64_t spans);
   void WatchStarted();
   void WatchEnded();
 
@@ -50,6 +55,8 @@ class ServerMetrics {
   prometheus::Counter& snapshots_written_;
   prometheus::Counter& snapshots_dropped_;
   prometheus::Gauge& watch_streams_;
+  prometheus::Counter& spans_exported_;
+  prometheus::Counter& spans_dropped_;
 };
 
 }  // namespace resched::server

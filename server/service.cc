@@ -46,6 +46,18 @@ void ReschedService::Observe(ClusterState& state) {
 }
 ReschedService::~ReschedService() { BeginShutdown(); }
 
+void ReschedService::EnableTracing(std::unique_ptr<trace::SpanExporter> exporter,
+                                   trace::TracerOptions options) {
+  trace::TraceCounters counters;
+  counters.exported = [this](std::int64_t spans) { metrics_.CountSpansExported(spans); };
+  counters.dropped = [this](std::int64_t spans) { metrics_.CountSpansDropped(spans); };
+  tracer_ = std::make_unique<trace::Tracer>(options, std::move(exporter), std::move(counters));
+}
+
+void ReschedService::FlushTraces() {
+  if (tracer_) tracer_->Flush();
+}
+
 void ReschedService::BeginShutdown() {
   shutting_down_ = true;
   ReaderMutexLock lock(&clusters_mu_);
@@ -124,7 +136,7 @@ absl::StatusOr<pb::Cluster> ReschedService::Create(const pb::CreateClusterReques
   if (journal_ != nullptr && !replayed_at) {
     if (absl::Status s = journal_->CheckWritable(); !s.ok()) return s;
     const std::int64_t lsn = journal_->Append(name, record.SerializeAsString());
-    if (absl::Status s = journal_->WaitDurable(lsn); !s.ok()) return s;
+    if (absl::Status s = WaitDurableTraced(*journal_, lsn); !s.ok()) return s;
   }
   // A replayed creation's record is the journal's own, which the caller sets.
   if (!replayed_at) state->SetCreation(std::move(record));
@@ -246,7 +258,7 @@ grpc::Status ReschedService::HandleSubmitJob(const pb::SubmitJobRequest* request
     (void)(*copy)->TakeChangedJobs();  // the response reports the jobs this submission moves
     std::vector<pb::ScheduleEvent> events;
     ReplyCache replies(0);
-    ClusterState::Txn txn{**copy, replies, events};
+    ClusterState::Txn txn{**copy, replies, events, (*state)->params()};
     if (auto status = ApplySubmitJob(txn, *request, response); !status.ok()) return ToGrpc(status);
     response->mutable_job()->clear_id();
     return grpc::Status::OK;

@@ -18,6 +18,7 @@
 #include "server/schedule_watch.h"
 #include "server/snapshotter.h"
 #include "server/store/journal.h"
+#include "server/trace/tracer.h"
 #include "server/worker_pool.h"
 
 namespace resched::server {
@@ -49,6 +50,13 @@ class ReschedService final : public pb::Resched::CallbackService {
   std::int64_t FlushSnapshots();
   // Creates the clusters of a configuration; fails without creating any on a bad spec.
   absl::Status CreateConfiguredClusters(const pb::ServerConfig& config);
+  // Traces the sampled calls from now on: a server span per unary call, continuing the caller's
+  // trace when its metadata carries a W3C traceparent, with child spans for the cluster lock
+  // wait, validation, planning and the durable commit, sent to `exporter` in batches (spans it
+  // cannot take are dropped and counted). Call once, before serving.
+  void EnableTracing(std::unique_ptr<trace::SpanExporter> exporter, trace::TracerOptions options);
+  // Waits until every span ended so far is exported or dropped (tests).
+  void FlushTraces();
   // Ends open WatchSchedule streams with UNAVAILABLE (before the server shuts down).
   void BeginShutdown();
 
@@ -180,6 +188,7 @@ class ReschedService final : public pb::Resched::CallbackService {
   std::atomic<bool> shutting_down_{false};
   std::unique_ptr<Journal> journal_;          // null: ephemeral
   std::unique_ptr<Snapshotter> snapshotter_;  // after the journal: stops before it
+  std::unique_ptr<trace::Tracer> tracer_;     // null: calls are not traced
   // Last, so that it is destroyed first: its threads finish their calls while the rest lives.
   WorkerPool workers_{kWorkerThreads, limits_.max_waiting_calls};
 };

@@ -3,16 +3,25 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "proto/resched/convert.h"
+#include "server/planning_span.h"
 #include "server/service_util.h"
+#include "server/trace/span.h"
 
 namespace resched::server {
 
 absl::Status ApplySubmitJob(ClusterState::Txn& txn, const pb::SubmitJobRequest& request,
                             pb::SubmitJobResponse* response) {
   ClusterPlan& plan = txn.plan;
-  auto job = FromProto(request.job(), plan.now());
+  absl::StatusOr<Job> job;
+  {
+    trace::ScopedSpan validate(kValidateSpan);
+    job = FromProto(request.job(), plan.now());
+    RecordOutcome(validate, job.status());
+  }
   if (!job.ok()) return job.status();
+  trace::ScopedSpan planning(kPlanSpan, PolicyStepAttributes(txn, "submit"));
   auto placed = plan.Submit(*std::move(job));
+  RecordOutcome(planning, placed);
   if (!placed.ok()) return placed.status();
   // The job placed, and the queued jobs this submission moved.
   *response->mutable_job() = ToProto(**placed, request.cluster());
@@ -26,7 +35,9 @@ absl::Status ApplySubmitJob(ClusterState::Txn& txn, const pb::SubmitJobRequest& 
 
 absl::Status ApplyCancelJob(ClusterState::Txn& txn, const pb::CancelJobRequest& request,
                             pb::Job* response) {
+  trace::ScopedSpan planning(kPlanSpan, PolicyStepAttributes(txn, "cancel"));
   auto job = txn.plan.Cancel(request.id());
+  RecordOutcome(planning, job);
   if (!job.ok()) return job.status();
   *response = ToProto(**job, request.cluster());
   return absl::OkStatus();
@@ -36,9 +47,11 @@ absl::Status ApplyReportJobEvent(ClusterState::Txn& txn, const pb::ReportJobEven
                                  pb::Job* response) {
   auto t = TimeOr(request.has_time(), request.time(), "time", txn.plan.now());
   if (!t.ok()) return t.status();
+  trace::ScopedSpan planning(kPlanSpan, PolicyStepAttributes(txn, "report_event"));
   auto job = request.kind() == pb::STARTED
                  ? txn.plan.ReportStarted(request.id(), *t)
                  : txn.plan.ReportEnded(request.id(), *t, request.kind() == pb::FAILED_EVENT);
+  RecordOutcome(planning, job);
   if (!job.ok()) return job.status();
   *response = ToProto(**job, request.cluster());
   return absl::OkStatus();
@@ -46,12 +59,20 @@ absl::Status ApplyReportJobEvent(ClusterState::Txn& txn, const pb::ReportJobEven
 
 absl::Status ApplyAddReservation(ClusterState::Txn& txn, const pb::AddReservationRequest& request,
                                  pb::Reservation* response) {
-  auto start = FromProto(request.start(), "start");
+  absl::StatusOr<Time> start;
+  absl::StatusOr<Time> end;
+  {
+    trace::ScopedSpan validate(kValidateSpan);
+    start = FromProto(request.start(), "start");
+    if (start.ok()) end = FromProto(request.end(), "end");
+    RecordOutcome(validate, start.ok() ? end.status() : start.status());
+  }
   if (!start.ok()) return start.status();
-  auto end = FromProto(request.end(), "end");
   if (!end.ok()) return end.status();
+  trace::ScopedSpan planning(kPlanSpan, PolicyStepAttributes(txn, "add_reservation"));
   auto added = txn.plan.AddReservation(request.processors(), *start, *end, request.reason(),
                                        request.displace_queued());
+  RecordOutcome(planning, added.status());
   if (!added.ok()) return added.status();
   *response = ToProto(**added, request.cluster());
   pb::ScheduleEvent event;
@@ -68,7 +89,10 @@ absl::Status ApplyRemoveReservation(ClusterState::Txn& txn,
   for (const auto* r : txn.plan.Reservations()) {
     if (r->id == request.id()) *event.mutable_reservation() = ToProto(*r, request.cluster());
   }
-  if (absl::Status status = txn.plan.RemoveReservation(request.id()); !status.ok()) return status;
+  trace::ScopedSpan planning(kPlanSpan, PolicyStepAttributes(txn, "remove_reservation"));
+  absl::Status removed = txn.plan.RemoveReservation(request.id());
+  RecordOutcome(planning, removed);
+  if (!removed.ok()) return removed;
   txn.events.push_back(std::move(event));
   return absl::OkStatus();
 }
@@ -78,7 +102,10 @@ absl::Status ApplyReleaseDag(ClusterState::Txn& txn, const pb::ReleaseDAGRequest
   pb::ScheduleEvent event;
   event.set_kind(pb::ScheduleEvent::DAG_RELEASED);
   if (d != nullptr) *event.mutable_dag() = ToProto(*d, request.cluster());
-  if (absl::Status s = txn.plan.ReleaseDag(request.id()); !s.ok()) return s;
+  trace::ScopedSpan planning(kPlanSpan, PolicyStepAttributes(txn, "release_dag"));
+  absl::Status released = txn.plan.ReleaseDag(request.id());
+  RecordOutcome(planning, released);
+  if (!released.ok()) return released;
   txn.events.push_back(std::move(event));
   return absl::OkStatus();
 }
@@ -92,7 +119,10 @@ absl::Status ApplyAdvanceClock(ClusterState::Txn& txn, const pb::AdvanceClockReq
     target = by.ok() ? absl::StatusOr<Time>(txn.plan.now() + *by) : by.status();
   }
   if (!target.ok()) return target.status();
-  if (auto status = txn.plan.AdvanceTo(*target); !status.ok()) return status;
+  trace::ScopedSpan planning(kPlanSpan, PolicyStepAttributes(txn, "advance_clock"));
+  absl::Status advanced = txn.plan.AdvanceTo(*target);
+  RecordOutcome(planning, advanced);
+  if (!advanced.ok()) return advanced;
   for (const JobRecord* job : txn.plan.PeekChangedJobs()) {
     if (job->state == JobState::kRunning) {
       *response->add_started() = ToProto(*job, request.cluster());

@@ -3,11 +3,14 @@
 // stream at once and subscribes it on a worker.
 #include <chrono>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/service.h"
+#include "server/trace/span.h"
+#include "server/trace/trace_context.h"
 
 namespace resched::server {
 
@@ -18,6 +21,8 @@ absl::Status ReschedService::Overloaded() const {
 }
 
 namespace {
+
+constexpr char kServiceName[] = "resched.v1.Resched";
 
 // One line per failed call: what a person looks for first when a client reports an error.
 void LogFailedCall(const char* method, const grpc::Status& status, double seconds,
@@ -33,6 +38,28 @@ void LogFailedCall(const char* method, const grpc::Status& status, double second
       absl::StrCat(method, " failed: ", code, ": ", status.error_message()), fields);
 }
 
+// The server span of a call (OpenTelemetry's RPC conventions), with the cluster it names.
+std::unique_ptr<trace::Span> StartCallSpan(trace::Tracer& tracer, const char* method,
+                                           const std::optional<trace::SpanContext>& caller,
+                                           const google::protobuf::Message& request) {
+  trace::Attributes attributes = {{"rpc.system", std::string("grpc")},
+                                  {"rpc.service", std::string(kServiceName)},
+                                  {"rpc.method", std::string(method)}};
+  // Job, reservation and DAG calls name their cluster in "cluster"; cluster calls in "name".
+  const google::protobuf::Descriptor* type = request.GetDescriptor();
+  const google::protobuf::FieldDescriptor* cluster = type->FindFieldByName("cluster");
+  if (cluster == nullptr && absl::EndsWith(type->name(), "ClusterRequest")) {
+    cluster = type->FindFieldByName("name");
+  }
+  if (cluster != nullptr && cluster->type() == google::protobuf::FieldDescriptor::TYPE_STRING &&
+      !cluster->is_repeated()) {
+    attributes.emplace_back("resched.cluster",
+                            request.GetReflection()->GetString(request, cluster));
+  }
+  return tracer.StartServerSpan(absl::StrCat(kServiceName, "/", method), caller,
+                                std::move(attributes));
+}
+
 }  // namespace
 
 template <class Request, class Response>
@@ -41,20 +68,36 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
     Response* response, grpc::Status (ReschedService::*handler)(const Request*, Response*)) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   const auto arrived = std::chrono::steady_clock::now();
-  std::string trace_id;
+  std::optional<trace::SpanContext> caller;
   if (auto it = context->client_metadata().find("traceparent");
       it != context->client_metadata().end()) {
-    trace_id = TraceIdOf(absl::string_view(it->second.data(), it->second.size()));
+    caller = trace::ParseTraceparent(absl::string_view(it->second.data(), it->second.size()));
   }
-  auto finish = [this, reactor, method, arrived, trace_id](const grpc::Status& status) {
+  // Shared: the worker's task is a copyable std::function.
+  std::shared_ptr<trace::Span> span;
+  if (tracer_) span = StartCallSpan(*tracer_, method, caller, *request);
+  // The log line of a failed call names its trace: the caller's, or the one this call started.
+  std::string trace_id;
+  if (span) {
+    trace_id = trace::ToHex(span->context().trace_id);
+  } else if (caller) {
+    trace_id = trace::ToHex(caller->trace_id);
+  }
+  auto finish = [this, reactor, method, arrived, trace_id, span](const grpc::Status& status) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - arrived).count();
     metrics_.ObserveCall(method, status.error_code(), seconds);
     if (!status.ok()) LogFailedCall(method, status, seconds, trace_id);
+    if (span) {
+      span->SetAttribute("rpc.grpc.status_code", std::int64_t{status.error_code()});
+      if (!status.ok()) span->SetError(status.error_message());
+      span->End();
+    }
     reactor->Finish(status);
   };
   // The request and the response live until Finish.
-  if (!workers_.TryPost([this, request, response, handler, finish] {
+  if (!workers_.TryPost([this, request, response, handler, finish, span] {
+        trace::CurrentSpanScope current(span.get());
         finish((this->*handler)(request, response));
       })) {
     metrics_.CountShed(method);

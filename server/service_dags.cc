@@ -7,9 +7,11 @@
 #include "absl/strings/str_format.h"
 #include "core/dag/dag_planner.h"
 #include "core/registry/registry.h"
+#include "server/planning_span.h"
 #include "server/service.h"
 #include "server/service_apply.h"
 #include "server/service_util.h"
+#include "server/trace/span.h"
 
 namespace resched::server {
 namespace {
@@ -38,20 +40,25 @@ void AddPlacements(const Dag& dag, const DagPlan& plan,
 absl::StatusOr<Dag> ReschedService::CheckDagRequest(const pb::Dag& dag,
                                                     const std::string& request_id,
                                                     const std::string& label) const {
-  if (absl::Status s = CheckRequestId(request_id); !s.ok()) return s;
-  if (label.size() > kMaxLabel) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("label must have at most %d characters, got %d", kMaxLabel, label.size()));
-  }
-  if (dag.tasks_size() > limits_.max_dag_tasks) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "dag.tasks must have at most %d tasks, got %d", limits_.max_dag_tasks, dag.tasks_size()));
-  }
-  if (dag.edges_size() > limits_.max_dag_edges) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "dag.edges must have at most %d edges, got %d", limits_.max_dag_edges, dag.edges_size()));
-  }
-  return FromProto(dag);
+  trace::ScopedSpan validate(kValidateSpan);
+  absl::StatusOr<Dag> checked = [&]() -> absl::StatusOr<Dag> {
+    if (absl::Status s = CheckRequestId(request_id); !s.ok()) return s;
+    if (label.size() > kMaxLabel) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "label must have at most %d characters, got %d", kMaxLabel, label.size()));
+    }
+    if (dag.tasks_size() > limits_.max_dag_tasks) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "dag.tasks must have at most %d tasks, got %d", limits_.max_dag_tasks, dag.tasks_size()));
+    }
+    if (dag.edges_size() > limits_.max_dag_edges) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "dag.edges must have at most %d edges, got %d", limits_.max_dag_edges, dag.edges_size()));
+    }
+    return FromProto(dag);
+  }();
+  RecordOutcome(validate, checked.status());
+  return checked;
 }
 
 grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* request,
@@ -74,11 +81,18 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
     if (!asked.ok()) return asked.status();
     const DagPlanningInput input = InputFor(cluster, *dag, name, params, *asked);
     release = input.release;
+    trace::ScopedSpan planning(kPlanSpan, DagPlannerAttributes(name, params, *dag));
     const auto started = std::chrono::steady_clock::now();
     absl::StatusOr<DagPlan> plan = (*planner)->Plan(input);
     metrics_.ObservePlanning(
         name, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    RecordOutcome(planning, plan.status());
     if (!plan.ok()) return plan.status();
+    if (planning.recording()) {
+      planning.SetAttribute("resched.dag.completion_us", std::int64_t{plan->completion});
+      planning.SetAttribute("resched.dag.cpu_hours", plan->cpu_hours);
+    }
+    planning.End();
     AddPlacements(*dag, *plan, response->mutable_placements());
     *response->mutable_completion() = ToTimestamp(plan->completion);
     *response->mutable_turnaround() = ToDurationProto(plan->completion - cluster.now());
@@ -138,11 +152,20 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
     if (!asked.ok()) return asked.status();
     const DagPlanningInput input = InputFor(cluster, *dag, name, params, *asked);
     release = input.release;
+    trace::ScopedSpan planning(kPlanSpan, DagPlannerAttributes(name, params, *dag));
     const auto started = std::chrono::steady_clock::now();
     absl::StatusOr<DeadlineAnswer> answer = (*planner)->AnswerDeadline(input, deadline);
     metrics_.ObservePlanning(
         name, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    RecordOutcome(planning, answer.status());
     if (!answer.ok()) return answer.status();
+    if (planning.recording()) {
+      planning.SetAttribute("resched.deadline.feasible", answer->feasible);
+      if (answer->tightest) {
+        planning.SetAttribute("resched.deadline.tightest_us", std::int64_t{*answer->tightest});
+      }
+    }
+    planning.End();
     response->set_feasible(answer->feasible);
     if (answer->tightest) *response->mutable_tightest_deadline() = ToTimestamp(*answer->tightest);
     if (answer->plan) {

@@ -62,15 +62,6 @@ TEST(LogTest, TextAndJsonLines) {
             std::string("2026-11-25T05:15:00.000000Z").size());
 }
 
-TEST(LogTest, TraceIdOfAW3cTraceparent) {
-  EXPECT_EQ(TraceIdOf(kTraceparent), "4bf92f3577b34da6a3ce929d0e0e4736");
-  EXPECT_EQ(TraceIdOf(""), "");
-  EXPECT_EQ(TraceIdOf("00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01"), "");  // case
-  EXPECT_EQ(TraceIdOf("00-00000000000000000000000000000000-00f067aa0ba902b7-01"), "");  // zero
-  EXPECT_EQ(TraceIdOf("ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"), "");  // version
-  EXPECT_EQ(TraceIdOf("00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01"), "");   // length
-}
-
 TEST_F(ServerTest, AFailedCallLogsOneLineWithItsTraceId) {
   CapturedLog log(LogFormat::kJson);
   pb::GetJobRequest request;

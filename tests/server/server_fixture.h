@@ -31,6 +31,7 @@ class ServerTest : public ::testing::Test {
     auto config = ParseConfig(kDefaultConfigYaml);
     ASSERT_OK(config);
     service_ = std::make_unique<ReschedService>(limits_);
+    Configure(*service_);
     bool fresh = true;
     if (!data_dir_.empty()) {
       absl::StatusOr<bool> opened = service_->OpenDataDir(data_dir_);
@@ -51,6 +52,8 @@ class ServerTest : public ::testing::Test {
     stub_ = pb::Resched::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
                                                      grpc::InsecureChannelCredentials()));
   }
+  // What a fixture sets on the service before it opens its data directory and serves.
+  virtual void Configure(ReschedService&) {}
   // Stops the server and destroys the service (its journal, if any, is closed).
   void Stop() {
     if (service_ == nullptr) return;
