@@ -14,6 +14,7 @@ const std::vector<Command>& AllCommands() {
     AddScheduleCommands(*all);
     AddPlanCommands(*all);
     AddDagCommands(*all);
+    AddTraceCommands(*all);
     return all;
   }();
   return *commands;

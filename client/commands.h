@@ -29,6 +29,7 @@ void AddScheduleCommands(std::vector<Command>& commands);  // schedule show, clo
 void AddPlanCommands(std::vector<Command>& commands);      // algorithms, replan
 // dag reserve, query-deadline (alias query), show, release, list
 void AddDagCommands(std::vector<Command>& commands);
+void AddTraceCommands(std::vector<Command>& commands);  // trace export
 
 // All commands, in the order of the help text.
 const std::vector<Command>& AllCommands();

@@ -70,11 +70,7 @@ std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> interva
     intervals.push_back({a.start, a.end, a.k, out.jobs_size()});
     *out.add_jobs() = ToProto(*job, cluster);
   }
-  for (const auto* r : plan.Reservations()) {
-    if (r->end <= from || r->start >= to) continue;
-    intervals.push_back({r->start, r->end, r->k, -1});
-    *out.add_reservations() = ToProto(*r, cluster);
-  }
+  // Slots: the jobs, then the DAG tasks, then the reservations.
   const int job_count = out.jobs_size();
   for (const DagReservation* d : plan.Dags()) {
     for (const DagTaskBooking& t : d->tasks) {
@@ -87,15 +83,25 @@ std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> interva
       *slot->mutable_allocation() = ToProto(a);
     }
   }
-  const auto ids =
-      AssignProcessorIds(std::move(intervals), plan.capacity(), job_count + out.dag_tasks_size());
+  const int task_count = out.dag_tasks_size();
+  for (const auto* r : plan.Reservations()) {
+    if (r->end <= from || r->start >= to) continue;
+    intervals.push_back({r->start, r->end, r->k, job_count + task_count + out.reservations_size()});
+    *out.add_reservations() = ToProto(*r, cluster);
+  }
+  const auto ids = AssignProcessorIds(std::move(intervals), plan.capacity(),
+                                      job_count + task_count + out.reservations_size());
   for (int i = 0; i < job_count; ++i) {
     for (int id : ids[i]) out.mutable_jobs(i)->mutable_allocation()->add_processor_ids(id);
   }
-  for (int i = 0; i < out.dag_tasks_size(); ++i) {
+  for (int i = 0; i < task_count; ++i) {
     for (int id : ids[job_count + i]) {
       out.mutable_dag_tasks(i)->mutable_allocation()->add_processor_ids(id);
     }
+  }
+  for (int i = 0; i < out.reservations_size(); ++i) {
+    for (int id : ids[job_count + task_count + i])
+      out.mutable_reservations(i)->add_processor_ids(id);
   }
   plan.timeline().ForEachStep(std::max(from, plan.now()), to, [&](const TimelineStep& step) {
     auto* s = out.add_free_profile();

@@ -24,7 +24,7 @@ struct IdInterval {
   Time start;
   Time end;
   int k;
-  int slot;  // where its ids go in the answer; -1: a hold, which takes ids but reports none
+  int slot;  // where its ids go in the answer; -1: takes ids but reports none
 };
 // The ids of each slot (of `slot_count`): at every instant at most `capacity` processors are in
 // use, given the intervals never exceed it (intervals of no length occupy no instant).
