@@ -9,6 +9,7 @@
 #include "loadgen/options.h"
 #include "loadgen/report.h"
 #include "loadgen/runner.h"
+#include "loadgen/swf_replay.h"
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
@@ -24,7 +25,9 @@ int main(int argc, char** argv) {
                  resched::loadgen::kUsage);
     return 2;
   }
-  absl::StatusOr<resched::loadgen::RunResult> result = resched::loadgen::Run(*options, std::cerr);
+  absl::StatusOr<resched::loadgen::RunResult> result =
+      options->swf.empty() ? resched::loadgen::Run(*options, std::cerr)
+                           : resched::loadgen::ReplaySwf(*options, std::cerr);
   if (!result.ok()) {
     std::fprintf(stderr, "resched-loadgen: %s\n", std::string(result.status().message()).c_str());
     return 1;

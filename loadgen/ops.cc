@@ -77,6 +77,7 @@ const std::vector<std::pair<Op, std::string>>& OpNames() {
       {Op::kQueryDeadline, "query-deadline"},
       {Op::kGetSchedule, "get-schedule"},
       {Op::kGetCluster, "get-cluster"},
+      {Op::kListJobs, "list-jobs"},
       {Op::kHealth, "health"},
   };
   return *kNames;
@@ -175,6 +176,15 @@ grpc::Status Call(Op op, const std::vector<std::string>& names, int cluster, Stu
       request.set_name(name);
       pb::Cluster response;
       return stub.GetCluster(&context, request, &response);
+    }
+    case Op::kListJobs: {
+      pb::ListJobsRequest request;
+      request.set_cluster(name);
+      request.add_states(pb::QUEUED);
+      request.add_states(pb::RUNNING);
+      request.set_page_size(100);
+      pb::ListJobsResponse response;
+      return stub.ListJobs(&context, request, &response);
     }
     case Op::kHealth: {
       ::grpc::health::v1::HealthCheckRequest request;

@@ -26,11 +26,12 @@ enum class Op {
   kQueryDeadline,   // QueryDeadline of the same workflow, without booking
   kGetSchedule,     // GetSchedule
   kGetCluster,      // GetCluster
+  kListJobs,        // ListJobs of the queued and running jobs (a page of 100)
   kHealth,          // grpc.health.v1.Health/Check: the round trip alone
 };
 
 // The flag names: submit, submit-moldable, dry-run, cancel, report, advance, reserve,
-// reserve-dag, query-deadline, get-schedule, get-cluster, health.
+// reserve-dag, query-deadline, get-schedule, get-cluster, list-jobs, health.
 const std::vector<std::pair<Op, std::string>>& OpNames();
 const std::string& OpName(Op op);
 

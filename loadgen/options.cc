@@ -11,6 +11,8 @@ const char kUsage[] =
     "                       [--duration D | --count N] [--clusters N] [--processors N]\n"
     "                       [--policy NAME] [--mix OP=W,...] [--health-baseline N] [--json]\n"
     "                       [--seed N]\n"
+    "       resched-loadgen --swf FILE [--speedup X] [--clock simulated|wall] [--count N]\n"
+    "                       [--duration D] [--processors N] [--policy NAME] [--target ...]\n"
     "  --target     the server (default 127.0.0.1:50051)\n"
     "  --clients    concurrent clients (default 16); closed loop unless --rate is given\n"
     "  --rate       open loop: calls per second over all clients, each call timed from when it\n"
@@ -20,9 +22,19 @@ const char kUsage[] =
     "               --processors (default 64) and --policy (default conservative)\n"
     "  --mix        relative weights of the calls (default submit=1): submit, submit-moldable,\n"
     "               dry-run, cancel, report, advance, reserve, reserve-dag, query-deadline,\n"
-    "               get-schedule, get-cluster, health\n"
+    "               get-schedule, get-cluster, list-jobs, health\n"
     "  --health-baseline N  first time N sequential health checks: the round trip alone\n"
-    "  --json       the final report as JSON on stdout (progress still on stderr)\n";
+    "  --json       the final report as JSON on stdout (progress still on stderr)\n"
+    "SWF replay (a Parallel Workloads Archive log, .swf or .swf.gz) on a fresh cluster\n"
+    "loadgen-swf (deleted first if it exists), each job a rigid job of its width and requested\n"
+    "time submitted at its submit time, ending at its run time:\n"
+    "  --swf        the log\n"
+    "  --speedup    time compression: log seconds per wall second (default: as fast as the\n"
+    "               server answers; required with --clock wall)\n"
+    "  --clock      simulated (default: the loader moves the cluster's clock) or wall (the\n"
+    "               cluster runs on real time; jobs are shortened by the speedup)\n"
+    "  --count N    the first N usable jobs; --duration D stops the replay after D\n"
+    "  --processors the cluster's size (default: the log's MaxProcs)\n";
 
 namespace {
 
@@ -88,7 +100,22 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
         return absl::InvalidArgumentError(
             absl::StrCat("--rate must be in (0, 1e7] calls per second, got '", value, "'"));
       }
+    } else if (flag == "--swf") {
+      options.swf = value;
+    } else if (flag == "--speedup") {
+      if (!absl::SimpleAtod(value, &options.speedup) || options.speedup <= 0 ||
+          options.speedup > 1e9) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--speedup must be in (0, 1e9] log seconds per wall second, got '", value, "'"));
+      }
+    } else if (flag == "--clock") {
+      if (value != "simulated" && value != "wall") {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--clock must be simulated or wall, got '", value, "'"));
+      }
+      options.wall = value == "wall";
     } else if (flag == "--duration") {
+      options.duration_set = true;
       if (!absl::ParseDuration(value, &options.duration) ||
           options.duration <= absl::ZeroDuration()) {
         return absl::InvalidArgumentError(
@@ -106,6 +133,7 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
       auto n = Integer(flag, value, 1, 1 << 20);
       if (!n.ok()) return n.status();
       options.processors = static_cast<int>(*n);
+      options.processors_set = true;
     } else if (flag == "--policy") {
       options.policy = value;
     } else if (flag == "--mix") {
@@ -123,6 +151,13 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
     } else {
       return absl::InvalidArgumentError(absl::StrCat("unknown flag '", flag, "'"));
     }
+  }
+  if (options.wall && options.swf.empty()) {
+    return absl::InvalidArgumentError("--clock applies to an SWF replay (--swf FILE)");
+  }
+  if (options.wall && options.speedup == 0) {
+    return absl::InvalidArgumentError(
+        "--clock wall needs --speedup: the log's jobs would otherwise take as long as they did");
   }
   return options;
 }

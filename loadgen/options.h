@@ -26,6 +26,12 @@ struct Options {
   int health_baseline = 0;  // sequential health checks measured before the load (round trip)
   bool json = false;
   std::uint64_t seed = 1;
+  // Replay of an SWF log (loadgen/swf_replay.h) instead of the synthetic mix.
+  std::string swf;
+  double speedup = 0;           // log seconds per wall second; 0: as fast as the server answers
+  bool wall = false;            // replay on a WALL cluster (needs a speedup) instead of SIMULATED
+  bool duration_set = false;    // --duration given: an SWF replay stops there
+  bool processors_set = false;  // --processors given: else an SWF replay takes the log's
 };
 
 // Parses the arguments after the program name; INVALID_ARGUMENT naming the flag and its limit.

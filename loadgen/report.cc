@@ -49,9 +49,23 @@ std::string Mode(const Options& options) {
                           : "closed loop";
 }
 
+std::string ReplayLine(const Options& options, const ReplaySummary& r, double seconds) {
+  const std::string pace =
+      options.speedup > 0 ? absl::StrFormat("%gx", options.speedup) : "as fast as answered";
+  return absl::StrFormat(
+      "resched-loadgen replayed %s against %s: cluster %s (%s clock, %d processors, %s), %d of "
+      "%d jobs (%d records skipped), %.1f h of log time in %.2f s wall (%s)%s\n",
+      r.log, options.target, r.cluster, options.wall ? "WALL" : "SIMULATED", r.processors,
+      options.policy, r.submitted, r.jobs, r.skipped, r.log_seconds / 3600, seconds, pace,
+      r.stopped ? ", stopped by --duration" : "");
+}
+
 }  // namespace
 
 std::string TextReport(const Options& options, const RunResult& result) {
+  if (result.replay) {
+    return ReplayLine(options, *result.replay, result.seconds) + Table(result.ops);
+  }
   std::string out = absl::StrFormat(
       "resched-loadgen against %s: %d clients, %s, %d clusters, %.2f s\n", options.target,
       options.clients, Mode(options), options.clusters, result.seconds);
@@ -68,6 +82,20 @@ std::string JsonReport(const Options& options, const RunResult& result) {
                         {"rate", options.rate},      {"clusters", options.clusters},
                         {"seconds", result.seconds}, {"calls", Json(result.ops)}};
   if (!result.baseline.empty()) out["baseline"] = Json({result.baseline.front()});
+  if (result.replay) {
+    const ReplaySummary& r = *result.replay;
+    out["replay"] = {{"log", r.log},
+                     {"cluster", r.cluster},
+                     {"clock", options.wall ? "WALL" : "SIMULATED"},
+                     {"processors", r.processors},
+                     {"policy", options.policy},
+                     {"speedup", options.speedup},
+                     {"jobs", r.jobs},
+                     {"skipped_records", r.skipped},
+                     {"submitted", r.submitted},
+                     {"log_seconds", r.log_seconds},
+                     {"stopped", r.stopped}};
+  }
   return out.dump(2) + "\n";
 }
 

@@ -3,7 +3,10 @@
 // every second.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -12,10 +15,23 @@
 
 namespace resched::loadgen {
 
+// What an SWF replay (swf_replay.h) replayed.
+struct ReplaySummary {
+  std::string log;
+  std::string cluster;
+  int processors = 0;
+  std::int64_t jobs = 0;       // usable jobs selected from the log
+  std::int64_t skipped = 0;    // records that were not usable jobs
+  std::int64_t submitted = 0;  // jobs submitted before the end (or --duration)
+  double log_seconds = 0;      // the log time the submitted jobs span
+  bool stopped = false;        // --duration ended it before the last job
+};
+
 struct RunResult {
   double seconds = 0;               // the load phase
   std::vector<OpSummary> ops;       // per call kind, then "all"
   std::vector<OpSummary> baseline;  // the health-check baseline ("health", "all"), if asked
+  std::optional<ReplaySummary> replay;
 };
 
 // UNAVAILABLE when the server cannot be reached, or a cluster cannot be created.

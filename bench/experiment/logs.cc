@@ -2,11 +2,9 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "core/workload/gzip.h"
+#include "core/workload/swf_file.h"
 
 namespace resched::experiment {
 
@@ -22,14 +20,9 @@ std::string DefaultDataDir() {
 }
 
 absl::StatusOr<SwfLog> LoadLog(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read '", path, "'"));
-  auto text = ReadMaybeGzipped(in);
-  if (!text.ok()) return text.status();
-  std::istringstream lines(*text);
   SwfReadOptions read;
   read.lenient = true;
-  return ReadSwf(lines, read);
+  return ReadSwfFile(path, read);
 }
 
 }  // namespace resched::experiment

@@ -1,6 +1,6 @@
 // What the replay loop (replay.h) needs from a cluster: submit, report an end, move the clock, look
-// at the active jobs. Behind it sits a ClusterPlan (plan_driver.h) or, in tests, a SIMULATED
-// cluster of a resched server reached through gRPC, so both run the same loop.
+// at the active jobs. Behind it sits a ClusterPlan (plan_driver.h) or a SIMULATED cluster of a
+// resched server reached through gRPC (loadgen/grpc_sim_driver.h), so both run the same loop.
 #pragma once
 
 #include <vector>

@@ -17,7 +17,7 @@
 #include "core/sim/simulator.h"
 #include "core/workload/swf_workload.h"
 #include "tests/client/text_proto.h"
-#include "tests/server/grpc_sim_driver.h"
+#include "loadgen/grpc_sim_driver.h"
 #include "tests/server/server_fixture.h"
 #include "tests/testing/status.h"
 
@@ -303,7 +303,7 @@ TEST_F(TraceExportRoundTripTest, AnExportedSwfReplaysToTheSameSchedule) {
     SCOPED_TRACE(policy);
     const std::string cluster = "served-" + policy;
     CreateSim(cluster, kProcessors, policy);
-    server::testing::GrpcDriver driver(*stub_, cluster);
+    loadgen::GrpcSimDriver driver(*stub_, cluster);
     ASSERT_OK(Replay(workload, driver));
     const v1::Schedule served = Schedule(cluster);
     ExpectValid(served);
@@ -342,7 +342,7 @@ TEST_F(TraceExportRoundTripTest, AnExportedSwfReplaysToTheSameSchedule) {
 TEST_F(TraceExportRoundTripTest, APerfettoExportPutsNoTwoSlicesOnOneProcessorAtOnce) {
   constexpr int kProcessors = 8;
   CreateSim("p", kProcessors, "easy");
-  server::testing::GrpcDriver driver(*stub_, "p");
+  loadgen::GrpcSimDriver driver(*stub_, "p");
   ASSERT_OK(Replay(WholeSecondWorkload(11, 40, kProcessors), driver));
   pb::AddReservationRequest hold;
   hold.set_cluster("p");

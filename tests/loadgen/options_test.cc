@@ -52,6 +52,25 @@ TEST(LoadgenOptionsTest, DefaultsAndEveryFlag) {
   EXPECT_EQ(all->health_baseline, 10);
   EXPECT_TRUE(all->json);
   EXPECT_EQ(all->seed, 7u);
+  EXPECT_TRUE(all->duration_set);
+  EXPECT_TRUE(all->processors_set);
+  EXPECT_TRUE(all->swf.empty());
+  EXPECT_FALSE(defaults->duration_set);
+  EXPECT_FALSE(defaults->processors_set);
+}
+
+TEST(LoadgenOptionsTest, SwfReplayFlags) {
+  auto replay = ParseOptions(
+      {"--swf", "/data/KTH.swf.gz", "--speedup", "3600", "--clock", "wall", "--count", "500"});
+  ASSERT_TRUE(replay.ok()) << replay.status();
+  EXPECT_EQ(replay->swf, "/data/KTH.swf.gz");
+  EXPECT_EQ(replay->speedup, 3600);
+  EXPECT_TRUE(replay->wall);
+  EXPECT_EQ(replay->count, 500);
+  auto simulated = ParseOptions({"--swf", "log.swf"});
+  ASSERT_TRUE(simulated.ok());
+  EXPECT_FALSE(simulated->wall);
+  EXPECT_EQ(simulated->speedup, 0);  // as fast as the server answers
 }
 
 TEST(LoadgenOptionsTest, BadValuesNameTheFlagAndTheLimit) {
@@ -65,6 +84,10 @@ TEST(LoadgenOptionsTest, BadValuesNameTheFlagAndTheLimit) {
       {{"--mix", "submit"}, "'submit' must be OP=WEIGHT"},
       {{"--clients"}, "--clients needs a value"},
       {{"--frobnicate", "1"}, "unknown flag '--frobnicate'"},
+      {{"--swf", "log.swf", "--speedup", "0"}, "--speedup must be in (0, 1e9]"},
+      {{"--swf", "log.swf", "--clock", "lunar"}, "--clock must be simulated or wall"},
+      {{"--swf", "log.swf", "--clock", "wall"}, "--clock wall needs --speedup"},
+      {{"--clock", "wall", "--speedup", "10"}, "--clock applies to an SWF replay"},
   };
   for (const auto& [args, expected] : cases) {
     auto parsed = ParseOptions(args);

@@ -43,7 +43,7 @@ TEST_F(LoadgenTest, ClosedLoopMakesTheCallsAskedFor) {
   EXPECT_GT(all.p50, 0);
   EXPECT_LE(all.p50, all.p99);
   EXPECT_LE(all.p99, all.max);
-  // Every kind of call was made (12 kinds, 400 calls, weights 6:1:...:1).
+  // Every kind of call was made (13 kinds, 400 calls, weights 6:1:...:1).
   EXPECT_EQ(result->ops.size(), loadgen::OpNames().size() + 1);
   ASSERT_EQ(result->baseline.size(), 2u);
   EXPECT_EQ(result->baseline.front().op, "health");

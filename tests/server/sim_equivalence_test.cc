@@ -6,7 +6,7 @@
 #include "core/sim/replay.h"
 #include "core/sim/simulator.h"
 #include "tests/core/sim/random_workload.h"
-#include "tests/server/grpc_sim_driver.h"
+#include "loadgen/grpc_sim_driver.h"
 #include "tests/server/server_fixture.h"
 #include "tests/testing/status.h"
 
@@ -26,7 +26,7 @@ TEST_F(SimEquivalenceTest, ServerAndSimulatorGiveEveryJobTheSameAllocation) {
 
     const std::string cluster = "equivalence-" + policy;
     CreateSim(cluster, kProcessors, policy);
-    GrpcDriver driver(*stub_, cluster);
+    loadgen::GrpcSimDriver driver(*stub_, cluster);
     auto served = Replay(workload, driver);
     ASSERT_OK(served);
 
