@@ -16,8 +16,8 @@
 #include "core/sim/replay.h"
 #include "core/sim/simulator.h"
 #include "core/workload/swf_workload.h"
-#include "tests/client/text_proto.h"
 #include "loadgen/grpc_sim_driver.h"
+#include "tests/client/text_proto.h"
 #include "tests/server/server_fixture.h"
 #include "tests/testing/status.h"
 

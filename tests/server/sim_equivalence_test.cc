@@ -5,8 +5,8 @@
 
 #include "core/sim/replay.h"
 #include "core/sim/simulator.h"
-#include "tests/core/sim/random_workload.h"
 #include "loadgen/grpc_sim_driver.h"
+#include "tests/core/sim/random_workload.h"
 #include "tests/server/server_fixture.h"
 #include "tests/testing/status.h"
 
