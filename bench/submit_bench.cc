@@ -4,6 +4,8 @@
 // Q = 0 (an empty cluster) and GetCluster (the cost of a round trip alone).
 // BM_ConcurrentSubmit: 16 clients over 8 clusters, ephemeral and durable (a data directory in
 // /tmp, every answer after its fsync), for the durable/ephemeral throughput ratio.
+// BM_ConcurrentSubmitTraced: the same, ephemeral, with tracing off or sampling 0, 10 % or every
+// call, the spans going to an exporter that drops them: the server's own cost of tracing.
 #include <benchmark/benchmark.h>
 #include <grpcpp/grpcpp.h>
 
@@ -24,10 +26,25 @@ namespace {
 
 namespace pb = ::resched::v1;
 
+// Takes every batch and keeps nothing: what tracing costs the server, without a collector.
+class DiscardingExporter final : public resched::server::trace::SpanExporter {
+ public:
+  absl::Status Export(const std::vector<resched::server::trace::SpanData>& spans) override {
+    benchmark::DoNotOptimize(spans.data());
+    return absl::OkStatus();
+  }
+};
+
 class LoopbackServer {
  public:
   // `durable`: the service journals to a fresh data directory, removed afterwards.
-  explicit LoopbackServer(bool durable = false) {
+  // `sample_ratio` >= 0: calls are traced with that ratio (DiscardingExporter); < 0: not.
+  explicit LoopbackServer(bool durable = false, double sample_ratio = -1) {
+    if (sample_ratio >= 0) {
+      resched::server::trace::TracerOptions options;
+      options.sample_ratio = sample_ratio;
+      service_.EnableTracing(std::make_unique<DiscardingExporter>(), options);
+    }
     if (durable) {
       char pattern[] = "/tmp/resched-bench-XXXXXX";
       if (mkdtemp(pattern) == nullptr) std::abort();
@@ -149,14 +166,13 @@ BENCHMARK(BM_GetClusterRoundTrip)->Iterations(2000)->UseRealTime()->Unit(benchma
 
 // 16 clients, each submitting 400 jobs round-robin over 8 clusters (an empty cluster each at the
 // start): the throughput and latency percentiles of all 6,400 calls, ephemeral (0) or durable (1).
-void BM_ConcurrentSubmit(benchmark::State& state) {
+void RunConcurrentSubmit(benchmark::State& state, bool durable, double sample_ratio) {
   constexpr int kClients = 16;
   constexpr int kClusters = 8;
   constexpr int kPerClient = 400;
-  const bool durable = state.range(0) == 1;
   for (auto _ : state) {
     state.PauseTiming();
-    LoopbackServer server(durable);
+    LoopbackServer server(durable, sample_ratio);
     std::mt19937_64 rng(42);
     for (int c = 0; c < kClusters; ++c) {
       CreateFilledCluster(server.stub(), absl::StrCat("c", c), 0, rng);
@@ -205,9 +221,27 @@ void BM_ConcurrentSubmit(benchmark::State& state) {
     state.ResumeTiming();
   }
 }
+
+void BM_ConcurrentSubmit(benchmark::State& state) {
+  RunConcurrentSubmit(state, state.range(0) == 1, -1);
+}
 BENCHMARK(BM_ConcurrentSubmit)
     ->Arg(0)
     ->Arg(1)
+    ->Iterations(1)
+    ->Repetitions(5)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+// Argument: -1 tracing off, else the sample ratio in per mille.
+void BM_ConcurrentSubmitTraced(benchmark::State& state) {
+  RunConcurrentSubmit(state, false, static_cast<double>(state.range(0)) / 1000.0);
+}
+BENCHMARK(BM_ConcurrentSubmitTraced)
+    ->Arg(-1)
+    ->Arg(0)
+    ->Arg(100)
+    ->Arg(1000)
     ->Iterations(1)
     ->Repetitions(5)
     ->UseRealTime()

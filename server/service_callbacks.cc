@@ -38,10 +38,13 @@ void LogFailedCall(const char* method, const grpc::Status& status, double second
       absl::StrCat(method, " failed: ", code, ": ", status.error_message()), fields);
 }
 
-// The server span of a call (OpenTelemetry's RPC conventions), with the cluster it names.
+// The server span of a call (OpenTelemetry's RPC conventions), with the cluster it names; null
+// when the call is not sampled.
 std::unique_ptr<trace::Span> StartCallSpan(trace::Tracer& tracer, const char* method,
                                            const std::optional<trace::SpanContext>& caller,
                                            const google::protobuf::Message& request) {
+  const std::optional<trace::TraceId> trace = tracer.Sample(caller);
+  if (!trace) return nullptr;
   trace::Attributes attributes = {{"rpc.system", std::string("grpc")},
                                   {"rpc.service", std::string(kServiceName)},
                                   {"rpc.method", std::string(method)}};
@@ -56,7 +59,7 @@ std::unique_ptr<trace::Span> StartCallSpan(trace::Tracer& tracer, const char* me
     attributes.emplace_back("resched.cluster",
                             request.GetReflection()->GetString(request, cluster));
   }
-  return tracer.StartServerSpan(absl::StrCat(kServiceName, "/", method), caller,
+  return tracer.StartServerSpan(absl::StrCat(kServiceName, "/", method), *trace, caller,
                                 std::move(attributes));
 }
 

@@ -36,18 +36,18 @@ bool Tracer::SampledByRatio(const TraceId& trace_id) const {
   return low < bound;
 }
 
-std::unique_ptr<Span> Tracer::StartServerSpan(absl::string_view name,
+std::optional<TraceId> Tracer::Sample(const std::optional<SpanContext>& caller) const {
+  if (caller) return caller->sampled ? std::optional<TraceId>(caller->trace_id) : std::nullopt;
+  const TraceId trace = NewTraceId();
+  return SampledByRatio(trace) ? std::optional<TraceId>(trace) : std::nullopt;
+}
+
+std::unique_ptr<Span> Tracer::StartServerSpan(absl::string_view name, const TraceId& trace,
                                               const std::optional<SpanContext>& caller,
                                               Attributes attributes) {
   SpanData data;
-  if (caller) {
-    if (!caller->sampled) return nullptr;
-    data.trace_id = caller->trace_id;
-    data.parent_span_id = caller->span_id;
-  } else {
-    data.trace_id = NewTraceId();
-    if (!SampledByRatio(data.trace_id)) return nullptr;
-  }
+  data.trace_id = trace;
+  if (caller) data.parent_span_id = caller->span_id;
   data.span_id = NewSpanId();
   data.name = std::string(name);
   data.kind = SpanKind::kServer;

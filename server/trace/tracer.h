@@ -54,9 +54,12 @@ class Tracer {
   Tracer(const Tracer&) = delete;
   Tracer& operator=(const Tracer&) = delete;
 
-  // A call's server span, a child of `caller` when the call carried a traceparent; null when the
-  // call is not sampled.
-  std::unique_ptr<Span> StartServerSpan(absl::string_view name,
+  // The trace of a call's server span when the call is sampled (the caller's, or a new one),
+  // else nullopt; decided before anything about the span is built.
+  std::optional<TraceId> Sample(const std::optional<SpanContext>& caller) const;
+  // A call's server span in `trace` (from Sample), a child of `caller` when the call carried a
+  // traceparent.
+  std::unique_ptr<Span> StartServerSpan(absl::string_view name, const TraceId& trace,
                                         const std::optional<SpanContext>& caller,
                                         Attributes attributes);
   std::unique_ptr<Span> StartChild(const Span& parent, absl::string_view name,

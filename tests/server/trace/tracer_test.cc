@@ -71,6 +71,13 @@ struct Fixture {
   std::unique_ptr<Tracer> tracer;
 };
 
+// A call's server span as the service starts it: null when the call is not sampled.
+std::unique_ptr<Span> StartCall(Tracer& tracer, const std::optional<SpanContext>& caller) {
+  const std::optional<TraceId> trace = tracer.Sample(caller);
+  if (!trace) return nullptr;
+  return tracer.StartServerSpan("call", *trace, caller, {});
+}
+
 SpanContext Caller(bool sampled) {
   return *ParseTraceparent(sampled ? "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
                                    : "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00");
@@ -80,7 +87,7 @@ TEST(TracerTest, ChildSpansHangUnderTheCurrentSpanAndContinueTheCallersTrace) {
   Fixture f;
   const SpanContext caller = Caller(true);
   {
-    std::unique_ptr<Span> server = f.tracer->StartServerSpan("call", caller, {});
+    std::unique_ptr<Span> server = StartCall(*f.tracer, caller);
     ASSERT_NE(server, nullptr);
     CurrentSpanScope scope(server.get());
     {
@@ -125,11 +132,11 @@ TEST(TracerTest, ACallFollowsItsCallersSamplingDecision) {
   TracerOptions never;
   never.sample_ratio = 0;
   Fixture f(never);
-  EXPECT_EQ(f.tracer->StartServerSpan("call", std::nullopt, {}), nullptr);
-  EXPECT_NE(f.tracer->StartServerSpan("call", Caller(true), {}), nullptr);
+  EXPECT_EQ(StartCall(*f.tracer, std::nullopt), nullptr);
+  EXPECT_NE(StartCall(*f.tracer, Caller(true)), nullptr);
   Fixture always;
-  EXPECT_EQ(always.tracer->StartServerSpan("call", Caller(false), {}), nullptr);
-  EXPECT_NE(always.tracer->StartServerSpan("call", std::nullopt, {}), nullptr);
+  EXPECT_EQ(StartCall(*always.tracer, Caller(false)), nullptr);
+  EXPECT_NE(StartCall(*always.tracer, std::nullopt), nullptr);
 }
 
 TEST(TracerTest, TheRatioKeepsItsShareOfTracesDecidedByTheTraceId) {
@@ -158,7 +165,7 @@ TEST(TracerTest, AFullQueueDropsAndCountsSpansWithoutBlocking) {
   // The first batch of 2 leaves for the (held) exporter; 4 more fill the queue; the rest drop.
   constexpr int kSpans = 20;
   for (int i = 0; i < kSpans; ++i) {
-    f.tracer->StartServerSpan("call", std::nullopt, {})->End();
+    StartCall(*f.tracer, std::nullopt)->End();
     if (i == 1) {
       while (f.exporter->calls() == 0) std::this_thread::yield();
     }
@@ -173,7 +180,7 @@ TEST(TracerTest, AFullQueueDropsAndCountsSpansWithoutBlocking) {
 TEST(TracerTest, AFailedExportDropsItsBatchAndCountsIt) {
   Fixture f;
   f.exporter->Fail();
-  for (int i = 0; i < 3; ++i) f.tracer->StartServerSpan("call", std::nullopt, {})->End();
+  for (int i = 0; i < 3; ++i) StartCall(*f.tracer, std::nullopt)->End();
   f.tracer->Flush();
   EXPECT_EQ(f.dropped.load(), 3);
   EXPECT_EQ(f.exported.load(), 0);
@@ -181,7 +188,7 @@ TEST(TracerTest, AFailedExportDropsItsBatchAndCountsIt) {
 
 TEST(TracerTest, StoppingExportsWhatIsQueued) {
   Fixture f;
-  for (int i = 0; i < 5; ++i) f.tracer->StartServerSpan("call", std::nullopt, {})->End();
+  for (int i = 0; i < 5; ++i) StartCall(*f.tracer, std::nullopt)->End();
   f.tracer.reset();
   EXPECT_EQ(f.exported.load(), 5);
 }
