@@ -10,6 +10,8 @@ struct Allocation {
   int k = 0;
   Time start = 0;
   Time end = 0;  // exclusive
+
+  friend bool operator==(const Allocation&, const Allocation&) = default;
 };
 
 }  // namespace resched

@@ -8,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/offline/planners.h"
 #include "core/online/policies.h"
 
 namespace resched {
@@ -39,6 +40,14 @@ AlgorithmInfo DagPlannerEntry(std::string name, std::string description, std::st
   AlgorithmInfo info = Planned(std::move(name), AlgorithmKind::kDagPlanner, std::move(description),
                                std::move(paper), std::move(params));
   info.make_dag_planner = std::move(make);
+  return info;
+}
+
+AlgorithmInfo OfflinePlannerEntry(std::string name, std::string description, std::string paper,
+                                  OfflinePlannerFactory make, std::vector<ParamInfo> params = {}) {
+  AlgorithmInfo info = Planned(std::move(name), AlgorithmKind::kPlanner, std::move(description),
+                               std::move(paper), std::move(params));
+  info.make_offline_planner = std::move(make);
   return info;
 }
 
@@ -164,13 +173,41 @@ std::vector<AlgorithmInfo> BuildRegistry() {
                      [](const AlgorithmParams&) { return MakeIterativePolicy(); }));
   r.push_back(Policy("iterative-improved", "improved iterative moldable scheduling", "saule §5.4",
                      [](const AlgorithmParams&) { return MakeIterativeImprovedPolicy(); }));
-  r.push_back(Planned("mrt", K::kPlanner, "MRT dual approximation (3/2+eps) for makespan",
-                      "dutot §1.3, §3.2"));
-  r.push_back(Planned("bicriteria", K::kPlanner,
-                      "doubling batches + knapsack + list compaction (makespan and sum wC)",
-                      "dutot §3.2"));
-  for (const char* name : {"gang", "seq-lptf", "list-mrt", "list-wlptf", "list-saf"}) {
-    r.push_back(Planned(name, K::kPlanner, "baseline list/gang planner", "dutot §4.1"));
+  const ParamInfo mrt_epsilon{"epsilon", "relative precision of MRT's search on the makespan", 1e-3,
+                              1e-6, 0.5};
+  r.push_back(OfflinePlannerEntry(
+      "mrt", "MRT dual approximation for makespan: two shelves, and its lower bound",
+      "dutot §1.3, §3.2 ([7])",
+      [](const AlgorithmParams& p) { return MakeMrtPlanner(p.at("epsilon")); }, {mrt_epsilon}));
+  r.push_back(OfflinePlannerEntry(
+      "bicriteria", "doubling batches + knapsack + list compaction (makespan and sum wC)",
+      "dutot §3.2",
+      [](const AlgorithmParams& p) {
+        return MakeBicriteriaPlanner(p.at("epsilon"), static_cast<int>(p.at("shuffles")),
+                                     static_cast<std::uint64_t>(p.at("seed")));
+      },
+      {mrt_epsilon,
+       {"shuffles", "times the batch order is shuffled; the best compaction is kept", 10, 0, 1000},
+       {"seed", "seed of the shuffles", 1, 0, 1e9}}));
+  r.push_back(
+      OfflinePlannerEntry("gang", "every job on all processors, by decreasing weight over time",
+                          "dutot §4.1", [](const AlgorithmParams&) { return MakeGangPlanner(); }));
+  r.push_back(OfflinePlannerEntry(
+      "seq-lptf", "every job on one processor, longest first (list)", "dutot §4.1",
+      [](const AlgorithmParams&) { return MakeSequentialLptfPlanner(); }));
+  const std::pair<const char*, ListOrder> list_orders[] = {{"list-mrt", ListOrder::kMrt},
+                                                           {"list-wlptf", ListOrder::kWlptf},
+                                                           {"list-saf", ListOrder::kSaf}};
+  const char* list_descriptions[] = {
+      "list scheduling on MRT's widths, in MRT's shelf order",
+      "list scheduling on MRT's widths, by decreasing weight over time",
+      "list scheduling on MRT's widths, smallest area first"};
+  for (int i = 0; i < 3; ++i) {
+    const ListOrder order = list_orders[i].second;
+    r.push_back(OfflinePlannerEntry(
+        list_orders[i].first, list_descriptions[i], "dutot §4.1",
+        [order](const AlgorithmParams& p) { return MakeListPlanner(order, p.at("epsilon")); },
+        {mrt_epsilon}));
   }
   r.push_back(Planned("ltf", K::kPlanner, "largest task first list scheduling", "chretien §1, §5"));
   r.push_back(Planned("sparse-lp", K::kPlanner, "successive LP approximations, l_p sparse model",
@@ -296,6 +333,16 @@ absl::StatusOr<std::unique_ptr<OnlinePolicy>> MakePolicy(std::string_view name,
   }
   const AlgorithmInfo& info = *FindAlgorithm(name);
   return info.make_policy(WithDefaults(info, params));
+}
+
+absl::StatusOr<std::unique_ptr<OfflinePlanner>> MakeOfflinePlanner(std::string_view name,
+                                                                   const AlgorithmParams& params) {
+  if (auto status = CheckAlgorithm("algorithm", name, AlgorithmKind::kPlanner, params);
+      !status.ok()) {
+    return status;
+  }
+  const AlgorithmInfo& info = *FindAlgorithm(name);
+  return info.make_offline_planner(WithDefaults(info, params));
 }
 
 absl::StatusOr<std::unique_ptr<DagPlanner>> MakeDagPlanner(std::string_view name,

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/dag/dag_planner.h"
+#include "core/offline/offline_planner.h"
 #include "core/online/policy.h"
 #include "core/registry/params.h"
 
@@ -33,6 +34,8 @@ inline constexpr double kDefaultHistoryWindowHours = 168;
 // range, or the default.
 using PolicyFactory = std::function<std::unique_ptr<OnlinePolicy>(const AlgorithmParams&)>;
 using DagPlannerFactory = std::function<std::unique_ptr<DagPlanner>(const AlgorithmParams&)>;
+using OfflinePlannerFactory =
+    std::function<std::unique_ptr<OfflinePlanner>(const AlgorithmParams&)>;
 
 struct AlgorithmInfo {
   std::string name;
@@ -40,13 +43,14 @@ struct AlgorithmInfo {
   std::string description;  // one line
   std::string paper;        // paper and section
   std::vector<ParamInfo> params;
-  // One is set, matching `kind`, once the algorithm is built. Offline planners (kPlanner) get a
-  // factory of their own with the Replan planner interface.
+  // One is set, matching `kind`, once the algorithm is built.
   PolicyFactory make_policy;
   DagPlannerFactory make_dag_planner;
+  OfflinePlannerFactory make_offline_planner;
 
   bool implemented() const {
-    return static_cast<bool>(make_policy) || static_cast<bool>(make_dag_planner);
+    return static_cast<bool>(make_policy) || static_cast<bool>(make_dag_planner) ||
+           static_cast<bool>(make_offline_planner);
   }
 };
 
@@ -65,6 +69,8 @@ absl::StatusOr<std::unique_ptr<OnlinePolicy>> MakePolicy(std::string_view name,
                                                          const AlgorithmParams& params);
 absl::StatusOr<std::unique_ptr<DagPlanner>> MakeDagPlanner(std::string_view name,
                                                            const AlgorithmParams& params);
+absl::StatusOr<std::unique_ptr<OfflinePlanner>> MakeOfflinePlanner(std::string_view name,
+                                                                   const AlgorithmParams& params);
 
 const char* AlgorithmKindName(AlgorithmKind kind);
 

@@ -254,8 +254,10 @@ TEST_F(ServerTest, UnbuiltAlgorithmsAnswerUnimplemented) {
   replan.set_cluster("default");
   pb::ReplanResponse replan_response;
   grpc::ClientContext c3;
-  EXPECT_EQ(stub_->Replan(&c3, replan, &replan_response).error_code(),
-            grpc::StatusCode::UNIMPLEMENTED);
+  const grpc::Status replanned = stub_->Replan(&c3, replan, &replan_response);
+  EXPECT_EQ(replanned.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_NE(replanned.error_message().find("Replan is not built yet"), std::string::npos)
+      << replanned.error_message();
   // Any registered policy that is not built yet cannot be chosen for a cluster.
   for (const auto& info : AlgorithmRegistry()) {
     if (info.kind != AlgorithmKind::kPolicy || info.implemented()) continue;

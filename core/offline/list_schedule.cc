@@ -1,0 +1,28 @@
+#include "core/offline/list_schedule.h"
+
+#include "absl/strings/str_format.h"
+
+namespace resched {
+
+absl::StatusOr<std::vector<Allocation>> ListSchedule(const OfflineProblem& problem,
+                                                     const std::vector<ListEntry>& order,
+                                                     Timeline& timeline) {
+  std::vector<Allocation> allocations(problem.jobs.size());
+  for (const ListEntry& entry : order) {
+    const OfflineJob& job = problem.jobs[entry.job];
+    const Duration length = job.model.TimeOn(entry.width);
+    const std::optional<Time> start =
+        timeline.EarliestStart(std::max(problem.now, entry.not_before), length, entry.width);
+    if (!start) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("job '%s' needs %d processors; the machine has %d", job.id, entry.width,
+                          timeline.capacity()));
+    }
+    absl::StatusOr<ReservationId> booked = timeline.Add(*start, *start + length, entry.width);
+    if (!booked.ok()) return booked.status();
+    allocations[entry.job] = Allocation{entry.width, *start, *start + length};
+  }
+  return allocations;
+}
+
+}  // namespace resched

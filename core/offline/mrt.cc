@@ -1,0 +1,234 @@
+#include "core/offline/mrt.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include "absl/strings/str_format.h"
+#include "core/offline/list_schedule.h"
+
+namespace resched {
+namespace {
+
+using Work = __int128;  // processors x microseconds, summed over jobs: beyond int64
+constexpr Work kNoWork = std::numeric_limits<std::int64_t>::max() * Work{1024};
+
+// The least allowed width running in at most `h` (2 t <= 2h compared in integers), or 0.
+int Allotment(const RuntimeModel& model, const std::vector<int>& widths, Duration h2) {
+  for (int k : widths) {
+    if (2 * model.TimeOn(k) <= h2) return k;
+  }
+  return 0;
+}
+
+struct Guess {
+  bool accepted = false;
+  std::vector<int> width;
+  std::vector<int> width_for_d;
+  std::vector<MrtShelf> shelf;
+};
+
+class DualTest {
+ public:
+  DualTest(const std::vector<OfflineJob>& jobs, int m) : jobs_(jobs), m_(m) {
+    widths_.reserve(jobs.size());
+    for (const OfflineJob& job : jobs) widths_.push_back(job.model.Widths(m));
+  }
+
+  // MRT's knapsack for the guess d.
+  Guess Test(Duration d) const {
+    Guess guess;
+    const std::size_t n = jobs_.size();
+    guess.width.assign(n, 0);
+    guess.shelf.assign(n, MrtShelf::kSmall);
+    Work small_work = 0;
+    std::vector<int> large;
+    std::vector<int> first_width(n, 0);
+    std::vector<int> second_width(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const RuntimeModel& model = jobs_[i].model;
+      const std::vector<int>& widths = widths_[i];
+      if (!widths.empty() && widths.front() == 1 && 2 * model.TimeOn(1) <= d) {
+        guess.width[i] = 1;
+        small_work += model.TimeOn(1);
+        continue;
+      }
+      first_width[i] = Allotment(model, widths, 2 * d);
+      if (first_width[i] == 0) return guess;  // runs longer than d on every width
+      second_width[i] = Allotment(model, widths, d);
+      large.push_back(static_cast<int>(i));
+    }
+    // work[j]: the least work of the large jobs with j processors in shelf 1; in_first[x][j]:
+    // whether large job x is in shelf 1 in that optimum.
+    std::vector<Work> work(m_ + 1, kNoWork);
+    work[0] = 0;
+    std::vector<std::vector<bool>> in_first(large.size(), std::vector<bool>(m_ + 1, false));
+    for (std::size_t x = 0; x < large.size(); ++x) {
+      const int i = large[x];
+      const int k1 = first_width[i];
+      const Work a1 = Work{k1} * jobs_[i].model.TimeOn(k1);
+      const int k2 = second_width[i];
+      const Work a2 = k2 == 0 ? kNoWork : Work{k2} * jobs_[i].model.TimeOn(k2);
+      std::vector<Work> next(m_ + 1, kNoWork);
+      for (int j = 0; j <= m_; ++j) {
+        if (work[j] < kNoWork && a2 < kNoWork) next[j] = work[j] + a2;
+        if (j >= k1 && work[j - k1] < kNoWork && work[j - k1] + a1 < next[j]) {
+          next[j] = work[j - k1] + a1;
+          in_first[x][j] = true;
+        }
+      }
+      work.swap(next);
+    }
+    const auto best = std::min_element(work.begin(), work.end());
+    if (*best >= kNoWork || *best > Work{m_} * d - small_work) return guess;
+    guess.accepted = true;
+    guess.width_for_d = first_width;
+    int j = static_cast<int>(best - work.begin());
+    for (std::size_t x = large.size(); x-- > 0;) {
+      const int i = large[x];
+      if (in_first[x][j]) {
+        guess.shelf[i] = MrtShelf::kFirst;
+        guess.width[i] = first_width[i];
+        j -= first_width[i];
+      } else {
+        guess.shelf[i] = MrtShelf::kSecond;
+        guess.width[i] = second_width[i];
+      }
+    }
+    return guess;
+  }
+
+  const std::vector<int>& widths(std::size_t i) const { return widths_[i]; }
+
+ private:
+  const std::vector<OfflineJob>& jobs_;
+  const int m_;
+  std::vector<std::vector<int>> widths_;
+};
+
+// While shelf 2 is wider than the machine, its widest job that fits the room left in shelf 1
+// moves there, at its allotment for d (MRT's repair, as far as mrt.h says we follow it).
+void MoveUntilShelfTwoFits(MrtShelves& shelves, int m) {
+  int first = 0;
+  int second = 0;
+  for (std::size_t i = 0; i < shelves.shelf.size(); ++i) {
+    if (shelves.shelf[i] == MrtShelf::kFirst) first += shelves.width[i];
+    if (shelves.shelf[i] == MrtShelf::kSecond) second += shelves.width[i];
+  }
+  while (second > m) {
+    int move = -1;
+    for (std::size_t i = 0; i < shelves.shelf.size(); ++i) {
+      if (shelves.shelf[i] != MrtShelf::kSecond || shelves.width_for_d[i] > m - first) continue;
+      if (move < 0 || shelves.width[i] > shelves.width[move]) move = static_cast<int>(i);
+    }
+    if (move < 0) return;
+    second -= shelves.width[move];
+    shelves.shelf[move] = MrtShelf::kFirst;
+    shelves.width[move] = shelves.width_for_d[move];
+    first += shelves.width[move];
+  }
+}
+
+class MrtPlanner final : public OfflinePlanner {
+ public:
+  explicit MrtPlanner(double epsilon) : epsilon_(epsilon) {}
+
+  absl::StatusOr<OfflinePlan> Plan(const OfflineProblem& problem,
+                                   const PlanControl& control) const override {
+    const int m = problem.free.capacity();
+    absl::StatusOr<MrtShelves> shelves = MrtDualApproximation(problem.jobs, m, epsilon_, control);
+    if (!shelves.ok()) return shelves.status();
+    MoveUntilShelfTwoFits(*shelves, m);
+    std::vector<ListEntry> order;
+    order.reserve(shelves->order.size());
+    for (int i : shelves->order) {
+      const Time not_before =
+          shelves->shelf[i] == MrtShelf::kSecond ? problem.now + shelves->d : problem.now;
+      order.push_back({i, shelves->width[i], not_before});
+    }
+    Timeline timeline = problem.free.Snapshot();
+    absl::StatusOr<std::vector<Allocation>> allocations = ListSchedule(problem, order, timeline);
+    if (!allocations.ok()) return allocations.status();
+    OfflinePlan plan;
+    plan.allocations = *std::move(allocations);
+    plan.makespan_lower_bound = shelves->lower_bound;
+    return plan;
+  }
+
+ private:
+  const double epsilon_;
+};
+
+}  // namespace
+
+absl::StatusOr<MrtShelves> MrtDualApproximation(const std::vector<OfflineJob>& jobs, int m,
+                                                double epsilon, const PlanControl& control) {
+  MrtShelves out;
+  if (jobs.empty()) return out;
+  DualTest test(jobs, m);
+  // The area bound and the longest job bound; the jobs one after another at their fastest is
+  // a schedule, so its length is accepted.
+  Work least_area = 0;
+  Duration longest = 0;
+  Duration one_by_one = 0;
+  bool monotonic = true;  // MRT's rejection argument needs it (work non-decreasing in k)
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    monotonic = monotonic && jobs[i].model.CheckMonotony(m).monotonic();
+    const std::vector<int>& widths = test.widths(i);
+    if (widths.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("job '%s' fits on no width of a %d-processor machine", jobs[i].id, m));
+    }
+    Work area = kNoWork;
+    Duration fastest = std::numeric_limits<Duration>::max();
+    for (int k : widths) {
+      const Duration t = jobs[i].model.TimeOn(k);
+      area = std::min(area, Work{k} * t);
+      fastest = std::min(fastest, t);
+    }
+    least_area += area;
+    longest = std::max(longest, fastest);
+    one_by_one += fastest;
+  }
+  const auto area_bound = static_cast<Duration>((least_area + m - 1) / m);
+  Duration lo = std::max(area_bound, longest);
+  Duration hi = std::max(lo, one_by_one);
+  Duration max_rejected = 0;
+  Guess accepted = test.Test(hi);
+  if (!accepted.accepted) {
+    return absl::InternalError("MRT rejected the length of a sequential schedule");
+  }
+  while (hi > lo) {
+    if (control.Stop()) return absl::CancelledError("MRT: planning was stopped");
+    if (static_cast<double>(hi - lo) <= epsilon * static_cast<double>(lo)) break;
+    const Duration mid = lo + (hi - lo) / 2;
+    Guess guess = test.Test(mid);
+    if (guess.accepted) {
+      hi = mid;
+      accepted = std::move(guess);
+    } else {
+      max_rejected = mid;
+      lo = mid + 1;
+    }
+  }
+  out.d = hi;
+  out.lower_bound = std::max(area_bound, longest);
+  if (monotonic) out.lower_bound = std::max(out.lower_bound, max_rejected + 1);
+  out.width = std::move(accepted.width);
+  out.width_for_d = std::move(accepted.width_for_d);
+  out.shelf = std::move(accepted.shelf);
+  out.order.resize(jobs.size());
+  std::iota(out.order.begin(), out.order.end(), 0);
+  auto rank = [](MrtShelf s) { return static_cast<int>(s); };
+  std::stable_sort(out.order.begin(), out.order.end(), [&](int a, int b) {
+    if (out.shelf[a] != out.shelf[b]) return rank(out.shelf[a]) < rank(out.shelf[b]);
+    return jobs[a].model.TimeOn(out.width[a]) > jobs[b].model.TimeOn(out.width[b]);
+  });
+  return out;
+}
+
+std::unique_ptr<OfflinePlanner> MakeMrtPlanner(double epsilon) {
+  return std::make_unique<MrtPlanner>(epsilon);
+}
+
+}  // namespace resched

@@ -1,0 +1,58 @@
+// Offline planners (Replan): plan a set of queued jobs at once, for a schedule-wide objective,
+// around what the cluster already holds. The papers (dutot §3, chretien §4) plan an empty
+// machine from time 0; ours plan on the cluster's free profile from its now: running jobs,
+// external reservations and DAG reservations are bookings on `free` that the plan goes around.
+// An empty timeline is the paper's setting.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/model/job.h"
+#include "core/model/runtime_model.h"
+#include "core/timeline/timeline.h"
+
+namespace resched {
+
+// One queued job as a planner sees it: all are available from the problem's now.
+struct OfflineJob {
+  JobId id;
+  RuntimeModel model;
+  double weight = 1;
+};
+
+struct OfflineProblem {
+  std::vector<OfflineJob> jobs;
+  Timeline free{1};  // the fixed bookings; its capacity is the machine's
+  Time now = 0;
+};
+
+// A planner's answer: one allocation per job, in the problem's order, booked on a copy of the
+// free profile (so the plan fits around everything fixed); and the lower bound it proves on the
+// optimal makespan, when it computes one.
+struct OfflinePlan {
+  std::vector<Allocation> allocations;
+  // Every schedule of the jobs on the machine ends at or after now + this (microseconds).
+  std::optional<Duration> makespan_lower_bound;
+};
+
+// Lets a long planning run stop early (the call's deadline or cancellation): planners ask it
+// between steps and answer CANCELLED when it says stop.
+struct PlanControl {
+  std::function<bool()> should_stop;
+  bool Stop() const { return should_stop && should_stop(); }
+};
+
+class OfflinePlanner {
+ public:
+  virtual ~OfflinePlanner() = default;
+  // INVALID_ARGUMENT when a job fits on no width of the machine; CANCELLED when `control` says
+  // stop.
+  virtual absl::StatusOr<OfflinePlan> Plan(const OfflineProblem& problem,
+                                           const PlanControl& control) const = 0;
+};
+
+}  // namespace resched

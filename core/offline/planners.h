@@ -1,0 +1,33 @@
+// The offline planners Replan chooses from by name (core/registry). One file per algorithm.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "core/offline/mrt.h"
+#include "core/offline/offline_planner.h"
+
+namespace resched {
+
+// dutot §4.1's baselines.
+// "gang": every job on all the processors it may use (its widest width), by decreasing
+// weight over time (Smith's ratio rule).
+std::unique_ptr<OfflinePlanner> MakeGangPlanner();
+// "seq-lptf": every job on its narrowest width (one processor when allowed), longest first.
+std::unique_ptr<OfflinePlanner> MakeSequentialLptfPlanner();
+// List scheduling (Graham) with MRT's allotment (the accepted guess, `epsilon` as for "mrt"), in
+// one of three orders.
+enum class ListOrder {
+  kMrt,    // "list-mrt": MRT's order, shelf 1, shelf 2, small jobs
+  kWlptf,  // "list-wlptf": decreasing weight / time (the paper: "sorted using the ratio between
+           // weight and execution time")
+  kSaf,    // "list-saf": smallest area (width x time) first
+};
+std::unique_ptr<OfflinePlanner> MakeListPlanner(ListOrder order, double epsilon);
+
+// dutot §3.2's bi-criteria batch algorithm (bicriteria.cc): MRT's `epsilon`, the batch order
+// shuffled `shuffles` times from `seed`.
+std::unique_ptr<OfflinePlanner> MakeBicriteriaPlanner(double epsilon, int shuffles,
+                                                      std::uint64_t seed);
+
+}  // namespace resched
