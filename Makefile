@@ -51,7 +51,7 @@ test-asan: deps
 TSAN_TESTS = ^(WorkerPoolTest|ClusterState|JournalTest|TracerTest)\.
 test-tsan: deps
 	cmake -S . -B $(TSAN_DIR) $(SANITIZER_FLAGS) -DRESCHED_TSAN=ON
-	cmake --build $(TSAN_DIR) -j$(JOBS) --target server_test server_store_test server_trace_test
+	cmake --build $(TSAN_DIR) -j$(JOBS) --target server_concurrency_test
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 	  ctest --test-dir $(TSAN_DIR) -R '$(TSAN_TESTS)' --output-on-failure -j$(JOBS)
 
