@@ -1,0 +1,74 @@
+// The offline planners on Replan's target size (issue 11 §4): 400 queued jobs on 200 processors,
+// with 1,000 reservations on the timeline, or none (the paper's empty machine: the baseline in
+// the same run). Jobs as dutot §4.1's uniform workload: sequential times uniform in 1..10
+// (minutes here), Amdahl speedups with a serial fraction uniform in [0, 0.3], weights 1..10.
+#include <benchmark/benchmark.h>
+
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "core/offline/minsum_lower_bound.h"
+#include "core/offline/planners.h"
+
+namespace {
+
+using resched::Duration;
+using resched::kMicrosPerSecond;
+
+resched::OfflineProblem Problem(int reservations) {
+  constexpr int kJobs = 400;
+  constexpr int kProcessors = 200;
+  std::mt19937_64 rng(42);
+  resched::OfflineProblem problem;
+  problem.free = resched::Timeline(kProcessors);
+  for (int i = 0; i < kJobs; ++i) {
+    const Duration t1 = (1 + static_cast<Duration>(rng() % 10)) * 60 * kMicrosPerSecond;
+    const double alpha = static_cast<double>(rng() % 31) / 100;
+    problem.jobs.push_back({absl::StrCat("j", i),
+                            resched::RuntimeModel(resched::AmdahlModel{t1, alpha, 1, 0}),
+                            1 + static_cast<double>(rng() % 10)});
+  }
+  for (int r = 0; r < reservations; ++r) {
+    const resched::Time start = static_cast<resched::Time>(rng() % (24 * 3600)) * kMicrosPerSecond;
+    const Duration length = (60 + static_cast<Duration>(rng() % 3600)) * kMicrosPerSecond;
+    (void)problem.free.Add(start, start + length, 1 + static_cast<int>(rng() % 10));
+  }
+  return problem;
+}
+
+template <class Plan>
+void Run(benchmark::State& state, Plan plan) {
+  const resched::OfflineProblem problem = Problem(static_cast<int>(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(plan(problem));
+}
+
+void BM_Mrt(benchmark::State& state) {
+  const auto planner = resched::MakeMrtPlanner(1e-3);
+  Run(state, [&](const resched::OfflineProblem& p) { return planner->Plan(p, {}); });
+}
+
+void BM_Bicriteria(benchmark::State& state) {
+  const auto planner = resched::MakeBicriteriaPlanner(1e-3, 10, 1);
+  Run(state, [&](const resched::OfflineProblem& p) { return planner->Plan(p, {}); });
+}
+
+void BM_ListSaf(benchmark::State& state) {
+  const auto planner = resched::MakeListPlanner(resched::ListOrder::kSaf, 1e-3);
+  Run(state, [&](const resched::OfflineProblem& p) { return planner->Plan(p, {}); });
+}
+
+void BM_WeightedCompletionLowerBound(benchmark::State& state) {
+  Run(state, [](const resched::OfflineProblem& p) {
+    return resched::WeightedCompletionLowerBound(p, {});
+  });
+}
+
+// Argument: reservations on the timeline (0: the paper's empty machine).
+BENCHMARK(BM_Mrt)->Arg(0)->Arg(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Bicriteria)->Arg(0)->Arg(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ListSaf)->Arg(0)->Arg(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WeightedCompletionLowerBound)->Arg(0)->Arg(1000)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
