@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <queue>
 #include <thread>
 
@@ -35,6 +36,7 @@ struct Shared {
   using Due = std::pair<Time, std::string>;  // wall-clock instant (us), job id
   std::priority_queue<Due, std::vector<Due>, std::greater<>> ends;
   bool stop = false;
+  std::optional<grpc::Status> watch_ended;  // the stream ended before the replay did
 };
 
 // The job's end is due `run` after its start: queue it for the ender.
@@ -87,7 +89,10 @@ absl::Status ReplayOnWallClock(const Workload& workload, const std::string& clus
         }
       }
     }
-    (void)events->Finish();
+    const grpc::Status finished = events->Finish();
+    std::lock_guard lock(shared.mu);
+    shared.watch_ended = finished;
+    shared.changed.notify_all();
   });
   std::thread ender([&] {
     std::unique_lock lock(shared.mu);
@@ -152,6 +157,10 @@ absl::Status ReplayOnWallClock(const Workload& workload, const std::string& clus
       summary.stopped = true;
       break;
     }
+    {
+      std::lock_guard lock(shared.mu);
+      if (shared.watch_ended) break;  // the server or the cluster is gone
+    }
     std::this_thread::sleep_until(due);
     const auto& rigid = std::get<RigidModel>(wj.job.model.params());
     const Duration estimate = std::max<Duration>(
@@ -205,7 +214,8 @@ absl::Status ReplayOnWallClock(const Workload& workload, const std::string& clus
   // The replay ends when the jobs it submitted have ended (or at --duration).
   {
     std::unique_lock lock(shared.mu);
-    auto done = [&] { return shared.ended >= shared.submitted; };
+    // Without the stream no end would be seen: the replay stops with its status.
+    auto done = [&] { return shared.ended >= shared.submitted || shared.watch_ended.has_value(); };
     if (options.duration_set) {
       if (!shared.changed.wait_until(lock, deadline, done)) summary.stopped = true;
     } else {
@@ -218,6 +228,11 @@ absl::Status ReplayOnWallClock(const Workload& workload, const std::string& clus
   ender.join();
   ticker.join();
   watcher.join();
+  if (shared.ended < shared.submitted && shared.watch_ended && !summary.stopped) {
+    return absl::UnavailableError(absl::StrFormat(
+        "the schedule stream of cluster %s ended with %d of %d jobs still running: %s", cluster,
+        shared.submitted - shared.ended, shared.submitted, shared.watch_ended->error_message()));
+  }
   return absl::OkStatus();
 }
 

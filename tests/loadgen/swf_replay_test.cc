@@ -9,6 +9,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "core/sim/simulator.h"
@@ -149,6 +150,22 @@ TEST_F(SwfReplayTest, AWallReplaySubmitsEveryJobAndEndsThem) {
   ExpectValid(served);
   ASSERT_EQ(served.jobs_size(), 40);
   for (const pb::Job& job : served.jobs()) EXPECT_EQ(job.state(), pb::FINISHED) << job.id();
+}
+
+TEST_F(SwfReplayTest, AWallReplayStopsWhenTheServerGoesAway) {
+  const std::string path = WriteLog(dir_, 40, 1800);
+  loadgen::Options options = Replay(path);
+  options.wall = true;
+  options.speedup = 200;  // 9 s of submissions
+  std::ostringstream progress;
+  absl::StatusOr<loadgen::RunResult> result;
+  std::thread replay([&] { result = loadgen::ReplaySwf(options, progress); });
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  Stop();  // ends the watch streams, then the server
+  replay.join();
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(result.status().message().find("schedule stream"), std::string::npos)
+      << result.status();
 }
 
 TEST_F(SwfReplayTest, AMissingLogIsNamed) {
