@@ -172,8 +172,7 @@ class BicriteriaPlanner final : public OfflinePlanner {
       std::vector<ListEntry> order;
       order.reserve(n);
       for (int b : batch_order) order.insert(order.end(), batches[b].begin(), batches[b].end());
-      Timeline timeline = problem.free.Snapshot();
-      absl::StatusOr<std::vector<Allocation>> allocations = ListSchedule(problem, order, timeline);
+      absl::StatusOr<std::vector<Allocation>> allocations = ListSchedule(problem, order);
       if (!allocations.ok()) return allocations.status();
       const double sum = WeightedCompletion(problem, *allocations);
       if (sum < best_sum) {

@@ -32,12 +32,7 @@ class GangPlanner final : public OfflinePlanner {
     };
     std::stable_sort(order.begin(), order.end(),
                      [&](const ListEntry& a, const ListEntry& b) { return ratio(a) > ratio(b); });
-    Timeline timeline = problem.free.Snapshot();
-    absl::StatusOr<std::vector<Allocation>> allocations = ListSchedule(problem, order, timeline);
-    if (!allocations.ok()) return allocations.status();
-    OfflinePlan plan;
-    plan.allocations = *std::move(allocations);
-    return plan;
+    return ListPlan(problem, order);
   }
 };
 

@@ -34,13 +34,7 @@ class ListPlanner final : public OfflinePlanner {
         return a.width * length(a) < b.width * length(b);
       });
     }
-    Timeline timeline = problem.free.Snapshot();
-    absl::StatusOr<std::vector<Allocation>> allocations = ListSchedule(problem, order, timeline);
-    if (!allocations.ok()) return allocations.status();
-    OfflinePlan plan;
-    plan.allocations = *std::move(allocations);
-    plan.makespan_lower_bound = shelves->lower_bound;
-    return plan;
+    return ListPlan(problem, order, shelves->lower_bound);
   }
 
  private:

@@ -5,8 +5,8 @@
 namespace resched {
 
 absl::StatusOr<std::vector<Allocation>> ListSchedule(const OfflineProblem& problem,
-                                                     const std::vector<ListEntry>& order,
-                                                     Timeline& timeline) {
+                                                     const std::vector<ListEntry>& order) {
+  Timeline timeline = problem.free.Snapshot();
   std::vector<Allocation> allocations(problem.jobs.size());
   for (const ListEntry& entry : order) {
     const OfflineJob& job = problem.jobs[entry.job];
@@ -23,6 +23,17 @@ absl::StatusOr<std::vector<Allocation>> ListSchedule(const OfflineProblem& probl
     allocations[entry.job] = Allocation{entry.width, *start, *start + length};
   }
   return allocations;
+}
+
+absl::StatusOr<OfflinePlan> ListPlan(const OfflineProblem& problem,
+                                     const std::vector<ListEntry>& order,
+                                     std::optional<Duration> makespan_lower_bound) {
+  absl::StatusOr<std::vector<Allocation>> allocations = ListSchedule(problem, order);
+  if (!allocations.ok()) return allocations.status();
+  OfflinePlan plan;
+  plan.allocations = *std::move(allocations);
+  plan.makespan_lower_bound = makespan_lower_bound;
+  return plan;
 }
 
 }  // namespace resched

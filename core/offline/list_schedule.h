@@ -3,6 +3,7 @@
 // may fill a hole before an earlier one (dutot §3.2's "list algorithm with the batch ordering").
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -16,11 +17,15 @@ struct ListEntry {
   Time not_before = 0;  // earliest start allowed (shelf starts)
 };
 
-// Books every entry on `timeline` in order; the allocations come back in the problem's job
-// order (jobs missing from `order` keep k = 0). INVALID_ARGUMENT when a width exceeds the
-// machine.
+// Books every entry in order on a copy of the problem's free profile; the allocations come back
+// in the problem's job order (jobs missing from `order` keep k = 0). INVALID_ARGUMENT when a
+// width exceeds the machine.
 absl::StatusOr<std::vector<Allocation>> ListSchedule(const OfflineProblem& problem,
-                                                     const std::vector<ListEntry>& order,
-                                                     Timeline& timeline);
+                                                     const std::vector<ListEntry>& order);
+
+// The plan of that list, with the planner's makespan lower bound if it has one.
+absl::StatusOr<OfflinePlan> ListPlan(const OfflineProblem& problem,
+                                     const std::vector<ListEntry>& order,
+                                     std::optional<Duration> makespan_lower_bound = {});
 
 }  // namespace resched

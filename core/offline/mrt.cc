@@ -146,13 +146,7 @@ class MrtPlanner final : public OfflinePlanner {
           shelves->shelf[i] == MrtShelf::kSecond ? problem.now + shelves->d : problem.now;
       order.push_back({i, shelves->width[i], not_before});
     }
-    Timeline timeline = problem.free.Snapshot();
-    absl::StatusOr<std::vector<Allocation>> allocations = ListSchedule(problem, order, timeline);
-    if (!allocations.ok()) return allocations.status();
-    OfflinePlan plan;
-    plan.allocations = *std::move(allocations);
-    plan.makespan_lower_bound = shelves->lower_bound;
-    return plan;
+    return ListPlan(problem, order, shelves->lower_bound);
   }
 
  private:

@@ -27,12 +27,7 @@ class SequentialLptfPlanner final : public OfflinePlanner {
     auto length = [&](const ListEntry& e) { return problem.jobs[e.job].model.TimeOn(e.width); };
     std::stable_sort(order.begin(), order.end(),
                      [&](const ListEntry& a, const ListEntry& b) { return length(a) > length(b); });
-    Timeline timeline = problem.free.Snapshot();
-    absl::StatusOr<std::vector<Allocation>> allocations = ListSchedule(problem, order, timeline);
-    if (!allocations.ok()) return allocations.status();
-    OfflinePlan plan;
-    plan.allocations = *std::move(allocations);
-    return plan;
+    return ListPlan(problem, order);
   }
 };
 

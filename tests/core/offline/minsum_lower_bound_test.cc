@@ -11,13 +11,6 @@ namespace {
 
 constexpr Duration kS = kMicrosPerSecond;
 
-OfflineProblem Problem(int m, std::vector<OfflineJob> jobs) {
-  OfflineProblem problem;
-  problem.free = Timeline(m);
-  problem.jobs = std::move(jobs);
-  return problem;
-}
-
 TEST(MinsumLowerBoundTest, ASingleJobIsChargedItsShortestTime) {
   const OfflineProblem problem = Problem(4, {JobOf("a", Amdahl(40, 0), 3)});
   absl::StatusOr<double> bound = WeightedCompletionLowerBound(problem, {});

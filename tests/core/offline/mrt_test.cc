@@ -11,13 +11,6 @@ namespace {
 
 constexpr Duration kS = kMicrosPerSecond;
 
-OfflineProblem Problem(int m, std::vector<OfflineJob> jobs) {
-  OfflineProblem problem;
-  problem.free = Timeline(m);
-  problem.jobs = std::move(jobs);
-  return problem;
-}
-
 TEST(MrtTest, TwoJobsThatFitSideBySide) {
   const OfflineProblem problem = Problem(4, {JobOf("a", Rigid(2, 10)), JobOf("b", Rigid(2, 10))});
   auto plan = MakeMrtPlanner(1e-3)->Plan(problem, {});

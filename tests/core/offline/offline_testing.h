@@ -20,6 +20,14 @@ inline OfflineJob JobOf(const std::string& id, RuntimeModel model, double weight
   return OfflineJob{id, std::move(model), weight};
 }
 
+// An empty machine of `m` processors from time 0 (the papers' setting) with `jobs`.
+inline OfflineProblem Problem(int m, std::vector<OfflineJob> jobs) {
+  OfflineProblem problem;
+  problem.free = Timeline(m);
+  problem.jobs = std::move(jobs);
+  return problem;
+}
+
 inline RuntimeModel Rigid(int k, Duration seconds) {
   return RuntimeModel(RigidModel{k, seconds * kMicrosPerSecond});
 }

@@ -13,13 +13,6 @@ namespace {
 
 constexpr Duration kS = kMicrosPerSecond;
 
-OfflineProblem Problem(int m, std::vector<OfflineJob> jobs) {
-  OfflineProblem problem;
-  problem.free = Timeline(m);
-  problem.jobs = std::move(jobs);
-  return problem;
-}
-
 std::vector<std::string> OfflinePlannerNames() {
   std::vector<std::string> names;
   for (const AlgorithmInfo& info : AlgorithmRegistry()) {
