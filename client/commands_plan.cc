@@ -6,7 +6,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "client/commands.h"
+#include "client/gantt.h"
 #include "client/render.h"
+#include "client/replan_render.h"
 #include "client/table.h"
 
 namespace resched::cli {
@@ -19,13 +21,18 @@ Lists the algorithms: online policies (cluster create --policy), offline planner
 and DAG planners (dag reserve, dag query-deadline).
 )";
 constexpr absl::string_view kReplanUsage =
-    R"(usage: resched replan --algorithm NAME [--objective makespan|weighted|stretch] [flags]
-Re-optimizes the queued jobs with an offline planner.
+    R"(usage: resched replan --algorithm NAME [--objective OBJ] [--dry-run] [--force] [flags]
+Re-optimizes the queued jobs with an offline planner: the figures before and after, the lower
+bounds of the objective, the jobs that move, and the Gantt chart after. A plan worse on the
+objective than the current schedule changes nothing unless --force.
   --algorithm NAME    an offline planner, e.g. mrt, bicriteria
   --param NAME=VALUE  a parameter of the algorithm; repeatable
-  --objective OBJ     makespan, weighted (completion) or stretch (max stretch)
+  --objective OBJ     makespan, weighted (completion), stretch (max stretch) or bicriteria
+                      (makespan and weighted); default: bicriteria for bicriteria, else makespan
   --cluster NAME      the cluster (default "default")
-  --dry-run           show the figures; change nothing
+  --dry-run           show what the plan would do; change nothing
+  --force             apply the plan even when it is worse on the objective
+  --width COLS        width of the chart (default 80)
   --request-id ID     makes a retry safe
 )";
 
@@ -82,33 +89,39 @@ int Replan(Context& ctx, const ParsedArgs& args) {
       request.set_objective(resched::v1::WEIGHTED_COMPLETION);
     } else if (obj == "stretch" || obj == "max_stretch") {
       request.set_objective(resched::v1::MAX_STRETCH);
+    } else if (obj == "bicriteria") {
+      request.set_objective(resched::v1::BICRITERIA);
     } else {
       throw UsageError(
-          absl::StrCat("--objective ", *o, ": expected makespan, weighted or stretch"));
+          absl::StrCat("--objective ", *o, ": expected makespan, weighted, stretch or bicriteria"));
     }
   }
+  GanttOptions options;
+  if (auto w = args.Get("width")) {
+    options.width = IntFlag("width", *w);
+    if (options.width < 30 || options.width > 10000)
+      throw UsageError("--width: between 30 and 10000");
+  }
   request.set_dry_run(args.Has("dry-run"));
+  request.set_force(args.Has("force"));
   request.set_request_id(args.GetOr("request-id", ""));
   resched::v1::ReplanResponse response = ctx.Call(&Stub::Replan, request);
   if (ctx.json) {
     ctx.PrintJson(response);
     return 0;
   }
-  TimeStyle style = ctx.StyleOf(request.cluster());
-  if (request.dry_run()) ctx.out << "dry run: nothing was changed\n";
-  Table t({"", "MAKESPAN", ">WEIGHTED COMPLETION", ">MEAN STRETCH", ">MAX STRETCH"});
-  for (const auto& [label, f] :
-       {std::pair{"before", &response.before()}, std::pair{"after", &response.after()}}) {
-    t.AddRow({label, FormatTime(f->has_makespan(), f->makespan(), style),
-              absl::StrFormat("%.6g", f->weighted_completion()),
-              absl::StrFormat("%.3f", f->mean_stretch()),
-              absl::StrFormat("%.3f", f->max_stretch())});
+  options.style = ctx.StyleOf(request.cluster());
+  ctx.out << RenderReplanFigures(response, options.style);
+  if (response.moves_size() > 0) {
+    ctx.out << "\n" << RenderJobMoves(response, options.style);
   }
-  ctx.out << t.Render();
-  if (response.moved_jobs_size() > 0) {
-    ctx.out << "\nmoved " << response.moved_jobs_size() << " job(s):\n"
-            << RenderJobTable(Pointers(response.moved_jobs()), style);
-  }
+  // The schedule after: as it is when applied; for a dry run or a refused plan, with the moved
+  // jobs drawn where the plan puts them.
+  resched::v1::GetScheduleRequest window;
+  window.set_cluster(request.cluster());
+  resched::v1::Schedule schedule = ctx.Call(&Stub::GetSchedule, window);
+  if (!response.applied()) PutPlannedAllocations(response, schedule);
+  ctx.out << "\n" << RenderGantt(schedule, options);
   return 0;
 }
 
@@ -124,6 +137,8 @@ void AddPlanCommands(std::vector<Command>& commands) {
                        {"objective"},
                        {"cluster"},
                        {"dry-run", 0, false},
+                       {"force", 0, false},
+                       {"width"},
                        {"request-id"}},
                       0,
                       0,

@@ -40,6 +40,8 @@ const char* ChangeName(const pb::JournalRecord& record) {
       return "ReleaseDAG";
     case pb::JournalRecord::kAdvanceClock:
       return "AdvanceClock";
+    case pb::JournalRecord::kCommitReplan:
+      return "a Replan";
     case pb::JournalRecord::kClockSettled:
       return "a clock settling";
     case pb::JournalRecord::kReplyOnly:
@@ -83,6 +85,9 @@ absl::Status ApplyChange(ClusterState::Txn& txn, const pb::JournalRecord& record
       break;
     case pb::JournalRecord::kReleaseDag:
       status = ApplyReleaseDag(txn, record.release_dag());
+      break;
+    case pb::JournalRecord::kCommitReplan:
+      status = ApplyCommittedReplan(txn, record.commit_replan());
       break;
     case pb::JournalRecord::kAdvanceClock: {
       pb::AdvanceClockResponse response;

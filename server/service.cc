@@ -376,23 +376,6 @@ grpc::Status ReschedService::HandleRemoveReservation(const pb::RemoveReservation
       [&](pb::JournalRecord& record) { *record.mutable_remove_reservation() = *request; });
 }
 
-grpc::Status ReschedService::HandleReplan(const pb::ReplanRequest* request, pb::ReplanResponse*) {
-  auto state = Find(request->cluster());
-  if (!state.ok()) return ToGrpc(state.status());
-  const std::string name =
-      request->algorithm().name().empty() ? "mrt" : request->algorithm().name();
-  if (absl::Status s = CheckAlgorithm("algorithm", name, AlgorithmKind::kPlanner,
-                                      FromProto(request->algorithm()));
-      !s.ok()) {
-    return ToGrpc(s);
-  }
-  // The planners exist (core/offline); planning a cluster's queue with one does not yet.
-  return ToGrpc(absl::UnimplementedError(absl::StrCat(
-      "Replan is not built yet: planner '", name,
-      "' exists, but planning a cluster's queued jobs with it (figures before and after, lower "
-      "bounds, the never-worse commit) does not")));
-}
-
 grpc::Status ReschedService::HandleGetSchedule(const pb::GetScheduleRequest* request,
                                                pb::Schedule* response) {
   ScheduleWindow window;

@@ -195,4 +195,20 @@ absl::Status ApplyCommittedDag(ClusterState::Txn& txn, const pb::CommittedDag& c
                           cluster, &dag_id);
 }
 
+absl::Status ApplyCommittedReplan(ClusterState::Txn& txn, const pb::CommittedReplan& committed) {
+  std::vector<PlannedJob> planned;
+  planned.reserve(committed.jobs_size());
+  for (const pb::ReplannedJob& job : committed.jobs()) {
+    auto start = FromProto(job.allocation().start(), "start");
+    if (!start.ok()) return start.status();
+    auto end = FromProto(job.allocation().end(), "end");
+    if (!end.ok()) return end.status();
+    planned.push_back({job.job_id(), Allocation{job.allocation().processors(), *start, *end}});
+  }
+  trace::ScopedSpan planning(kPlanSpan, PolicyStepAttributes(txn, "replan"));
+  absl::Status applied = txn.plan.ApplyReplan(planned);
+  RecordOutcome(planning, applied);
+  return applied;
+}
+
 }  // namespace resched::server

@@ -38,4 +38,8 @@ pb::CommittedDag DescribeCommittedDag(const pb::Dag& dag, const std::string& alg
 absl::Status ApplyCommittedDag(ClusterState::Txn& txn, const pb::CommittedDag& committed,
                                const std::string& cluster);
 
+// Applies a Replan's plan (live, and on replay: the journal keeps the allocations, not the
+// request, so a replay never plans again).
+absl::Status ApplyCommittedReplan(ClusterState::Txn& txn, const pb::CommittedReplan& committed);
+
 }  // namespace resched::server

@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "server/call_control.h"
 #include "server/errors.h"
 #include "server/log.h"
 #include "server/service.h"
@@ -99,8 +100,9 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
     reactor->Finish(status);
   };
   // The request and the response live until Finish.
-  if (!workers_.TryPost([this, request, response, handler, finish, span] {
+  if (!workers_.TryPost([this, context, request, response, handler, finish, span] {
         trace::CurrentSpanScope current(span.get());
+        CurrentCallScope call(context);
         finish((this->*handler)(request, response));
       })) {
     metrics_.CountShed(method);

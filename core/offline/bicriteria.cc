@@ -168,6 +168,7 @@ class BicriteriaPlanner final : public OfflinePlanner {
     std::mt19937_64 rng(seed_);
     double best_sum = std::numeric_limits<double>::infinity();
     for (int attempt = 0; attempt <= shuffles_; ++attempt) {
+      if (control.Stop()) return absl::CancelledError("bicriteria: planning was stopped");
       if (attempt > 0) std::shuffle(batch_order.begin(), batch_order.end(), rng);
       std::vector<ListEntry> order;
       order.reserve(n);

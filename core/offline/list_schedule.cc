@@ -1,5 +1,7 @@
 #include "core/offline/list_schedule.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_format.h"
 
 namespace resched {
@@ -11,8 +13,8 @@ absl::StatusOr<std::vector<Allocation>> ListSchedule(const OfflineProblem& probl
   for (const ListEntry& entry : order) {
     const OfflineJob& job = problem.jobs[entry.job];
     const Duration length = job.model.TimeOn(entry.width);
-    const std::optional<Time> start =
-        timeline.EarliestStart(std::max(problem.now, entry.not_before), length, entry.width);
+    const std::optional<Time> start = timeline.EarliestStart(
+        std::max({problem.now, entry.not_before, job.release}), length, entry.width);
     if (!start) {
       return absl::InvalidArgumentError(
           absl::StrFormat("job '%s' needs %d processors; the machine has %d", job.id, entry.width,

@@ -17,7 +17,8 @@ struct ListEntry {
   Time not_before = 0;  // earliest start allowed (shelf starts)
 };
 
-// Books every entry in order on a copy of the problem's free profile; the allocations come back
+// Books every entry in order on a copy of the problem's free profile, never before the job's
+// release; the allocations come back
 // in the problem's job order (jobs missing from `order` keep k = 0). INVALID_ARGUMENT when a
 // width exceeds the machine.
 absl::StatusOr<std::vector<Allocation>> ListSchedule(const OfflineProblem& problem,

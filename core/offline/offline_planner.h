@@ -17,11 +17,14 @@
 
 namespace resched {
 
-// One queued job as a planner sees it: all are available from the problem's now.
+// One queued job as a planner sees it. The papers' jobs are all available at time 0; a queued
+// job may have a release after the cluster's now, and the list phase never starts it before.
+// The lower bounds ignore releases (a relaxation, so they stay bounds).
 struct OfflineJob {
   JobId id;
   RuntimeModel model;
   double weight = 1;
+  Time release = 0;  // earliest start; at or before the problem's now: available at once
 };
 
 struct OfflineProblem {

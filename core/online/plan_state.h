@@ -18,6 +18,9 @@ struct JobRecord {
   ReservationId reservation = -1;  // the timeline booking while placed
   bool guaranteed = false;         // the policy keeps or improves this allocation
   bool ended_early = false;        // finished, failed or cancelled before its planned end
+  // Placed by a committed Replan: out of the policy's queue, kept in its width and its order
+  // among the replanned jobs, moved only earlier (ClusterPlan::ApplyReplan).
+  bool replanned = false;
   Time submitted = 0;
   std::int64_t sequence = 0;  // submission order within the cluster
 };

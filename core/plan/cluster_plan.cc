@@ -76,6 +76,7 @@ std::unique_ptr<ClusterPlan> ClusterPlan::Clone() const {
     copy->jobs_[seq] = std::move(record);
   }
   for (JobRecord* job : queue_) copy->queue_.push_back(copy->by_id_[job->job.id]);
+  for (JobRecord* job : replanned_) copy->replanned_.push_back(copy->by_id_[job->job.id]);
   for (JobRecord* job : running_) copy->running_.push_back(copy->by_id_[job->job.id]);
   return copy;
 }
@@ -165,9 +166,7 @@ absl::StatusOr<const JobRecord*> ClusterPlan::Cancel(const JobId& id) {
     EndJob(job, JobState::kCancelled, now_);
   }
   MarkChanged(job);
-  PlanState state = MakeState();
-  policy_->Reoptimize(state, freed_from);
-  AbsorbMoves(state);
+  Reoptimize(freed_from);
   ProcessInstant();
   PruneEnded();
   return job;
@@ -208,9 +207,7 @@ absl::StatusOr<const JobRecord*> ClusterPlan::ReportEnded(const JobId& id, Time 
   }
   EndJob(job, failed ? JobState::kFailed : JobState::kFinished, t);
   MarkChanged(job);
-  PlanState state = MakeState();
-  policy_->Reoptimize(state, t);
-  AbsorbMoves(state);
+  Reoptimize(t);
   ProcessInstant();
   PruneEnded();
   return job;
@@ -229,7 +226,8 @@ void ClusterPlan::EndJob(JobRecord* job, JobState state, Time t) {
 }
 
 void ClusterPlan::RemoveFromQueue(JobRecord* job) {
-  queue_.erase(std::find(queue_.begin(), queue_.end(), job));
+  std::vector<JobRecord*>& list = job->replanned ? replanned_ : queue_;
+  list.erase(std::find(list.begin(), list.end(), job));
 }
 
 absl::StatusOr<const ExternalReservation*> ClusterPlan::AddReservation(int k, Time start, Time end,
@@ -257,17 +255,20 @@ absl::StatusOr<const ExternalReservation*> ClusterPlan::AddReservation(int k, Ti
   std::vector<Allocation> previous;
   if (displace_queued) {
     PlanState state = MakeState();
-    for (JobRecord* job : queue_) {
-      previous.push_back(job->allocation);
-      state.Unplace(*job);
+    for (std::vector<JobRecord*>* list : {&queue_, &replanned_}) {
+      for (JobRecord* job : *list) {
+        previous.push_back(job->allocation);
+        state.Unplace(*job);
+      }
     }
   }
   auto booking = timeline_.Add(start, end, k);
   if (!booking.ok()) {
     if (displace_queued) {  // put every queued job back exactly where it was
       PlanState state = MakeState();
-      for (size_t i = 0; i < queue_.size(); ++i) {
-        state.Place(*queue_[i], previous[i], queue_[i]->guaranteed);
+      std::size_t i = 0;
+      for (std::vector<JobRecord*>* list : {&queue_, &replanned_}) {
+        for (JobRecord* job : *list) state.Place(*job, previous[i++], job->guaranteed);
       }
     }
     return absl::ResourceExhaustedError(absl::StrFormat(
@@ -280,6 +281,7 @@ absl::StatusOr<const ExternalReservation*> ClusterPlan::AddReservation(int k, Ti
   ExternalReservation& r = reservations_[n];
   r = ExternalReservation{absl::StrCat("r", n), k, start, end, std::move(reason), *booking};
   if (displace_queued) {
+    ReturnReplannedToPolicy();
     PlanState state = MakeState();
     policy_->Rebuild(state);
     AbsorbMoves(state);
@@ -297,9 +299,7 @@ absl::Status ClusterPlan::RemoveReservation(const std::string& id) {
   const Time freed_from = std::max(now_, it->second.start);
   timeline_.ReleaseHeld(it->second.booking);
   reservations_.erase(it);
-  PlanState state = MakeState();
-  policy_->Reoptimize(state, freed_from);
-  AbsorbMoves(state);
+  Reoptimize(freed_from);
   ProcessInstant();
   return absl::OkStatus();
 }
@@ -314,6 +314,7 @@ std::optional<Time> ClusterPlan::NextEventAfterNow() const {
     if (job->placed) consider(job->allocation.start);
     if (policy_->DecidesAtEvents()) consider(job->job.release);
   }
+  for (const JobRecord* job : replanned_) consider(job->allocation.start);
   for (const auto& [n, r] : reservations_) consider(r.end);
   return next;
 }
@@ -365,11 +366,14 @@ void ClusterPlan::ProcessInstant() {
     AbsorbMoves(state);
   }
   std::vector<JobRecord*> starting;
-  for (JobRecord* job : queue_) {
-    if (job->placed && job->allocation.start <= now_) starting.push_back(job);
+  for (std::vector<JobRecord*>* list : {&queue_, &replanned_}) {
+    for (JobRecord* job : *list) {
+      if (job->placed && job->allocation.start <= now_) starting.push_back(job);
+    }
   }
   for (JobRecord* job : starting) {
     RemoveFromQueue(job);
+    job->replanned = false;
     job->state = JobState::kRunning;
     job->guaranteed = true;
     running_.push_back(job);

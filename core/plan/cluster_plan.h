@@ -62,6 +62,12 @@ struct ClusterLimits {
 
 struct ClusterPlanImage;
 
+// One job of a committed Replan: where the offline planner put it.
+struct PlannedJob {
+  JobId id;
+  Allocation allocation;
+};
+
 class ClusterPlan {
  public:
   static absl::StatusOr<std::unique_ptr<ClusterPlan>> Create(const ClusterSpec& spec,
@@ -119,6 +125,21 @@ class ClusterPlan {
   // jobs used, in [0, 1]; 0 before any job has started.
   double PastUtilization() const;
 
+  // Replan (cluster_plan_replan.cc). Every queued job, the policy's and the replanned ones, in
+  // submission order.
+  std::vector<const JobRecord*> QueuedJobs() const;
+  // The capacity queued jobs may use: the timeline without their bookings (running jobs,
+  // external reservations and DAG tasks stay).
+  Timeline FreeForQueued() const;
+  // Places every listed job at its allocation, all of them or none, and marks them replanned:
+  // from then on the policy plans around them and they keep their width and their order, moving
+  // only earlier when capacity is freed (never later, unless a later Replan or a reservation
+  // that displaces queued jobs moves them). Queued jobs not listed (submitted while the plan was
+  // computed) are then placed by the policy, in submission order. FAILED_PRECONDITION naming the
+  // job when a listed job is no longer queued or its allocation no longer fits; INVALID_ARGUMENT
+  // when an allocation does not match the job (width, run time, start before now or release).
+  absl::Status ApplyReplan(const std::vector<PlannedJob>& planned);
+
   // Moves the clock to t (>= now), ending and starting jobs at each event on the way.
   absl::Status AdvanceTo(Time t);
 
@@ -126,7 +147,7 @@ class ClusterPlan {
   // Every retained job in submission order.
   std::vector<const JobRecord*> Jobs() const;
   std::vector<const ExternalReservation*> Reservations() const;
-  int queued_count() const { return static_cast<int>(queue_.size()); }
+  int queued_count() const { return static_cast<int>(queue_.size() + replanned_.size()); }
   // Retained jobs, external holds and DAG reservations: the size of the plan's image.
   std::size_t retained_count() const { return jobs_.size() + reservations_.size() + dags_.size(); }
   int running_count() const { return static_cast<int>(running_.size()); }
@@ -153,6 +174,17 @@ class ClusterPlan {
   void EndJob(JobRecord* job, JobState state, Time t);
   std::optional<Time> NextEventAfterNow() const;
   void RemoveFromQueue(JobRecord* job);
+  // Capacity was freed from `freed_from`: the replanned jobs move earlier where they can, then
+  // the policy re-optimizes its own queue.
+  void Reoptimize(Time freed_from);
+  // Replanned jobs, in order, each at its earliest start no later than its current one and no
+  // earlier than its predecessor's.
+  void CompressReplanned(Time freed_from);
+  // Back to the policy's queue (a reservation that displaces queued work rebuilds them all).
+  void ReturnReplannedToPolicy();
+  // Checks a Replan's allocations against the jobs before anything changes.
+  absl::Status CheckPlanned(const std::vector<PlannedJob>& planned,
+                            std::vector<JobRecord*>& jobs) const;
   void PruneEnded();
   // Frees the bookings of DAG tasks that have ended (the past needs none) and forgets the oldest
   // completed DAG reservations beyond the retention limit.
@@ -174,8 +206,9 @@ class ClusterPlan {
   std::deque<Allocation> past_holds_;  // expired external reservations, for the historical q
   std::map<std::int64_t, std::unique_ptr<JobRecord>> jobs_;  // by submission sequence
   absl::flat_hash_map<JobId, JobRecord*> by_id_;
-  std::vector<JobRecord*> queue_;                             // queued, submission order
-  std::vector<JobRecord*> running_;                           // started, not ended
+  std::vector<JobRecord*> queue_;      // queued under the policy, submission order
+  std::vector<JobRecord*> replanned_;  // queued, placed by a Replan: by planned start
+  std::vector<JobRecord*> running_;    // started, not ended
   std::map<std::int64_t, ExternalReservation> reservations_;  // by creation order
   std::vector<JobRecord*> changed_;                           // in order of change
   absl::flat_hash_set<JobRecord*> changed_set_;

@@ -88,9 +88,7 @@ absl::Status ClusterPlan::ReleaseDag(const std::string& id) {
   }
   dags_.erase(it);
   if (freed_from == kTimeMax) return absl::OkStatus();  // it had completed: nothing was freed
-  PlanState state = MakeState();
-  policy_->Reoptimize(state, std::max(now_, freed_from));
-  AbsorbMoves(state);
+  Reoptimize(std::max(now_, freed_from));
   ProcessInstant();
   return absl::OkStatus();
 }

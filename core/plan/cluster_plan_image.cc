@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -89,7 +90,12 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::FromImage(ClusterPlanI
       return absl::DataLossError(absl::StrCat(what, " appears twice"));
     }
     plan->jobs_[raw->sequence] = std::move(record);
-    if (raw->state == JobState::kQueued) plan->queue_.push_back(raw);
+    if (raw->state == JobState::kQueued) {
+      if (raw->replanned && !raw->placed) {
+        return absl::DataLossError(absl::StrCat(what, " is replanned but has no booking"));
+      }
+      (raw->replanned ? plan->replanned_ : plan->queue_).push_back(raw);
+    }
     if (raw->state != JobState::kQueued && raw->state != JobState::kRunning) ++plan->ended_count_;
   }
   for (const JobId& id : image.running) {
@@ -127,6 +133,11 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::FromImage(ClusterPlanI
     plan->dags_.emplace(seq, std::move(dag));
   }
   plan->past_holds_.assign(image.past_holds.begin(), image.past_holds.end());
+  std::sort(plan->replanned_.begin(), plan->replanned_.end(),
+            [](const JobRecord* a, const JobRecord* b) {
+              return std::pair(a->allocation.start, a->sequence) <
+                     std::pair(b->allocation.start, b->sequence);
+            });
   return plan;
 }
 

@@ -187,7 +187,8 @@ std::vector<AlgorithmInfo> BuildRegistry() {
                                      static_cast<std::uint64_t>(p.at("seed")));
       },
       {mrt_epsilon,
-       {"shuffles", "times the batch order is shuffled; the best compaction is kept", 10, 0, 1000},
+       {"shuffles", "times the batch order is shuffled; the best compaction is kept", 10, 0,
+        100'000},
        {"seed", "seed of the shuffles", 1, 0, 1e9}}));
   r.push_back(
       OfflinePlannerEntry("gang", "every job on all processors, by decreasing weight over time",

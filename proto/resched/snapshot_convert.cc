@@ -47,6 +47,7 @@ void Put(const JobRecord& r, pb::SnapshotJob* out) {
   out->set_reservation(r.reservation);
   out->set_guaranteed(r.guaranteed);
   out->set_ended_early(r.ended_early);
+  out->set_replanned(r.replanned);
   out->set_submitted(r.submitted);
   out->set_sequence(r.sequence);
 }
@@ -70,6 +71,7 @@ absl::StatusOr<JobRecord> Get(const pb::SnapshotJob& j, const std::string& field
   r.reservation = j.reservation();
   r.guaranteed = j.guaranteed();
   r.ended_early = j.ended_early();
+  r.replanned = j.replanned();
   r.submitted = j.submitted();
   r.sequence = j.sequence();
   return r;

@@ -249,6 +249,46 @@ class FakeResched final : public v1::Resched::Service {
     Record(*r);
     return Status::OK;
   }
+  Status Replan(ServerContext*, const v1::ReplanRequest* r, v1::ReplanResponse* out) override {
+    Record(*r);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      last_replan_ = *r;
+    }
+    *out = Text<v1::ReplanResponse>(R"pb(
+      before {
+        makespan { seconds: 5400 }
+        weighted_completion: 5400
+        jobs: 1
+        max_stretch: 1.5
+      }
+      after {
+        makespan { seconds: 9000 }
+        weighted_completion: 9000
+        jobs: 1
+        max_stretch: 2.5
+      }
+      applied: false
+      outcome: "dry run: nothing was changed"
+      objective: MAKESPAN
+      makespan_lower_bound { seconds: 5400 }
+      planner_time { nanos: 3000000 }
+      attempts: 1
+      moves {
+        job_id: "j-7"
+        before {
+          processors: 4
+          start { seconds: 3600 }
+          end { seconds: 5400 }
+        }
+        after {
+          processors: 2
+          start { seconds: 5400 }
+          end { seconds: 9000 }
+        }
+      })pb");
+    return Status::OK;
+  }
   Status GetSchedule(ServerContext*, const v1::GetScheduleRequest* r, v1::Schedule* out) override {
     Record(*r);
     *out = Text<v1::Schedule>(R"pb(
@@ -328,6 +368,15 @@ class FakeResched final : public v1::Resched::Service {
   }
   std::map<std::string, v1::Cluster> clusters_;
   std::mutex mu_;
+  v1::ReplanRequest last_replan_;  // Replan is followed by a GetSchedule for the chart
+
+ public:
+  v1::ReplanRequest LastReplan() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_replan_;
+  }
+
+ private:
   std::unique_ptr<google::protobuf::Message> last_;
 };
 
@@ -469,6 +518,49 @@ constexpr const char* kDagJson = R"({"tasks": [
   {"name": "prep", "model": {"amdahl": {"t1": "600s", "alpha": 0.1}}},
   {"name": "run", "model": {"rigid": {"k": 2, "time": "3600s"}}}],
   "edges": [{"from": "prep", "to": "run"}]})";
+
+TEST_F(CliTest, ReplanSendsTheRequestAndPrintsFiguresMovesAndThePlannedChart) {
+  Result r = Run({"replan", "--algorithm", "bicriteria", "--param", "shuffles=20", "--objective",
+                  "makespan", "--dry-run", "--force", "--cluster", "sim", "--width", "40"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(
+      service_.LastReplan().ShortDebugString(),
+      "cluster: \"sim\" algorithm { name: \"bicriteria\" params { key: \"shuffles\" value: 20 "
+      "} } objective: MAKESPAN dry_run: true force: true");
+  EXPECT_EQ(service_.LastAs<v1::GetScheduleRequest>().cluster(), "sim");
+  // Not applied: the chart draws j-7 where the plan puts it.
+  EXPECT_EQ(r.out,
+            "dry run: nothing was changed\n"
+            "             JOBS  MAKESPAN  WEIGHTED COMPLETION  MEAN STRETCH  MAX STRETCH\n"
+            "before          1  @1h30m                   5400         0.000        1.500\n"
+            "after           1  @2h30m                   9000         0.000        2.500\n"
+            "lower bound        @1h30m                      -             -            -\n"
+            "planner time: 3ms, 1 plan(s) made\n"
+            "\n"
+            "moved 1 job(s):\n"
+            "JOB       K  START          END\n"
+            "j-7  4 -> 2  @1h -> @1h30m  @1h30m -> @2h30m\n"
+            "\n"
+            "sim: 8 processors, @1h .. @2h30m, 1 column = 2m30s\n"
+            "0 |............000000000000000000000000|\n"
+            "1 |............000000000000000000000000|\n"
+            "2 |....................................|\n"
+            "3 |....................................|\n"
+            "4 |111111111111111111111111............|\n"
+            "5 |111111111111111111111111............|\n"
+            "6 |111111111111111111111111............|\n"
+            "7 |111111111111111111111111............|\n"
+            "  +-----------+-----------+------------+\n"
+            "  @1h         @1h30m      @2h\n"
+            "legend ('.' idle):\n"
+            "   ID   STATE   K  START   END     NAME\n"
+            "0  j-7  QUEUED  2  @1h30m  @2h30m  solver\n"
+            "1  d1   DAG     4  @1h     @2h     stage-in\n");
+  r = Run({"replan", "--algorithm", "mrt", "--objective", "fastest"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("expected makespan, weighted, stretch or bicriteria"), std::string::npos)
+      << r.err;
+}
 
 TEST_F(CliTest, DagReserveSendsTheDagAndPrintsThePlan) {
   TempFile dag("dag.json", kDagJson);

@@ -102,7 +102,7 @@ class DurabilityTest : public ServerTest {
   void RandomChange(const std::string& cluster, std::mt19937& rng, int step,
                     std::map<std::string, pb::SubmitJobResponse>& answered) {
     auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
-    const int kind = pick(10);
+    const int kind = pick(11);
     grpc::ClientContext context;
     if (kind < 5) {
       pb::JobSpec spec;
@@ -147,6 +147,16 @@ class DurabilityTest : public ServerTest {
       request.set_request_id(absl::StrCat(cluster, "-dag-", step));
       pb::ReserveDAGResponse response;
       ASSERT_OK(stub_->ReserveDAG(&context, request, &response));
+    } else if (kind == 10) {
+      // Journaled as the plan it committed; a refused (worse) plan changes nothing.
+      static const char* const kPlanners[] = {"mrt", "bicriteria", "list-saf", "gang"};
+      pb::ReplanRequest request;
+      request.set_cluster(cluster);
+      request.mutable_algorithm()->set_name(kPlanners[pick(4)]);
+      request.set_force(pick(2) == 0);
+      request.set_request_id(absl::StrCat(cluster, "-replan-", step));
+      pb::ReplanResponse response;
+      ASSERT_OK(stub_->Replan(&context, request, &response));
     } else {
       pb::ReportJobEventRequest request;
       request.set_cluster(cluster);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,6 +23,18 @@ inline std::unique_ptr<ClusterPlan> MakePlanWith(const std::string& policy, int 
   auto plan = ClusterPlan::Create(spec, params, 0);
   EXPECT_OK(plan);
   return plan.ok() ? *std::move(plan) : nullptr;
+}
+
+// The parameters the tests give each policy that needs some (none for the others).
+inline AlgorithmParams PolicyTestParams(const std::string& policy) {
+  static const std::map<std::string, AlgorithmParams> params = {
+      {"dbos", {{"rho", 1.5}}},
+      {"split", {{"rho", 3}, {"p_min", 1}, {"p_max", 60}}},
+      {"reserve-aux-fcfs", {{"x", 3}, {"t", 1.5}}},
+      {"reserve-aux-dasedf", {{"x", 3}, {"t", 1.5}}},
+  };
+  const auto it = params.find(policy);
+  return it == params.end() ? AlgorithmParams{} : it->second;
 }
 
 // Rigid, Amdahl, Downey or ceil-model jobs of widths up to `max_k` and 1 s to `max_s` s.

@@ -40,20 +40,12 @@ struct Case {
 
 // Parameters that make the partitioned policies split an 8-processor test cluster and its short
 // jobs into several parts; every other policy runs with its defaults.
-const std::map<std::string, AlgorithmParams> kTestParams = {
-    {"dbos", {{"rho", 1.5}}},
-    {"split", {{"rho", 3}, {"p_min", 1}, {"p_max", 60}}},
-    {"reserve-aux-fcfs", {{"x", 3}, {"t", 1.5}}},
-    {"reserve-aux-dasedf", {{"x", 3}, {"t", 1.5}}},
-};
-
 TEST(ClusterPlanCloneTest, ACopyGoesOnAsThePlanDoes) {
   int policies = 0;
   for (const AlgorithmInfo& info : AlgorithmRegistry()) {
     if (info.kind != AlgorithmKind::kPolicy || !info.implemented()) continue;
     ++policies;
-    const auto params = kTestParams.find(info.name);
-    const Case c{info.name, params == kTestParams.end() ? AlgorithmParams{} : params->second};
+    const Case c{info.name, testing::PolicyTestParams(info.name)};
     for (std::uint64_t seed : {1, 2, 3}) {
       SCOPED_TRACE(c.policy + " seed " + std::to_string(seed));
       auto plan = MakePlanWith(c.policy, 8, c.params);

@@ -11,6 +11,7 @@
 
 #include "core/dag/dag_plan.h"
 #include "core/plan/cluster_plan.h"
+#include "core/plan/replan.h"
 #include "core/registry/registry.h"
 #include "gtest/gtest.h"
 #include "tests/core/online/random_ops.h"
@@ -49,6 +50,7 @@ void ExpectSameImage(const ClusterPlanImage& a, const ClusterPlanImage& b) {
     EXPECT_EQ(x.placed, y.placed);
     EXPECT_EQ(x.reservation, y.reservation);
     EXPECT_EQ(x.guaranteed, y.guaranteed);
+    EXPECT_EQ(x.replanned, y.replanned);
     EXPECT_EQ(x.ended_early, y.ended_early);
     EXPECT_EQ(x.sequence, y.sequence);
   }
@@ -90,20 +92,12 @@ void CommitDags(ClusterPlan& plan) {
   }
 }
 
-const std::map<std::string, AlgorithmParams> kTestParams = {
-    {"dbos", {{"rho", 1.5}}},
-    {"split", {{"rho", 3}, {"p_min", 1}, {"p_max", 60}}},
-    {"reserve-aux-fcfs", {{"x", 3}, {"t", 1.5}}},
-    {"reserve-aux-dasedf", {{"x", 3}, {"t", 1.5}}},
-};
-
 TEST(ClusterPlanImageTest, ARestoredPlanGoesOnAsThePlanDoes) {
   int policies = 0;
   for (const AlgorithmInfo& info : AlgorithmRegistry()) {
     if (info.kind != AlgorithmKind::kPolicy || !info.implemented()) continue;
     ++policies;
-    const auto params = kTestParams.find(info.name);
-    const AlgorithmParams p = params == kTestParams.end() ? AlgorithmParams{} : params->second;
+    const AlgorithmParams p = testing::PolicyTestParams(info.name);
     for (std::uint64_t seed : {1, 2, 3}) {
       SCOPED_TRACE(info.name + " seed " + std::to_string(seed));
       auto plan = MakePlanWith(info.name, 8, p);
@@ -131,6 +125,31 @@ TEST(ClusterPlanImageTest, ARestoredPlanGoesOnAsThePlanDoes) {
     }
   }
   EXPECT_GE(policies, 10);
+}
+
+TEST(ClusterPlanImageTest, AReplannedQueueIsRestoredReplanned) {
+  auto mrt = MakeOfflinePlanner("mrt", {});
+  ASSERT_OK(mrt);
+  for (const std::string policy : {"conservative", "easy", "dasedf"}) {
+    SCOPED_TRACE(policy);
+    auto plan = MakePlanWith(policy, 8, {});
+    ASSERT_NE(plan, nullptr);
+    const RandomOptions options{.steps = 40, .max_k = 8};
+    RunRandomOps({plan.get()}, 5, options);
+    absl::StatusOr<ReplanProposal> proposal =
+        ProposeReplan(*plan, **mrt, ReplanObjective::kMakespan, {});
+    ASSERT_OK(proposal);
+    ASSERT_OK(plan->ApplyReplan(proposal->planned));
+    (void)plan->TakeChangedJobs();
+    auto restored = Restored(*plan);
+    ASSERT_NE(restored, nullptr);
+    ExpectSameImage(plan->Image(), restored->Image());
+    for (const JobRecord* job : plan->QueuedJobs()) {
+      EXPECT_TRUE(restored->FindJob(job->job.id)->replanned) << job->job.id;
+    }
+    RunRandomOps({plan.get(), restored.get()}, 105, options,
+                 [&](int) { EXPECT_EQ(Outcome(*plan), Outcome(*restored)); });
+  }
 }
 
 TEST(ClusterPlanImageTest, ADamagedImageIsRefusedNamingWhatDoesNotFit) {

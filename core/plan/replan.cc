@@ -1,0 +1,161 @@
+#include "core/plan/replan.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include "absl/strings/str_format.h"
+#include "core/metrics/metrics.h"
+#include "core/offline/minsum_lower_bound.h"
+#include "core/offline/mrt.h"
+
+namespace resched {
+namespace {
+
+// Figures differing by less than this share are equal: sums of doubles in another order.
+constexpr double kRelativeTolerance = 1e-9;
+
+bool Above(double after, double before) {
+  return after > before + kRelativeTolerance * std::max(1.0, std::abs(before));
+}
+
+// The precision MRT's binary search gets when it only serves as a bound.
+constexpr double kBoundEpsilon = 1e-3;
+
+std::optional<Time> MakespanLowerBound(const OfflineProblem& problem,
+                                       std::optional<Duration> from_planner,
+                                       const PlanControl& control, absl::Status& error) {
+  Duration mrt = 0;
+  if (from_planner) {
+    mrt = *from_planner;
+  } else {
+    absl::StatusOr<MrtShelves> shelves =
+        MrtDualApproximation(problem.jobs, problem.free.capacity(), kBoundEpsilon, control);
+    if (!shelves.ok()) {
+      error = shelves.status();
+      return std::nullopt;
+    }
+    mrt = shelves->lower_bound;
+  }
+  // A job released later ends no earlier than its release plus its shortest time.
+  Time bound = problem.now + mrt;
+  for (const OfflineJob& job : problem.jobs) {
+    Duration shortest = kTimeMax;
+    for (int k : job.model.Widths(problem.free.capacity())) {
+      shortest = std::min(shortest, job.model.TimeOn(k));
+    }
+    bound = std::max(bound, std::max(problem.now, job.release) + shortest);
+  }
+  return bound;
+}
+
+}  // namespace
+
+QueueFigures FiguresOfQueue(const ClusterPlan& plan) {
+  std::vector<MetricItem> items;
+  for (const JobRecord* job : plan.QueuedJobs()) {
+    items.push_back({job->job.release, job->allocation.start, job->allocation.end,
+                     job->allocation.k, job->job.weight, job->job.model.SequentialTime()});
+  }
+  QueueFigures f;
+  if (items.empty()) return f;
+  const ScheduleMetrics m = ComputeMetrics(items, plan.capacity());
+  f.jobs = m.jobs;
+  f.makespan = m.makespan;
+  f.weighted_completion = m.weighted_completion;
+  f.mean_stretch = m.mean_stretch;
+  f.max_stretch = m.max_stretch;
+  return f;
+}
+
+bool IsWorse(ReplanObjective objective, const QueueFigures& before, const QueueFigures& after) {
+  const bool makespan = after.makespan > before.makespan;
+  const bool weighted = Above(after.weighted_completion, before.weighted_completion);
+  switch (objective) {
+    case ReplanObjective::kMakespan:
+      return makespan;
+    case ReplanObjective::kWeightedCompletion:
+      return weighted;
+    case ReplanObjective::kMaxStretch:
+      return Above(after.max_stretch, before.max_stretch);
+    case ReplanObjective::kBicriteria:
+      return makespan || weighted;
+  }
+  return true;
+}
+
+absl::StatusOr<ReplanTrial> TryReplan(const ClusterPlan& plan,
+                                      const std::vector<PlannedJob>& planned,
+                                      ReplanObjective objective) {
+  ReplanTrial trial;
+  trial.before = FiguresOfQueue(plan);
+  std::unique_ptr<ClusterPlan> copy = plan.Clone();
+  if (absl::Status s = copy->ApplyReplan(planned); !s.ok()) return s;
+  // Jobs planned at now have started on the copy: the figures count them as queued still.
+  std::vector<MetricItem> items;
+  for (const JobRecord* old : plan.QueuedJobs()) {
+    const JobRecord* now = copy->FindJob(old->job.id);
+    if (now->allocation != old->allocation) {
+      trial.moves.push_back({old->job.id, old->allocation, now->allocation});
+    }
+    items.push_back({now->job.release, now->allocation.start, now->allocation.end,
+                     now->allocation.k, now->job.weight, now->job.model.SequentialTime()});
+  }
+  if (!items.empty()) {
+    const ScheduleMetrics m = ComputeMetrics(items, plan.capacity());
+    trial.after =
+        QueueFigures{m.jobs, m.makespan, m.weighted_completion, m.mean_stretch, m.max_stretch};
+  }
+  trial.worse = IsWorse(objective, trial.before, trial.after);
+  return trial;
+}
+
+absl::StatusOr<ReplanProposal> ProposeReplan(const ClusterPlan& plan, const OfflinePlanner& planner,
+                                             ReplanObjective objective,
+                                             const PlanControl& control) {
+  OfflineProblem problem;
+  problem.free = plan.FreeForQueued();
+  problem.now = plan.now();
+  for (const JobRecord* job : plan.QueuedJobs()) {
+    problem.jobs.push_back({job->job.id, job->job.model, job->job.weight, job->job.release});
+  }
+  ReplanProposal proposal;
+  const auto started = std::chrono::steady_clock::now();
+  absl::StatusOr<OfflinePlan> offline = planner.Plan(problem, control);
+  proposal.planner_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!offline.ok()) return offline.status();
+  if (offline->allocations.size() != problem.jobs.size()) {
+    return absl::InternalError(absl::StrFormat("the planner placed %d of %d jobs",
+                                               offline->allocations.size(), problem.jobs.size()));
+  }
+  for (std::size_t i = 0; i < problem.jobs.size(); ++i) {
+    proposal.planned.push_back({problem.jobs[i].id, offline->allocations[i]});
+  }
+  if (!problem.jobs.empty()) {
+    if (objective == ReplanObjective::kMakespan || objective == ReplanObjective::kBicriteria) {
+      absl::Status error;
+      proposal.makespan_lower_bound =
+          MakespanLowerBound(problem, offline->makespan_lower_bound, control, error);
+      if (!error.ok()) return error;
+    }
+    if (objective == ReplanObjective::kWeightedCompletion ||
+        objective == ReplanObjective::kBicriteria) {
+      absl::StatusOr<double> lp = WeightedCompletionLowerBound(problem, control);
+      if (!lp.ok()) return lp.status();
+      // The LP bounds sum w (C - now) in weight x microseconds; the figures sum w C in seconds.
+      double weights = 0;
+      for (const OfflineJob& job : problem.jobs) weights += job.weight;
+      proposal.weighted_completion_lower_bound =
+          (*lp + weights * static_cast<double>(problem.now)) /
+          static_cast<double>(kMicrosPerSecond);
+    }
+  }
+  absl::StatusOr<ReplanTrial> trial = TryReplan(plan, proposal.planned, objective);
+  if (!trial.ok()) return trial.status();
+  proposal.trial = *std::move(trial);
+  return proposal;
+}
+
+}  // namespace resched

@@ -1,0 +1,75 @@
+// Replan's core: plan a cluster's queued jobs with an offline planner (core/offline) on the
+// capacity they may use, try the plan on a copy of the cluster, and judge it against the
+// current schedule on the chosen objective, with the lower bounds that show the gap. The server
+// runs Propose on a snapshot, off the cluster's lock, and Try again under the lock to commit
+// (docs/algorithms.md, "Replan").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/model/job.h"
+#include "core/offline/offline_planner.h"
+#include "core/plan/cluster_plan.h"
+
+namespace resched {
+
+enum class ReplanObjective {
+  kMakespan,            // the latest end of the queued jobs
+  kWeightedCompletion,  // sum of w * C over the queued jobs
+  kMaxStretch,          // the largest (C - release) / p(1)
+  kBicriteria,          // makespan and weighted completion: worse on either is worse
+};
+
+// The queued jobs' figures, in the units of ScheduleMetrics (C in seconds since the epoch).
+struct QueueFigures {
+  int jobs = 0;
+  Time makespan = 0;
+  double weighted_completion = 0;
+  double mean_stretch = 0;
+  double max_stretch = 0;
+};
+
+QueueFigures FiguresOfQueue(const ClusterPlan& plan);
+
+// True when `after` is worse than `before` on `objective` (beyond rounding).
+bool IsWorse(ReplanObjective objective, const QueueFigures& before, const QueueFigures& after);
+
+struct JobMove {
+  JobId id;
+  Allocation before;
+  Allocation after;
+};
+
+// A plan tried on a copy of the cluster: its figures, and every queued job it moved.
+struct ReplanTrial {
+  QueueFigures before;
+  QueueFigures after;
+  std::vector<JobMove> moves;  // in submission order
+  bool worse = false;
+};
+
+// Applies `planned` to a copy of `plan` and compares. FAILED_PRECONDITION when the plan no
+// longer applies (ClusterPlan::ApplyReplan).
+absl::StatusOr<ReplanTrial> TryReplan(const ClusterPlan& plan,
+                                      const std::vector<PlannedJob>& planned,
+                                      ReplanObjective objective);
+
+struct ReplanProposal {
+  std::vector<PlannedJob> planned;  // every queued job, in submission order
+  ReplanTrial trial;
+  // The lower bounds of the objective's figures (absolute, like the figures), when computed:
+  // MRT's for the makespan, the LP relaxation's for the weighted completion.
+  std::optional<Time> makespan_lower_bound;
+  std::optional<double> weighted_completion_lower_bound;
+  double planner_seconds = 0;
+};
+
+// Plans every queued job of `plan` with `planner` on FreeForQueued(), computes the objective's
+// lower bounds, and tries the plan. CANCELLED when `control` says stop.
+absl::StatusOr<ReplanProposal> ProposeReplan(const ClusterPlan& plan, const OfflinePlanner& planner,
+                                             ReplanObjective objective, const PlanControl& control);
+
+}  // namespace resched

@@ -1,0 +1,27 @@
+// The deadline and cancellation of the call a worker thread is running, for handlers that plan
+// for long (Replan): they stop planning once the caller has given up, and answer so.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/status/status.h"
+
+namespace resched::server {
+
+// Makes `context` the current call of this thread while in scope (ReschedService::Dispatch).
+class CurrentCallScope {
+ public:
+  explicit CurrentCallScope(grpc::CallbackServerContext* context);
+  ~CurrentCallScope();
+  CurrentCallScope(const CurrentCallScope&) = delete;
+  CurrentCallScope& operator=(const CurrentCallScope&) = delete;
+
+ private:
+  grpc::CallbackServerContext* previous_;
+};
+
+// OK while the current call may go on (or outside any call); DEADLINE_EXCEEDED once its
+// deadline has passed; CANCELLED once the client cancelled it.
+absl::Status CurrentCallStatus();
+
+}  // namespace resched::server

@@ -1,0 +1,231 @@
+// Replan: the offline planners (core/offline) over a cluster's queued jobs. The planner runs on a
+// snapshot, off the cluster's lock, so SubmitJob and the rest go on meanwhile; the commit then
+// tries the plan on the cluster as it is by then, under the lock (a copy of the plan and the
+// policy placing what was submitted meanwhile: no planner), and plans again when the cluster
+// changed so much that the plan no longer applies (core/plan/replan.h).
+#include "absl/strings/str_format.h"
+#include "core/plan/replan.h"
+#include "core/registry/registry.h"
+#include "server/call_control.h"
+#include "server/planning_span.h"
+#include "server/service.h"
+#include "server/service_apply.h"
+#include "server/service_util.h"
+#include "server/trace/span.h"
+
+namespace resched::server {
+namespace {
+
+// Plans made before a Replan gives up with ABORTED: each retry means the cluster changed under
+// the previous plan in a way it cannot absorb (a planned job started, ended or was cancelled, or
+// capacity it used was taken).
+constexpr int kMaxReplanAttempts = 3;
+
+absl::StatusOr<ReplanObjective> ObjectiveOf(const pb::ReplanRequest& request,
+                                            const std::string& planner) {
+  switch (request.objective()) {
+    case pb::REPLAN_OBJECTIVE_UNSPECIFIED:
+      return planner == "bicriteria" ? ReplanObjective::kBicriteria : ReplanObjective::kMakespan;
+    case pb::MAKESPAN:
+      return ReplanObjective::kMakespan;
+    case pb::WEIGHTED_COMPLETION:
+      return ReplanObjective::kWeightedCompletion;
+    case pb::MAX_STRETCH:
+      return ReplanObjective::kMaxStretch;
+    case pb::BICRITERIA:
+      return ReplanObjective::kBicriteria;
+    default:
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "objective must be MAKESPAN, WEIGHTED_COMPLETION, MAX_STRETCH or BICRITERIA, got %d",
+          static_cast<int>(request.objective())));
+  }
+}
+
+pb::ReplanObjective ToProto(ReplanObjective objective) {
+  switch (objective) {
+    case ReplanObjective::kMakespan:
+      return pb::MAKESPAN;
+    case ReplanObjective::kWeightedCompletion:
+      return pb::WEIGHTED_COMPLETION;
+    case ReplanObjective::kMaxStretch:
+      return pb::MAX_STRETCH;
+    case ReplanObjective::kBicriteria:
+      return pb::BICRITERIA;
+  }
+  return pb::REPLAN_OBJECTIVE_UNSPECIFIED;
+}
+
+pb::ScheduleFigures ToProto(const QueueFigures& f) {
+  pb::ScheduleFigures out;
+  if (f.jobs > 0) *out.mutable_makespan() = ToTimestamp(f.makespan);
+  out.set_weighted_completion(f.weighted_completion);
+  out.set_mean_stretch(f.mean_stretch);
+  out.set_max_stretch(f.max_stretch);
+  out.set_jobs(f.jobs);
+  return out;
+}
+
+void FillTrial(const ReplanTrial& trial, pb::ReplanResponse* response) {
+  *response->mutable_before() = ToProto(trial.before);
+  *response->mutable_after() = ToProto(trial.after);
+  response->clear_moves();
+  for (const JobMove& move : trial.moves) {
+    pb::JobMove* out = response->add_moves();
+    out->set_job_id(move.id);
+    *out->mutable_before() = ToProto(move.before);
+    *out->mutable_after() = ToProto(move.after);
+  }
+}
+
+// The figure the objective judges, before -> after, for the refusal's message.
+std::string Comparison(ReplanObjective objective, const ReplanTrial& trial) {
+  const QueueFigures& b = trial.before;
+  const QueueFigures& a = trial.after;
+  std::string makespan =
+      absl::StrFormat("makespan %s -> %s", FormatInstant(b.makespan), FormatInstant(a.makespan));
+  std::string weighted = absl::StrFormat("weighted completion %.6g -> %.6g", b.weighted_completion,
+                                         a.weighted_completion);
+  switch (objective) {
+    case ReplanObjective::kMakespan:
+      return makespan;
+    case ReplanObjective::kWeightedCompletion:
+      return weighted;
+    case ReplanObjective::kMaxStretch:
+      return absl::StrFormat("max stretch %.6g -> %.6g", b.max_stretch, a.max_stretch);
+    case ReplanObjective::kBicriteria:
+      return absl::StrCat(makespan, ", ", weighted);
+  }
+  return "";
+}
+
+pb::CommittedReplan DescribeReplan(const std::string& algorithm,
+                                   const std::vector<PlannedJob>& planned) {
+  pb::CommittedReplan out;
+  out.set_algorithm(algorithm);
+  for (const PlannedJob& job : planned) {
+    pb::ReplannedJob* j = out.add_jobs();
+    j->set_job_id(job.id);
+    *j->mutable_allocation() = ToProto(job.allocation);
+  }
+  return out;
+}
+
+// A WALL cluster's clock moved on while the plan was made: the plan moves with it, whole.
+std::vector<PlannedJob> ShiftedBy(std::vector<PlannedJob> planned, Duration delta) {
+  for (PlannedJob& job : planned) {
+    job.allocation.start += delta;
+    job.allocation.end += delta;
+  }
+  return planned;
+}
+
+}  // namespace
+
+grpc::Status ReschedService::HandleReplan(const pb::ReplanRequest* request,
+                                          pb::ReplanResponse* response) {
+  if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
+  const std::string name =
+      request->algorithm().name().empty() ? "mrt" : request->algorithm().name();
+  absl::StatusOr<std::unique_ptr<OfflinePlanner>> planner =
+      MakeOfflinePlanner(name, FromProto(request->algorithm()));
+  if (!planner.ok()) return ToGrpc(planner.status());
+  absl::StatusOr<ReplanObjective> objective = ObjectiveOf(*request, name);
+  if (!objective.ok()) return ToGrpc(objective.status());
+  auto state = Find(request->cluster());
+  if (!state.ok()) return ToGrpc(state.status());
+  response->set_objective(ToProto(*objective));
+  const PlanControl control{[] { return !CurrentCallStatus().ok(); }};
+
+  for (int attempt = 1; attempt <= kMaxReplanAttempts; ++attempt) {
+    response->set_attempts(attempt);
+    absl::StatusOr<std::unique_ptr<ClusterPlan>> snapshot = (*state)->Snapshot();
+    if (!snapshot.ok()) return ToGrpc(snapshot.status());
+    trace::ScopedSpan planning(kPlanSpan);
+    if (planning.recording()) {
+      planning.SetAttribute("resched.algorithm", name);
+      planning.SetAttribute("resched.jobs.queued", std::int64_t{(*snapshot)->queued_count()});
+    }
+    absl::StatusOr<ReplanProposal> proposal =
+        ProposeReplan(**snapshot, **planner, *objective, control);
+    RecordOutcome(planning, proposal.status());
+    planning.End();
+    if (!proposal.ok()) {
+      // A stopped planner reports CANCELLED; the call says why it stopped.
+      if (absl::Status call = CurrentCallStatus(); !call.ok()) return ToGrpc(call);
+      return ToGrpc(proposal.status());
+    }
+    metrics_.ObservePlanning(name, proposal->planner_seconds);
+    *response->mutable_planner_time() =
+        ToDurationProto(static_cast<Duration>(proposal->planner_seconds * kMicrosPerSecond));
+    if (proposal->makespan_lower_bound) {
+      *response->mutable_makespan_lower_bound() = ToTimestamp(*proposal->makespan_lower_bound);
+    }
+    if (proposal->weighted_completion_lower_bound) {
+      response->set_weighted_completion_lower_bound(*proposal->weighted_completion_lower_bound);
+    }
+    FillTrial(proposal->trial, response);
+    const bool refuse = proposal->trial.worse && !request->force();
+    if (request->dry_run() || refuse) {
+      response->set_applied(false);
+      response->set_outcome(request->dry_run()
+                                ? "dry run: nothing was changed"
+                                : absl::StrCat("not applied: the plan is worse on the objective (",
+                                               Comparison(*objective, proposal->trial),
+                                               "); force applies it"));
+      for (const JobMove& move : proposal->trial.moves) {
+        const JobRecord* job = (*snapshot)->FindJob(move.id);
+        pb::Job* out = response->add_moved_jobs();
+        *out = ToProto(*job, request->cluster());
+        *out->mutable_allocation() = ToProto(move.after);
+      }
+      return grpc::Status::OK;
+    }
+
+    bool stale = false;
+    std::vector<PlannedJob> committed;
+    grpc::Status status = RunIdempotent(
+        **state, request->request_id(), "Replan", response,
+        [&](ClusterState::Txn& txn) -> absl::Status {
+          committed = ShiftedBy(proposal->planned, txn.plan.now() - (*snapshot)->now());
+          absl::StatusOr<ReplanTrial> trial = TryReplan(txn.plan, committed, *objective);
+          if (!trial.ok()) {
+            stale = trial.status().code() == absl::StatusCode::kFailedPrecondition;
+            return trial.status();
+          }
+          FillTrial(*trial, response);
+          if (trial->worse && !request->force()) {
+            // Worse on the cluster as it is now (it changed since the snapshot): nothing changes.
+            response->set_applied(false);
+            response->set_outcome(absl::StrCat(
+                "not applied: the cluster changed while planning and the plan is now worse on "
+                "the objective (",
+                Comparison(*objective, *trial), "); force applies it"));
+            return absl::OkStatus();
+          }
+          pb::CommittedReplan record = DescribeReplan(name, committed);
+          if (absl::Status s = ApplyCommittedReplan(txn, record); !s.ok()) return s;
+          response->set_applied(true);
+          response->set_outcome(
+              trial->worse ? "applied (forced: the plan is worse on the objective)" : "applied");
+          response->clear_moved_jobs();
+          for (const JobMove& move : trial->moves) {
+            *response->add_moved_jobs() = ToProto(*txn.plan.FindJob(move.id), request->cluster());
+          }
+          return absl::OkStatus();
+        },
+        [&](pb::JournalRecord& record) {
+          if (response->applied()) {
+            *record.mutable_commit_replan() = DescribeReplan(name, committed);
+          } else {
+            record.mutable_reply_only();
+          }
+        });
+    if (!stale) return status;
+  }
+  return ToGrpc(absl::AbortedError(absl::StrFormat(
+      "the cluster changed under %d plans in a row (planned jobs started, ended or were "
+      "cancelled, or capacity they needed was taken); retry the Replan",
+      kMaxReplanAttempts)));
+}
+
+}  // namespace resched::server
