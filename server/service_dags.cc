@@ -1,8 +1,11 @@
 // ReserveDAG, QueryDeadline and the DAG reservation resource (Aida & Casanova's RESSCHED and
-// RESSCHEDDL, HEFT and Barbosa, built by the registry). Planning runs under the
-// cluster's writer lock, so a committed plan is booked on exactly the timeline it was computed
-// on; dry runs plan on a snapshot and block no writer.
+// RESSCHEDDL, HEFT and Barbosa, built by the registry). Planning runs on a snapshot, off the
+// cluster's lock, so a slow planner blocks no other call; the commit then books the plan under
+// the lock if it still fits (CommitDag checks every task), else plans again, at most
+// kMaxDagAttempts times.
+#include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "absl/strings/str_format.h"
 #include "core/dag/dag_planner.h"
@@ -27,11 +30,51 @@ DagPlanningInput InputFor(const ClusterPlan& plan, const Dag& dag, std::string_v
       &dag, &plan.timeline(), std::max(release, plan.now()), plan.HistoricalAvailable(window), {}};
 }
 
+// Plans made before a commit gives up with ABORTED: each retry means the cluster took capacity
+// the previous plan needed while it was planned (off the lock).
+constexpr int kMaxDagAttempts = 3;
+
+absl::Status StaleDagPlan() {
+  return absl::AbortedError(absl::StrFormat(
+      "the cluster changed under %d plans in a row (capacity the DAG's tasks needed was taken "
+      "while they were planned); retry",
+      kMaxDagAttempts));
+}
+
+// A WALL cluster's clock moved on while the plan was made: the plan moves with it, whole
+// (precedence and transfers keep their distances).
+DagPlan ShiftedBy(DagPlan plan, Duration delta) {
+  for (TaskReservation& t : plan.tasks) {
+    t.start += delta;
+    t.end += delta;
+  }
+  plan.completion += delta;
+  return plan;
+}
+
 void AddPlacements(const Dag& dag, const DagPlan& plan,
                    google::protobuf::RepeatedPtrField<pb::TaskPlacement>* out) {
+  out->Clear();
   for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
     const TaskReservation& t = plan.tasks[i];
     *out->Add() = ToProto(dag.tasks[i].name, Allocation{t.k, t.start, t.end});
+  }
+}
+
+void DescribePlan(const Dag& dag, const DagPlan& plan, Time now, pb::ReserveDAGResponse* out) {
+  AddPlacements(dag, plan, out->mutable_placements());
+  *out->mutable_completion() = ToTimestamp(plan.completion);
+  *out->mutable_turnaround() = ToDurationProto(plan.completion - now);
+  out->set_cpu_hours(plan.cpu_hours);
+}
+
+void DescribeAnswer(const Dag& dag, const DeadlineAnswer& answer, pb::QueryDeadlineResponse* out) {
+  out->set_feasible(answer.feasible);
+  if (answer.tightest) *out->mutable_tightest_deadline() = ToTimestamp(*answer.tightest);
+  if (answer.plan) {
+    AddPlacements(dag, *answer.plan, out->mutable_placements());
+    out->set_cpu_hours(answer.plan->cpu_hours);
+    *out->mutable_completion() = ToTimestamp(answer.plan->completion);
   }
 }
 
@@ -93,33 +136,42 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
       planning.SetAttribute("resched.dag.cpu_hours", plan->cpu_hours);
     }
     planning.End();
-    AddPlacements(*dag, *plan, response->mutable_placements());
-    *response->mutable_completion() = ToTimestamp(plan->completion);
-    *response->mutable_turnaround() = ToDurationProto(plan->completion - cluster.now());
-    response->set_cpu_hours(plan->cpu_hours);
     return plan;
   };
-  if (request->dry_run()) {
-    absl::StatusOr<std::unique_ptr<ClusterPlan>> copy = (*state)->Snapshot();
-    if (!copy.ok()) return ToGrpc(copy.status());
+  for (int attempt = 1; attempt <= kMaxDagAttempts; ++attempt) {
+    absl::StatusOr<std::unique_ptr<ClusterPlan>> snapshot = (*state)->Snapshot();
+    if (!snapshot.ok()) return ToGrpc(snapshot.status());
     Time release = 0;
-    return ToGrpc(plan_on(**copy, release).status());
+    absl::StatusOr<DagPlan> plan = plan_on(**snapshot, release);
+    if (!plan.ok()) return ToGrpc(plan.status());
+    if (request->dry_run()) {
+      DescribePlan(*dag, *plan, (*snapshot)->now(), response);
+      return grpc::Status::OK;
+    }
+    bool stale = false;
+    DagPlan booked;
+    Time booked_release = 0;
+    grpc::Status status = RunIdempotent(
+        **state, request->request_id(), "ReserveDAG", response,
+        [&](ClusterState::Txn& txn) -> absl::Status {
+          booked = ShiftedBy(*plan, txn.plan.now() - (*snapshot)->now());
+          booked_release = std::max(release, txn.plan.now());
+          absl::Status committed =
+              CommitPlannedDag(txn, *dag, booked, name, request->label(), booked_release,
+                               request->cluster(), response->mutable_dag_id());
+          stale = committed.code() == absl::StatusCode::kFailedPrecondition;
+          if (!committed.ok()) return committed;
+          DescribePlan(*dag, booked, txn.plan.now(), response);
+          return absl::OkStatus();
+        },
+        [&](pb::JournalRecord& record) {
+          *record.mutable_commit_dag() =
+              DescribeCommittedDag(request->dag(), name, request->label(), booked_release, booked);
+        });
+    if (!stale) return status;
+    response->Clear();
   }
-  Time release = 0;
-  std::optional<DagPlan> booked;
-  return RunIdempotent(
-      **state, request->request_id(), "ReserveDAG", response,
-      [&](ClusterState::Txn& txn) -> absl::Status {
-        absl::StatusOr<DagPlan> plan = plan_on(txn.plan, release);
-        if (!plan.ok()) return plan.status();
-        booked = *std::move(plan);
-        return CommitPlannedDag(txn, *dag, *booked, name, request->label(), release,
-                                request->cluster(), response->mutable_dag_id());
-      },
-      [&](pb::JournalRecord& record) {
-        *record.mutable_commit_dag() =
-            DescribeCommittedDag(request->dag(), name, request->label(), release, *booked);
-      });
+  return ToGrpc(StaleDagPlan());
 }
 
 grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest* request,
@@ -166,41 +218,55 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
       }
     }
     planning.End();
-    response->set_feasible(answer->feasible);
-    if (answer->tightest) *response->mutable_tightest_deadline() = ToTimestamp(*answer->tightest);
-    if (answer->plan) {
-      AddPlacements(*dag, *answer->plan, response->mutable_placements());
-      response->set_cpu_hours(answer->plan->cpu_hours);
-      *response->mutable_completion() = ToTimestamp(answer->plan->completion);
-    }
     return answer;
   };
-  if (!request->commit()) {
-    absl::StatusOr<std::unique_ptr<ClusterPlan>> copy = (*state)->Snapshot();
-    if (!copy.ok()) return ToGrpc(copy.status());
+  for (int attempt = 1; attempt <= kMaxDagAttempts; ++attempt) {
+    absl::StatusOr<std::unique_ptr<ClusterPlan>> snapshot = (*state)->Snapshot();
+    if (!snapshot.ok()) return ToGrpc(snapshot.status());
     Time release = 0;
-    return ToGrpc(answer_on(**copy, release).status());
+    absl::StatusOr<DeadlineAnswer> answer = answer_on(**snapshot, release);
+    if (!answer.ok()) return ToGrpc(answer.status());
+    if (!request->commit()) {
+      DescribeAnswer(*dag, *answer, response);
+      return grpc::Status::OK;
+    }
+    bool stale = false;
+    std::optional<DagPlan> booked;
+    Time booked_release = 0;
+    grpc::Status status = RunIdempotent(
+        **state, request->request_id(), "QueryDeadline", response,
+        [&](ClusterState::Txn& txn) -> absl::Status {
+          const Duration moved = txn.plan.now() - (*snapshot)->now();
+          DeadlineAnswer shifted = *answer;
+          if (shifted.plan) shifted.plan = ShiftedBy(*shifted.plan, moved);
+          if (shifted.tightest) *shifted.tightest += moved;
+          if (shifted.plan && deadline && shifted.plan->completion > *deadline) {
+            // The clock moved past the slack the plan had: plan again from the present.
+            stale = true;
+            return absl::FailedPreconditionError("the plan no longer meets the deadline");
+          }
+          DescribeAnswer(*dag, shifted, response);
+          if (!shifted.plan) return absl::OkStatus();  // infeasible: nothing to book
+          booked = shifted.plan;
+          booked_release = std::max(release, txn.plan.now());
+          absl::Status committed =
+              CommitPlannedDag(txn, *dag, *booked, name, request->label(), booked_release,
+                               request->cluster(), response->mutable_dag_id());
+          stale = committed.code() == absl::StatusCode::kFailedPrecondition;
+          return committed;
+        },
+        [&](pb::JournalRecord& record) {
+          if (booked) {
+            *record.mutable_commit_dag() = DescribeCommittedDag(
+                request->dag(), name, request->label(), booked_release, *booked);
+          } else {
+            record.mutable_reply_only();
+          }
+        });
+    if (!stale) return status;
+    response->Clear();
   }
-  Time release = 0;
-  std::optional<DagPlan> booked;
-  return RunIdempotent(
-      **state, request->request_id(), "QueryDeadline", response,
-      [&](ClusterState::Txn& txn) -> absl::Status {
-        absl::StatusOr<DeadlineAnswer> answer = answer_on(txn.plan, release);
-        if (!answer.ok()) return answer.status();
-        if (!answer->plan) return absl::OkStatus();  // infeasible: nothing to book
-        booked = *answer->plan;
-        return CommitPlannedDag(txn, *dag, *booked, name, request->label(), release,
-                                request->cluster(), response->mutable_dag_id());
-      },
-      [&](pb::JournalRecord& record) {
-        if (booked) {
-          *record.mutable_commit_dag() =
-              DescribeCommittedDag(request->dag(), name, request->label(), release, *booked);
-        } else {
-          record.mutable_reply_only();
-        }
-      });
+  return ToGrpc(StaleDagPlan());
 }
 
 grpc::Status ReschedService::HandleGetDagReservation(const pb::GetDagReservationRequest* request,

@@ -1,6 +1,12 @@
 // ReserveDAG, QueryDeadline and the DAG reservation resource through the real gRPC service.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <future>
 #include <set>
+#include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "core/dag/dag_plan.h"
 #include "server_fixture.h"
 #include "tests/testing/status.h"
@@ -9,6 +15,8 @@ namespace resched::server::testing {
 namespace {
 
 constexpr std::int64_t kHourS = 3600;
+// Enough layers of 40 tasks that the tightest-deadline search takes seconds.
+constexpr int kLongDagLayers = 200;
 
 pb::Dag Diamond() {
   pb::Dag dag;
@@ -286,6 +294,62 @@ TEST_F(DagServiceTest, ARetriedReservationIsAppliedOnce) {
   const grpc::Status s = Reserve(Diamond(), &second, false, "", "dag-42");
   EXPECT_EQ(s.error_code(), grpc::StatusCode::ALREADY_EXISTS);
   EXPECT_EQ(Dags().size(), 1u);
+}
+
+// Layers of `width` Amdahl tasks, each after two tasks of the layer before.
+pb::Dag Layered(int layers, int width) {
+  pb::Dag dag;
+  for (int l = 0; l < layers; ++l) {
+    for (int i = 0; i < width; ++i) {
+      pb::DagTask* t = dag.add_tasks();
+      t->set_name(absl::StrCat("t", l, "_", i));
+      t->mutable_model()->mutable_amdahl()->mutable_t1()->set_seconds((1 + (l * 7 + i) % 5) *
+                                                                      kHourS);
+      t->mutable_model()->mutable_amdahl()->set_alpha(0.1);
+      if (l == 0) continue;
+      for (int parent : {i, (i + 1) % width}) {
+        pb::DagEdge* e = dag.add_edges();
+        e->set_from(absl::StrCat("t", l - 1, "_", parent));
+        e->set_to(absl::StrCat("t", l, "_", i));
+      }
+    }
+  }
+  return dag;
+}
+
+// The DAG planners run off the cluster's lock: SubmitJob answers at once while a large DAG's
+// tightest-deadline search plans (under the lock, each submission would wait for the search).
+// The jobs take capacity the plan wanted: the commit finds the plan stale and plans again.
+TEST_F(DagServiceTest, SubmitJobAnswersWhileADagIsPlanned) {
+  using Clock = std::chrono::steady_clock;
+  const pb::Dag dag = Layered(kLongDagLayers, 40);
+  std::atomic<bool> done{false};
+  pb::QueryDeadlineResponse response;
+  const auto started = Clock::now();
+  std::future<grpc::Status> query = std::async(std::launch::async, [&] {
+    grpc::Status s = Query(dag, std::nullopt, /*commit=*/true, &response, "dl_bd_cpar");
+    done = true;
+    return s;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  int answered_during = 0;
+  double slowest = 0;
+  // A bounded burst: a plan made stale by it is made again (see kMaxDagAttempts) and committed.
+  for (int i = 0; i < 10 && !done; ++i) {
+    const auto sent = Clock::now();
+    pb::SubmitJobResponse r;
+    ASSERT_OK(Submit("sim", Rigid(1, 60), &r));
+    slowest = std::max(slowest, std::chrono::duration<double>(Clock::now() - sent).count());
+    if (!done) ++answered_during;
+  }
+  ASSERT_OK(query.get());
+  const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  EXPECT_GE(answered_during, 1) << "the search (" << seconds << " s) ended before any submission";
+  EXPECT_LT(slowest, seconds / 4) << "a submission waited for the DAG planner";
+  EXPECT_FALSE(response.dag_id().empty());
+  const pb::Schedule schedule = Schedule("sim");
+  ExpectValid(schedule);
+  EXPECT_EQ(schedule.dag_tasks_size(), dag.tasks_size());
 }
 
 }  // namespace
