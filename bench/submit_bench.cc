@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/loopback_server.h"
 #include "core/plan/cluster_plan.h"
 #include "proto/resched/convert.h"
 #include "server/service.h"
@@ -25,54 +26,7 @@
 namespace {
 
 namespace pb = ::resched::v1;
-
-// Takes every batch and keeps nothing: what tracing costs the server, without a collector.
-class DiscardingExporter final : public resched::server::trace::SpanExporter {
- public:
-  absl::Status Export(const std::vector<resched::server::trace::SpanData>& spans) override {
-    benchmark::DoNotOptimize(spans.data());
-    return absl::OkStatus();
-  }
-};
-
-class LoopbackServer {
- public:
-  // `durable`: the service journals to a fresh data directory, removed afterwards.
-  // `sample_ratio` >= 0: calls are traced with that ratio (DiscardingExporter); < 0: not.
-  explicit LoopbackServer(bool durable = false, double sample_ratio = -1) {
-    if (sample_ratio >= 0) {
-      resched::server::trace::TracerOptions options;
-      options.sample_ratio = sample_ratio;
-      service_.EnableTracing(std::make_unique<DiscardingExporter>(), options);
-    }
-    if (durable) {
-      char pattern[] = "/tmp/resched-bench-XXXXXX";
-      if (mkdtemp(pattern) == nullptr) std::abort();
-      data_dir_ = pattern;
-      if (!service_.OpenDataDir(data_dir_).ok()) std::abort();
-    }
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(&service_);
-    server_ = builder.BuildAndStart();
-    stub_ = pb::Resched::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
-                                                     grpc::InsecureChannelCredentials()));
-  }
-  ~LoopbackServer() {
-    service_.BeginShutdown();
-    server_->Shutdown();
-    if (!data_dir_.empty()) std::filesystem::remove_all(data_dir_);
-  }
-  pb::Resched::Stub& stub() { return *stub_; }
-  resched::server::ReschedService& service() { return service_; }
-
- private:
-  std::string data_dir_;
-  resched::server::ReschedService service_;
-  std::unique_ptr<grpc::Server> server_;
-  std::unique_ptr<pb::Resched::Stub> stub_;
-};
+using resched::bench::LoopbackServer;
 
 // Rigid and Amdahl jobs of 1 to 32 processors and 1 minute to 2 hours.
 pb::JobSpec RandomJob(std::mt19937_64& rng) {

@@ -13,7 +13,8 @@ namespace resched {
 
 struct ListEntry {
   int job = 0;          // index in the problem
-  int width = 0;        // processors; one of the job's widths
+  int width = 0;        // processors, one of the job's widths; 0: the width with the earliest
+                        // completion when the job's turn comes (ties: fewer processors)
   Time not_before = 0;  // earliest start allowed (shelf starts)
 };
 

@@ -25,6 +25,10 @@ enum class ListOrder {
 };
 std::unique_ptr<OfflinePlanner> MakeListPlanner(ListOrder order, double epsilon);
 
+// chrétien's "LIST" baseline (ltf.cc): largest task (work) first, each job at the width with the
+// earliest completion when its turn comes.
+std::unique_ptr<OfflinePlanner> MakeLtfPlanner();
+
 // dutot §3.2's bi-criteria batch algorithm (bicriteria.cc): MRT's `epsilon`, the batch order
 // shuffled `shuffles` times from `seed`.
 std::unique_ptr<OfflinePlanner> MakeBicriteriaPlanner(double epsilon, int shuffles,

@@ -210,7 +210,9 @@ std::vector<AlgorithmInfo> BuildRegistry() {
         [order](const AlgorithmParams& p) { return MakeListPlanner(order, p.at("epsilon")); },
         {mrt_epsilon}));
   }
-  r.push_back(Planned("ltf", K::kPlanner, "largest task first list scheduling", "chretien §1, §5"));
+  r.push_back(OfflinePlannerEntry(
+      "ltf", "largest task (work) first list scheduling, earliest-completion widths",
+      "chretien §1, §5", [](const AlgorithmParams&) { return MakeLtfPlanner(); }));
   r.push_back(Planned("sparse-lp", K::kPlanner, "successive LP approximations, l_p sparse model",
                       "chretien §4, Alg. 1"));
   r.push_back(

@@ -48,7 +48,7 @@ inline void ExpectValidPlan(const OfflineProblem& problem, const OfflinePlan& pl
     ScheduledItem item;
     item.id = problem.jobs[i].id;
     item.allocation = plan.allocations[i];
-    item.release = problem.now;
+    item.release = std::max(problem.now, problem.jobs[i].release);
     item.model = &problem.jobs[i].model;
     s.items.push_back(item);
   }

@@ -107,9 +107,48 @@ TEST(OfflinePlannersTest, BicriteriaShufflesAreReproducibleAndNeverWorse) {
   EXPECT_EQ(shuffled->allocations, again->allocations);
 }
 
+TEST(OfflinePlannersTest, LtfListsTheLargestWorkFirst) {
+  // Works: a 20, c 15, b 12 processor-seconds on 4 processors. a and c start at once side by
+  // side; b needs the whole machine and waits for c.
+  const OfflineProblem problem =
+      Problem(4, {JobOf("a", Rigid(2, 10)), JobOf("b", Rigid(4, 3)), JobOf("c", Rigid(1, 15))});
+  auto plan = MakeLtfPlanner()->Plan(problem, {});
+  ASSERT_OK(plan);
+  ExpectValidPlan(problem, *plan);
+  EXPECT_EQ(plan->allocations[0], (Allocation{2, 0, 10 * kS}));
+  EXPECT_EQ(plan->allocations[2], (Allocation{1, 0, 15 * kS}));
+  EXPECT_EQ(plan->allocations[1], (Allocation{4, 15 * kS, 18 * kS}));
+}
+
+TEST(OfflinePlannersTest, LtfGivesAMoldableJobTheWidthThatEndsFirst) {
+  // Chrétien's ceil model, t(n) = ceil(req / n) x time. x (work 40) first, on all 4: [0, 10).
+  // y (work 20) then ends first on 2 processors: [10, 20) (on 1 it would end at 30).
+  const OfflineProblem problem = Problem(4, {JobOf("y", RuntimeModel(CeilModel{2, 10 * kS})),
+                                             JobOf("x", RuntimeModel(CeilModel{4, 10 * kS}))});
+  auto plan = MakeLtfPlanner()->Plan(problem, {});
+  ASSERT_OK(plan);
+  ExpectValidPlan(problem, *plan);
+  EXPECT_EQ(plan->allocations[1], (Allocation{4, 0, 10 * kS}));
+  EXPECT_EQ(plan->allocations[0], (Allocation{2, 10 * kS, 20 * kS}));
+}
+
+TEST(OfflinePlannersTest, NoPlannerStartsAJobBeforeItsRelease) {
+  OfflineProblem problem = Problem(4, {JobOf("early", Rigid(1, 10)), JobOf("late", Rigid(1, 10))});
+  problem.jobs[1].release = 50 * kS;
+  for (const std::string& name : OfflinePlannerNames()) {
+    SCOPED_TRACE(name);
+    auto planner = MakeOfflinePlanner(name, {});
+    ASSERT_OK(planner);
+    auto plan = (*planner)->Plan(problem, {});
+    ASSERT_OK(plan);
+    ExpectValidPlan(problem, *plan);
+    EXPECT_GE(plan->allocations[1].start, 50 * kS);
+  }
+}
+
 TEST(OfflinePlannersTest, EveryPlannerIsBuiltByTheRegistry) {
   for (const char* name :
-       {"mrt", "bicriteria", "gang", "seq-lptf", "list-mrt", "list-wlptf", "list-saf"}) {
+       {"mrt", "bicriteria", "gang", "seq-lptf", "list-mrt", "list-wlptf", "list-saf", "ltf"}) {
     SCOPED_TRACE(name);
     EXPECT_OK(MakeOfflinePlanner(name, {}));
   }
@@ -119,7 +158,7 @@ TEST(OfflinePlannersTest, EveryPlannerIsBuiltByTheRegistry) {
 TEST(OfflinePlannersTest, RandomProblemsAroundFixedBookingsGiveValidPlans) {
   std::mt19937_64 rng(2026);
   const std::vector<std::string> names = OfflinePlannerNames();
-  ASSERT_GE(names.size(), 7u);
+  ASSERT_GE(names.size(), 8u);
   for (int instance = 0; instance < 40; ++instance) {
     const int m = 4 + static_cast<int>(rng() % 60);
     OfflineProblem problem = Problem(m, {});
