@@ -102,7 +102,7 @@ double Percentile(std::vector<double> v, double q) {
 void Run(const std::string& label, const std::string& policy, const AlgorithmParams& params,
          int processors, const std::vector<Job>& jobs) {
   if (label.rfind(options.policy, 0) != 0) return;
-  ClusterSpec spec{"bench", {{"", processors, 1.0}}, ClockKind::kSimulated, policy};
+  ClusterSpec spec{"bench", {{"", processors, 1.0}}, ClockKind::kSimulated, policy, {}};
   auto created = ClusterPlan::Create(spec, params, 0);
   if (!created.ok()) {
     std::fprintf(stderr, "%s: %s\n", policy.c_str(),

@@ -205,7 +205,7 @@ BENCHMARK(BM_ConcurrentSubmitTraced)
 // scheduling work and the transport.
 void BM_PlanSubmitWithoutGrpc(benchmark::State& state) {
   resched::ClusterSpec spec{
-      "core", {{"", 64, 1.0}}, resched::ClockKind::kSimulated, "conservative"};
+      "core", {{"", 64, 1.0}}, resched::ClockKind::kSimulated, "conservative", {}};
   auto plan = *resched::ClusterPlan::Create(spec, {}, 0);
   std::mt19937_64 rng(42);
   auto next_job = [&] { return *resched::FromProto(RandomJob(rng), plan->now()); };

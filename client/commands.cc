@@ -1,5 +1,6 @@
 #include "client/commands.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
@@ -46,6 +47,18 @@ void ParseParams(const ParsedArgs& args, google::protobuf::Map<std::string, doub
     }
     (*params)[p.substr(0, eq)] = DoubleFlag("param", p.substr(eq + 1));
   }
+}
+
+resched::v1::ReplanObjective ObjectiveFlag(absl::string_view flag, absl::string_view value) {
+  const std::string objective = absl::AsciiStrToLower(value);
+  if (objective == "makespan") return resched::v1::MAKESPAN;
+  if (objective == "weighted" || objective == "weighted_completion") {
+    return resched::v1::WEIGHTED_COMPLETION;
+  }
+  if (objective == "stretch" || objective == "max_stretch") return resched::v1::MAX_STRETCH;
+  if (objective == "bicriteria") return resched::v1::BICRITERIA;
+  throw UsageError(
+      absl::StrCat("--", flag, " ", value, ": expected makespan, weighted, stretch or bicriteria"));
 }
 
 }  // namespace resched::cli

@@ -42,5 +42,7 @@ int32_t IntFlag(absl::string_view flag, absl::string_view value);
 double DoubleFlag(absl::string_view flag, absl::string_view value);
 // --param key=value pairs into `params`; throws UsageError.
 void ParseParams(const ParsedArgs& args, google::protobuf::Map<std::string, double>* params);
+// makespan, weighted (completion), stretch (max stretch) or bicriteria; throws UsageError.
+resched::v1::ReplanObjective ObjectiveFlag(absl::string_view flag, absl::string_view value);
 
 }  // namespace resched::cli

@@ -22,6 +22,12 @@ Creates a cluster.
                             'clock advance')
   --policy NAME             the online policy (default conservative; see 'resched algorithms')
   --param NAME=VALUE        a parameter of the policy; repeatable
+  --replan-every DUR        replan the queued jobs every DUR (at least 1s): a simulated cluster
+                            as its clock passes, a wall one on the server's timer; a plan is
+                            applied only when strictly better
+  --replan-algorithm NAME   the offline planner of the periodic Replan (default mrt)
+  --replan-objective OBJ    makespan, weighted, stretch or bicriteria (default: bicriteria for
+                            bicriteria, else makespan)
   -f FILE                   a ClusterSpec in JSON or YAML ("-": stdin); flags override it
   --request-id ID           makes a retry safe
 )";
@@ -82,6 +88,16 @@ int Create(Context& ctx, const ParsedArgs& args) {
   }
   if (auto policy = args.Get("policy")) spec->mutable_policy()->set_name(*policy);
   ParseParams(args, spec->mutable_policy()->mutable_params());
+  if (auto every = args.Get("replan-every")) {
+    *spec->mutable_replan_every() =
+        ToProtoDuration(Context::ParseDurationFlag("replan-every", *every));
+  }
+  if (auto algorithm = args.Get("replan-algorithm")) {
+    spec->mutable_replan_algorithm()->set_name(*algorithm);
+  }
+  if (auto objective = args.Get("replan-objective")) {
+    spec->set_replan_objective(ObjectiveFlag("replan-objective", *objective));
+  }
   request.set_request_id(args.GetOr("request-id", ""));
 
   resched::v1::Cluster cluster = ctx.Call(&Stub::CreateCluster, request);
@@ -140,6 +156,9 @@ void AddClusterCommands(std::vector<Command>& commands) {
                        {"clock"},
                        {"policy"},
                        {"param", 0, true, true},
+                       {"replan-every"},
+                       {"replan-algorithm"},
+                       {"replan-objective"},
                        {"file", 'f'},
                        {"request-id"}},
                       0,

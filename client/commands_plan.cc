@@ -81,21 +81,7 @@ int Replan(Context& ctx, const ParsedArgs& args) {
   resched::v1::ReplanRequest request;
   request.set_cluster(ClusterFlag(args));
   *request.mutable_algorithm() = AlgorithmFlags(args);
-  if (auto o = args.Get("objective")) {
-    std::string obj = absl::AsciiStrToLower(*o);
-    if (obj == "makespan") {
-      request.set_objective(resched::v1::MAKESPAN);
-    } else if (obj == "weighted" || obj == "weighted_completion") {
-      request.set_objective(resched::v1::WEIGHTED_COMPLETION);
-    } else if (obj == "stretch" || obj == "max_stretch") {
-      request.set_objective(resched::v1::MAX_STRETCH);
-    } else if (obj == "bicriteria") {
-      request.set_objective(resched::v1::BICRITERIA);
-    } else {
-      throw UsageError(
-          absl::StrCat("--objective ", *o, ": expected makespan, weighted, stretch or bicriteria"));
-    }
-  }
+  if (auto o = args.Get("objective")) request.set_objective(ObjectiveFlag("objective", *o));
   GanttOptions options;
   if (auto w = args.Get("width")) {
     options.width = IntFlag("width", *w);

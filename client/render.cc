@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -64,8 +65,16 @@ std::string RenderClusterDetails(const Cluster& c) {
       {"name", c.spec().name()}, {"processors", absl::StrCat(c.capacity())}};
   if (c.spec().groups_size() > 0) kv.emplace_back("groups", Groups(c.spec()));
   kv.insert(kv.end(), {{"clock", ClockName(c.spec().clock())},
-                       {"policy", DescribeAlgorithm(c.spec().policy())},
-                       {"now", FormatTime(c.has_now(), c.now(), StyleOf(c))},
+                       {"policy", DescribeAlgorithm(c.spec().policy())}});
+  if (c.spec().has_replan_every()) {
+    kv.emplace_back(
+        "replan",
+        absl::StrCat(
+            "every ", FormatDuration(ToMicros(c.spec().replan_every())), " with ",
+            DescribeAlgorithm(c.spec().replan_algorithm()), " for ",
+            absl::AsciiStrToLower(resched::v1::ReplanObjective_Name(c.spec().replan_objective()))));
+  }
+  kv.insert(kv.end(), {{"now", FormatTime(c.has_now(), c.now(), StyleOf(c))},
                        {"queued jobs", absl::StrCat(c.queued_jobs())},
                        {"running jobs", absl::StrCat(c.running_jobs())},
                        {"reservations", absl::StrCat(c.reservations())},

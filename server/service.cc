@@ -25,7 +25,10 @@ absl::Status ShuttingDown() { return absl::UnavailableError("the server is shutt
 
 ReschedService::ReschedService(ServiceLimits limits)
     : limits_(limits),
-      cluster_metrics_(std::make_shared<ClusterCollector>([this] { return AllClusters(); })) {}
+      cluster_metrics_(std::make_shared<ClusterCollector>([this] { return AllClusters(); })) {
+  replan_timer_ =
+      std::make_unique<PeriodicTimer>(std::chrono::seconds(1), [this] { ReplanDueWallClusters(); });
+}
 
 std::vector<std::shared_ptr<ClusterState>> ReschedService::AllClusters() {
   std::vector<std::shared_ptr<ClusterState>> states;
@@ -60,6 +63,7 @@ void ReschedService::FlushTraces() {
 
 void ReschedService::BeginShutdown() {
   shutting_down_ = true;
+  replan_timer_->Stop();
   ReaderMutexLock lock(&clusters_mu_);
   for (auto& [name, state] : clusters_) state->EndWatchers(ShuttingDown());
 }

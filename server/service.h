@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "core/offline/offline_planner.h"
 #include "resched/v1/config.pb.h"
 #include "resched/v1/service.grpc.pb.h"
 #include "server/cluster_metrics.h"
@@ -15,6 +16,7 @@
 #include "server/limits.h"
 #include "server/metrics.h"
 #include "server/mutex.h"
+#include "server/periodic_timer.h"
 #include "server/schedule_watch.h"
 #include "server/snapshotter.h"
 #include "server/store/journal.h"
@@ -138,6 +140,19 @@ class ReschedService final : public pb::Resched::CallbackService {
                                          pb::ListDagReservationsResponse*);
   grpc::Status HandleReleaseDAG(const pb::ReleaseDAGRequest*, pb::ReleaseDAGResponse*);
   grpc::Status HandleReplan(const pb::ReplanRequest*, pb::ReplanResponse*);
+  // Replan's work (service_replan.cc), for the RPC and the periodic Replan of WALL clusters.
+  struct ReplanOptions {
+    bool dry_run = false;
+    bool force = false;           // apply a plan worse on the objective
+    bool only_if_better = false;  // apply only a strictly better plan (periodic); no bounds
+    std::string request_id;
+  };
+  grpc::Status ReplanCluster(ClusterState& state, const std::string& cluster,
+                             const std::string& name, const OfflinePlanner& planner,
+                             ReplanObjective objective, const ReplanOptions& options,
+                             pb::ReplanResponse* response);
+  // The timer's tick: replans the WALL clusters whose periodic Replan is due.
+  void ReplanDueWallClusters();
   grpc::Status HandleGetSchedule(const pb::GetScheduleRequest*, pb::Schedule*);
   grpc::Status HandleAdvanceClock(const pb::AdvanceClockRequest*, pb::AdvanceClockResponse*);
   grpc::Status HandleListAlgorithms(const pb::ListAlgorithmsRequest*, pb::ListAlgorithmsResponse*);
@@ -189,8 +204,11 @@ class ReschedService final : public pb::Resched::CallbackService {
   std::unique_ptr<Journal> journal_;          // null: ephemeral
   std::unique_ptr<Snapshotter> snapshotter_;  // after the journal: stops before it
   std::unique_ptr<trace::Tracer> tracer_;     // null: calls are not traced
-  // Last, so that it is destroyed first: its threads finish their calls while the rest lives.
+  // When each WALL cluster with a periodic Replan is next due; the timer's thread only.
+  std::map<std::string, Time> wall_replan_due_;
+  // Last, so that they are destroyed first: their threads finish their work while the rest lives.
   WorkerPool workers_{kWorkerThreads, limits_.max_waiting_calls};
+  std::unique_ptr<PeriodicTimer> replan_timer_;
 };
 
 }  // namespace resched::server

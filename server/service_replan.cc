@@ -3,10 +3,15 @@
 // tries the plan on the cluster as it is by then, under the lock (a copy of the plan and the
 // policy placing what was submitted meanwhile: no planner), and plans again when the cluster
 // changed so much that the plan no longer applies (core/plan/replan.h).
+#include <optional>
+#include <set>
+
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/plan/replan.h"
 #include "core/registry/registry.h"
 #include "server/call_control.h"
+#include "server/log.h"
 #include "server/planning_span.h"
 #include "server/service.h"
 #include "server/service_apply.h"
@@ -20,40 +25,6 @@ namespace {
 // the previous plan in a way it cannot absorb (a planned job started, ended or was cancelled, or
 // capacity it used was taken).
 constexpr int kMaxReplanAttempts = 3;
-
-absl::StatusOr<ReplanObjective> ObjectiveOf(const pb::ReplanRequest& request,
-                                            const std::string& planner) {
-  switch (request.objective()) {
-    case pb::REPLAN_OBJECTIVE_UNSPECIFIED:
-      return planner == "bicriteria" ? ReplanObjective::kBicriteria : ReplanObjective::kMakespan;
-    case pb::MAKESPAN:
-      return ReplanObjective::kMakespan;
-    case pb::WEIGHTED_COMPLETION:
-      return ReplanObjective::kWeightedCompletion;
-    case pb::MAX_STRETCH:
-      return ReplanObjective::kMaxStretch;
-    case pb::BICRITERIA:
-      return ReplanObjective::kBicriteria;
-    default:
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "objective must be MAKESPAN, WEIGHTED_COMPLETION, MAX_STRETCH or BICRITERIA, got %d",
-          static_cast<int>(request.objective())));
-  }
-}
-
-pb::ReplanObjective ToProto(ReplanObjective objective) {
-  switch (objective) {
-    case ReplanObjective::kMakespan:
-      return pb::MAKESPAN;
-    case ReplanObjective::kWeightedCompletion:
-      return pb::WEIGHTED_COMPLETION;
-    case ReplanObjective::kMaxStretch:
-      return pb::MAX_STRETCH;
-    case ReplanObjective::kBicriteria:
-      return pb::BICRITERIA;
-  }
-  return pb::REPLAN_OBJECTIVE_UNSPECIFIED;
-}
 
 pb::ScheduleFigures ToProto(const QueueFigures& f) {
   pb::ScheduleFigures out;
@@ -129,16 +100,32 @@ grpc::Status ReschedService::HandleReplan(const pb::ReplanRequest* request,
   absl::StatusOr<std::unique_ptr<OfflinePlanner>> planner =
       MakeOfflinePlanner(name, FromProto(request->algorithm()));
   if (!planner.ok()) return ToGrpc(planner.status());
-  absl::StatusOr<ReplanObjective> objective = ObjectiveOf(*request, name);
+  absl::StatusOr<ReplanObjective> objective = FromProto(request->objective(), name, "objective");
   if (!objective.ok()) return ToGrpc(objective.status());
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  response->set_objective(ToProto(*objective));
+  ReplanOptions options;
+  options.dry_run = request->dry_run();
+  options.force = request->force();
+  options.request_id = request->request_id();
+  return ReplanCluster(**state, request->cluster(), name, **planner, *objective, options, response);
+}
+
+grpc::Status ReschedService::ReplanCluster(ClusterState& state, const std::string& cluster,
+                                           const std::string& name, const OfflinePlanner& planner,
+                                           ReplanObjective objective, const ReplanOptions& options,
+                                           pb::ReplanResponse* response) {
+  response->set_objective(ToProto(objective));
   const PlanControl control{[] { return !CurrentCallStatus().ok(); }};
+  // A periodic Replan applies only a strictly better plan; a requested one anything not worse.
+  auto refused = [&](const ReplanTrial& trial) {
+    if (options.force) return false;
+    return options.only_if_better ? !IsBetter(objective, trial.before, trial.after) : trial.worse;
+  };
 
   for (int attempt = 1; attempt <= kMaxReplanAttempts; ++attempt) {
     response->set_attempts(attempt);
-    absl::StatusOr<std::unique_ptr<ClusterPlan>> snapshot = (*state)->Snapshot();
+    absl::StatusOr<std::unique_ptr<ClusterPlan>> snapshot = state.Snapshot();
     if (!snapshot.ok()) return ToGrpc(snapshot.status());
     trace::ScopedSpan planning(kPlanSpan);
     if (planning.recording()) {
@@ -146,7 +133,7 @@ grpc::Status ReschedService::HandleReplan(const pb::ReplanRequest* request,
       planning.SetAttribute("resched.jobs.queued", std::int64_t{(*snapshot)->queued_count()});
     }
     absl::StatusOr<ReplanProposal> proposal =
-        ProposeReplan(**snapshot, **planner, *objective, control);
+        ProposeReplan(**snapshot, planner, objective, control, !options.only_if_better);
     RecordOutcome(planning, proposal.status());
     planning.End();
     if (!proposal.ok()) {
@@ -164,18 +151,19 @@ grpc::Status ReschedService::HandleReplan(const pb::ReplanRequest* request,
       response->set_weighted_completion_lower_bound(*proposal->weighted_completion_lower_bound);
     }
     FillTrial(proposal->trial, response);
-    const bool refuse = proposal->trial.worse && !request->force();
-    if (request->dry_run() || refuse) {
+    if (options.dry_run || refused(proposal->trial)) {
       response->set_applied(false);
-      response->set_outcome(request->dry_run()
-                                ? "dry run: nothing was changed"
-                                : absl::StrCat("not applied: the plan is worse on the objective (",
-                                               Comparison(*objective, proposal->trial),
-                                               "); force applies it"));
+      response->set_outcome(
+          options.dry_run
+              ? "dry run: nothing was changed"
+              : absl::StrCat("not applied: the plan is ",
+                             proposal->trial.worse ? "worse" : "not better", " on the objective (",
+                             Comparison(objective, proposal->trial),
+                             options.only_if_better ? ")" : "); force applies it"));
       for (const JobMove& move : proposal->trial.moves) {
         const JobRecord* job = (*snapshot)->FindJob(move.id);
         pb::Job* out = response->add_moved_jobs();
-        *out = ToProto(*job, request->cluster());
+        *out = ToProto(*job, cluster);
         *out->mutable_allocation() = ToProto(move.after);
       }
       return grpc::Status::OK;
@@ -184,22 +172,22 @@ grpc::Status ReschedService::HandleReplan(const pb::ReplanRequest* request,
     bool stale = false;
     std::vector<PlannedJob> committed;
     grpc::Status status = RunIdempotent(
-        **state, request->request_id(), "Replan", response,
+        state, options.request_id, "Replan", response,
         [&](ClusterState::Txn& txn) -> absl::Status {
           committed = ShiftedBy(proposal->planned, txn.plan.now() - (*snapshot)->now());
-          absl::StatusOr<ReplanTrial> trial = TryReplan(txn.plan, committed, *objective);
+          absl::StatusOr<ReplanTrial> trial = TryReplan(txn.plan, committed, objective);
           if (!trial.ok()) {
             stale = trial.status().code() == absl::StatusCode::kFailedPrecondition;
             return trial.status();
           }
           FillTrial(*trial, response);
-          if (trial->worse && !request->force()) {
-            // Worse on the cluster as it is now (it changed since the snapshot): nothing changes.
+          if (refused(*trial)) {
+            // Judged on the cluster as it is now (it changed since the snapshot): nothing changes.
             response->set_applied(false);
             response->set_outcome(absl::StrCat(
-                "not applied: the cluster changed while planning and the plan is now worse on "
-                "the objective (",
-                Comparison(*objective, *trial), "); force applies it"));
+                "not applied: the cluster changed while planning and the plan is no longer good "
+                "enough on the objective (",
+                Comparison(objective, *trial), ")"));
             return absl::OkStatus();
           }
           pb::CommittedReplan record = DescribeReplan(name, committed);
@@ -209,7 +197,7 @@ grpc::Status ReschedService::HandleReplan(const pb::ReplanRequest* request,
               trial->worse ? "applied (forced: the plan is worse on the objective)" : "applied");
           response->clear_moved_jobs();
           for (const JobMove& move : trial->moves) {
-            *response->add_moved_jobs() = ToProto(*txn.plan.FindJob(move.id), request->cluster());
+            *response->add_moved_jobs() = ToProto(*txn.plan.FindJob(move.id), cluster);
           }
           return absl::OkStatus();
         },
@@ -226,6 +214,46 @@ grpc::Status ReschedService::HandleReplan(const pb::ReplanRequest* request,
       "the cluster changed under %d plans in a row (planned jobs started, ended or were "
       "cancelled, or capacity they needed was taken); retry the Replan",
       kMaxReplanAttempts)));
+}
+
+void ReschedService::ReplanDueWallClusters() {
+  const Time now = WallNow();
+  std::set<std::string> seen;
+  for (const std::shared_ptr<ClusterState>& state : AllClusters()) {
+    if (shutting_down_) return;
+    std::optional<ClusterSpec> spec;
+    state->Peek([&](const ClusterPlan& plan) { spec = plan.spec(); });
+    if (!spec || spec->clock != ClockKind::kWall || spec->replan.every == 0) continue;
+    seen.insert(state->name());
+    // A cluster seen for the first time (created, or restored at start-up) waits one period.
+    auto [due, first] = wall_replan_due_.try_emplace(state->name(), now + spec->replan.every);
+    if (first || now < due->second) continue;
+    due->second = now + spec->replan.every;
+    absl::StatusOr<std::unique_ptr<OfflinePlanner>> planner =
+        MakeOfflinePlanner(spec->replan.algorithm, spec->replan.params);
+    if (!planner.ok()) continue;  // checked when the cluster was created
+    ReplanOptions options;
+    options.only_if_better = true;
+    pb::ReplanResponse response;
+    const grpc::Status status =
+        ReplanCluster(*state, state->name(), spec->replan.algorithm, **planner,
+                      spec->replan.objective, options, &response);
+    if (!status.ok()) {
+      Log(LogLevel::kWarning, "periodic_replan_failed",
+          absl::StrCat("periodic Replan of cluster '", state->name(),
+                       "' failed: ", status.error_message()),
+          {{"cluster", state->name()}, {"algorithm", spec->replan.algorithm}});
+    } else if (response.applied()) {
+      Log(LogLevel::kInfo, "periodic_replan",
+          absl::StrCat("periodic Replan of cluster '", state->name(), "' moved ",
+                       response.moves_size(), " job(s)"),
+          {{"cluster", state->name()},
+           {"algorithm", spec->replan.algorithm},
+           {"moved", absl::StrCat(response.moves_size())}});
+    }
+  }
+  // Deleted clusters are forgotten.
+  std::erase_if(wall_replan_due_, [&](const auto& entry) { return !seen.contains(entry.first); });
 }
 
 }  // namespace resched::server

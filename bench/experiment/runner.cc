@@ -6,7 +6,8 @@ namespace resched::experiment {
 
 absl::StatusOr<RunFigures> RunOne(const Workload& workload, int processors,
                                   const Contender& contender) {
-  ClusterSpec spec{"experiment", {{"", processors, 1.0}}, ClockKind::kSimulated, contender.policy};
+  ClusterSpec spec{
+      "experiment", {{"", processors, 1.0}}, ClockKind::kSimulated, contender.policy, {}};
   auto result = Simulate(workload, spec, contender.params);
   if (!result.ok()) return result.status();
   RunFigures figures{

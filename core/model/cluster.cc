@@ -51,6 +51,10 @@ absl::Status ValidateClusterSpec(const ClusterSpec& spec) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "cluster processors must total at most %d, got %d", kMaxClusterProcessors, total));
   }
+  if (spec.replan.every != 0 && spec.replan.every < kMinReplanEvery) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "cluster.replan_every must be 0 (never) or at least 1s, got %d us", spec.replan.every));
+  }
   return absl::OkStatus();
 }
 

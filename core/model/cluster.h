@@ -1,10 +1,12 @@
 // A cluster: P processors, optionally in groups with a relative speed (heterogeneous).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/model/time.h"
 
 namespace resched {
 
@@ -16,11 +18,34 @@ struct ProcessorGroup {
   double speed = 1.0;  // relative to a reference processor
 };
 
+// What a Replan is judged on (core/plan/replan.h).
+enum class ReplanObjective {
+  kMakespan,            // the latest end of the queued jobs
+  kWeightedCompletion,  // sum of w * C over the queued jobs
+  kMaxStretch,          // the largest (C - release) / p(1)
+  kBicriteria,          // makespan and weighted completion: worse on either is worse
+};
+
+// A cluster that replans its own queue every `every` (0: never) with an offline planner, and
+// applies a plan only when it is strictly better on `objective`: a SIMULATED cluster as its
+// clock passes each multiple of `every` since its creation (ClusterPlan::AdvanceTo), a WALL one
+// on the server's timer.
+struct PeriodicReplan {
+  Duration every = 0;
+  std::string algorithm = "mrt";
+  std::map<std::string, double> params;
+  ReplanObjective objective = ReplanObjective::kMakespan;
+};
+
+// The shortest period of a periodic Replan.
+inline constexpr Duration kMinReplanEvery = kMicrosPerSecond;
+
 struct ClusterSpec {
   std::string name;
   std::vector<ProcessorGroup> groups;  // P = sum of counts
   ClockKind clock = ClockKind::kWall;
   std::string policy = "conservative";
+  PeriodicReplan replan;
 
   int capacity() const;
   bool homogeneous() const;

@@ -39,8 +39,22 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::Create(const ClusterSp
         "HEFT and Barbosa handle speeds offline, in resched-experiment heft-vs-parallel",
         spec.policy));
   }
+  if (spec.replan.every > 0) {
+    if (auto status = CheckAlgorithm("cluster.replan_algorithm", spec.replan.algorithm,
+                                     AlgorithmKind::kPlanner, spec.replan.params);
+        !status.ok()) {
+      return status;
+    }
+    if (auto planner = MakeOfflinePlanner(spec.replan.algorithm, spec.replan.params);
+        !planner.ok()) {
+      return planner.status();
+    }
+  }
   auto plan = std::unique_ptr<ClusterPlan>(new ClusterPlan(spec, *std::move(policy), now, limits));
   plan->params_ = params;
+  if (spec.replan.every > 0 && spec.clock == ClockKind::kSimulated) {
+    plan->next_replan_ = now + spec.replan.every;
+  }
   return plan;
 }
 
@@ -67,6 +81,7 @@ std::unique_ptr<ClusterPlan> ClusterPlan::Clone() const {
   copy->created_ = created_;
   copy->dags_ = dags_;
   copy->next_dag_expiry_ = next_dag_expiry_;
+  copy->next_replan_ = next_replan_;
   copy->past_holds_ = past_holds_;
   copy->ended_count_ = ended_count_;
   for (const auto& [seq, job] : jobs_) {
@@ -316,6 +331,8 @@ std::optional<Time> ClusterPlan::NextEventAfterNow() const {
   }
   for (const JobRecord* job : replanned_) consider(job->allocation.start);
   for (const auto& [n, r] : reservations_) consider(r.end);
+  // With nothing queued there is nothing to replan.
+  if (spec_.replan.every > 0 && queued_count() > 0) consider(next_replan_);
   return next;
 }
 
@@ -329,9 +346,11 @@ absl::Status ClusterPlan::AdvanceTo(Time t) {
     if (!next || *next > t) break;
     now_ = *next;
     ProcessInstant();
+    ReplanIfDue();
   }
   now_ = t;
   ProcessInstant();
+  ReplanIfDue();
   PruneEnded();
   ExpireDags();
   return absl::OkStatus();

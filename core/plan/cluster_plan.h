@@ -173,6 +173,9 @@ class ClusterPlan {
   void ProcessInstant();
   void EndJob(JobRecord* job, JobState state, Time t);
   std::optional<Time> NextEventAfterNow() const;
+  // A SIMULATED cluster with a periodic Replan (spec().replan): at its due instant, plans its
+  // queued jobs and applies the plan when strictly better; then sets the next instant after now.
+  void ReplanIfDue();
   void RemoveFromQueue(JobRecord* job);
   // Capacity was freed from `freed_from`: the replanned jobs move earlier where they can, then
   // the policy re-optimizes its own queue.
@@ -202,6 +205,7 @@ class ClusterPlan {
   std::int64_t next_dag_ = 1;
   Time created_;
   Time next_dag_expiry_ = kTimeMax;              // the earliest end of a DAG task still booked
+  Time next_replan_ = kTimeMax;                  // the periodic Replan's next instant
   std::map<std::int64_t, DagReservation> dags_;  // by creation order
   std::deque<Allocation> past_holds_;  // expired external reservations, for the historical q
   std::map<std::int64_t, std::unique_ptr<JobRecord>> jobs_;  // by submission sequence

@@ -36,6 +36,7 @@ ClusterPlanImage ClusterPlan::Image() const {
   image.created = created_;
   image.last_start = last_start_;
   image.next_dag_expiry = next_dag_expiry_;
+  image.next_replan = next_replan_;
   image.next_job = next_job_;
   image.next_reservation = next_reservation_;
   image.next_dag = next_dag_;
@@ -68,6 +69,7 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::FromImage(ClusterPlanI
   plan->now_ = image.now;
   plan->last_start_ = image.last_start;
   plan->next_dag_expiry_ = image.next_dag_expiry;
+  plan->next_replan_ = image.next_replan;
   plan->next_job_ = image.next_job;
   plan->next_reservation_ = image.next_reservation;
   plan->next_dag_ = image.next_dag;

@@ -27,6 +27,7 @@ struct ClusterPlanImage {
   Time created = 0;
   Time last_start = kTimeMin;
   Time next_dag_expiry = kTimeMax;
+  Time next_replan = kTimeMax;  // the periodic Replan's next instant (SIMULATED)
   std::int64_t next_job = 1;
   std::int64_t next_reservation = 1;
   std::int64_t next_dag = 1;

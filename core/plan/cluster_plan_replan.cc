@@ -7,6 +7,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_format.h"
 #include "core/plan/cluster_plan.h"
+#include "core/plan/replan.h"
+#include "core/registry/registry.h"
 
 namespace resched {
 
@@ -174,6 +176,26 @@ void ClusterPlan::CompressReplanned(Time freed_from) {
     predecessor_moved |= chosen != old.start;
   }
   AbsorbMoves(state);
+}
+
+void ClusterPlan::ReplanIfDue() {
+  const PeriodicReplan& replan = spec_.replan;
+  if (replan.every == 0 || spec_.clock != ClockKind::kSimulated || now_ < next_replan_) return;
+  if (queued_count() > 0) {
+    // Checked at creation: the planner is a built one.
+    absl::StatusOr<std::unique_ptr<OfflinePlanner>> planner =
+        MakeOfflinePlanner(replan.algorithm, replan.params);
+    absl::StatusOr<ReplanProposal> proposal =
+        planner.ok() ? ProposeReplan(*this, **planner, replan.objective, {}, /*lower_bounds=*/false)
+                     : absl::StatusOr<ReplanProposal>(planner.status());
+    if (proposal.ok() &&
+        IsBetter(replan.objective, proposal->trial.before, proposal->trial.after)) {
+      // Planned on this very plan: it applies (a failure would leave the plan unchanged).
+      (void)ApplyReplan(proposal->planned);
+    }
+  }
+  // The next multiple of the period since the cluster's creation, after now.
+  next_replan_ = created_ + ((now_ - created_) / replan.every + 1) * replan.every;
 }
 
 void ClusterPlan::ReturnReplannedToPolicy() {

@@ -85,6 +85,15 @@ bool IsWorse(ReplanObjective objective, const QueueFigures& before, const QueueF
   return true;
 }
 
+bool IsBetter(ReplanObjective objective, const QueueFigures& before, const QueueFigures& after) {
+  if (IsWorse(objective, before, after)) return false;
+  if (objective == ReplanObjective::kBicriteria) {
+    return IsWorse(ReplanObjective::kMakespan, after, before) ||
+           IsWorse(ReplanObjective::kWeightedCompletion, after, before);
+  }
+  return IsWorse(objective, after, before);
+}
+
 absl::StatusOr<ReplanTrial> TryReplan(const ClusterPlan& plan,
                                       const std::vector<PlannedJob>& planned,
                                       ReplanObjective objective) {
@@ -112,8 +121,8 @@ absl::StatusOr<ReplanTrial> TryReplan(const ClusterPlan& plan,
 }
 
 absl::StatusOr<ReplanProposal> ProposeReplan(const ClusterPlan& plan, const OfflinePlanner& planner,
-                                             ReplanObjective objective,
-                                             const PlanControl& control) {
+                                             ReplanObjective objective, const PlanControl& control,
+                                             bool lower_bounds) {
   OfflineProblem problem;
   problem.free = plan.FreeForQueued();
   problem.now = plan.now();
@@ -133,7 +142,7 @@ absl::StatusOr<ReplanProposal> ProposeReplan(const ClusterPlan& plan, const Offl
   for (std::size_t i = 0; i < problem.jobs.size(); ++i) {
     proposal.planned.push_back({problem.jobs[i].id, offline->allocations[i]});
   }
-  if (!problem.jobs.empty()) {
+  if (lower_bounds && !problem.jobs.empty()) {
     if (objective == ReplanObjective::kMakespan || objective == ReplanObjective::kBicriteria) {
       absl::Status error;
       proposal.makespan_lower_bound =

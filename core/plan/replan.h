@@ -16,13 +16,6 @@
 
 namespace resched {
 
-enum class ReplanObjective {
-  kMakespan,            // the latest end of the queued jobs
-  kWeightedCompletion,  // sum of w * C over the queued jobs
-  kMaxStretch,          // the largest (C - release) / p(1)
-  kBicriteria,          // makespan and weighted completion: worse on either is worse
-};
-
 // The queued jobs' figures, in the units of ScheduleMetrics (C in seconds since the epoch).
 struct QueueFigures {
   int jobs = 0;
@@ -36,6 +29,9 @@ QueueFigures FiguresOfQueue(const ClusterPlan& plan);
 
 // True when `after` is worse than `before` on `objective` (beyond rounding).
 bool IsWorse(ReplanObjective objective, const QueueFigures& before, const QueueFigures& after);
+// True when `after` is strictly better than `before` on `objective` (for the bi-criteria
+// objective: better on one figure, worse on none).
+bool IsBetter(ReplanObjective objective, const QueueFigures& before, const QueueFigures& after);
 
 struct JobMove {
   JobId id;
@@ -68,8 +64,10 @@ struct ReplanProposal {
 };
 
 // Plans every queued job of `plan` with `planner` on FreeForQueued(), computes the objective's
-// lower bounds, and tries the plan. CANCELLED when `control` says stop.
+// lower bounds (unless `lower_bounds` is false), and tries the plan. CANCELLED when `control`
+// says stop.
 absl::StatusOr<ReplanProposal> ProposeReplan(const ClusterPlan& plan, const OfflinePlanner& planner,
-                                             ReplanObjective objective, const PlanControl& control);
+                                             ReplanObjective objective, const PlanControl& control,
+                                             bool lower_bounds = true);
 
 }  // namespace resched

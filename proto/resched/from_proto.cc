@@ -118,6 +118,26 @@ absl::StatusOr<RuntimeModel> FromProto(const pb::RuntimeModel& model, const std:
   return out;
 }
 
+absl::StatusOr<ReplanObjective> FromProto(pb::ReplanObjective objective, const std::string& planner,
+                                          const std::string& field) {
+  switch (objective) {
+    case pb::REPLAN_OBJECTIVE_UNSPECIFIED:
+      return planner == "bicriteria" ? ReplanObjective::kBicriteria : ReplanObjective::kMakespan;
+    case pb::MAKESPAN:
+      return ReplanObjective::kMakespan;
+    case pb::WEIGHTED_COMPLETION:
+      return ReplanObjective::kWeightedCompletion;
+    case pb::MAX_STRETCH:
+      return ReplanObjective::kMaxStretch;
+    case pb::BICRITERIA:
+      return ReplanObjective::kBicriteria;
+    default:
+      return Invalid(field, absl::StrFormat("must be MAKESPAN, WEIGHTED_COMPLETION, MAX_STRETCH "
+                                            "or BICRITERIA, got %d",
+                                            static_cast<int>(objective)));
+  }
+}
+
 absl::StatusOr<ClusterSpec> FromProto(const pb::ClusterSpec& spec) {
   ClusterSpec out;
   out.name = spec.name();
@@ -143,7 +163,26 @@ absl::StatusOr<ClusterSpec> FromProto(const pb::ClusterSpec& spec) {
   }
   out.clock = spec.clock() == pb::SIMULATED ? ClockKind::kSimulated : ClockKind::kWall;
   out.policy = spec.policy().name().empty() ? "conservative" : spec.policy().name();
+  if (spec.has_replan_every()) {
+    absl::StatusOr<Duration> every = FromProto(spec.replan_every(), "cluster.replan_every");
+    if (!every.ok()) return every.status();
+    out.replan.every = *every;
+  }
+  if (!spec.replan_algorithm().name().empty())
+    out.replan.algorithm = spec.replan_algorithm().name();
+  out.replan.params = FromProto(spec.replan_algorithm());
+  absl::StatusOr<ReplanObjective> objective =
+      FromProto(spec.replan_objective(), out.replan.algorithm, "cluster.replan_objective");
+  if (!objective.ok()) return objective.status();
+  out.replan.objective = *objective;
   if (auto status = ValidateClusterSpec(out); !status.ok()) return status;
+  if (out.replan.every > 0) {
+    if (auto status = CheckAlgorithm("cluster.replan_algorithm", out.replan.algorithm,
+                                     AlgorithmKind::kPlanner, out.replan.params);
+        !status.ok()) {
+      return status;
+    }
+  }
   if (auto status = CheckAlgorithm("cluster.policy", out.policy, AlgorithmKind::kPolicy,
                                    FromProto(spec.policy()));
       !status.ok()) {

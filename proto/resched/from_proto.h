@@ -24,6 +24,9 @@ absl::StatusOr<Duration> FromProto(const google::protobuf::Duration& d, const st
 
 absl::StatusOr<RuntimeModel> FromProto(const pb::RuntimeModel& model, const std::string& field);
 absl::StatusOr<ClusterSpec> FromProto(const pb::ClusterSpec& spec);
+// UNSPECIFIED: BICRITERIA for the "bicriteria" planner, MAKESPAN for the others.
+absl::StatusOr<ReplanObjective> FromProto(pb::ReplanObjective objective, const std::string& planner,
+                                          const std::string& field);
 AlgorithmParams FromProto(const pb::AlgorithmSpec& spec);
 // A DAG from the wire: edges by task name become indices; errors name "dag.tasks[i]..." or
 // "dag.edges[i]...". Structure (cycles, widths) is checked later by the planners.

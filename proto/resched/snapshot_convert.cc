@@ -122,6 +122,7 @@ pb::SnapshotPlan ToSnapshot(const ClusterPlanImage& image) {
   out.set_created(image.created);
   out.set_last_start(image.last_start);
   out.set_next_dag_expiry(image.next_dag_expiry);
+  out.set_next_replan(image.next_replan);
   out.set_next_job(image.next_job);
   out.set_next_reservation(image.next_reservation);
   out.set_next_dag(image.next_dag);
@@ -177,6 +178,7 @@ absl::StatusOr<ClusterPlanImage> FromSnapshot(const pb::SnapshotPlan& plan) {
   image.created = plan.created();
   image.last_start = plan.last_start();
   image.next_dag_expiry = plan.next_dag_expiry();
+  image.next_replan = plan.next_replan();
   image.next_job = plan.next_job();
   image.next_reservation = plan.next_reservation();
   image.next_dag = plan.next_dag();

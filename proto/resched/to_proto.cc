@@ -27,6 +27,20 @@ google::protobuf::Timestamp ToTimestamp(Time t) {
   return ts;
 }
 
+pb::ReplanObjective ToProto(ReplanObjective objective) {
+  switch (objective) {
+    case ReplanObjective::kMakespan:
+      return pb::MAKESPAN;
+    case ReplanObjective::kWeightedCompletion:
+      return pb::WEIGHTED_COMPLETION;
+    case ReplanObjective::kMaxStretch:
+      return pb::MAX_STRETCH;
+    case ReplanObjective::kBicriteria:
+      return pb::BICRITERIA;
+  }
+  return pb::REPLAN_OBJECTIVE_UNSPECIFIED;
+}
+
 pb::ClusterSpec ToProto(const ClusterSpec& spec, const AlgorithmParams& params) {
   pb::ClusterSpec out;
   out.set_name(spec.name);
@@ -43,6 +57,14 @@ pb::ClusterSpec ToProto(const ClusterSpec& spec, const AlgorithmParams& params) 
   out.set_clock(spec.clock == ClockKind::kSimulated ? pb::SIMULATED : pb::WALL);
   out.mutable_policy()->set_name(spec.policy);
   for (const auto& [key, value] : params) (*out.mutable_policy()->mutable_params())[key] = value;
+  if (spec.replan.every > 0) {
+    *out.mutable_replan_every() = ToDurationProto(spec.replan.every);
+    out.mutable_replan_algorithm()->set_name(spec.replan.algorithm);
+    for (const auto& [key, value] : spec.replan.params) {
+      (*out.mutable_replan_algorithm()->mutable_params())[key] = value;
+    }
+    out.set_replan_objective(ToProto(spec.replan.objective));
+  }
   return out;
 }
 

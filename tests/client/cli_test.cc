@@ -432,6 +432,22 @@ TEST_F(CliTest, ClusterCreateSendsTheSpec) {
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "created cluster sim2");
 }
 
+TEST_F(CliTest, ClusterCreateSendsThePeriodicReplan) {
+  Result r = Run({"cluster", "create", "p", "--processors", "8", "--replan-every", "10m",
+                  "--replan-algorithm", "bicriteria", "--replan-objective", "weighted"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(
+      service_.LastIs("spec { name: \"p\" processors: 8 policy { } replan_every { seconds: 600 } "
+                      "replan_algorithm { name: "
+                      "\"bicriteria\" } replan_objective: WEIGHTED_COMPLETION }"));
+  r = Run({"cluster", "create", "p", "--processors", "8", "--replan-objective", "fast"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--replan-objective fast: expected makespan, weighted, stretch or "
+                       "bicriteria"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(CliTest, ClusterCreateUsageErrors) {
   Result r = Run({"cluster", "create", "x"});
   EXPECT_EQ(r.rc, 2);

@@ -317,7 +317,7 @@ TEST_F(TraceExportRoundTripTest, AnExportedSwfReplaysToTheSameSchedule) {
     ASSERT_OK(replayed);
     EXPECT_EQ(replayed->workload.processors, kProcessors);  // from the header's MaxProcs
     ASSERT_EQ(replayed->stats.kept, static_cast<std::int64_t>(workload.jobs.size()));
-    const ClusterSpec spec{"replay", {{"", kProcessors, 1.0}}, ClockKind::kSimulated, policy};
+    const ClusterSpec spec{"replay", {{"", kProcessors, 1.0}}, ClockKind::kSimulated, policy, {}};
     absl::StatusOr<SimResult> simulated = Simulate(replayed->workload, spec, {});
     ASSERT_OK(simulated);
     // The replayed schedule passes the validator (Simulate checks it) and matches the server's.

@@ -95,7 +95,7 @@ TEST_F(SwfReplayTest, ASimulatedReplayGivesTheSimulatorsSchedule) {
   ASSERT_OK(log);
   absl::StatusOr<SwfWorkload> workload = SwfToRigidWorkload(*log);
   ASSERT_OK(workload);
-  const ClusterSpec spec{"sim", {{"", kProcessors, 1.0}}, ClockKind::kSimulated, "easy"};
+  const ClusterSpec spec{"sim", {{"", kProcessors, 1.0}}, ClockKind::kSimulated, "easy", {}};
   absl::StatusOr<SimResult> simulated = Simulate(workload->workload, spec, {});
   ASSERT_OK(simulated);
   const pb::Schedule served = Schedule("loadgen-swf");

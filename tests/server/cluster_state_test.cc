@@ -17,7 +17,7 @@ namespace {
 using ::resched::testing::StatusIs;
 
 std::unique_ptr<ClusterState> SimulatedCluster() {
-  ClusterSpec spec{"c", {{"", 4, 1.0}}, ClockKind::kSimulated, "fcfs"};
+  ClusterSpec spec{"c", {{"", 4, 1.0}}, ClockKind::kSimulated, "fcfs", {}};
   return std::make_unique<ClusterState>(
       ::resched::testing::OkValue(ClusterPlan::Create(spec, {}, 0)), AlgorithmParams{});
 }

@@ -176,6 +176,19 @@ void DurabilityTest::RestartKeepsTheAcknowledgedState(bool snapshots) {
   std::vector<std::string> policies = {"fcfs",  "easy", "conservative",       "dasedf",
                                        "split", "dbos", "reserve-aux-dasedf", "iterative"};
   for (const auto& policy : policies) CreateSim(policy, 16, policy);
+  // One more that replans itself as AdvanceClock passes every half hour: a replay must replan
+  // the same way.
+  pb::CreateClusterRequest periodic;
+  periodic.mutable_spec()->set_name("periodic");
+  periodic.mutable_spec()->set_processors(16);
+  periodic.mutable_spec()->set_clock(pb::SIMULATED);
+  periodic.mutable_spec()->mutable_policy()->set_name("fcfs");
+  periodic.mutable_spec()->mutable_replan_every()->set_seconds(1800);
+  periodic.mutable_spec()->mutable_replan_algorithm()->set_name("bicriteria");
+  pb::Cluster created;
+  grpc::ClientContext periodic_context;
+  ASSERT_OK(stub_->CreateCluster(&periodic_context, periodic, &created));
+  policies.insert(policies.begin(), "periodic");
   std::mt19937 rng(20261125);
   std::map<std::string, pb::SubmitJobResponse> answered;
   int changes = 0;

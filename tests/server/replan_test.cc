@@ -230,6 +230,43 @@ TEST_F(ReplanTest, BadRequestsNameTheField) {
   EXPECT_EQ(response.moves_size(), 0);
 }
 
+TEST_F(ReplanTest, AWallClusterReplansItselfOnTheServersTimer) {
+  pb::CreateClusterRequest create;
+  create.mutable_spec()->set_name("w");
+  create.mutable_spec()->set_processors(8);
+  create.mutable_spec()->mutable_policy()->set_name("fcfs");
+  create.mutable_spec()->mutable_replan_every()->set_seconds(1);
+  create.mutable_spec()->mutable_replan_algorithm()->set_name("mrt");
+  pb::Cluster cluster;
+  grpc::ClientContext create_context;
+  ASSERT_OK(stub_->CreateCluster(&create_context, create, &cluster));
+  EXPECT_EQ(cluster.spec().replan_every().seconds(), 1);
+  EXPECT_EQ(cluster.spec().replan_objective(), pb::MAKESPAN);
+  // FCFS in a bad order: 6 and 3 processors alternating, an hour each; MRT packs them better.
+  for (int i = 0; i < 6; ++i) {
+    pb::SubmitJobResponse r;
+    ASSERT_OK(Submit("w", Rigid(i % 2 == 0 ? 6 : 3, 3600), &r));
+  }
+  const auto before = Allocations(Schedule("w"));
+  bool replanned = false;
+  for (int i = 0; i < 100 && !replanned; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    replanned = Allocations(Schedule("w")) != before;
+  }
+  EXPECT_TRUE(replanned) << "no periodic Replan within 10 s";
+  ExpectValid(Schedule("w"));
+
+  create.mutable_spec()->set_name("too-often");
+  create.mutable_spec()->mutable_replan_every()->set_nanos(500'000'000);
+  create.mutable_spec()->mutable_replan_every()->set_seconds(0);
+  grpc::ClientContext refused_context;
+  const grpc::Status refused = stub_->CreateCluster(&refused_context, create, &cluster);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(refused.error_message().find("cluster.replan_every must be 0 (never) or at least 1s"),
+            std::string::npos)
+      << refused.error_message();
+}
+
 // Enough queued jobs that bicriteria with this many shuffles (a list schedule of the whole
 // queue each) plans for seconds.
 constexpr int kLongQueue = 1500;

@@ -20,7 +20,7 @@ TEST_F(SimEquivalenceTest, ServerAndSimulatorGiveEveryJobTheSameAllocation) {
   const Workload workload = ::resched::testing::RandomWorkload(2024, 200, kProcessors);
   for (const std::string policy : {"conservative", "easy", "fcfs"}) {
     SCOPED_TRACE(policy);
-    const ClusterSpec spec{"sim", {{"", kProcessors, 1.0}}, ClockKind::kSimulated, policy};
+    const ClusterSpec spec{"sim", {{"", kProcessors, 1.0}}, ClockKind::kSimulated, policy, {}};
     auto simulated = Simulate(workload, spec, {});
     ASSERT_OK(simulated);
 

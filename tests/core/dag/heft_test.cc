@@ -134,7 +134,7 @@ TEST(HeftTest, AroundTimelineReservations) {
 }
 
 TEST(HeftTest, ReleaseAndClusterSpeeds) {
-  ClusterSpec spec{"c", {{"slow", 1, 1.0}, {"fast", 2, 4.0}}, ClockKind::kSimulated, "fcfs"};
+  ClusterSpec spec{"c", {{"slow", 1, 1.0}, {"fast", 2, 4.0}}, ClockKind::kSimulated, "fcfs", {}};
   EXPECT_EQ(ProcessorSpeeds(spec), (std::vector<double>{1.0, 4.0, 4.0}));
   Dag dag;
   dag.tasks = {{"a", Seq(8)}};

@@ -26,7 +26,7 @@ TEST(JobTest, ValidatesAgainstTheCluster) {
 }
 
 TEST(ClusterTest, ValidatesNameGroupsAndSize) {
-  ClusterSpec spec{"c1", {{"", 64, 1.0}}, ClockKind::kWall, "conservative"};
+  ClusterSpec spec{"c1", {{"", 64, 1.0}}, ClockKind::kWall, "conservative", {}};
   EXPECT_OK(ValidateClusterSpec(spec));
   EXPECT_EQ(spec.capacity(), 64);
   EXPECT_TRUE(spec.homogeneous());

@@ -21,7 +21,7 @@ using testing::RigidJob;
 using testing::Submit;
 
 std::unique_ptr<ClusterPlan> MakeDbos(double rho, int processors) {
-  ClusterSpec spec{"test", {{"", processors, 1.0}}, ClockKind::kSimulated, "dbos"};
+  ClusterSpec spec{"test", {{"", processors, 1.0}}, ClockKind::kSimulated, "dbos", {}};
   auto plan = ClusterPlan::Create(spec, {{"rho", rho}}, 0);
   EXPECT_OK(plan);
   return *std::move(plan);

@@ -15,7 +15,7 @@ namespace resched::testing {
 inline constexpr Duration kS = kMicrosPerSecond;
 
 inline std::unique_ptr<ClusterPlan> MakePlan(const std::string& policy, int processors) {
-  ClusterSpec spec{"test", {{"", processors, 1.0}}, ClockKind::kSimulated, policy};
+  ClusterSpec spec{"test", {{"", processors, 1.0}}, ClockKind::kSimulated, policy, {}};
   return OkValue(ClusterPlan::Create(spec, {}, 0));
 }
 

@@ -19,7 +19,7 @@ namespace resched::testing {
 
 inline std::unique_ptr<ClusterPlan> MakePlanWith(const std::string& policy, int processors,
                                                  const AlgorithmParams& params) {
-  ClusterSpec spec{"test", {{"", processors, 1.0}}, ClockKind::kSimulated, policy};
+  ClusterSpec spec{"test", {{"", processors, 1.0}}, ClockKind::kSimulated, policy, {}};
   auto plan = ClusterPlan::Create(spec, params, 0);
   EXPECT_OK(plan);
   return plan.ok() ? *std::move(plan) : nullptr;

@@ -29,7 +29,7 @@ struct RunOutcome {
 // ended, validates the final schedule and measures it.
 inline RunOutcome RunOnline(const std::string& policy, const AlgorithmParams& params,
                             int processors, const std::vector<Job>& jobs) {
-  ClusterSpec spec{"test", {{"", processors, 1.0}}, ClockKind::kSimulated, policy};
+  ClusterSpec spec{"test", {{"", processors, 1.0}}, ClockKind::kSimulated, policy, {}};
   auto created = ClusterPlan::Create(spec, params, 0);
   EXPECT_OK(created);
   if (!created.ok()) return {};

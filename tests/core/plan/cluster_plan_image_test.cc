@@ -69,6 +69,7 @@ void ExpectSameImage(const ClusterPlanImage& a, const ClusterPlanImage& b) {
     }
   }
   EXPECT_EQ(a.past_holds.size(), b.past_holds.size());
+  EXPECT_EQ(a.next_replan, b.next_replan);
   ASSERT_EQ(a.timeline.slots.size(), b.timeline.slots.size());
   for (std::size_t i = 0; i < a.timeline.slots.size(); ++i) {
     EXPECT_EQ(a.timeline.slots[i].generation, b.timeline.slots[i].generation);

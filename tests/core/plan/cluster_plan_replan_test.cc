@@ -192,6 +192,57 @@ TEST(ApplyReplan, EveryPolicyKeepsReplannedJobsInWidthAndOrderAndNeverLater) {
   EXPECT_GT(checked, 1000);
 }
 
+// FCFS on 8 processors with rigid jobs in a bad order (6 and 3 wide alternating, 10 minutes
+// each): each waits for the one before. The cluster replans every minute with MRT.
+std::unique_ptr<ClusterPlan> PeriodicallyReplanned(Duration every) {
+  ClusterSpec spec{"periodic", {{"", 8, 1.0}}, ClockKind::kSimulated, "fcfs", {}};
+  spec.replan = PeriodicReplan{every, "mrt", {}, ReplanObjective::kMakespan};
+  auto plan = testing::OkValue(ClusterPlan::Create(spec, {}, 0));
+  for (int i = 0; i < 6; ++i) Submit(*plan, RigidJob(i % 2 == 0 ? 6 : 3, 600));
+  return plan;
+}
+
+TEST(PeriodicReplan, ASimulatedClusterReplansWhenItsClockPassesThePeriod) {
+  auto plan = PeriodicallyReplanned(60 * kS);
+  const QueueFigures before = FiguresOfQueue(*plan);
+  ASSERT_OK(plan->AdvanceTo(59 * kS));
+  for (const JobRecord* job : plan->QueuedJobs()) EXPECT_FALSE(job->replanned) << job->job.id;
+  ASSERT_OK(plan->AdvanceTo(61 * kS));
+  int replanned = 0;
+  for (const JobRecord* job : plan->QueuedJobs()) replanned += job->replanned ? 1 : 0;
+  EXPECT_EQ(replanned, plan->queued_count());
+  EXPECT_LT(FiguresOfQueue(*plan).makespan, before.makespan);
+  ASSERT_OK(ValidateSchedule(plan->ToValidate()));
+  // The same plan advanced in other steps replans the same way (a replay of the journal).
+  auto again = PeriodicallyReplanned(60 * kS);
+  ASSERT_OK(again->AdvanceTo(61 * kS));
+  EXPECT_EQ(testing::Outcome(*again), testing::Outcome(*plan));
+}
+
+TEST(PeriodicReplan, APlanThatIsNotBetterIsNotApplied) {
+  auto plan = PeriodicallyReplanned(60 * kS);
+  ASSERT_OK(plan->AdvanceTo(61 * kS));  // replanned: MRT's plan is now the schedule
+  (void)plan->TakeChangedJobs();
+  ASSERT_OK(plan->AdvanceTo(121 * kS));  // MRT again: the same makespan, not strictly better
+  for (const JobRecord* job : plan->TakeChangedJobs()) {
+    EXPECT_NE(job->state, JobState::kQueued) << job->job.id << " moved without a better plan";
+  }
+}
+
+TEST(PeriodicReplan, APeriodUnderOneSecondOrAnUnknownPlannerIsRefused) {
+  ClusterSpec spec{"periodic", {{"", 8, 1.0}}, ClockKind::kSimulated, "fcfs", {}};
+  spec.replan = PeriodicReplan{kS / 2, "mrt", {}, ReplanObjective::kMakespan};
+  EXPECT_THAT(ClusterPlan::Create(spec, {}, 0),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                ::testing::HasSubstr("cluster.replan_every must be 0 (never) or "
+                                                     "at least 1s")));
+  spec.replan = PeriodicReplan{60 * kS, "fcfs", {}, ReplanObjective::kMakespan};
+  EXPECT_THAT(ClusterPlan::Create(spec, {}, 0),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                ::testing::HasSubstr("cluster.replan_algorithm.name must be a "
+                                                     "planner")));
+}
+
 TEST(ProposeReplan, BoundsAreBelowThePlanAndTheTrialIsWhatApplyingGives) {
   auto plan = testing::MakePlan("conservative", 8);
   ASSERT_OK(plan->AddReservation(4, 30 * kS, 90 * kS, "hold", false));

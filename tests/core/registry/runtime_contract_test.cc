@@ -118,7 +118,8 @@ TEST(RuntimeContract, EveryPolicyPlacesJobsAsTheirModelsSay) {
     ++policies;
     SCOPED_TRACE(info.name);
     std::mt19937_64 rng(7);
-    const ClusterSpec spec{"contract", {{"", kCapacity, 1.0}}, ClockKind::kSimulated, info.name};
+    const ClusterSpec spec{
+        "contract", {{"", kCapacity, 1.0}}, ClockKind::kSimulated, info.name, {}};
     std::unique_ptr<ClusterPlan> plan = testing::OkValue(ClusterPlan::Create(spec, {}, 0));
     std::vector<RuntimeModel> models;
     for (int j = 0; j < 40; ++j) {

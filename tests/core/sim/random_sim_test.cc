@@ -12,7 +12,7 @@ namespace resched {
 namespace {
 
 ClusterSpec Sim(const std::string& policy, int processors) {
-  return ClusterSpec{"sim", {{"", processors, 1.0}}, ClockKind::kSimulated, policy};
+  return ClusterSpec{"sim", {{"", processors, 1.0}}, ClockKind::kSimulated, policy, {}};
 }
 
 void ExpectSameRecords(const std::vector<SimJobRecord>& a, const std::vector<SimJobRecord>& b) {

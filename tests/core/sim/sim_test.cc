@@ -11,7 +11,7 @@ namespace {
 constexpr Duration kS = kMicrosPerSecond;
 
 ClusterSpec Sim(const std::string& policy, int processors) {
-  return ClusterSpec{"sim", {{"", processors, 1.0}}, ClockKind::kSimulated, policy};
+  return ClusterSpec{"sim", {{"", processors, 1.0}}, ClockKind::kSimulated, policy, {}};
 }
 
 WorkloadJob Rigid(int k, Duration length, Time release, double fraction = 1.0) {
