@@ -6,6 +6,7 @@
 
 #include "core/offline/mrt.h"
 #include "core/offline/offline_planner.h"
+#include "core/online/policy.h"
 
 namespace resched {
 
@@ -33,5 +34,10 @@ std::unique_ptr<OfflinePlanner> MakeLtfPlanner();
 // shuffled `shuffles` times from `seed`.
 std::unique_ptr<OfflinePlanner> MakeBicriteriaPlanner(double epsilon, int shuffles,
                                                       std::uint64_t seed);
+
+// dutot §2.2's on-line batches scheduled by the bi-criteria algorithm (bicriteria_batch.cc): the
+// online policy "bicriteria-batch".
+std::unique_ptr<OnlinePolicy> MakeBicriteriaBatchPolicy(double epsilon, int shuffles,
+                                                        std::uint64_t seed);
 
 }  // namespace resched

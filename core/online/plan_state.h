@@ -27,8 +27,9 @@ struct JobRecord {
 
 class PlanState {
  public:
-  PlanState(Time now, Time last_start, Timeline& timeline, std::vector<JobRecord*>& queue)
-      : now_(now), last_start_(last_start), timeline_(timeline), queue_(queue) {}
+  PlanState(Time now, Time last_start, Timeline& timeline, std::vector<JobRecord*>& queue,
+            const std::vector<JobRecord*>* running = nullptr)
+      : now_(now), last_start_(last_start), timeline_(timeline), queue_(queue), running_(running) {}
 
   Time now() const { return now_; }
   // The latest start among jobs already started (FCFS keeps starts in submission order).
@@ -37,6 +38,9 @@ class PlanState {
   const Timeline& timeline() const { return timeline_; }
   // Queued jobs in submission order.
   std::vector<JobRecord*>& queue() { return queue_; }
+  // The jobs running now, when the caller gives them (the cluster's plan does): a batch policy
+  // waits for its batch to end.
+  const std::vector<JobRecord*>& running() const { return running_ ? *running_ : kNone; }
 
   // Books `allocation` for `job`; the caller guarantees it fits (a policy computed it on this
   // timeline), so a failure here is a bug and aborts loudly in debug builds.
@@ -52,7 +56,9 @@ class PlanState {
   Time last_start_;
   Timeline& timeline_;
   std::vector<JobRecord*>& queue_;
+  const std::vector<JobRecord*>* running_;
   std::vector<JobRecord*> moved_;
+  static inline const std::vector<JobRecord*> kNone;
 };
 
 }  // namespace resched

@@ -96,7 +96,9 @@ std::unique_ptr<ClusterPlan> ClusterPlan::Clone() const {
   return copy;
 }
 
-PlanState ClusterPlan::MakeState() { return PlanState(now_, last_start_, timeline_, queue_); }
+PlanState ClusterPlan::MakeState() {
+  return PlanState(now_, last_start_, timeline_, queue_, &running_);
+}
 
 void ClusterPlan::AbsorbMoves(const PlanState& state) {
   for (JobRecord* job : state.moved()) MarkChanged(job);

@@ -169,6 +169,17 @@ std::vector<AlgorithmInfo> BuildRegistry() {
              [](const AlgorithmParams& p) { return MakeDbosPolicy(p.at("rho"), p.at("epsilon")); },
              {{"rho", "online factor: relaxes the best stretch found", 1.5, 1, 64},
               {"epsilon", "relative precision of the search on S", 1e-3, 1e-6, 0.5}}));
+  r.push_back(
+      Policy("bicriteria-batch", "on-line batches, each planned by the bi-criteria algorithm",
+             "dutot §2.2, §3.2",
+             [](const AlgorithmParams& p) {
+               return MakeBicriteriaBatchPolicy(p.at("epsilon"), static_cast<int>(p.at("shuffles")),
+                                                static_cast<std::uint64_t>(p.at("seed")));
+             },
+             {{"epsilon", "relative precision of MRT's binary search", 1e-3, 1e-6, 0.5},
+              {"shuffles", "times each batch's order is shuffled; the best compaction is kept", 10,
+               0, 100'000},
+              {"seed", "seed of the shuffles", 1, 0, 1e9}}));
   r.push_back(Policy("iterative", "Sabin et al. iterative moldable scheduling", "saule §5.4",
                      [](const AlgorithmParams&) { return MakeIterativePolicy(); }));
   r.push_back(Policy("iterative-improved", "improved iterative moldable scheduling", "saule §5.4",
