@@ -50,23 +50,23 @@ std::optional<Time> MakespanLowerBound(const OfflineProblem& problem,
   return bound;
 }
 
+MetricItem ItemOf(const JobRecord& job) {
+  return {job.job.release,  job.allocation.start, job.allocation.end,
+          job.allocation.k, job.job.weight,       job.job.model.SequentialTime()};
+}
+
+QueueFigures FiguresOf(const std::vector<MetricItem>& items, int capacity) {
+  if (items.empty()) return {};
+  const ScheduleMetrics m = ComputeMetrics(items, capacity);
+  return QueueFigures{m.jobs, m.makespan, m.weighted_completion, m.mean_stretch, m.max_stretch};
+}
+
 }  // namespace
 
 QueueFigures FiguresOfQueue(const ClusterPlan& plan) {
   std::vector<MetricItem> items;
-  for (const JobRecord* job : plan.QueuedJobs()) {
-    items.push_back({job->job.release, job->allocation.start, job->allocation.end,
-                     job->allocation.k, job->job.weight, job->job.model.SequentialTime()});
-  }
-  QueueFigures f;
-  if (items.empty()) return f;
-  const ScheduleMetrics m = ComputeMetrics(items, plan.capacity());
-  f.jobs = m.jobs;
-  f.makespan = m.makespan;
-  f.weighted_completion = m.weighted_completion;
-  f.mean_stretch = m.mean_stretch;
-  f.max_stretch = m.max_stretch;
-  return f;
+  for (const JobRecord* job : plan.QueuedJobs()) items.push_back(ItemOf(*job));
+  return FiguresOf(items, plan.capacity());
 }
 
 bool IsWorse(ReplanObjective objective, const QueueFigures& before, const QueueFigures& after) {
@@ -108,14 +108,9 @@ absl::StatusOr<ReplanTrial> TryReplan(const ClusterPlan& plan,
     if (now->allocation != old->allocation) {
       trial.moves.push_back({old->job.id, old->allocation, now->allocation});
     }
-    items.push_back({now->job.release, now->allocation.start, now->allocation.end,
-                     now->allocation.k, now->job.weight, now->job.model.SequentialTime()});
+    items.push_back(ItemOf(*now));
   }
-  if (!items.empty()) {
-    const ScheduleMetrics m = ComputeMetrics(items, plan.capacity());
-    trial.after =
-        QueueFigures{m.jobs, m.makespan, m.weighted_completion, m.mean_stretch, m.max_stretch};
-  }
+  trial.after = FiguresOf(items, plan.capacity());
   trial.worse = IsWorse(objective, trial.before, trial.after);
   return trial;
 }
