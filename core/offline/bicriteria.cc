@@ -16,7 +16,8 @@
 //    saying for which criterion; the batches serve the weighted sum).
 //
 // Deviations: the paper stops at batch K (length d); jobs the knapsacks left out go on into
-// further batches, doubling, until every job is in one. Jobs are planned from now around the
+// further batches, doubling until every job fits in one, then of that length, until every job
+// is in one (many wide jobs need one batch each). Jobs are planned from now around the
 // free profile (offline_planner.h); the batches only order the list.
 #include <algorithm>
 #include <cmath>
@@ -99,9 +100,16 @@ class BicriteriaPlanner final : public OfflinePlanner {
 
     std::vector<std::vector<int>> widths(n);
     Duration t_min = std::numeric_limits<Duration>::max();
+    // Past twice the longest time on a job's narrowest width every job is a candidate (and every
+    // one-processor job small): longer batches change nothing, so the length stops growing
+    // there. Wide jobs may still need one batch each.
+    Duration all_fit = 1;
     for (std::size_t i = 0; i < n; ++i) {
       widths[i] = problem.jobs[i].model.Widths(m);
       for (int k : widths[i]) t_min = std::min(t_min, problem.jobs[i].model.TimeOn(k));
+      if (!widths[i].empty()) {
+        all_fit = std::max(all_fit, 2 * problem.jobs[i].model.TimeOn(widths[i].front()));
+      }
     }
     const auto levels = static_cast<int>(
         std::floor(std::log2(static_cast<double>(mrt->d) / static_cast<double>(t_min))));
@@ -160,7 +168,7 @@ class BicriteriaPlanner final : public OfflinePlanner {
         return ratio(a) > ratio(b);
       });
       if (!batch.empty()) batches.push_back(std::move(batch));
-      length *= 2;
+      if (length < all_fit) length *= 2;
     }
 
     std::vector<int> batch_order(batches.size());

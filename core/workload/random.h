@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <numbers>
 #include <random>
 
 namespace resched {
@@ -25,6 +26,12 @@ class WorkloadRng {
 
   // Exponential with rate `rate` > 0 (mean 1 / rate), by inversion; 1 - u is in (0, 1].
   double Exponential(double rate) { return -std::log(1.0 - Uniform01()) / rate; }
+
+  // Gaussian, by the Box-Muller transform (one of its two values; 1 - u is in (0, 1]).
+  double Normal(double mean, double deviation) {
+    const double radius = std::sqrt(-2.0 * std::log(1.0 - Uniform01()));
+    return mean + deviation * radius * std::cos(2.0 * std::numbers::pi * Uniform01());
+  }
 
  private:
   std::mt19937_64 engine_;

@@ -81,6 +81,18 @@ TEST(OfflinePlannersTest, BicriteriaPutsHeavyShortJobsInTheFirstBatches) {
   EXPECT_EQ(*plan->makespan_lower_bound, 110 * kS);  // the area: 440 s of work on 4
 }
 
+TEST(OfflinePlannersTest, BicriteriaPlacesManyWideJobsOneBatchEach) {
+  // Each batch holds one job of the whole machine: 100 batches, more than the doublings a batch
+  // length can take (the length stops growing once every job fits; UBSan checks the overflow).
+  std::vector<OfflineJob> jobs;
+  for (int i = 0; i < 100; ++i) jobs.push_back(JobOf(absl::StrCat("w", i), Rigid(16, 60)));
+  const OfflineProblem problem = Problem(16, jobs);
+  auto plan = MakeBicriteriaPlanner(1e-3, 2, 1)->Plan(problem, {});
+  ASSERT_OK(plan);
+  ExpectValidPlan(problem, *plan);
+  EXPECT_EQ(Makespan(*plan), 100 * 60 * kS);
+}
+
 TEST(OfflinePlannersTest, BicriteriaShufflesAreReproducibleAndNeverWorse) {
   std::mt19937_64 rng(5);
   std::vector<OfflineJob> jobs;
