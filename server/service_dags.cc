@@ -138,6 +138,12 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
     planning.End();
     return plan;
   };
+  if (!request->dry_run()) {
+    if (auto replay =
+            AnsweredBefore<pb::ReserveDAGResponse>(**state, request->request_id(), "ReserveDAG")) {
+      return *replay;
+    }
+  }
   for (int attempt = 1; attempt <= kMaxDagAttempts; ++attempt) {
     absl::StatusOr<std::unique_ptr<ClusterPlan>> snapshot = (*state)->Snapshot();
     if (!snapshot.ok()) return ToGrpc(snapshot.status());
@@ -220,6 +226,12 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
     planning.End();
     return answer;
   };
+  if (request->commit()) {
+    if (auto replay = AnsweredBefore<pb::QueryDeadlineResponse>(**state, request->request_id(),
+                                                                "QueryDeadline")) {
+      return *replay;
+    }
+  }
   for (int attempt = 1; attempt <= kMaxDagAttempts; ++attempt) {
     absl::StatusOr<std::unique_ptr<ClusterPlan>> snapshot = (*state)->Snapshot();
     if (!snapshot.ok()) return ToGrpc(snapshot.status());

@@ -123,6 +123,11 @@ grpc::Status ReschedService::ReplanCluster(ClusterState& state, const std::strin
     return options.only_if_better ? !IsBetter(objective, trial.before, trial.after) : trial.worse;
   };
 
+  if (!options.dry_run) {
+    if (auto replay = AnsweredBefore<pb::ReplanResponse>(state, options.request_id, "Replan")) {
+      return *replay;
+    }
+  }
   for (int attempt = 1; attempt <= kMaxReplanAttempts; ++attempt) {
     response->set_attempts(attempt);
     absl::StatusOr<std::unique_ptr<ClusterPlan>> snapshot = state.Snapshot();

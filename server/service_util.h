@@ -43,6 +43,19 @@ std::optional<grpc::Status> Replay(const ReplyCache& replies, const std::string&
   return Replayed(request_id, first);
 }
 
+// The first answer when `request_id` was answered before (looked up under the lock, nothing
+// changed): a slow planner checks this before it plans, not only at its commit.
+template <class Response>
+std::optional<grpc::Status> AnsweredBefore(ClusterState& state, const std::string& request_id,
+                                           const char* method) {
+  if (request_id.empty()) return std::nullopt;
+  std::optional<grpc::Status> replay;
+  const absl::Status found = state.Run(
+      [&](ClusterState::Txn& txn) { replay = Replay<Response>(txn.replies, request_id, method); });
+  if (!found.ok()) return ToGrpc(found);
+  return replay;
+}
+
 inline absl::StatusOr<Time> TimeOr(bool has, const google::protobuf::Timestamp& ts,
                                    const char* field, Time fallback) {
   if (!has) return fallback;

@@ -11,14 +11,22 @@
 #include "core/registry/registry.h"
 
 namespace resched {
+namespace {
+
+bool SubmittedBefore(const JobRecord* a, const JobRecord* b) { return a->sequence < b->sequence; }
+
+bool PlannedBefore(const JobRecord* a, const JobRecord* b) {
+  return std::pair(a->allocation.start, a->sequence) < std::pair(b->allocation.start, b->sequence);
+}
+
+}  // namespace
 
 std::vector<const JobRecord*> ClusterPlan::QueuedJobs() const {
   std::vector<const JobRecord*> out;
   out.reserve(queue_.size() + replanned_.size());
   out.insert(out.end(), queue_.begin(), queue_.end());
   out.insert(out.end(), replanned_.begin(), replanned_.end());
-  std::sort(out.begin(), out.end(),
-            [](const JobRecord* a, const JobRecord* b) { return a->sequence < b->sequence; });
+  std::sort(out.begin(), out.end(), SubmittedBefore);
   return out;
 }
 
@@ -120,8 +128,7 @@ absl::Status ClusterPlan::ApplyReplan(const std::vector<PlannedJob>& planned) {
     }
   }
   for (JobRecord* job : policy_queue) job->replanned = false;
-  std::sort(policy_queue.begin(), policy_queue.end(),
-            [](const JobRecord* a, const JobRecord* b) { return a->sequence < b->sequence; });
+  std::sort(policy_queue.begin(), policy_queue.end(), SubmittedBefore);
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     JobRecord* job = jobs[i];
     if (job->allocation != planned[i].allocation) MarkChanged(job);
@@ -133,10 +140,7 @@ absl::Status ClusterPlan::ApplyReplan(const std::vector<PlannedJob>& planned) {
   }
   queue_ = std::move(policy_queue);
   replanned_ = std::move(jobs);
-  std::sort(replanned_.begin(), replanned_.end(), [](const JobRecord* a, const JobRecord* b) {
-    return std::pair(a->allocation.start, a->sequence) <
-           std::pair(b->allocation.start, b->sequence);
-  });
+  std::sort(replanned_.begin(), replanned_.end(), PlannedBefore);
   // The jobs the plan does not know: placed by the policy around the plan, as if submitted now.
   PlanState rebuilt = MakeState();
   policy_->Rebuild(rebuilt);
@@ -202,8 +206,7 @@ void ClusterPlan::ReturnReplannedToPolicy() {
   for (JobRecord* job : replanned_) job->replanned = false;
   queue_.insert(queue_.end(), replanned_.begin(), replanned_.end());
   replanned_.clear();
-  std::sort(queue_.begin(), queue_.end(),
-            [](const JobRecord* a, const JobRecord* b) { return a->sequence < b->sequence; });
+  std::sort(queue_.begin(), queue_.end(), SubmittedBefore);
 }
 
 }  // namespace resched
