@@ -4,7 +4,9 @@
 // (minutes here), Amdahl speedups with a serial fraction uniform in [0, 0.3], weights 1..10.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <random>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "core/offline/minsum_lower_bound.h"
@@ -63,11 +65,55 @@ void BM_WeightedCompletionLowerBound(benchmark::State& state) {
   });
 }
 
+// chrétien §5.3's larger machine: 64 jobs on 128 PEs, each asking for 1..32 PEs for 1..10
+// time units (granularity 10; seconds here), rigid or moldable by the ceil model. The target:
+// sparse-lp-hybrid under 10 s; LTF is the baseline in the same run.
+resched::OfflineProblem ChretienProblem(bool moldable) {
+  constexpr int kJobs = 64;
+  std::mt19937_64 rng(5);
+  resched::OfflineProblem problem;
+  problem.free = resched::Timeline(128);
+  for (int i = 0; i < kJobs; ++i) {
+    const int req = 1 + static_cast<int>(rng() % 32);
+    const Duration time = (1 + static_cast<Duration>(rng() % 10)) * kMicrosPerSecond;
+    problem.jobs.push_back({absl::StrCat("j", i),
+                            moldable ? resched::RuntimeModel(resched::CeilModel{req, time})
+                                     : resched::RuntimeModel(resched::RigidModel{req, time}),
+                            1});
+  }
+  return problem;
+}
+
+template <class Planner>
+void RunChretien(benchmark::State& state, const Planner& planner) {
+  const resched::OfflineProblem problem = ChretienProblem(state.range(0) != 0);
+  resched::Time makespan = 0;
+  for (auto _ : state) {
+    auto plan = planner->Plan(problem, {});
+    if (!plan.ok()) {
+      state.SkipWithError(std::string(plan.status().message()).c_str());
+      return;
+    }
+    makespan = 0;
+    for (const resched::Allocation& a : plan->allocations) makespan = std::max(makespan, a.end);
+  }
+  state.counters["makespan_s"] = static_cast<double>(makespan) / kMicrosPerSecond;
+}
+
+void BM_ChretienLtf(benchmark::State& state) { RunChretien(state, resched::MakeLtfPlanner()); }
+
+void BM_ChretienSparseLpHybrid(benchmark::State& state) {
+  RunChretien(state, resched::MakeSparseLpPlanner(0.1, 200, 100, /*hybrid=*/true));
+}
+
 // Argument: reservations on the timeline (0: the paper's empty machine).
 BENCHMARK(BM_Mrt)->Arg(0)->Arg(1000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Bicriteria)->Arg(0)->Arg(1000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ListSaf)->Arg(0)->Arg(1000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_WeightedCompletionLowerBound)->Arg(0)->Arg(1000)->Unit(benchmark::kMillisecond);
+// Argument: 0 rigid jobs, 1 moldable (ceil model).
+BENCHMARK(BM_ChretienLtf)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ChretienSparseLpHybrid)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
 

@@ -30,6 +30,13 @@ std::unique_ptr<OfflinePlanner> MakeListPlanner(ListOrder order, double epsilon)
 // earliest completion when its turn comes.
 std::unique_ptr<OfflinePlanner> MakeLtfPlanner();
 
+// chrétien's successive LP approximations of the l_p sparse model (sparse_lp.cc): Algorithm 1
+// ("sparse-lp"), or with §4.4's LTF completion of the fuzzy jobs ("sparse-lp-hybrid"). `p` is
+// the quasi-norm's exponent, `max_iterations` maxIter, `time_steps` the most steps LTF's
+// makespan is cut into.
+std::unique_ptr<OfflinePlanner> MakeSparseLpPlanner(double p, int max_iterations, int time_steps,
+                                                    bool hybrid);
+
 // dutot §3.2's bi-criteria batch algorithm (bicriteria.cc): MRT's `epsilon`, the batch order
 // shuffled `shuffles` times from `seed`.
 std::unique_ptr<OfflinePlanner> MakeBicriteriaPlanner(double epsilon, int shuffles,

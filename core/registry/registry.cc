@@ -102,7 +102,6 @@ DagPlannerFactory DeadlineFactory(const std::string& name) {
 }
 
 std::vector<AlgorithmInfo> BuildRegistry() {
-  using K = AlgorithmKind;
   const ParamInfo rho{"rho", "resource augmentation factor", 2, 1, 64};
   // The paper's rule is lambda = 1; 1.5 by default because on our reservation schedules
   // lambda = 1 leaves the ancestors no slack and loses on both deadline and CPU-hours
@@ -224,10 +223,25 @@ std::vector<AlgorithmInfo> BuildRegistry() {
   r.push_back(OfflinePlannerEntry(
       "ltf", "largest task (work) first list scheduling, earliest-completion widths",
       "chretien §1, §5", [](const AlgorithmParams&) { return MakeLtfPlanner(); }));
-  r.push_back(Planned("sparse-lp", K::kPlanner, "successive LP approximations, l_p sparse model",
-                      "chretien §4, Alg. 1"));
-  r.push_back(
-      Planned("sparse-lp-hybrid", K::kPlanner, "successive LP hybrid with LTF", "chretien §4.4"));
+  const std::vector<ParamInfo> sparse_lp_params = {
+      {"p", "exponent of the l_p quasi-norm whose successive linearizations make x sparse", 0.1,
+       0.01, 0.99},
+      {"max_iterations", "LPs solved per horizon before it counts as infeasible (maxIter)", 200, 2,
+       100'000},
+      {"time_steps", "most time steps LTF's makespan is cut into (the LP's time resolution)", 100,
+       4, 10'000}};
+  for (const bool hybrid : {false, true}) {
+    r.push_back(OfflinePlannerEntry(
+        hybrid ? "sparse-lp-hybrid" : "sparse-lp",
+        hybrid ? "successive LP approximations; exact slots kept, fuzzy jobs by LTF"
+               : "successive LP approximations of the l_p sparse model for makespan",
+        hybrid ? "chretien §4.4" : "chretien §4, Alg. 1",
+        [hybrid](const AlgorithmParams& p) {
+          return MakeSparseLpPlanner(p.at("p"), static_cast<int>(p.at("max_iterations")),
+                                     static_cast<int>(p.at("time_steps")), hybrid);
+        },
+        sparse_lp_params));
+  }
   r.push_back(DagPlannerEntry(
       "cpa", "CPA: critical-path/area allocation, then mapping around reservations",
       "aida-casanova §2.1, §4.2",

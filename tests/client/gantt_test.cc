@@ -8,7 +8,7 @@
 namespace resched::cli {
 namespace {
 
-resched::v1::Schedule Text(const std::string& text) {
+resched::v1::Schedule ScheduleText(const std::string& text) {
   resched::v1::Schedule s;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &s)) << text;
   return s;
@@ -62,7 +62,7 @@ const char* const kSmall = R"pb(
 )pb";
 
 TEST(RenderGantt, SimulatedClock) {
-  EXPECT_EQ(RenderGantt(Text(kSmall), {80, TimeStyle::kSimulated}),
+  EXPECT_EQ(RenderGantt(ScheduleText(kSmall), {80, TimeStyle::kSimulated}),
             R"(sim: 8 processors, @0s .. @2h, 1 column = ~1m35s
 0 |000000000000000000000000000000000000001111111111111111111###################|
 1 |000000000000000000000000000000000000001111111111111111111###################|
@@ -84,7 +84,7 @@ legend ('.' idle):
 }
 
 TEST(RenderGantt, WallClockAndNarrowWidth) {
-  resched::v1::Schedule s = Text(R"pb(
+  resched::v1::Schedule s = ScheduleText(R"pb(
     cluster: "prod"
     capacity: 4
     from { seconds: 1795341600 }
@@ -128,7 +128,7 @@ legend ('.' idle):
 TEST(RenderGantt, WhatCannotBePlacedGoesToTheOtherRow) {
   // Processors 0-3 are each busy over half of the window: no two processors are free over
   // the whole reservation, though two are free at every instant.
-  resched::v1::Schedule s = Text(R"pb(
+  resched::v1::Schedule s = ScheduleText(R"pb(
     cluster: "frag"
     capacity: 4
     from {}
@@ -206,24 +206,24 @@ TEST(RenderGantt, BandsOfProcessorsShowTheDominantJob) {
 }
 
 TEST(RenderGantt, DefaultsAndEmptyWindows) {
-  resched::v1::Schedule s = Text(R"pb(cluster: "e"
-                                      capacity: 4
-                                      now { seconds: 60 })pb");
+  resched::v1::Schedule s = ScheduleText(R"pb(cluster: "e"
+                                              capacity: 4
+                                              now { seconds: 60 })pb");
   EXPECT_EQ(RenderGantt(s, {80, TimeStyle::kSimulated}),
             "e: 4 processors, @1m .. @1m1s\n(nothing scheduled in this window)\n");
   // Without `to`, the window ends with the last allocation.
-  s = Text(R"pb(cluster: "e"
-                capacity: 2
-                now { seconds: 0 }
-                jobs {
-                  id: "a"
-                  allocation {
-                    processors: 1
-                    start {}
-                    end { seconds: 30 }
-                    processor_ids: [ 1 ]
-                  }
-                })pb");
+  s = ScheduleText(R"pb(cluster: "e"
+                        capacity: 2
+                        now { seconds: 0 }
+                        jobs {
+                          id: "a"
+                          allocation {
+                            processors: 1
+                            start {}
+                            end { seconds: 30 }
+                            processor_ids: [ 1 ]
+                          }
+                        })pb");
   std::string out = RenderGantt(s, {30, TimeStyle::kSimulated});
   EXPECT_EQ(out.substr(0, out.find('\n')), "e: 2 processors, @0s .. @30s, 1 column = ~1.15s");
   EXPECT_NE(out.find("1 |00000000000000000000000000|"), std::string::npos) << out;

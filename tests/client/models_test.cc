@@ -11,7 +11,7 @@ namespace {
 
 using resched::v1::RuntimeModel;
 
-RuntimeModel Text(const std::string& text) {
+RuntimeModel ModelText(const std::string& text) {
   RuntimeModel m;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &m)) << text;
   return m;
@@ -21,7 +21,7 @@ void ExpectModel(absl::string_view flag, absl::string_view value, const std::str
   RuntimeModel m;
   absl::Status st = ParseModelFlag(flag, value, &m);
   ASSERT_OK(st) << flag << " " << value << ": " << st;
-  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(m, Text(expected)))
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(m, ModelText(expected)))
       << m.ShortDebugString();
 }
 
@@ -70,17 +70,18 @@ TEST(ParseModelFlag, SyntaxErrors) {
 }
 
 TEST(DescribeModel, OneLine) {
-  EXPECT_EQ(DescribeModel(Text("rigid { k: 4 time { seconds: 3600 } }")), "rigid k=4 t=1h");
-  EXPECT_EQ(DescribeModel(Text("amdahl { t1 { seconds: 7200 } alpha: 0.1 }")),
+  EXPECT_EQ(DescribeModel(ModelText("rigid { k: 4 time { seconds: 3600 } }")), "rigid k=4 t=1h");
+  EXPECT_EQ(DescribeModel(ModelText("amdahl { t1 { seconds: 7200 } alpha: 0.1 }")),
             "amdahl t1=2h alpha=0.1 k=1..P");
-  EXPECT_EQ(DescribeModel(Text("downey { t1 { seconds: 60 } a: 8 sigma: 1 k_min: 2 k_max: 8 }")),
-            "downey t1=1m A=8 sigma=1 k=2..8");
-  EXPECT_EQ(DescribeModel(Text("table { entries { k: 1 time { seconds: 10 } } "
-                               "entries { k: 2 time { seconds: 6 } } }")),
+  EXPECT_EQ(
+      DescribeModel(ModelText("downey { t1 { seconds: 60 } a: 8 sigma: 1 k_min: 2 k_max: 8 }")),
+      "downey t1=1m A=8 sigma=1 k=2..8");
+  EXPECT_EQ(DescribeModel(ModelText("table { entries { k: 1 time { seconds: 10 } } "
+                                    "entries { k: 2 time { seconds: 6 } } }")),
             "table 1:10s,2:6s");
-  EXPECT_EQ(DescribeModel(Text("power_of_two { times { seconds: 10 } times { seconds: 6 } }")),
+  EXPECT_EQ(DescribeModel(ModelText("power_of_two { times { seconds: 10 } times { seconds: 6 } }")),
             "pow2 10s,6s");
-  EXPECT_EQ(DescribeModel(Text("ceil { req_procs: 8 req_time { seconds: 1800 } }")),
+  EXPECT_EQ(DescribeModel(ModelText("ceil { req_procs: 8 req_time { seconds: 1800 } }")),
             "ceil req_procs=8 req_time=30m");
   EXPECT_EQ(DescribeModel(RuntimeModel()), "-");
 }

@@ -253,7 +253,7 @@ Workload WholeSecondWorkload(std::uint64_t seed, int jobs, int processors) {
     wj.job.owner = absl::StrCat("user", rng() % 3);
     const std::int64_t estimate_s = 60 + static_cast<std::int64_t>(rng() % 1800);
     const int k = 1 + static_cast<int>(rng() % processors);
-    wj.job.model = RuntimeModel(RigidModel{k, estimate_s * kMicrosPerSecond});
+    wj.job.model = resched::RuntimeModel(RigidModel{k, estimate_s * kMicrosPerSecond});
     const std::int64_t run_s =
         rng() % 3 == 0 ? estimate_s : 1 + static_cast<std::int64_t>(rng() % estimate_s);
     wj.runtime_fraction = static_cast<double>(run_s) / static_cast<double>(estimate_s);

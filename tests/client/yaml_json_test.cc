@@ -59,14 +59,14 @@ TEST(YamlToJson, ErrorsNameTheLine) {
   EXPECT_EQ(json.status().message(), "YAML line 2, column 3: map keys must be scalars");
 }
 
-resched::v1::JobSpec Text(const std::string& text) {
+resched::v1::JobSpec JobSpecText(const std::string& text) {
   resched::v1::JobSpec m;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &m)) << text;
   return m;
 }
 
 TEST(ParseJsonOrYaml, YamlAndJsonGiveTheSameMessage) {
-  const resched::v1::JobSpec expected = Text(
+  const resched::v1::JobSpec expected = JobSpecText(
       R"pb(name: "a"
            weight: 2
            release { seconds: 3600 }

@@ -15,14 +15,14 @@
 namespace resched::server::testing {
 namespace {
 
-constexpr int kHourS = 3600;
+constexpr int kHourInSeconds = 3600;
 
 pb::Dag Chain(int tasks, int hours) {
   pb::Dag dag;
   for (int i = 0; i < tasks; ++i) {
     pb::DagTask* t = dag.add_tasks();
     t->set_name(absl::StrCat("t", i));
-    t->mutable_model()->mutable_amdahl()->mutable_t1()->set_seconds(hours * kHourS);
+    t->mutable_model()->mutable_amdahl()->mutable_t1()->set_seconds(hours * kHourInSeconds);
     t->mutable_model()->mutable_amdahl()->set_alpha(0.2);
     if (i > 0) {
       pb::DagEdge* e = dag.add_edges();
@@ -295,9 +295,9 @@ TEST_F(DurabilityTest, AWallClusterKeepsItsJobsAcrossARestart) {
   grpc::ClientContext context;
   ASSERT_OK(stub_->CreateCluster(&context, request, &cluster));
   for (int i = 0; i < 5; ++i) {
-    pb::JobSpec spec = Rigid(4, 10 * kHourS);
+    pb::JobSpec spec = Rigid(4, 10 * kHourInSeconds);
     // Released a day from now: nothing starts while the test runs, so the two dumps compare.
-    spec.mutable_release()->set_seconds(cluster.now().seconds() + 24 * kHourS);
+    spec.mutable_release()->set_seconds(cluster.now().seconds() + 24 * kHourInSeconds);
     pb::SubmitJobResponse response;
     ASSERT_OK(Submit("wall", spec, &response));
   }

@@ -234,48 +234,7 @@ TEST_F(ServerTest, ListJobsPagesInSubmissionOrder) {
   EXPECT_EQ(ids, (std::vector<std::string>{"j1", "j2", "j3", "j4", "j5"}));
 }
 
-TEST_F(ServerTest, UnbuiltAlgorithmsAnswerUnimplemented) {
-  // Any registered DAG planner not built yet answers UNIMPLEMENTED naming its paper.
-  for (const auto& info : AlgorithmRegistry()) {
-    if (info.kind != AlgorithmKind::kDagPlanner || info.implemented()) continue;
-    pb::ReserveDAGRequest dag;
-    dag.set_cluster("default");
-    dag.mutable_algorithm()->set_name(info.name);
-    pb::DagTask* task = dag.mutable_dag()->add_tasks();
-    task->set_name("t");
-    *task->mutable_model() = Rigid(1, 60).model();
-    pb::ReserveDAGResponse dag_response;
-    grpc::ClientContext c1;
-    auto status = stub_->ReserveDAG(&c1, dag, &dag_response);
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED) << info.name;
-    EXPECT_NE(status.error_message().find(info.paper), std::string::npos);
-  }
-  // Any offline planner not built yet: Replan answers UNIMPLEMENTED naming its paper.
-  for (const auto& info : AlgorithmRegistry()) {
-    if (info.kind != AlgorithmKind::kPlanner || info.implemented()) continue;
-    pb::ReplanRequest replan;
-    replan.set_cluster("default");
-    replan.mutable_algorithm()->set_name(info.name);
-    pb::ReplanResponse replan_response;
-    grpc::ClientContext c3;
-    const grpc::Status replanned = stub_->Replan(&c3, replan, &replan_response);
-    EXPECT_EQ(replanned.error_code(), grpc::StatusCode::UNIMPLEMENTED) << info.name;
-    EXPECT_NE(replanned.error_message().find(info.paper), std::string::npos)
-        << replanned.error_message();
-  }
-  // Any registered policy that is not built yet cannot be chosen for a cluster.
-  for (const auto& info : AlgorithmRegistry()) {
-    if (info.kind != AlgorithmKind::kPolicy || info.implemented()) continue;
-    pb::CreateClusterRequest create;
-    create.mutable_spec()->set_name("d");
-    create.mutable_spec()->set_processors(4);
-    create.mutable_spec()->mutable_policy()->set_name(info.name);
-    pb::Cluster cluster;
-    grpc::ClientContext c4;
-    EXPECT_EQ(stub_->CreateCluster(&c4, create, &cluster).error_code(),
-              grpc::StatusCode::UNIMPLEMENTED)
-        << info.name;
-  }
+TEST_F(ServerTest, ClustersOfSeveralSpeedsAnswerUnimplemented) {
   // Groups of several speeds are valid input that the online policies cannot place yet.
   pb::CreateClusterRequest mixed;
   mixed.mutable_spec()->set_name("mixed");

@@ -22,10 +22,10 @@
 namespace resched {
 namespace {
 
-constexpr Duration kS = kMicrosPerSecond;
+constexpr Duration kBarbosaSecond = kMicrosPerSecond;
 
 RuntimeModel Amdahl(double t1_seconds, double alpha = 0) {
-  return RuntimeModel(AmdahlModel{static_cast<Duration>(t1_seconds * kS), alpha, 1, 0});
+  return RuntimeModel(AmdahlModel{static_cast<Duration>(t1_seconds * kBarbosaSecond), alpha, 1, 0});
 }
 
 // All jobs' plans as one schedule: items in job order, the jobs' edges, the master DAG's
@@ -86,9 +86,9 @@ void ExpectDurations(const std::vector<BarbosaJob>& jobs, const BarbosaResult& r
   }
 }
 
-void ExpectValid(const std::vector<BarbosaJob>& jobs, const std::vector<JobPrecedence>& master,
-                 const BarbosaResult& result, const std::vector<double>& speeds,
-                 const Timeline* timeline, Time release) {
+void ExpectValidBarbosa(const std::vector<BarbosaJob>& jobs,
+                        const std::vector<JobPrecedence>& master, const BarbosaResult& result,
+                        const std::vector<double>& speeds, const Timeline* timeline, Time release) {
   const int m = static_cast<int>(speeds.size());
   const Timeline empty(m);
   const Timeline& tl = timeline != nullptr ? *timeline : empty;
@@ -117,12 +117,13 @@ TEST(BarbosaTest, TaskTimeOnHeterogeneousProcessors) {
   // Reference processors: exactly the model.
   for (int p = 1; p <= 6; ++p) EXPECT_EQ(BarbosaTaskTime(model, p, p), model.TimeOn(p)) << p;
   // 2 x 2 grid of speeds summing to 8: 8e9 / 8e9 s + 1 ms + 1e6 * 2 / 1e6 s.
-  EXPECT_EQ(BarbosaTaskTime(model, 4, 8.0), 1 * kS + 1000 + 2 * kS);
+  EXPECT_EQ(BarbosaTaskTime(model, 4, 8.0), 1 * kBarbosaSecond + 1000 + 2 * kBarbosaSecond);
   // One processor twice as fast: no communication.
-  EXPECT_EQ(BarbosaTaskTime(model, 1, 2.0), 4 * kS);
+  EXPECT_EQ(BarbosaTaskTime(model, 1, 2.0), 4 * kBarbosaSecond);
   // Other models: TimeOn(p) * p / sum of speeds.
-  EXPECT_EQ(BarbosaTaskTime(Amdahl(12), 3, 6.0), 2 * kS);  // 4 s * 3 / 6
-  EXPECT_EQ(BarbosaTaskTime(RuntimeModel(RigidModel{2, 10 * kS}), 2, 4.0), 5 * kS);
+  EXPECT_EQ(BarbosaTaskTime(Amdahl(12), 3, 6.0), 2 * kBarbosaSecond);  // 4 s * 3 / 6
+  EXPECT_EQ(BarbosaTaskTime(RuntimeModel(RigidModel{2, 10 * kBarbosaSecond}), 2, 4.0),
+            5 * kBarbosaSecond);
 }
 
 // ---- Algorithm 2, lines 1-5. ----
@@ -131,11 +132,11 @@ TEST(BarbosaTest, TaskTimeOnHeterogeneousProcessors) {
 TEST(BarbosaTest, SingleTaskTakesItsOptimalCapacity) {
   Dag dag;
   dag.tasks = {{"a", Amdahl(8)}};
-  auto plan = BarbosaPlan(dag, std::vector<double>(4, 1.0), 5 * kS, nullptr);
+  auto plan = BarbosaPlan(dag, std::vector<double>(4, 1.0), 5 * kBarbosaSecond, nullptr);
   ASSERT_OK(plan);
   EXPECT_EQ(plan->tasks[0].processors, (std::vector<int>{0, 1, 2, 3}));
-  EXPECT_EQ(plan->tasks[0].start, 5 * kS);
-  EXPECT_EQ(plan->tasks[0].end, 7 * kS);
+  EXPECT_EQ(plan->tasks[0].start, 5 * kBarbosaSecond);
+  EXPECT_EQ(plan->tasks[0].end, 7 * kBarbosaSecond);
 }
 
 // Non-monotonic eq. (1): the task stops at the width minimizing its time, not at the machine.
@@ -163,30 +164,30 @@ TEST(BarbosaTest, StopsWhereTheTimeStopsDecreasing) {
 // Heterogeneous: the fastest processors first, whatever their ids.
 TEST(BarbosaTest, FastestProcessorsFirst) {
   Dag dag;
-  dag.tasks = {{"r", RuntimeModel(RigidModel{2, 10 * kS})}};
+  dag.tasks = {{"r", RuntimeModel(RigidModel{2, 10 * kBarbosaSecond})}};
   const std::vector<double> speeds{1, 2, 1, 2};
   auto plan = BarbosaPlan(dag, speeds, 0, nullptr);
   ASSERT_OK(plan);
   EXPECT_EQ(plan->tasks[0].processors, (std::vector<int>{1, 3}));
-  EXPECT_EQ(plan->tasks[0].end, 5 * kS);  // 10 s * 2 / (2 + 2)
+  EXPECT_EQ(plan->tasks[0].end, 5 * kBarbosaSecond);  // 10 s * 2 / (2 + 2)
 }
 
 // A busy machine: starting later on more processors can finish earlier (§4, lines 3-5).
 TEST(BarbosaTest, StartsLaterWhenThatFinishesEarlier) {
   Timeline timeline(4);
-  ASSERT_OK(timeline.Add(0, 1 * kS, 3));  // only processor 0 free on [0, 1)
+  ASSERT_OK(timeline.Add(0, 1 * kBarbosaSecond, 3));  // only processor 0 free on [0, 1)
   Dag dag;
   dag.tasks = {{"a", Amdahl(8)}};
   auto plan = BarbosaPlan(dag, std::vector<double>(4, 1.0), 0, &timeline);
   ASSERT_OK(plan);
   // At 0: one processor, ends at 8. At 1: four, ends at 3.
   EXPECT_EQ(plan->tasks[0].k, 4);
-  EXPECT_EQ(plan->tasks[0].start, 1 * kS);
-  EXPECT_EQ(plan->tasks[0].end, 3 * kS);
+  EXPECT_EQ(plan->tasks[0].start, 1 * kBarbosaSecond);
+  EXPECT_EQ(plan->tasks[0].end, 3 * kBarbosaSecond);
   std::vector<BarbosaJob> jobs{{dag, 0, ""}};
   BarbosaResult r;
   r.plans = {*plan};
-  ExpectValid(jobs, {}, r, std::vector<double>(4, 1.0), &timeline, 0);
+  ExpectValidBarbosa(jobs, {}, r, std::vector<double>(4, 1.0), &timeline, 0);
 }
 
 // ---- Algorithm 2, lines 6-14: the b-level correction. ----
@@ -197,7 +198,9 @@ TEST(BarbosaTest, StartsLaterWhenThatFinishesEarlier) {
 // -> refused, b is the only donor: stop.
 TEST(BarbosaTest, CorrectionMovesProcessorsToTheCriticalTask) {
   Dag dag;
-  dag.tasks = {{"a", Amdahl(16)}, {"b", Amdahl(16)}, {"c", RuntimeModel(RigidModel{1, 10 * kS})}};
+  dag.tasks = {{"a", Amdahl(16)},
+               {"b", Amdahl(16)},
+               {"c", RuntimeModel(RigidModel{1, 10 * kBarbosaSecond})}};
   dag.edges = {{0, 2, 0}};
   std::vector<BarbosaJob> jobs{{dag, 0, "u"}};
   const std::vector<double> speeds(8, 1.0);
@@ -218,16 +221,16 @@ TEST(BarbosaTest, CorrectionMovesProcessorsToTheCriticalTask) {
   EXPECT_EQ(plan.tasks[0].processors, (std::vector<int>{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(plan.tasks[0].end, 2'666'667);
   EXPECT_EQ(plan.tasks[1].processors, (std::vector<int>{6, 7}));
-  EXPECT_EQ(plan.tasks[1].end, 8 * kS);
+  EXPECT_EQ(plan.tasks[1].end, 8 * kBarbosaSecond);
   EXPECT_EQ(plan.tasks[2].start, 2'666'667);
   EXPECT_EQ(plan.tasks[2].k, 1);
-  ExpectValid(jobs, {}, *result, speeds, nullptr, 0);
+  ExpectValidBarbosa(jobs, {}, *result, speeds, nullptr, 0);
   // Without the correction: both keep 4 processors, c ends at 14.
   BarbosaOptions off;
   off.correction = false;
   auto plain = BarbosaSchedule(jobs, {}, speeds, 0, nullptr, off);
   ASSERT_OK(plain);
-  EXPECT_EQ(plain->plans[0].completion, 14 * kS);
+  EXPECT_EQ(plain->plans[0].completion, 14 * kBarbosaSecond);
   EXPECT_LT(result->plans[0].completion, plain->plans[0].completion);
 }
 
@@ -248,17 +251,17 @@ TEST(BarbosaTest, ShareCapsAUserWhenOthersCompete) {
   for (const TaskReservation& t : result->plans[0].tasks) {
     EXPECT_EQ(t.k, 2);
     EXPECT_EQ(t.start, 0);
-    EXPECT_EQ(t.end, 10 * kS);
+    EXPECT_EQ(t.end, 10 * kBarbosaSecond);
   }
   // Per-instant use of user A.
-  for (Time t = 0; t < 20 * kS; t += kS / 2) {
+  for (Time t = 0; t < 20 * kBarbosaSecond; t += kBarbosaSecond / 2) {
     int used = 0;
     for (const TaskReservation& r : result->plans[0].tasks) {
       if (r.start <= t && t < r.end) used += r.k;
     }
     EXPECT_LE(used, 10) << t;
   }
-  ExpectValid(jobs, {}, *result, speeds, nullptr, 0);
+  ExpectValidBarbosa(jobs, {}, *result, speeds, nullptr, 0);
 }
 
 // The paper's "rounding effects" (§5.4, 13 processors for a 12-processor reservation): lines 3-5
@@ -281,7 +284,7 @@ TEST(BarbosaTest, ShareIsExceededByLessThanOneProcessorPerTask) {
   }
   EXPECT_NEAR(a_target, 12, 1e-9);
   EXPECT_DOUBLE_EQ(a_final, 15);
-  ExpectValid(jobs, {}, *result, speeds, nullptr, 0);
+  ExpectValidBarbosa(jobs, {}, *result, speeds, nullptr, 0);
 }
 
 // What Alg. 1 + 2 guarantee, on random multi-user runs (heterogeneous speeds, reservations, master
@@ -344,7 +347,7 @@ TEST(BarbosaTest, RandomMultiUserRunsKeepTheRoundBudgets) {
     auto result = BarbosaSchedule(jobs, master, speeds, release,
                                   with_timeline ? &timeline : nullptr, options);
     ASSERT_OK(result);
-    ExpectValid(jobs, master, *result, speeds, with_timeline ? &timeline : nullptr, release);
+    ExpectValidBarbosa(jobs, master, *result, speeds, with_timeline ? &timeline : nullptr, release);
     for (const BarbosaRound& round : result->rounds) {
       std::map<int, double> target, placed, final_cap;
       std::map<int, int> count;
@@ -392,7 +395,7 @@ TEST(BarbosaTest, GlobalManagementAgainstExclusiveUse) {
     ASSERT_OK(exclusive1);
     ASSERT_OK(exclusive2);
     ASSERT_OK(global);
-    ExpectValid(jobs, {}, *global, speeds, nullptr, 0);
+    ExpectValidBarbosa(jobs, {}, *global, speeds, nullptr, 0);
     ex1 += exclusive1->completion / 1e6;
     ex2 += exclusive2->completion / 1e6;
     gl1 += global->plans[0].completion / 1e6;
@@ -412,7 +415,7 @@ TEST(BarbosaTest, GlobalManagementAgainstExclusiveUse) {
 TEST(BarbosaTest, MasterDagOrdersJobs) {
   Dag a;
   a.tasks = {{"x", Amdahl(4)}, {"y", Amdahl(2)}};
-  a.edges = {{0, 1, kS}};
+  a.edges = {{0, 1, kBarbosaSecond}};
   Dag b;
   b.tasks = {{"z", Amdahl(1)}};
   std::vector<BarbosaJob> jobs{{a, 0, "p"}, {b, 0, "q"}};
@@ -421,31 +424,31 @@ TEST(BarbosaTest, MasterDagOrdersJobs) {
   auto result = BarbosaSchedule(jobs, master, speeds, 0, nullptr);
   ASSERT_OK(result);
   // x on 2 processors [0, 2), y after 1 s of transfer [3, 4), z after y.
-  EXPECT_EQ(result->plans[0].tasks[0].end, 2 * kS);
-  EXPECT_EQ(result->plans[0].tasks[1].start, 3 * kS);
+  EXPECT_EQ(result->plans[0].tasks[0].end, 2 * kBarbosaSecond);
+  EXPECT_EQ(result->plans[0].tasks[1].start, 3 * kBarbosaSecond);
   EXPECT_EQ(result->plans[1].tasks[0].start, result->plans[0].completion);
-  ExpectValid(jobs, master, *result, speeds, nullptr, 0);
+  ExpectValidBarbosa(jobs, master, *result, speeds, nullptr, 0);
   // Without the precedence z runs with x.
   auto free_run = BarbosaSchedule(jobs, {}, speeds, 0, nullptr);
   ASSERT_OK(free_run);
-  EXPECT_LT(free_run->plans[1].tasks[0].start, 2 * kS);
+  EXPECT_LT(free_run->plans[1].tasks[0].start, 2 * kBarbosaSecond);
 }
 
 // Incoming transfers: summed (§5.4) or the usual maximum.
 TEST(BarbosaTest, IncomingTransfersSumOrMax) {
   Dag dag;
   dag.tasks = {{"a", Amdahl(1)}, {"b", Amdahl(1)}, {"c", Amdahl(1)}};
-  dag.edges = {{0, 2, 2 * kS}, {1, 2, 3 * kS}};
+  dag.edges = {{0, 2, 2 * kBarbosaSecond}, {1, 2, 3 * kBarbosaSecond}};
   const std::vector<double> speeds(2, 1.0);
   // a and b run side by side on one processor each, [0, 1).
   BarbosaOptions sum;
   sum.sum_incoming_transfers = true;
   auto summed = BarbosaPlan(dag, speeds, 0, nullptr, sum);
   ASSERT_OK(summed);
-  EXPECT_EQ(summed->tasks[2].start, 6 * kS);
+  EXPECT_EQ(summed->tasks[2].start, 6 * kBarbosaSecond);
   auto maxed = BarbosaPlan(dag, speeds, 0, nullptr);
   ASSERT_OK(maxed);
-  EXPECT_EQ(maxed->tasks[2].start, 4 * kS);
+  EXPECT_EQ(maxed->tasks[2].start, 4 * kBarbosaSecond);
 }
 
 TEST(BarbosaTest, Errors) {
@@ -543,7 +546,7 @@ TEST(BarbosaTest, ParallelTasksBeatHeftOnTable2Dags) {
       std::vector<BarbosaJob> jobs{{dag, 0, ""}};
       BarbosaResult r;
       r.plans = {*par};
-      ExpectValid(jobs, {}, r, speeds, nullptr, 0);
+      ExpectValidBarbosa(jobs, {}, r, speeds, nullptr, 0);
       heft_sum += heft->completion / 1e6;
       par_sum += par->completion / 1e6;
       par_sum_rule += par_sum_plan->completion / 1e6;

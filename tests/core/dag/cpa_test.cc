@@ -13,7 +13,7 @@ namespace {
 using testing::Amdahl;
 using testing::kHour;
 
-DagGraph Graph(const Dag& dag, int p) {
+DagGraph CpaGraph(const Dag& dag, int p) {
   absl::StatusOr<DagGraph> g = BuildDagGraph(dag, p);
   EXPECT_OK(g);
   return *g;
@@ -22,24 +22,24 @@ DagGraph Graph(const Dag& dag, int p) {
 TEST(CpaAllocation, PerfectlyParallelChainGrowsToTheWholeMachine) {
   // alpha = 0: the area never changes, so T_CP > T_A until both tasks use all 4 processors.
   Dag dag{{{"a", Amdahl(4 * kHour, 0)}, {"b", Amdahl(8 * kHour, 0)}}, {{0, 1, 0}}};
-  EXPECT_EQ(CpaAllocation(Graph(dag, 4), 4), (std::vector<int>{4, 4}));
+  EXPECT_EQ(CpaAllocation(CpaGraph(dag, 4), 4), (std::vector<int>{4, 4}));
 }
 
 TEST(CpaAllocation, IndependentEqualTasksStaySequentialWhenTheyFillTheMachine) {
   // T_CP = t = T_A from the start: nothing grows.
   Dag dag;
   for (int i = 0; i < 4; ++i) dag.tasks.push_back({absl::StrCat("t", i), Amdahl(kHour, 0.1)});
-  EXPECT_EQ(CpaAllocation(Graph(dag, 4), 4), (std::vector<int>{1, 1, 1, 1}));
+  EXPECT_EQ(CpaAllocation(CpaGraph(dag, 4), 4), (std::vector<int>{1, 1, 1, 1}));
 }
 
 TEST(CpaAllocation, GrowsTheTaskWithTheLargestGainOnTheCriticalPath) {
   // One long task beside a short one on 3 processors: only the long one is critical.
   Dag dag{{{"long", Amdahl(10 * kHour, 0)}, {"short", Amdahl(kHour, 0)}}, {}};
-  const std::vector<int> w = CpaAllocation(Graph(dag, 3), 3);
+  const std::vector<int> w = CpaAllocation(CpaGraph(dag, 3), 3);
   EXPECT_EQ(w[1], 1);
   EXPECT_EQ(w[0], 2);  // level bound: 2 + 1 <= 3
   // Without the level bound the long task may take the whole machine.
-  EXPECT_EQ(CpaAllocation(Graph(dag, 3), 3, {.level_bound = false})[0], 3);
+  EXPECT_EQ(CpaAllocation(CpaGraph(dag, 3), 3, {.level_bound = false})[0], 3);
 }
 
 TEST(CpaAllocation, LevelSumsNeverExceedTheMachine) {
@@ -47,7 +47,7 @@ TEST(CpaAllocation, LevelSumsNeverExceedTheMachine) {
   for (int trial = 0; trial < 30; ++trial) {
     const Dag dag = testing::RandomDag(rng, 30);
     const int p = 8 + static_cast<int>(rng() % 60);
-    const DagGraph g = Graph(dag, p);
+    const DagGraph g = CpaGraph(dag, p);
     const std::vector<int> w = CpaAllocation(g, p);
     std::vector<int> level(g.size(), 0);
     for (int v : g.topo) {
@@ -68,7 +68,7 @@ TEST(CpaAllocation, StopsOnceTheCriticalPathIsNoLongerThanTheAverageArea) {
   for (int trial = 0; trial < 20; ++trial) {
     const Dag dag = testing::RandomDag(rng, 25);
     const int p = 16;
-    const DagGraph g = Graph(dag, p);
+    const DagGraph g = CpaGraph(dag, p);
     const std::vector<int> w = CpaAllocation(g, p, {.level_bound = false});
     const std::vector<Duration> t = TimesFor(g, w);
     const std::vector<Duration> bl = BottomLevels(g, t);
@@ -141,7 +141,7 @@ TEST(CpaAllocation, MatchesTheFromScratchReference) {
     const Dag dag = testing::RandomDag(rng, 5 + static_cast<int>(rng() % 40), 0.3,
                                        trial % 3 == 0 ? 20 * testing::kMinute : 0);
     const int p = 2 + static_cast<int>(rng() % 200);
-    const DagGraph g = Graph(dag, p);
+    const DagGraph g = CpaGraph(dag, p);
     for (bool level_bound : {true, false}) {
       EXPECT_EQ(CpaAllocation(g, p, {.level_bound = level_bound}),
                 ReferenceCpaAllocation(g, p, level_bound))
@@ -155,7 +155,7 @@ TEST(PlanCpa, OnAnEmptyClusterIsAValidListSchedule) {
   for (int trial = 0; trial < 20; ++trial) {
     const Dag dag = testing::RandomDag(rng, 40, 0.2, 10 * testing::kMinute);
     const Timeline empty(32);
-    absl::StatusOr<DagPlan> plan = PlanCpa(Graph(dag, 32), empty, 1000);
+    absl::StatusOr<DagPlan> plan = PlanCpa(CpaGraph(dag, 32), empty, 1000);
     ASSERT_OK(plan);
     testing::ExpectValidPlan(dag, *plan, empty, 1000);
   }
@@ -166,7 +166,7 @@ TEST(PlanCpa, AroundReservationsStaysValid) {
   for (int trial = 0; trial < 20; ++trial) {
     const Dag dag = testing::RandomDag(rng, 30);
     const Timeline busy = testing::RandomTimeline(rng, 64, 200, 48 * kHour);
-    absl::StatusOr<DagPlan> plan = PlanCpa(Graph(dag, 64), busy, kHour);
+    absl::StatusOr<DagPlan> plan = PlanCpa(CpaGraph(dag, 64), busy, kHour);
     ASSERT_OK(plan);
     testing::ExpectValidPlan(dag, *plan, busy, kHour);
   }

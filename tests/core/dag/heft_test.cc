@@ -18,10 +18,10 @@
 namespace resched {
 namespace {
 
-constexpr Duration kS = kMicrosPerSecond;
+constexpr Duration kHeftSecond = kMicrosPerSecond;
 
 RuntimeModel Seq(double seconds) {
-  return RuntimeModel(AmdahlModel{static_cast<Duration>(seconds * kS), 0.0, 1, 0});
+  return RuntimeModel(AmdahlModel{static_cast<Duration>(seconds * kHeftSecond), 0.0, 1, 0});
 }
 
 struct Expected {
@@ -37,13 +37,13 @@ void ExpectPlan(const DagPlan& plan, const std::vector<Expected>& expected) {
     const TaskReservation& t = plan.tasks[i];
     EXPECT_EQ(t.k, 1);
     EXPECT_EQ(t.processors, std::vector<int>{expected[i].processor});
-    EXPECT_EQ(t.start, static_cast<Time>(expected[i].start * kS));
-    EXPECT_EQ(t.end, static_cast<Time>(expected[i].end * kS));
+    EXPECT_EQ(t.start, static_cast<Time>(expected[i].start * kHeftSecond));
+    EXPECT_EQ(t.end, static_cast<Time>(expected[i].end * kHeftSecond));
   }
 }
 
-void ExpectValid(const Dag& dag, const DagPlan& plan, int processors, const Timeline* timeline,
-                 Time release) {
+void ExpectValidHeft(const Dag& dag, const DagPlan& plan, int processors, const Timeline* timeline,
+                     Time release) {
   const Timeline empty(processors);
   const Timeline& tl = timeline != nullptr ? *timeline : empty;
   EXPECT_OK(ValidateSchedule(MappedDagPlanToValidate(dag, plan, tl, release, false)));
@@ -56,10 +56,10 @@ TEST(HeftTest, TopcuogluFigure3) {
   const TopcuogluExample ex = TopcuogluFig3();
   const std::vector<double> ranks = UpwardRanks(ex.dag, ex.costs);
   const double expected_ranks[] = {108, 77, 80, 80, 69, 63.333, 42.667, 35.667, 44.333, 14.667};
-  for (int i = 0; i < 10; ++i) EXPECT_NEAR(ranks[i] / kS, expected_ranks[i], 1e-3) << i;
+  for (int i = 0; i < 10; ++i) EXPECT_NEAR(ranks[i] / kHeftSecond, expected_ranks[i], 1e-3) << i;
   auto plan = HeftPlanWithCosts(ex.dag, ex.costs, 0, nullptr);
   ASSERT_OK(plan);
-  EXPECT_EQ(plan->completion, 80 * kS);
+  EXPECT_EQ(plan->completion, 80 * kHeftSecond);
   // Processors P1..P3 are ids 0..2.
   ExpectPlan(*plan, {{2, 0, 9},
                      {0, 27, 40},
@@ -71,20 +71,20 @@ TEST(HeftTest, TopcuogluFigure3) {
                      {0, 57, 62},
                      {1, 56, 68},
                      {1, 73, 80}});
-  ExpectValid(ex.dag, *plan, 3, nullptr, 0);
+  ExpectValidHeft(ex.dag, *plan, 3, nullptr, 0);
 }
 
 // A chain stays on the fastest processor: no transfer, and it is twice as fast.
 TEST(HeftTest, ChainOnTheFastProcessor) {
   Dag dag;
   dag.tasks = {{"a", Seq(10)}, {"b", Seq(20)}, {"c", Seq(4)}};
-  dag.edges = {{0, 1, 3 * kS}, {1, 2, 100 * kS}};
+  dag.edges = {{0, 1, 3 * kHeftSecond}, {1, 2, 100 * kHeftSecond}};
   auto plan = HeftPlan(dag, {1.0, 2.0}, 0, nullptr);
   ASSERT_OK(plan);
   ExpectPlan(*plan, {{1, 0, 5}, {1, 5, 15}, {1, 15, 17}});
-  EXPECT_EQ(plan->completion, 17 * kS);
+  EXPECT_EQ(plan->completion, 17 * kHeftSecond);
   EXPECT_NEAR(plan->cpu_hours, 17.0 / 3600, 1e-12);
-  ExpectValid(dag, *plan, 2, nullptr, 0);
+  ExpectValidHeft(dag, *plan, 2, nullptr, 0);
 }
 
 // Fork-join on two equal processors. ranks: j 2, a 6+3+2 = 11, b 4+1+2 = 7, s 2+1+11 = 14. s: P0
@@ -93,11 +93,14 @@ TEST(HeftTest, ChainOnTheFastProcessor) {
 TEST(HeftTest, ForkJoin) {
   Dag dag;
   dag.tasks = {{"s", Seq(2)}, {"a", Seq(6)}, {"b", Seq(4)}, {"j", Seq(2)}};
-  dag.edges = {{0, 1, 1 * kS}, {0, 2, 1 * kS}, {1, 3, 3 * kS}, {2, 3, 1 * kS}};
+  dag.edges = {{0, 1, 1 * kHeftSecond},
+               {0, 2, 1 * kHeftSecond},
+               {1, 3, 3 * kHeftSecond},
+               {2, 3, 1 * kHeftSecond}};
   auto plan = HeftPlan(dag, {1.0, 1.0}, 0, nullptr);
   ASSERT_OK(plan);
   ExpectPlan(*plan, {{0, 0, 2}, {0, 2, 8}, {1, 3, 7}, {0, 8, 10}});
-  ExpectValid(dag, *plan, 2, nullptr, 0);
+  ExpectValidHeft(dag, *plan, 2, nullptr, 0);
   // DagPlanToValidate alone charges the transfer between tasks on one processor; the mapped view
   // does not.
   EXPECT_FALSE(ValidateSchedule(DagPlanToValidate(dag, *plan, Timeline(2), 0)).ok());
@@ -108,14 +111,14 @@ TEST(HeftTest, ForkJoin) {
 TEST(HeftTest, TwoHeterogeneousProcessors) {
   Dag dag;
   dag.tasks = {{"s", Seq(4)}, {"a", Seq(12)}, {"b", Seq(12)}};
-  dag.edges = {{0, 1, 2 * kS}, {0, 2, 2 * kS}};
+  dag.edges = {{0, 1, 2 * kHeftSecond}, {0, 2, 2 * kHeftSecond}};
   auto costs = CostsFromSpeeds(dag, {1.0, 1.25});
   ASSERT_OK(costs);
-  EXPECT_EQ((*costs)[0], (std::vector<Duration>{4 * kS, 3'200'000}));
+  EXPECT_EQ((*costs)[0], (std::vector<Duration>{4 * kHeftSecond, 3'200'000}));
   auto plan = HeftPlan(dag, {1.0, 1.25}, 0, nullptr);
   ASSERT_OK(plan);
   ExpectPlan(*plan, {{1, 0, 3.2}, {1, 3.2, 12.8}, {0, 5.2, 17.2}});
-  ExpectValid(dag, *plan, 2, nullptr, 0);
+  ExpectValidHeft(dag, *plan, 2, nullptr, 0);
 }
 
 // Around reservations: free is 1 on [0,10) and [20,30), 2 elsewhere, so processor 1 is usable only
@@ -123,14 +126,14 @@ TEST(HeftTest, TwoHeterogeneousProcessors) {
 // [6,12), c P1 [10,16) (P0 would end at 18), d P0 [12,18) (P1 blocked at 20).
 TEST(HeftTest, AroundTimelineReservations) {
   Timeline timeline(2);
-  ASSERT_OK(timeline.Add(0, 10 * kS, 1));
-  ASSERT_OK(timeline.Add(20 * kS, 30 * kS, 1));
+  ASSERT_OK(timeline.Add(0, 10 * kHeftSecond, 1));
+  ASSERT_OK(timeline.Add(20 * kHeftSecond, 30 * kHeftSecond, 1));
   Dag dag;
   for (const char* name : {"a", "b", "c", "d"}) dag.tasks.push_back({name, Seq(6)});
   auto plan = HeftPlan(dag, {1.0, 1.0}, 0, &timeline);
   ASSERT_OK(plan);
   ExpectPlan(*plan, {{0, 0, 6}, {0, 6, 12}, {1, 10, 16}, {0, 12, 18}});
-  ExpectValid(dag, *plan, 2, &timeline, 0);
+  ExpectValidHeft(dag, *plan, 2, &timeline, 0);
 }
 
 TEST(HeftTest, ReleaseAndClusterSpeeds) {
@@ -138,7 +141,7 @@ TEST(HeftTest, ReleaseAndClusterSpeeds) {
   EXPECT_EQ(ProcessorSpeeds(spec), (std::vector<double>{1.0, 4.0, 4.0}));
   Dag dag;
   dag.tasks = {{"a", Seq(8)}};
-  auto plan = HeftPlan(dag, ProcessorSpeeds(spec), 100 * kS, nullptr);
+  auto plan = HeftPlan(dag, ProcessorSpeeds(spec), 100 * kHeftSecond, nullptr);
   ASSERT_OK(plan);
   ExpectPlan(*plan, {{1, 100, 102}});
 }
@@ -282,7 +285,7 @@ TEST(HeftTest, InsertionMatchesBruteForceOnRandomDags) {
       EXPECT_EQ(plan->tasks[i].end - plan->tasks[i].start,
                 (*costs)[i][plan->tasks[i].processors[0]]);
     }
-    ExpectValid(dag, *plan, m, with_timeline ? &timeline : nullptr, release);
+    ExpectValidHeft(dag, *plan, m, with_timeline ? &timeline : nullptr, release);
   }
 }
 

@@ -16,7 +16,7 @@ using testing::kMinute;
 const char* const kBottomLevels[] = {"1", "all", "cpa", "cpar"};
 const char* const kBounds[] = {"all", "half", "cpa", "cpar"};
 
-DagGraph Graph(const Dag& dag, int p) {
+DagGraph ResschedGraph(const Dag& dag, int p) {
   absl::StatusOr<DagGraph> g = BuildDagGraph(dag, p);
   EXPECT_OK(g);
   return *g;
@@ -41,7 +41,7 @@ TEST(EarliestCompletionUpTo, MatchesABruteForceScanOfEveryWidth) {
     const Dag dag{{{"t", Amdahl(kMinute + static_cast<Duration>(rng() % (8 * kHour)),
                                 (rng() % 100) / 400.0)}},
                   {}};
-    const DagGraph g = Graph(dag, p);
+    const DagGraph g = ResschedGraph(dag, p);
     const int bound = 1 + static_cast<int>(rng() % p);
     const Time ready = static_cast<Time>(rng() % (20 * kHour));
     std::optional<TaskReservation> expected;
@@ -69,7 +69,7 @@ TEST(PlanRessched, PicksTheEarliestCompletionAroundAReservation) {
   ResschedOptions o;
   o.bottom_level = AllocationSource::kOne;
   o.bound = AllocationSource::kAll;
-  absl::StatusOr<DagPlan> plan = PlanRessched(Graph(dag, 4), t, 0, o);
+  absl::StatusOr<DagPlan> plan = PlanRessched(ResschedGraph(dag, 4), t, 0, o);
   ASSERT_OK(plan);
   EXPECT_EQ(plan->tasks[0].k, 4);
   EXPECT_EQ(plan->tasks[0].start, kHour);
@@ -77,7 +77,7 @@ TEST(PlanRessched, PicksTheEarliestCompletionAroundAReservation) {
   EXPECT_DOUBLE_EQ(plan->cpu_hours, 4.0);
   // BD_HALF allows 2 processors: 1 now (4 h) or 2 after the hold (1 h + 2 h = 3 h).
   o.bound = AllocationSource::kHalf;
-  plan = PlanRessched(Graph(dag, 4), t, 0, o);
+  plan = PlanRessched(ResschedGraph(dag, 4), t, 0, o);
   ASSERT_OK(plan);
   EXPECT_EQ(plan->tasks[0].k, 2);
   EXPECT_EQ(plan->completion, 3 * kHour);
@@ -89,7 +89,7 @@ TEST(PlanRessched, EveryVariantGivesValidPlansWithinItsBound) {
     const Dag dag = testing::RandomDag(rng, 25, 0.2, trial % 2 ? 5 * kMinute : 0);
     const int p = 16 + static_cast<int>(rng() % 100);
     const Timeline busy = testing::RandomTimeline(rng, p, 300, 72 * kHour);
-    const DagGraph g = Graph(dag, p);
+    const DagGraph g = ResschedGraph(dag, p);
     const Time release = static_cast<Time>(rng() % (10 * kHour));
     for (const char* bl : kBottomLevels) {
       for (const char* bd : kBounds) {
@@ -114,7 +114,7 @@ TEST(PlanRessched, OnAnEmptyClusterBoundedByCpaIsNoWorseThanPlainCpaForAChain) {
     if (i > 0) dag.edges.push_back({i - 1, i, 0});
   }
   const Timeline empty(16);
-  const DagGraph g = Graph(dag, 16);
+  const DagGraph g = ResschedGraph(dag, 16);
   absl::StatusOr<DagPlan> all = PlanRessched(g, empty, 0, *ParseResschedName("bl_cpa_bd_all"));
   absl::StatusOr<DagPlan> cpa = PlanCpa(g, empty, 0);
   ASSERT_OK(all);
@@ -127,7 +127,7 @@ TEST(PlanRessched, AHoldThatNeverEndsIsResourceExhausted) {
   Timeline t(4);
   ASSERT_OK(t.Add(0, kTimeMax, 4));
   const Dag dag{{{"t", Amdahl(kHour, 0)}}, {}};
-  absl::StatusOr<DagPlan> plan = PlanRessched(Graph(dag, 4), t, 0, {});
+  absl::StatusOr<DagPlan> plan = PlanRessched(ResschedGraph(dag, 4), t, 0, {});
   EXPECT_EQ(plan.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(plan.status().message().find("'t'"), std::string::npos) << plan.status();
 }

@@ -15,7 +15,7 @@ using testing::kMinute;
 
 const char* const kNames[] = {"dl_bd_all", "dl_bd_cpa", "dl_bd_cpar", "dl_rc_cpa", "dl_rc_cpar"};
 
-DagGraph Graph(const Dag& dag, int p) {
+DagGraph DeadlineGraph(const Dag& dag, int p) {
   absl::StatusOr<DagGraph> g = BuildDagGraph(dag, p);
   EXPECT_OK(g);
   return *g;
@@ -31,19 +31,19 @@ TEST(PlanByDeadline, ASingleTaskEndsExactlyAtTheDeadlineWhenFree) {
   const Timeline empty(8);
   const Dag dag{{{"t", Amdahl(8 * kHour, 0)}}, {}};
   ResschedDlOptions o = *ParseResschedDlName("dl_bd_all");
-  std::optional<DagPlan> plan = PlanByDeadline(Graph(dag, 8), empty, 0, 10 * kHour, o);
+  std::optional<DagPlan> plan = PlanByDeadline(DeadlineGraph(dag, 8), empty, 0, 10 * kHour, o);
   ASSERT_TRUE(plan);
   // Aggressive: the latest start is on 8 processors (1 hour long): 9 h.
   EXPECT_EQ(plan->tasks[0].k, 8);
   EXPECT_EQ(plan->tasks[0].start, 9 * kHour);
   // Resource conservative with a loose deadline: one processor, 8 hours, from 2 h.
   o = *ParseResschedDlName("dl_rc_cpar");
-  plan = PlanByDeadline(Graph(dag, 8), empty, 0, 10 * kHour, o);
+  plan = PlanByDeadline(DeadlineGraph(dag, 8), empty, 0, 10 * kHour, o);
   ASSERT_TRUE(plan);
   EXPECT_EQ(plan->tasks[0].k, 1);
   EXPECT_EQ(plan->tasks[0].end, 10 * kHour);
   // Too tight for any width: 8 processors need 1 hour.
-  EXPECT_FALSE(PlanByDeadline(Graph(dag, 8), empty, 0, kHour - 1, o));
+  EXPECT_FALSE(PlanByDeadline(DeadlineGraph(dag, 8), empty, 0, kHour - 1, o));
 }
 
 TEST(PlanByDeadline, EveryVariantMeetsTheDeadlineItAccepts) {
@@ -52,7 +52,7 @@ TEST(PlanByDeadline, EveryVariantMeetsTheDeadlineItAccepts) {
     const Dag dag = testing::RandomDag(rng, 20, 0.2, trial % 2 ? 5 * kMinute : 0);
     const int p = 16 + static_cast<int>(rng() % 64);
     const Timeline busy = testing::RandomTimeline(rng, p, 200, 72 * kHour);
-    const DagGraph g = Graph(dag, p);
+    const DagGraph g = DeadlineGraph(dag, p);
     const Time release = kHour;
     for (const char* name : kNames) {
       for (bool reallocate : {true, false}) {
@@ -75,7 +75,7 @@ TEST(FindTightestDeadline, IsMetAndNotBelowTheCriticalPath) {
     const Dag dag = testing::RandomDag(rng, 15);
     const int p = 32;
     const Timeline busy = testing::RandomTimeline(rng, p, 100, 48 * kHour);
-    const DagGraph g = Graph(dag, p);
+    const DagGraph g = DeadlineGraph(dag, p);
     for (const char* name : kNames) {
       ResschedDlOptions o = *ParseResschedDlName(name);
       o.q = 20;
@@ -103,7 +103,7 @@ TEST(CpaGuideStarts, ReallocatesCpaOnTheTasksNotPlacedYet) {
                  {"b", Amdahl(20 * kHour, 0.3)},
                  {"c", Amdahl(64 * kHour, 0)}},
                 {{0, 1, 0}}};
-  const DagGraph g = Graph(dag, p);
+  const DagGraph g = DeadlineGraph(dag, p);
   const Time release = kHour;
   const std::vector<int> placement = {2, 1, 0};
   const std::vector<int> whole = CpaAllocation(g, p);
@@ -127,7 +127,7 @@ TEST(CpaGuideStarts, ReallocatesCpaOnTheTasksNotPlacedYet) {
 TEST(InducedSubgraph, KeepsTheArcsBetweenKeptTasksRenumbered) {
   const Dag dag{{{"a", Amdahl(kHour, 0)}, {"b", Amdahl(kHour, 0)}, {"c", Amdahl(kHour, 0)}},
                 {{0, 1, 5}, {1, 2, 7}, {0, 2, 9}}};
-  const DagGraph sub = InducedSubgraph(Graph(dag, 4), {2, 0});
+  const DagGraph sub = InducedSubgraph(DeadlineGraph(dag, 4), {2, 0});
   ASSERT_EQ(sub.size(), 2);
   EXPECT_EQ(sub.names, (std::vector<std::string>{"c", "a"}));
   ASSERT_EQ(sub.succs[1].size(), 1u);
@@ -147,7 +147,7 @@ TEST(PlanByDeadline, ResourceConservativeSpendsFarLessThanAggressiveOnALooseDead
     const Dag dag = testing::RandomDag(rng, 30);
     const int p = 64;
     const Timeline busy = testing::RandomTimeline(rng, p, 100, 48 * kHour);
-    const DagGraph g = Graph(dag, p);
+    const DagGraph g = DeadlineGraph(dag, p);
     ResschedDlOptions aggressive = *ParseResschedDlName("dl_bd_all");
     ResschedDlOptions conservative = *ParseResschedDlName("dl_rc_cpar");
     conservative.q = 40;

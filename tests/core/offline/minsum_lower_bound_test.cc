@@ -9,8 +9,6 @@
 namespace resched::testing {
 namespace {
 
-constexpr Duration kS = kMicrosPerSecond;
-
 TEST(MinsumLowerBoundTest, ASingleJobIsChargedItsShortestTime) {
   const OfflineProblem problem = Problem(4, {JobOf("a", Amdahl(40, 0), 3)});
   absl::StatusOr<double> bound = WeightedCompletionLowerBound(problem, {});

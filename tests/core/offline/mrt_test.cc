@@ -9,8 +9,6 @@
 namespace resched::testing {
 namespace {
 
-constexpr Duration kS = kMicrosPerSecond;
-
 TEST(MrtTest, TwoJobsThatFitSideBySide) {
   const OfflineProblem problem = Problem(4, {JobOf("a", Rigid(2, 10)), JobOf("b", Rigid(2, 10))});
   auto plan = MakeMrtPlanner(1e-3)->Plan(problem, {});

@@ -13,6 +13,7 @@
 #include "core/metrics/validate.h"
 #include "core/offline/offline_planner.h"
 #include "tests/testing/status.h"
+#include "tests/testing/units.h"
 
 namespace resched::testing {
 

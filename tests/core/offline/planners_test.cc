@@ -11,14 +11,19 @@
 namespace resched::testing {
 namespace {
 
-constexpr Duration kS = kMicrosPerSecond;
-
 std::vector<std::string> OfflinePlannerNames() {
   std::vector<std::string> names;
   for (const AlgorithmInfo& info : AlgorithmRegistry()) {
     if (info.kind == AlgorithmKind::kPlanner && info.implemented()) names.push_back(info.name);
   }
   return names;
+}
+
+// The sparse LPs' iterations shortened, so that forty instances of up to 40 jobs stay quick
+// (sparse_lp_test.cc checks what the iterations find).
+AlgorithmParams QuickParams(const std::string& name) {
+  if (name.starts_with("sparse-lp")) return {{"max_iterations", 3}, {"time_steps", 12}};
+  return {};
 }
 
 TEST(OfflinePlannersTest, GangRunsEachJobOnTheWholeMachineBySmithsRatio) {
@@ -149,7 +154,7 @@ TEST(OfflinePlannersTest, NoPlannerStartsAJobBeforeItsRelease) {
   problem.jobs[1].release = 50 * kS;
   for (const std::string& name : OfflinePlannerNames()) {
     SCOPED_TRACE(name);
-    auto planner = MakeOfflinePlanner(name, {});
+    auto planner = MakeOfflinePlanner(name, QuickParams(name));
     ASSERT_OK(planner);
     auto plan = (*planner)->Plan(problem, {});
     ASSERT_OK(plan);
@@ -159,8 +164,8 @@ TEST(OfflinePlannersTest, NoPlannerStartsAJobBeforeItsRelease) {
 }
 
 TEST(OfflinePlannersTest, EveryPlannerIsBuiltByTheRegistry) {
-  for (const char* name :
-       {"mrt", "bicriteria", "gang", "seq-lptf", "list-mrt", "list-wlptf", "list-saf", "ltf"}) {
+  for (const char* name : {"mrt", "bicriteria", "gang", "seq-lptf", "list-mrt", "list-wlptf",
+                           "list-saf", "ltf", "sparse-lp", "sparse-lp-hybrid"}) {
     SCOPED_TRACE(name);
     EXPECT_OK(MakeOfflinePlanner(name, {}));
   }
@@ -170,7 +175,7 @@ TEST(OfflinePlannersTest, EveryPlannerIsBuiltByTheRegistry) {
 TEST(OfflinePlannersTest, RandomProblemsAroundFixedBookingsGiveValidPlans) {
   std::mt19937_64 rng(2026);
   const std::vector<std::string> names = OfflinePlannerNames();
-  ASSERT_GE(names.size(), 8u);
+  ASSERT_GE(names.size(), 10u);
   for (int instance = 0; instance < 40; ++instance) {
     const int m = 4 + static_cast<int>(rng() % 60);
     OfflineProblem problem = Problem(m, {});
@@ -206,7 +211,7 @@ TEST(OfflinePlannersTest, RandomProblemsAroundFixedBookingsGiveValidPlans) {
     }
     for (const std::string& name : names) {
       SCOPED_TRACE(absl::StrCat(name, " instance ", instance));
-      auto planner = MakeOfflinePlanner(name, {});
+      auto planner = MakeOfflinePlanner(name, QuickParams(name));
       ASSERT_OK(planner);
       auto plan = (*planner)->Plan(problem, {});
       ASSERT_OK(plan);

@@ -27,7 +27,7 @@ std::unique_ptr<ClusterPlan> MakeDbos(double rho, int processors) {
   return *std::move(plan);
 }
 
-Job Amdahl(Duration t1_seconds, double alpha, int k_max = 0) {
+Job DbosAmdahlJob(Duration t1_seconds, double alpha, int k_max = 0) {
   Job job;
   job.model = RuntimeModel(AmdahlModel{t1_seconds * kS, alpha, 1, k_max});
   return job;
@@ -37,10 +37,10 @@ Job Amdahl(Duration t1_seconds, double alpha, int k_max = 0) {
 // that; DBOS(1.5) relaxes S to 0.375 (deadline 37.5 s), met by 3 processors (33.3 s).
 TEST(DbosTest, OnlineFactorRelaxesTheWidth) {
   auto tight = MakeDbos(1, 4);
-  const auto a = Submit(*tight, Amdahl(100, 0));
+  const auto a = Submit(*tight, DbosAmdahlJob(100, 0));
   ExpectAllocation(*tight, a, 4, 0, 25);
   auto relaxed = MakeDbos(1.5, 4);
-  const auto b = Submit(*relaxed, Amdahl(100, 0));
+  const auto b = Submit(*relaxed, DbosAmdahlJob(100, 0));
   const Allocation got = AllocationOf(*relaxed, b);
   EXPECT_EQ(got.k, 3);
   EXPECT_EQ(got.start, 0);
@@ -53,7 +53,7 @@ TEST(DbosTest, OnlineFactorRelaxesTheWidth) {
 TEST(DbosTest, TakesTheSmallestWidthThatMeetsTheDeadline) {
   auto plan = MakeDbos(1, 4);
   Submit(*plan, RigidJob(4, 10));
-  const auto moldable = Submit(*plan, Amdahl(100, 0));
+  const auto moldable = Submit(*plan, DbosAmdahlJob(100, 0));
   ExpectAllocation(*plan, moldable, 4, 10, 35);  // alone: its best stretch, 0.35
   const auto small = Submit(*plan, RigidJob(1, 10));
   ExpectAllocation(*plan, small, 1, 10, 20);

@@ -21,7 +21,7 @@ using testing::MakePlanWith;
 using testing::RigidJob;
 using testing::Submit;
 
-Job Amdahl(Duration t1_s, double alpha, int k_max, Time release_s = 0) {
+Job IterativeAmdahlJob(Duration t1_s, double alpha, int k_max, Time release_s = 0) {
   Job job;
   job.model = RuntimeModel(AmdahlModel{t1_s * kS, alpha, 1, k_max});
   job.release = release_s * kS;
@@ -73,7 +73,7 @@ TEST(IterativeTest, TwoPerfectlyParallelJobsShareTheCluster) {
   // On 4 processors: both on 1 (flows 100 + 100), the first gets a second processor (50 + 100),
   // then the second (50 + 50); a third processor for either delays the other: both roll back.
   Timeline base(4);
-  const Job a = Amdahl(100, 0, 4), b = Amdahl(100, 0, 4);
+  const Job a = IterativeAmdahlJob(100, 0, 4), b = IterativeAmdahlJob(100, 0, 4);
   const std::vector<const Job*> jobs{&a, &b};
   for (auto rule : {IterativeRule::kNextWidth, IterativeRule::kBestGainPerProcessor}) {
     const IterativePlan plan = PlanIterative(base, jobs, 0, rule);
@@ -113,7 +113,7 @@ TEST(IterativeTest, BacksOffWhenWidthDelaysOthers) {
   // search rolls back and it stays on 1.
   Timeline base(2);
   ASSERT_OK(base.Add(0, 100 * kS, 1));
-  const Job a = Amdahl(40, 0, 2);
+  const Job a = IterativeAmdahlJob(40, 0, 2);
   const std::vector<const Job*> jobs{&a};
   const IterativePlan plan = PlanIterative(base, jobs, 0, IterativeRule::kNextWidth);
   EXPECT_EQ(plan.allocations[0]->k, 1);
@@ -153,16 +153,16 @@ TEST(IterativeTest, RandomQueuesNeverGetWorseThanOneProcessorEach) {
   }
 }
 
-// On convex speedup functions the improved rule is the original one (§5.4). Amdahl times here
-// are exact in microseconds, so rounding cannot break convexity.
+// On convex speedup functions the improved rule is the original one (§5.4). IterativeAmdahlJob
+// times here are exact in microseconds, so rounding cannot break convexity.
 TEST(IterativeTest, ImprovedEqualsOriginalOnConvexSpeedups) {
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     SCOPED_TRACE(seed);
     std::mt19937_64 rng(seed);
     std::vector<Job> owned;
     for (int i = 0; i < 20; ++i) {
-      owned.push_back(Amdahl(840 * (1 + static_cast<Duration>(rng() % 4)), (rng() % 4) / 4.0, 8,
-                             static_cast<Time>(rng() % 2000)));
+      owned.push_back(IterativeAmdahlJob(840 * (1 + static_cast<Duration>(rng() % 4)),
+                                         (rng() % 4) / 4.0, 8, static_cast<Time>(rng() % 2000)));
     }
     std::vector<const Job*> jobs;
     for (const Job& job : owned) jobs.push_back(&job);
@@ -179,12 +179,12 @@ TEST(IterativeTest, PolicyReplansTheQueueAtEachSubmission) {
   auto plan = MakePlanWith("iterative", 4, {});
   Submit(*plan, RigidJob(4, 10));  // busy until 10
   // Alone in the queue: every extra processor helps, [10, 20) on 4.
-  const auto j2 = Submit(*plan, Amdahl(40, 0, 4));
+  const auto j2 = Submit(*plan, IterativeAmdahlJob(40, 0, 4));
   ExpectAllocation(*plan, j2, 4, 10, 20);
   EXPECT_FALSE(plan->FindJob(j2)->guaranteed);
   // Two in the queue: both end on 2 processors each (flows 30 + 30; 3 for either delays the
   // other), so j2 narrows from 4 to 2.
-  const auto j3 = Submit(*plan, Amdahl(40, 0, 4));
+  const auto j3 = Submit(*plan, IterativeAmdahlJob(40, 0, 4));
   ExpectAllocation(*plan, j2, 2, 10, 30);
   ExpectAllocation(*plan, j3, 2, 10, 30);
   ASSERT_OK(plan->AdvanceTo(10 * kS));

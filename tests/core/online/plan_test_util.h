@@ -9,10 +9,9 @@
 #include "core/metrics/validate.h"
 #include "core/plan/cluster_plan.h"
 #include "tests/testing/status.h"
+#include "tests/testing/units.h"
 
 namespace resched::testing {
-
-inline constexpr Duration kS = kMicrosPerSecond;
 
 inline std::unique_ptr<ClusterPlan> MakePlan(const std::string& policy, int processors) {
   ClusterSpec spec{"test", {{"", processors, 1.0}}, ClockKind::kSimulated, policy, {}};

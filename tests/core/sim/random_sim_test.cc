@@ -11,7 +11,7 @@
 namespace resched {
 namespace {
 
-ClusterSpec Sim(const std::string& policy, int processors) {
+ClusterSpec RandomSimSpec(const std::string& policy, int processors) {
   return ClusterSpec{"sim", {{"", processors, 1.0}}, ClockKind::kSimulated, policy, {}};
 }
 
@@ -38,7 +38,7 @@ TEST(RandomSim, EveryBuiltPolicyGivesAValidSchedule) {
     if (info.kind != AlgorithmKind::kPolicy || !info.implemented()) continue;
     SCOPED_TRACE(info.name);
     ++policies;
-    auto result = Simulate(w, Sim(info.name, 16), {});
+    auto result = Simulate(w, RandomSimSpec(info.name, 16), {});
     ASSERT_OK(result);
     ASSERT_EQ(result->jobs.size(), w.jobs.size());
     int early = 0;
@@ -62,8 +62,8 @@ TEST(RandomSim, Deterministic) {
   const Workload w = testing::RandomWorkload(11, 300, 8);
   for (const char* policy : {"fcfs", "easy", "conservative"}) {
     SCOPED_TRACE(policy);
-    auto first = Simulate(w, Sim(policy, 8), {});
-    auto second = Simulate(w, Sim(policy, 8), {});
+    auto first = Simulate(w, RandomSimSpec(policy, 8), {});
+    auto second = Simulate(w, RandomSimSpec(policy, 8), {});
     ASSERT_OK(first);
     ASSERT_OK(second);
     ExpectSameRecords(first->jobs, second->jobs);
@@ -77,8 +77,8 @@ TEST(RandomSim, MoreJobsThanThePlanRetains) {
   forgetful.limits.max_retained_ended = 3;
   for (const char* policy : {"fcfs", "easy", "conservative"}) {
     SCOPED_TRACE(policy);
-    auto full = Simulate(w, Sim(policy, 8), {});
-    auto pruned = Simulate(w, Sim(policy, 8), {}, forgetful);
+    auto full = Simulate(w, RandomSimSpec(policy, 8), {});
+    auto pruned = Simulate(w, RandomSimSpec(policy, 8), {}, forgetful);
     ASSERT_OK(full);
     ASSERT_OK(pruned);
     ExpectSameRecords(full->jobs, pruned->jobs);

@@ -10,7 +10,7 @@ namespace {
 
 constexpr Duration kS = kMicrosPerSecond;
 
-ClusterSpec Sim(const std::string& policy, int processors) {
+ClusterSpec SimSpec(const std::string& policy, int processors) {
   return ClusterSpec{"sim", {{"", processors, 1.0}}, ClockKind::kSimulated, policy, {}};
 }
 
@@ -25,7 +25,7 @@ WorkloadJob Rigid(int k, Duration length, Time release, double fraction = 1.0) {
 SimResult Replayed(const std::string& policy, int processors, std::vector<WorkloadJob> jobs,
                    SimOptions options = {}) {
   Workload w{"hand", processors, std::move(jobs)};
-  auto result = Simulate(w, Sim(policy, processors), {}, std::move(options));
+  auto result = Simulate(w, SimSpec(policy, processors), {}, std::move(options));
   EXPECT_OK(result);
   return result.ok() ? *std::move(result) : SimResult{};
 }
@@ -176,18 +176,21 @@ TEST(Simulate, MaxJobsAndProgress) {
 
 TEST(Simulate, RejectsBadInput) {
   Workload w{"bad", 2, {Rigid(1, kS, 0)}};
-  ClusterSpec wall = Sim("fcfs", 2);
+  ClusterSpec wall = SimSpec("fcfs", 2);
   wall.clock = ClockKind::kWall;
   EXPECT_EQ(Simulate(w, wall, {}).status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_FALSE(Simulate(w, Sim("no-such-policy", 2), {}).ok());
+  EXPECT_FALSE(Simulate(w, SimSpec("no-such-policy", 2), {}).ok());
   w.jobs[0].runtime_fraction = 0;
-  EXPECT_EQ(Simulate(w, Sim("fcfs", 2), {}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Simulate(w, SimSpec("fcfs", 2), {}).status().code(),
+            absl::StatusCode::kInvalidArgument);
   w.jobs[0].runtime_fraction = 1;
   w.jobs[0].job.release = -1;
-  EXPECT_EQ(Simulate(w, Sim("fcfs", 2), {}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Simulate(w, SimSpec("fcfs", 2), {}).status().code(),
+            absl::StatusCode::kInvalidArgument);
   w.jobs[0].job.release = 0;
   w.jobs[0].job.model = RuntimeModel(RigidModel{3, kS});  // wider than the cluster
-  EXPECT_EQ(Simulate(w, Sim("fcfs", 2), {}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Simulate(w, SimSpec("fcfs", 2), {}).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(Simulate, EmptyWorkload) {

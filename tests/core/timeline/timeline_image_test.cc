@@ -11,7 +11,7 @@
 namespace resched {
 namespace {
 
-std::vector<std::tuple<Time, Time, int>> Steps(const Timeline& t) {
+std::vector<std::tuple<Time, Time, int>> ImageSteps(const Timeline& t) {
   std::vector<std::tuple<Time, Time, int>> steps;
   t.ForEachStep(kTimeMin, kTimeMax,
                 [&](const TimelineStep& s) { steps.emplace_back(s.start, s.end, s.free); });
@@ -42,7 +42,7 @@ TEST(TimelineImageTest, ARestoredTimelineAnswersAndNumbersAsTheOriginal) {
     auto restored = Timeline::FromImage(t.Image());
     ASSERT_OK(restored);
     EXPECT_OK(restored->CheckInvariants());
-    EXPECT_EQ(Steps(t), Steps(*restored));
+    EXPECT_EQ(ImageSteps(t), ImageSteps(*restored));
     EXPECT_EQ(t.reservation_count(), restored->reservation_count());
     for (const ReservationId id : live) {
       ASSERT_TRUE(restored->Get(id).has_value()) << id;

@@ -19,9 +19,12 @@
 namespace resched {
 namespace {
 
-const AmdahlModel& Amdahl(const Task& task) { return std::get<AmdahlModel>(task.model.params()); }
+const AmdahlModel& DaxAmdahl(const Task& task) {
+  return std::get<AmdahlModel>(task.model.params());
+}
 
-absl::StatusOr<Dag> Read(const std::string& text, const WorkflowImportOptions& options = {}) {
+absl::StatusOr<Dag> DaxFromText(const std::string& text,
+                                const WorkflowImportOptions& options = {}) {
   std::istringstream in(text);
   return ReadDax(in, options);
 }
@@ -50,8 +53,8 @@ TEST(DaxTest, ReadsEverySharedFile) {
       ASSERT_LT(jobs, static_cast<int>(dag->tasks.size()));
       const Task& task = dag->tasks[jobs];
       EXPECT_EQ(task.name, (*it)[1].str());
-      EXPECT_EQ(Amdahl(task).t1, std::max<Duration>(1, CeilMicros(std::stod((*it)[2].str()))));
-      EXPECT_DOUBLE_EQ(Amdahl(task).alpha, 0.1);
+      EXPECT_EQ(DaxAmdahl(task).t1, std::max<Duration>(1, CeilMicros(std::stod((*it)[2].str()))));
+      EXPECT_DOUBLE_EQ(DaxAmdahl(task).alpha, 0.1);
       index[task.name] = jobs;
     }
     EXPECT_EQ(jobs, static_cast<int>(dag->tasks.size()));
@@ -77,7 +80,7 @@ TEST(DaxTest, ReadsEverySharedFile) {
 }
 
 TEST(DaxTest, ReadsASmallDaxWithProfilesAndNamespaces) {
-  absl::StatusOr<Dag> dag = Read(R"(<?xml version="1.0"?>
+  absl::StatusOr<Dag> dag = DaxFromText(R"(<?xml version="1.0"?>
 <adag xmlns="http://pegasus.isi.edu/schema/DAX" version="3.4" name="w">
   <job id="A" name="prep" runtime="0">
     <uses file="f" link="output" size="100"/>
@@ -89,8 +92,8 @@ TEST(DaxTest, ReadsASmallDaxWithProfilesAndNamespaces) {
 </adag>)");
   ASSERT_OK(dag);
   ASSERT_EQ(dag->tasks.size(), 2u);
-  EXPECT_EQ(Amdahl(dag->tasks[0]).t1, 1);  // zero run time -> min_t1
-  EXPECT_EQ(Amdahl(dag->tasks[1]).t1, 42'250'000);
+  EXPECT_EQ(DaxAmdahl(dag->tasks[0]).t1, 1);  // zero run time -> min_t1
+  EXPECT_EQ(DaxAmdahl(dag->tasks[1]).t1, 42'250'000);
   ASSERT_EQ(dag->edges.size(), 1u);
   EXPECT_EQ(dag->edges[0].from, 0);
   EXPECT_EQ(dag->edges[0].to, 1);
@@ -130,7 +133,7 @@ TEST(DaxTest, MalformedInputNamesTheProblem) {
        "cycle"},
   };
   for (const Case& c : cases) {
-    absl::StatusOr<Dag> dag = Read(c.xml);
+    absl::StatusOr<Dag> dag = DaxFromText(c.xml);
     ASSERT_FALSE(dag.ok()) << c.xml;
     EXPECT_EQ(dag.status().code(), absl::StatusCode::kInvalidArgument) << dag.status();
     EXPECT_NE(dag.status().message().find(c.expected), absl::string_view::npos)

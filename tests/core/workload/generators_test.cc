@@ -14,7 +14,7 @@
 namespace resched {
 namespace {
 
-constexpr Duration kSecond = kMicrosPerSecond;
+constexpr Duration kOneSecond = kMicrosPerSecond;
 
 TEST(WorkloadRngTest, IsPortableAndInRange) {
   // std::mt19937_64's 10000th output is fixed by the standard; so are our draws from it.
@@ -201,8 +201,8 @@ TEST(SsmGeneratorTest, WorkloadMatchesTheScenario) {
   EXPECT_EQ(w->processors, 512);
   const WorkloadSummary s = SummarizeWorkload(*w);
   EXPECT_NEAR(s.load, 400, 0.04 * 400);
-  EXPECT_GE(s.min_sequential_time, 30 * kSecond);
-  EXPECT_LE(s.max_sequential_time, 216000 * kSecond);
+  EXPECT_GE(s.min_sequential_time, 30 * kOneSecond);
+  EXPECT_LE(s.max_sequential_time, 216000 * kOneSecond);
   // The paper's instances span a ratio of 5784; ours (log-uniform sizes) are of that order.
   EXPECT_GT(s.delta, 1000);
   int with_steps = 0;

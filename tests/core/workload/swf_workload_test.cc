@@ -24,7 +24,7 @@ SwfLog Parse(const std::string& text) {
 }
 
 // Fields: number submit wait run alloc cpu mem req_procs req_time req_mem status user ...
-constexpr char kLog[] =
+constexpr char kWorkloadLog[] =
     "; MaxProcs: 64\n"
     "10 1000 0  300 16 -1 -1 32  600 -1 1  7 -1 -1 -1 -1 -1 -1\n"   // estimate
                                                                     // 600
@@ -44,7 +44,7 @@ constexpr char kLog[] =
                                                                     // earliest
 
 TEST(SwfWorkloadTest, ConvertsRecordsToRigidJobs) {
-  const SwfLog log = Parse(kLog);
+  const SwfLog log = Parse(kWorkloadLog);
   EXPECT_EQ(SwfMachineSize(log), 64);
   absl::StatusOr<SwfWorkload> result = SwfToRigidWorkload(log);
   ASSERT_OK(result);
@@ -86,7 +86,7 @@ TEST(SwfWorkloadTest, ConvertsRecordsToRigidJobs) {
 }
 
 TEST(SwfWorkloadTest, FirstNJobsAndOptions) {
-  const SwfLog log = Parse(kLog);
+  const SwfLog log = Parse(kWorkloadLog);
   SwfConversionOptions options;
   options.max_jobs = 2;
   options.processors = 8;
@@ -105,7 +105,7 @@ TEST(SwfWorkloadTest, FirstNJobsAndOptions) {
 }
 
 TEST(DowneyWorkloadTest, DrawsParametersInRangeAndReproducesTheLog) {
-  const SwfLog log = Parse(kLog);
+  const SwfLog log = Parse(kWorkloadLog);
   DowneyWorkloadOptions options;
   options.processors = 128;
   absl::StatusOr<SwfWorkload> result = SwfToDowneyWorkload(log, options);
@@ -136,7 +136,7 @@ TEST(DowneyWorkloadTest, DrawsParametersInRangeAndReproducesTheLog) {
 }
 
 TEST(DowneyWorkloadTest, RejectsBadOptions) {
-  const SwfLog log = Parse(kLog);
+  const SwfLog log = Parse(kWorkloadLog);
   DowneyWorkloadOptions options;
   options.processors = 0;
   EXPECT_EQ(SwfToDowneyWorkload(log, options).status().code(), absl::StatusCode::kInvalidArgument);

@@ -21,9 +21,12 @@ namespace {
 
 using Json = nlohmann::json;
 
-const AmdahlModel& Amdahl(const Task& task) { return std::get<AmdahlModel>(task.model.params()); }
+const AmdahlModel& WfCommonsAmdahl(const Task& task) {
+  return std::get<AmdahlModel>(task.model.params());
+}
 
-absl::StatusOr<Dag> Read(const std::string& text, const WorkflowImportOptions& options = {}) {
+absl::StatusOr<Dag> WfCommonsFromText(const std::string& text,
+                                      const WorkflowImportOptions& options = {}) {
   std::istringstream in(text);
   return ReadWfCommons(in, options);
 }
@@ -64,8 +67,8 @@ TEST(WfCommonsTest, ReadsEverySharedInstance) {
     for (const Json& run : root["workflow"]["execution"]["tasks"]) {
       const Task& task = dag->tasks[index.at(run["id"].get<std::string>())];
       const double seconds = run["runtimeInSeconds"].get<double>();
-      EXPECT_EQ(Amdahl(task).t1, std::max<Duration>(1, CeilMicros(seconds))) << task.name;
-      EXPECT_DOUBLE_EQ(Amdahl(task).alpha, 0.1);
+      EXPECT_EQ(WfCommonsAmdahl(task).t1, std::max<Duration>(1, CeilMicros(seconds))) << task.name;
+      EXPECT_DOUBLE_EQ(WfCommonsAmdahl(task).alpha, 0.1);
     }
   }
 }
@@ -84,30 +87,30 @@ TEST(WfCommonsTest, ReadsSplitSchemaAndMapsRuntimes) {
   WorkflowImportOptions options;
   options.alpha = 0.25;
   options.k_max = 8;
-  absl::StatusOr<Dag> dag = Read(kSplit, options);
+  absl::StatusOr<Dag> dag = WfCommonsFromText(kSplit, options);
   ASSERT_OK(dag);
   ASSERT_EQ(dag->tasks.size(), 2u);
-  EXPECT_EQ(Amdahl(dag->tasks[0]).t1, 2'500'000);
-  EXPECT_EQ(Amdahl(dag->tasks[1]).t1, 1);  // a zero run time becomes min_t1
-  EXPECT_DOUBLE_EQ(Amdahl(dag->tasks[0]).alpha, 0.25);
-  EXPECT_EQ(Amdahl(dag->tasks[0]).k_max, 8);
+  EXPECT_EQ(WfCommonsAmdahl(dag->tasks[0]).t1, 2'500'000);
+  EXPECT_EQ(WfCommonsAmdahl(dag->tasks[1]).t1, 1);  // a zero run time becomes min_t1
+  EXPECT_DOUBLE_EQ(WfCommonsAmdahl(dag->tasks[0]).alpha, 0.25);
+  EXPECT_EQ(WfCommonsAmdahl(dag->tasks[0]).k_max, 8);
   ASSERT_EQ(dag->edges.size(), 1u);  // listed twice (parents and children), read once
   EXPECT_EQ(dag->edges[0].from, 0);
   EXPECT_EQ(dag->edges[0].to, 1);
 }
 
 TEST(WfCommonsTest, ReadsOlderSchemas) {
-  absl::StatusOr<Dag> v14 = Read(R"({"workflow": {"tasks": [
+  absl::StatusOr<Dag> v14 = WfCommonsFromText(R"({"workflow": {"tasks": [
       {"name": "x", "id": "x1", "runtimeInSeconds": 1, "parents": [], "children": ["y1"]},
       {"name": "y", "id": "y1", "runtimeInSeconds": 3}]}})");
   ASSERT_OK(v14);
   EXPECT_EQ(v14->tasks[1].name, "y1");
   EXPECT_EQ(v14->edges.size(), 1u);
-  absl::StatusOr<Dag> hub = Read(R"({"workflow": {"jobs": [
+  absl::StatusOr<Dag> hub = WfCommonsFromText(R"({"workflow": {"jobs": [
       {"name": "x", "runtime": 1.5},
       {"name": "y", "runtime": 3, "parents": ["x"]}]}})");
   ASSERT_OK(hub);
-  EXPECT_EQ(Amdahl(hub->tasks[0]).t1, 1'500'000);
+  EXPECT_EQ(WfCommonsAmdahl(hub->tasks[0]).t1, 1'500'000);
   EXPECT_EQ(hub->edges.size(), 1u);
 }
 
@@ -159,7 +162,7 @@ TEST(WfCommonsTest, MalformedInputNamesThePath) {
       {R"({"workflow": {}})", "workflow.specification.tasks is missing"},
   };
   for (const Case& c : cases) {
-    absl::StatusOr<Dag> dag = Read(c.json);
+    absl::StatusOr<Dag> dag = WfCommonsFromText(c.json);
     ASSERT_FALSE(dag.ok()) << c.json;
     EXPECT_EQ(dag.status().code(), absl::StatusCode::kInvalidArgument) << dag.status();
     EXPECT_NE(dag.status().message().find(c.expected), absl::string_view::npos)
@@ -170,12 +173,12 @@ TEST(WfCommonsTest, MalformedInputNamesThePath) {
 TEST(WfCommonsTest, RejectsBadOptions) {
   WorkflowImportOptions options;
   options.alpha = 1.5;
-  absl::StatusOr<Dag> dag = Read(kSplit, options);
+  absl::StatusOr<Dag> dag = WfCommonsFromText(kSplit, options);
   ASSERT_FALSE(dag.ok());
   EXPECT_NE(dag.status().message().find("alpha must be in [0, 1]"), absl::string_view::npos);
   options = {};
   options.min_t1 = 0;
-  EXPECT_FALSE(Read(kSplit, options).ok());
+  EXPECT_FALSE(WfCommonsFromText(kSplit, options).ok());
 }
 
 }  // namespace

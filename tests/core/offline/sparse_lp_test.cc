@@ -1,0 +1,114 @@
+// chrétien's successive sparse LP (Algorithm 1) and its hybrid (§4.4): the optimum of small
+// instances where LTF misses it, never worse than LTF for the hybrid, fixed bookings and
+// releases respected on a coarse time step, and a stop request honored.
+#include <random>
+
+#include "core/offline/planners.h"
+#include "core/registry/registry.h"
+#include "tests/core/offline/offline_testing.h"
+
+namespace resched::testing {
+namespace {
+
+Time LtfMakespan(const OfflineProblem& problem) {
+  auto plan = MakeLtfPlanner()->Plan(problem, {});
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  return plan.ok() ? Makespan(*plan) : 0;
+}
+
+// Four rigid jobs on 5 processors. LTF (by work) starts d (3 x 4 s) and b (2 x 3 s) at 0, c
+// (5 x 2 s) at 4, and a (1 x 2 s) finds no hole before c's end: 8 s. The optimum runs c first,
+// then d, b and a beside it: 7 s.
+OfflineProblem LtfMissesTheOptimum() {
+  return Problem(5, {JobOf("a", Rigid(1, 2)), JobOf("b", Rigid(2, 3)), JobOf("c", Rigid(5, 2)),
+                     JobOf("d", Rigid(3, 4))});
+}
+
+TEST(SparseLpTest, BothVersionsFindTheOptimumWhereLtfDoesNot) {
+  const OfflineProblem problem = LtfMissesTheOptimum();
+  const Time optimum = ExhaustiveMakespan(problem);
+  ASSERT_LT(optimum, LtfMakespan(problem));
+  for (const bool hybrid : {false, true}) {
+    SCOPED_TRACE(hybrid ? "hybrid" : "pure");
+    auto plan = MakeSparseLpPlanner(0.1, 200, 100, hybrid)->Plan(problem, {});
+    ASSERT_OK(plan);
+    ExpectValidPlan(problem, *plan);
+    EXPECT_EQ(Makespan(*plan), optimum);
+    ASSERT_TRUE(plan->makespan_lower_bound.has_value());
+    EXPECT_LE(*plan->makespan_lower_bound, optimum);
+  }
+}
+
+TEST(SparseLpTest, RandomSmallInstancesLieBetweenTheOptimumAndLtf) {
+  std::mt19937_64 rng(7);
+  for (int instance = 0; instance < 30; ++instance) {
+    const int m = 2 + static_cast<int>(rng() % 4);
+    std::vector<OfflineJob> jobs;
+    const int n = 2 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < n; ++i) {
+      const int req = 1 + static_cast<int>(rng() % m);
+      const Duration time = (1 + static_cast<Duration>(rng() % 6)) * kS;
+      jobs.push_back(JobOf(absl::StrCat("j", i),
+                           rng() % 2 ? Rigid(req, time / kS) : RuntimeModel(CeilModel{req, time})));
+    }
+    const OfflineProblem problem = Problem(m, jobs);
+    const Time optimum = ExhaustiveMakespan(problem);
+    const Time ltf = LtfMakespan(problem);
+    SCOPED_TRACE(absl::StrCat("instance ", instance));
+    auto plan = MakeSparseLpPlanner(0.1, 50, 100, /*hybrid=*/true)->Plan(problem, {});
+    ASSERT_OK(plan);
+    ExpectValidPlan(problem, *plan);
+    EXPECT_GE(Makespan(*plan), optimum);
+    EXPECT_LE(Makespan(*plan), ltf);
+  }
+}
+
+TEST(SparseLpTest, CoarseStepsKeepBookingsReleasesAndTheFreeProfile) {
+  // Run times of no common unit and more steps than allowed: the step is coarse, and the plan
+  // must still fit around a reservation and a running job and after a release.
+  std::mt19937_64 rng(11);
+  for (int instance = 0; instance < 6; ++instance) {
+    OfflineProblem problem = Problem(16, {});
+    problem.now = 1000 * kS + 17;
+    const std::vector<Allocation> holds = {
+        {6, 0, problem.now + 300 * kS}, {10, problem.now + 500 * kS + 3, problem.now + 900 * kS}};
+    for (const Allocation& hold : holds) ASSERT_OK(problem.free.Add(hold.start, hold.end, hold.k));
+    for (int i = 0; i < 12; ++i) {
+      const Duration time = 1 + static_cast<Duration>(rng() % (400 * kS));
+      const int req = 1 + static_cast<int>(rng() % 8);
+      problem.jobs.push_back(JobOf(absl::StrCat("j", i), RuntimeModel(CeilModel{req, time})));
+    }
+    problem.jobs[3].release = problem.now + 777 * kS + 1;
+    for (const bool hybrid : {false, true}) {
+      SCOPED_TRACE(absl::StrCat(hybrid ? "hybrid" : "pure", " instance ", instance));
+      auto plan = MakeSparseLpPlanner(0.1, 30, 20, hybrid)->Plan(problem, {});
+      ASSERT_OK(plan);
+      ExpectValidPlan(problem, *plan, holds);
+      for (const Allocation& a : plan->allocations) EXPECT_GE(a.start, problem.now);
+      EXPECT_GE(plan->allocations[3].start, problem.jobs[3].release);
+      if (hybrid) {
+        EXPECT_LE(Makespan(*plan), LtfMakespan(problem));
+      }
+    }
+  }
+}
+
+TEST(SparseLpTest, AStopRequestCancelsThePlanning) {
+  const OfflineProblem problem = LtfMissesTheOptimum();
+  PlanControl stop;
+  stop.should_stop = [] { return true; };
+  auto plan = MakeSparseLpPlanner(0.1, 200, 100, false)->Plan(problem, stop);
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kCancelled);
+}
+
+TEST(SparseLpTest, TheRegistryBuildsBothWithTheirParameters) {
+  for (const char* name : {"sparse-lp", "sparse-lp-hybrid"}) {
+    SCOPED_TRACE(name);
+    EXPECT_OK(MakeOfflinePlanner(name, {{"p", 0.5}, {"max_iterations", 10}, {"time_steps", 8}}));
+    EXPECT_EQ(MakeOfflinePlanner(name, {{"p", 1.0}}).status().code(),
+              absl::StatusCode::kInvalidArgument);
+  }
+}
+
+}  // namespace
+}  // namespace resched::testing
