@@ -35,6 +35,10 @@ struct ExperimentOptions {
   int cpa_level_bound = 1;            // ressched(dl): the level_bound parameter of CPA (0: plain)
   Platform platform = Platform::kPaper;  // ressched(dl): processor counts (see Platform)
   bool kept_cpa_guide = false;  // resscheddl: also DL_RC_* keeping the whole DAG's CPA widths
+  std::vector<int> machines;    // sparse-lp: machine sizes (32, 64, 128; empty: 64, 128)
+  std::vector<int> jobs;        // sparse-lp: job counts (empty: m/8, m/4, m/2, m)
+  int max_iterations = 0;       // sparse-lp: maxIter (0: the paper's per machine)
+  bool with_times = false;      // sparse-lp: also the planners' CPU times (vary run to run)
   bool verbose = false;
 };
 
@@ -44,5 +48,7 @@ int StretchSsm(const ExperimentOptions& options);
 int Ressched(const ExperimentOptions& options);
 int ResschedDl(const ExperimentOptions& options);
 int HeftVsParallel(const ExperimentOptions& options);
+int SparseLp(const ExperimentOptions& options);
+int Bicriteria(const ExperimentOptions& options);
 
 }  // namespace resched::experiment

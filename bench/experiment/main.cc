@@ -1,5 +1,6 @@
 // resched-experiment: reproduces the papers' experiments, one subcommand each, with CSV tables
 // and SVG charts in --out and a Markdown summary on standard output.
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -23,6 +24,10 @@ void Usage() {
       "  resscheddl          Aida & Casanova §5.3 / Table 6: RESSCHEDDL tightest deadlines\n"
       "  heft-vs-parallel    Barbosa & Monteiro §5.3-5.4 / Tables 2-3, Fig. 4: HEFT vs\n"
       "                      parallel tasks; exclusive vs global management of a reservation\n"
+      "  sparse-lp           Chretien et al. §5.2-5.3 / Figs. 1-5: LTF vs the successive sparse\n"
+      "                      LP and its hybrid, makespan over the lower bound\n"
+      "  bicriteria          Dutot et al. §4.1-4.2 / Figs. 3-5, 7: the bi-criteria batch\n"
+      "                      algorithm vs Gang, Sequential, List Graham; C_max and sum wC\n"
       "flags:\n"
       "  --out DIR           where CSV and SVG files go (default .)\n"
       "  --seeds N           instances per setting (default 1; the paper: 20 for moldable;\n"
@@ -38,7 +43,10 @@ void Usage() {
       "  --sequential        stretch-ssm: every task on one processor (the paper's FCFS)\n"
       "  --data-dir DIR      stretch-moldable: SWF logs (default ../shared/data/swf)\n"
       "  --logs F,G,..       stretch-moldable: log files instead of SDSC-Par-1996, OSC-Clust-2000\n"
-      "  --policies A,B,..   stretch-moldable: registry names instead of the paper's four\n"
+      "  --policies A,B,..   stretch-moldable: registry names instead of the paper's four;\n"
+      "                      sparse-lp: offline planners (default ltf, sparse-lp, "
+      "sparse-lp-hybrid);\n"
+      "                      bicriteria: offline planners (default: the paper's six)\n"
       "  --max-flow-jobs     stretch-moldable: also the job behind each maximum flow\n"
       "  --logs A,B,..       ressched(dl): CTC, OSC, SDSC-BLUE, SDSC-DS (default: all four;\n"
       "                      resscheddl: SDSC-BLUE)\n"
@@ -56,6 +64,12 @@ void Usage() {
       "                      (paper, default: CTC 430, OSC 57) or the logs' headers (header)\n"
       "  --cpa-level-bound B ressched(dl): 1 (default) keeps CPA's per-level allocation bound,\n"
       "                      0 runs plain CPA's stopping criterion\n"
+      "  --machines A,B,..   sparse-lp: 32, 64, 128 PEs with the paper's settings (default\n"
+      "                      64,128)\n"
+      "  --jobs A,B,..       sparse-lp: job counts (default m/8, m/4, m/2, m); bicriteria:\n"
+      "                      task counts (default 25,50,100,200,400)\n"
+      "  --max-iterations N  sparse-lp: maxIter (default the paper's: 15000 on 32 PEs, else 200)\n"
+      "  --with-times        sparse-lp, bicriteria: also the mean CPU time of each planner\n"
       "  -v                  progress on standard error\n",
       stderr);
 }
@@ -87,7 +101,8 @@ int main(int argc, char** argv) {
         {"--max-flow-jobs", &resched::experiment::ExperimentOptions::max_flow_jobs},
         {"--sequential", &resched::experiment::ExperimentOptions::sequential},
         {"--by-load", &resched::experiment::ExperimentOptions::by_load},
-        {"--kept-cpa-guide", &resched::experiment::ExperimentOptions::kept_cpa_guide}};
+        {"--kept-cpa-guide", &resched::experiment::ExperimentOptions::kept_cpa_guide},
+        {"--with-times", &resched::experiment::ExperimentOptions::with_times}};
     bool is_switch = false;
     for (const auto& [name, member] : switches) {
       if (flag == name) {
@@ -138,6 +153,15 @@ int main(int argc, char** argv) {
       ok = absl::SimpleAtoi(value, &options.schedules) && options.schedules > 0;
     } else if (flag == "--dags") {
       ok = absl::SimpleAtoi(value, &options.dags) && options.dags > 0;
+    } else if (flag == "--machines" || flag == "--jobs") {
+      auto& list = flag == "--machines" ? options.machines : options.jobs;
+      ok = ParseNumbers(value, &numbers);
+      for (double number : numbers) {
+        ok = ok && number >= 1 && number == std::floor(number);
+        list.push_back(static_cast<int>(number));
+      }
+    } else if (flag == "--max-iterations") {
+      ok = absl::SimpleAtoi(value, &options.max_iterations) && options.max_iterations >= 2;
     } else if (flag == "--policies") {
       for (absl::string_view part : absl::StrSplit(value, ',')) {
         options.policies.emplace_back(part);
@@ -160,6 +184,8 @@ int main(int argc, char** argv) {
   if (command == "ressched") return resched::experiment::Ressched(options);
   if (command == "resscheddl") return resched::experiment::ResschedDl(options);
   if (command == "heft-vs-parallel") return resched::experiment::HeftVsParallel(options);
+  if (command == "sparse-lp") return resched::experiment::SparseLp(options);
+  if (command == "bicriteria") return resched::experiment::Bicriteria(options);
   std::fprintf(stderr, "resched-experiment: unknown subcommand '%s'\n", command.c_str());
   Usage();
   return 2;
