@@ -56,7 +56,7 @@ DagPlanningInput Input() {
   // The release sits in the middle, with the paper's week of history for q.
   const Time release = 100 * kDay;
   return DagPlanningInput{
-      &HundredTasks(), &t, release, AverageFree(t, release - 7 * kDay, release), {}};
+      &HundredTasks(), &t, release, AverageFree(t, release - 7 * kDay, release), {}, {}};
 }
 
 // The registry's planner `name`; null, with the benchmark marked skipped, if it cannot be built.

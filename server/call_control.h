@@ -1,5 +1,6 @@
 // The deadline and cancellation of the call a worker thread is running, for handlers that plan
-// for long (Replan): they stop planning once the caller has given up, and answer so.
+// for long (Replan, ReserveDAG, QueryDeadline): they stop planning once the caller has given up,
+// and answer so.
 #pragma once
 
 #include <grpcpp/grpcpp.h>

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "core/dag/dag_planner.h"
 #include "core/registry/registry.h"
+#include "server/call_control.h"
 #include "server/planning_span.h"
 #include "server/service.h"
 #include "server/service_apply.h"
@@ -26,13 +27,25 @@ DagPlanningInput InputFor(const ClusterPlan& plan, const Dag& dag, std::string_v
   const double window_hours = ParamValue(algorithm, params, "q_window_hours");
   const Duration window =
       CeilMicros((window_hours > 0 ? window_hours : kDefaultHistoryWindowHours) * 3600);
-  return DagPlanningInput{
-      &dag, &plan.timeline(), std::max(release, plan.now()), plan.HistoricalAvailable(window), {}};
+  // The call's deadline and cancellation stop a tightest-deadline search between probes.
+  return DagPlanningInput{&dag,
+                          &plan.timeline(),
+                          std::max(release, plan.now()),
+                          plan.HistoricalAvailable(window),
+                          {},
+                          PlanControl{[] { return !CurrentCallStatus().ok(); }}};
 }
 
 // Plans made before a commit gives up with ABORTED: each retry means the cluster took capacity
 // the previous plan needed while it was planned (off the lock).
 constexpr int kMaxDagAttempts = 3;
+
+// A stopped planner reports CANCELLED; the call says why it stopped (DEADLINE_EXCEEDED or
+// CANCELLED).
+grpc::Status StoppedOr(const absl::Status& planned) {
+  if (absl::Status call = CurrentCallStatus(); !call.ok()) return ToGrpc(call);
+  return ToGrpc(planned);
+}
 
 absl::Status StaleDagPlan() {
   return absl::AbortedError(absl::StrFormat(
@@ -149,7 +162,7 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
     if (!snapshot.ok()) return ToGrpc(snapshot.status());
     Time release = 0;
     absl::StatusOr<DagPlan> plan = plan_on(**snapshot, release);
-    if (!plan.ok()) return ToGrpc(plan.status());
+    if (!plan.ok()) return StoppedOr(plan.status());
     if (request->dry_run()) {
       DescribePlan(*dag, *plan, (*snapshot)->now(), response);
       return grpc::Status::OK;
@@ -237,7 +250,7 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
     if (!snapshot.ok()) return ToGrpc(snapshot.status());
     Time release = 0;
     absl::StatusOr<DeadlineAnswer> answer = answer_on(**snapshot, release);
-    if (!answer.ok()) return ToGrpc(answer.status());
+    if (!answer.ok()) return StoppedOr(answer.status());
     if (!request->commit()) {
       DescribeAnswer(*dag, *answer, response);
       return grpc::Status::OK;

@@ -130,7 +130,7 @@ int Ressched(const ExperimentOptions& options) {
       for (const ReservationCase& c : *cases) {
         const std::string key = ScenarioKey(specs[s], c);
         const std::string instance = absl::StrCat(c.sample, "/", d);
-        const DagPlanningInput input{&dag, &c.timeline, c.schedule.now, c.q, {}};
+        const DagPlanningInput input{&dag, &c.timeline, c.schedule.now, c.q, {}, {}};
         double cpa_hours = 0;  // BL_CPAR_BD_CPA's turnaround, compared with BD_CPAR's below
         for (const std::string& bl : kBottomLevels) {
           for (const std::string& bd : kBounds) {

@@ -139,7 +139,7 @@ int ResschedDl(const ExperimentOptions& options) {
       for (const ReservationCase& c : *cases) {
         const std::string key = absl::StrFormat("%g|%s", c.phi, ScenarioKey(specs[s], c));
         const std::string instance = absl::StrCat(c.sample, "/", d);
-        const DagPlanningInput input{&dag, &c.timeline, c.schedule.now, c.q, {}};
+        const DagPlanningInput input{&dag, &c.timeline, c.schedule.now, c.q, {}, {}};
         std::vector<double> tight_h(contenders.size(), NAN);
         std::vector<int> probes(contenders.size(), 0);
         double latest = 0;

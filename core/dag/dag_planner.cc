@@ -99,13 +99,14 @@ class DeadlinePlanner final : public DagPlanner {
     if (!g.ok()) return g.status();
     DeadlineAnswer answer;
     if (deadline) {
+      if (input.control.Stop()) return absl::CancelledError("the deadline planner was stopped");
       ++answer.probes;
       answer.plan = PlanByDeadline(*g, *input.timeline, input.release, *deadline, o);
       answer.feasible = answer.plan.has_value();
       if (answer.feasible) return answer;
     }
     absl::StatusOr<TightestDeadline> t =
-        FindTightestDeadline(*g, *input.timeline, input.release, o, resolution_);
+        FindTightestDeadline(*g, *input.timeline, input.release, o, resolution_, input.control);
     if (!t.ok()) return t.status();
     answer.probes += t->probes;
     answer.tightest = t->deadline;

@@ -17,6 +17,7 @@
 #include "core/dag/ressched.h"
 #include "core/dag/resscheddl.h"
 #include "core/model/dag.h"
+#include "core/model/plan_control.h"
 #include "core/timeline/timeline.h"
 
 namespace resched {
@@ -30,6 +31,9 @@ struct DagPlanningInput {
   int historical_q = 0;
   // Relative processor speeds for HEFT and Barbosa (one per processor); empty: all 1.
   std::vector<double> speeds;
+  // Asked between the probes of a tightest-deadline search (the planners that run many plans);
+  // a stop answers CANCELLED.
+  PlanControl control;
 };
 
 struct DeadlineAnswer {

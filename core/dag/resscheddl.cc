@@ -198,7 +198,8 @@ Time CriticalPathBound(const DagGraph& g, Time release) {
 absl::StatusOr<TightestDeadline> FindTightestDeadline(const DagGraph& g, const Timeline& timeline,
                                                       Time release,
                                                       const ResschedDlOptions& options,
-                                                      Duration resolution) {
+                                                      Duration resolution,
+                                                      const PlanControl& control) {
   resolution = std::max<Duration>(resolution, 1);
   TightestDeadline result;
   Time lo = CriticalPathBound(g, release) - 1;  // no deadline at or below lo can be met
@@ -215,8 +216,10 @@ absl::StatusOr<TightestDeadline> FindTightestDeadline(const DagGraph& g, const T
     ++result.probes;
     return RunBackwards(g, work, release, deadline, options, prep);
   };
+  const absl::Status stopped = absl::CancelledError("the tightest-deadline search was stopped");
   std::optional<DagPlan> best;
   while (true) {
+    if (control.Stop()) return stopped;
     best = probe(hi);
     if (best) break;
     lo = hi;
@@ -228,6 +231,7 @@ absl::StatusOr<TightestDeadline> FindTightestDeadline(const DagGraph& g, const T
     hi = release + 2 * std::max<Duration>(span, resolution);
   }
   while (hi - lo > resolution) {
+    if (control.Stop()) return stopped;
     const Time mid = lo + (hi - lo) / 2;
     if (std::optional<DagPlan> p = probe(mid)) {
       hi = mid;

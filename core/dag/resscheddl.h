@@ -26,6 +26,7 @@
 #include "core/dag/dag_graph.h"
 #include "core/dag/dag_plan.h"
 #include "core/dag/ressched.h"
+#include "core/model/plan_control.h"
 #include "core/timeline/timeline.h"
 
 namespace resched {
@@ -59,11 +60,13 @@ struct TightestDeadline {
 // met); above, the turnaround of RESSCHED BL_CPAR_BD_CPAR (usually met, else doubled until met)
 // and bisects it, where §5.3 bisects blindly. The heuristic is not monotone in K, so the answer
 // is the tightest deadline the bisection met, not a proof that no tighter one works.
-// RESOURCE_EXHAUSTED when no deadline within reach of the timeline works.
+// RESOURCE_EXHAUSTED when no deadline within reach of the timeline works; CANCELLED when
+// `control` says stop (asked before each probe).
 absl::StatusOr<TightestDeadline> FindTightestDeadline(const DagGraph& g, const Timeline& timeline,
                                                       Time release,
                                                       const ResschedDlOptions& options,
-                                                      Duration resolution = kMicrosPerSecond);
+                                                      Duration resolution = kMicrosPerSecond,
+                                                      const PlanControl& control = {});
 
 // Each DL_RC task's T (§5.2.2): its start, in the CPA schedule of the tasks not placed before it
 // in `placement`, on an empty machine of `machine` processors from the release. With

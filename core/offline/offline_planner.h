@@ -5,13 +5,13 @@
 // An empty timeline is the paper's setting.
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/model/job.h"
+#include "core/model/plan_control.h"
 #include "core/model/runtime_model.h"
 #include "core/timeline/timeline.h"
 
@@ -40,13 +40,6 @@ struct OfflinePlan {
   std::vector<Allocation> allocations;
   // Every schedule of the jobs on the machine ends at or after now + this (microseconds).
   std::optional<Duration> makespan_lower_bound;
-};
-
-// Lets a long planning run stop early (the call's deadline or cancellation): planners ask it
-// between steps and answer CANCELLED when it says stop.
-struct PlanControl {
-  std::function<bool()> should_stop;
-  bool Stop() const { return should_stop && should_stop(); }
 };
 
 class OfflinePlanner {

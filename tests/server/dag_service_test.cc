@@ -72,7 +72,8 @@ class DagServiceTest : public ServerTest {
   }
 
   grpc::Status Query(const pb::Dag& dag, std::optional<std::int64_t> deadline_s, bool commit,
-                     pb::QueryDeadlineResponse* response, const std::string& algorithm = "") {
+                     pb::QueryDeadlineResponse* response, const std::string& algorithm = "",
+                     std::chrono::milliseconds call_deadline = std::chrono::milliseconds(0)) {
     pb::QueryDeadlineRequest request;
     request.set_cluster("sim");
     *request.mutable_dag() = dag;
@@ -80,6 +81,9 @@ class DagServiceTest : public ServerTest {
     if (deadline_s) request.mutable_deadline()->set_seconds(*deadline_s);
     request.set_commit(commit);
     grpc::ClientContext context;
+    if (call_deadline.count() > 0) {
+      context.set_deadline(std::chrono::system_clock::now() + call_deadline);
+    }
     return stub_->QueryDeadline(&context, request, response);
   }
 
@@ -350,6 +354,39 @@ TEST_F(DagServiceTest, SubmitJobAnswersWhileADagIsPlanned) {
   const pb::Schedule schedule = Schedule("sim");
   ExpectValid(schedule);
   EXPECT_EQ(schedule.dag_tasks_size(), dag.tasks_size());
+}
+
+TEST_F(DagServiceTest, ATightestDeadlineSearchStopsAtTheCallsDeadline) {
+  using Clock = std::chrono::steady_clock;
+  // The largest DAG accepted, bisected to the microsecond: many probes of many tasks.
+  pb::QueryDeadlineRequest request;
+  request.set_cluster("sim");
+  *request.mutable_dag() = Layered(250, 40);
+  request.mutable_algorithm()->set_name("dl_bd_cpar");
+  (*request.mutable_algorithm()->mutable_params())["resolution_s"] = 1e-6;
+  auto query = [&](bool commit, std::chrono::milliseconds deadline) {
+    request.set_commit(commit);
+    grpc::ClientContext context;
+    if (deadline.count() > 0) context.set_deadline(std::chrono::system_clock::now() + deadline);
+    pb::QueryDeadlineResponse response;
+    return stub_->QueryDeadline(&context, request, &response);
+  };
+  // The whole search, for scale.
+  auto started = Clock::now();
+  ASSERT_OK(query(false, std::chrono::milliseconds(0)));
+  const double search_seconds = std::chrono::duration<double>(Clock::now() - started).count();
+
+  const grpc::Status s = query(true, std::chrono::milliseconds(50));
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << s.error_message();
+  EXPECT_TRUE(Dags().empty());
+  EXPECT_EQ(Schedule("sim").dag_tasks_size(), 0);
+  // The server stopped searching: shutting it down waits for running handlers, and does not
+  // wait for a whole search.
+  started = Clock::now();
+  Stop();
+  const double stop_seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  EXPECT_LT(stop_seconds, search_seconds / 2)
+      << "the search took " << search_seconds << " s when run whole";
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ TEST(DagPlanner, EveryBuiltDagPlannerProducesAValidPlanByName) {
   std::mt19937_64 rng(8);
   const Dag dag = testing::RandomDag(rng, 20);
   const Timeline busy = testing::RandomTimeline(rng, 48, 150, 48 * kHour);
-  const DagPlanningInput input{&dag, &busy, 2 * kHour, 30, {}};
+  const DagPlanningInput input{&dag, &busy, 2 * kHour, 30, {}, {}};
   int built = 0;
   for (const AlgorithmInfo& info : AlgorithmRegistry()) {
     if (info.kind != AlgorithmKind::kDagPlanner || !info.implemented()) continue;
@@ -49,7 +49,7 @@ TEST(DagPlanner, EveryBuiltDagPlannerProducesAValidPlanByName) {
 TEST(DagPlanner, UnknownNamesAndBadParametersNameTheField) {
   const Dag dag{{{"t", Amdahl(kHour, 0)}}, {}};
   const Timeline empty(4);
-  const DagPlanningInput input{&dag, &empty, 0, 0, {}};
+  const DagPlanningInput input{&dag, &empty, 0, 0, {}, {}};
   absl::Status s = PlanDag("bl_x_bd_y", {}, input).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StartsWith(s.message(), "algorithm.name")) << s;
@@ -57,7 +57,7 @@ TEST(DagPlanner, UnknownNamesAndBadParametersNameTheField) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StartsWith(s.message(), "algorithm.params.lambda")) << s;
   const Dag cyclic{{{"a", Amdahl(kHour, 0)}, {"b", Amdahl(kHour, 0)}}, {{0, 1, 0}, {1, 0, 0}}};
-  s = PlanDag("cpa", {}, DagPlanningInput{&cyclic, &empty, 0, 0, {}}).status();
+  s = PlanDag("cpa", {}, DagPlanningInput{&cyclic, &empty, 0, 0, {}, {}}).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StartsWith(s.message(), "dag")) << s;
 }
@@ -66,7 +66,7 @@ TEST(DagPlanner, DeadlineAnswersForBothKindsOfPlanner) {
   std::mt19937_64 rng(4);
   const Dag dag = testing::RandomDag(rng, 12);
   const Timeline busy = testing::RandomTimeline(rng, 32, 80, 24 * kHour);
-  const DagPlanningInput input{&dag, &busy, 0, 20, {}};
+  const DagPlanningInput input{&dag, &busy, 0, 20, {}, {}};
   for (const char* name : {"bl_cpar_bd_cpar", "dl_rc_cpar", "dl_bd_cpa"}) {
     absl::StatusOr<DeadlineAnswer> tightest = AnswerDeadline(name, {}, input, std::nullopt);
     ASSERT_OK(tightest);

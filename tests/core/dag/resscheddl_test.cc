@@ -92,6 +92,24 @@ TEST(FindTightestDeadline, IsMetAndNotBelowTheCriticalPath) {
   }
 }
 
+TEST(FindTightestDeadline, StopsBetweenProbesWhenAsked) {
+  std::mt19937_64 rng(9);
+  const Dag dag = testing::RandomDag(rng, 15);
+  const Timeline busy = testing::RandomTimeline(rng, 32, 100, 48 * kHour);
+  const DagGraph g = DeadlineGraph(dag, 32);
+  const ResschedDlOptions o = *ParseResschedDlName("dl_bd_cpa");
+  absl::StatusOr<TightestDeadline> whole = FindTightestDeadline(g, busy, 0, o);
+  ASSERT_OK(whole);
+  ASSERT_GT(whole->probes, 3);
+  // Stopped after three probes: CANCELLED, whatever the bisection had found so far.
+  int asked = 0;
+  PlanControl control{[&asked] { return ++asked > 3; }};
+  absl::StatusOr<TightestDeadline> stopped =
+      FindTightestDeadline(g, busy, 0, o, kMicrosPerSecond, control);
+  EXPECT_EQ(stopped.status().code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(asked, 4);
+}
+
 // §5.2.2: T is the task's start in "a full schedule for all the application tasks that have not
 // been scheduled yet". a precedes b; c stands alone; placed c, b, a. b's T is a's run time: on
 // a's width in CPA's allocation for {a, b} (reallocated) or for all three (kept). c's large

@@ -93,7 +93,7 @@ TEST(RuntimeContract, EveryDagPlannerPlacesTasksAsTheirModelsSay) {
       Dag dag = testing::RandomDag(rng, 12);
       for (Task& task : dag.tasks) task.model = RandomModel(rng);
       const Timeline busy = testing::RandomTimeline(rng, kCapacity, 40, 24 * kHour);
-      const DagPlanningInput input{&dag, &busy, kHour, kCapacity / 2, {}};
+      const DagPlanningInput input{&dag, &busy, kHour, kCapacity / 2, {}, {}};
       absl::StatusOr<DagPlan> plan = planner->Plan(input);
       if (info.name == "heft" && !AllowsOneProcessor(dag)) {
         EXPECT_THAT(plan, testing::StatusIs(absl::StatusCode::kInvalidArgument,
