@@ -50,5 +50,6 @@ int ResschedDl(const ExperimentOptions& options);
 int HeftVsParallel(const ExperimentOptions& options);
 int SparseLp(const ExperimentOptions& options);
 int Bicriteria(const ExperimentOptions& options);
+int ReplanLogs(const ExperimentOptions& options);
 
 }  // namespace resched::experiment

@@ -28,6 +28,8 @@ void Usage() {
       "                      LP and its hybrid, makespan over the lower bound\n"
       "  bicriteria          Dutot et al. §4.1-4.2 / Figs. 3-5, 7: the bi-criteria batch\n"
       "                      algorithm vs Gang, Sequential, List Graham; C_max and sum wC\n"
+      "  replan-logs         every Replan planner on the backlog of real SWF logs, against the\n"
+      "                      lower bounds (--logs, --tasks: the backlog, default 400)\n"
       "flags:\n"
       "  --out DIR           where CSV and SVG files go (default .)\n"
       "  --seeds N           instances per setting (default 1; the paper: 20 for moldable;\n"
@@ -186,6 +188,7 @@ int main(int argc, char** argv) {
   if (command == "heft-vs-parallel") return resched::experiment::HeftVsParallel(options);
   if (command == "sparse-lp") return resched::experiment::SparseLp(options);
   if (command == "bicriteria") return resched::experiment::Bicriteria(options);
+  if (command == "replan-logs") return resched::experiment::ReplanLogs(options);
   std::fprintf(stderr, "resched-experiment: unknown subcommand '%s'\n", command.c_str());
   Usage();
   return 2;
