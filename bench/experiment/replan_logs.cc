@@ -94,7 +94,8 @@ int ReplanLogs(const ExperimentOptions& options) {
       "|---|---|---|---|---|---|%s\n",
       options.with_times ? " dry-run Replan (ms) |" : "", options.with_times ? "---|" : "");
   for (const std::string& file : logs) {
-    const std::string path = std::filesystem::path(file).is_absolute() ? file : dir + "/" + file;
+    const std::string path =
+        (std::filesystem::path(dir) / file).string();  // an absolute `file` stays as is
     absl::StatusOr<SwfLog> log = LoadLog(path);
     if (!log.ok()) {
       std::fprintf(stderr, "%s\n", std::string(log.status().message()).c_str());
