@@ -28,8 +28,8 @@
 #include "absl/strings/str_format.h"
 #include "bench/experiment/csv.h"
 #include "bench/experiment/experiments.h"
+#include "bench/experiment/offline_validate.h"
 #include "bench/experiment/svg_plot.h"
-#include "core/metrics/validate.h"
 #include "core/offline/minsum_lower_bound.h"
 #include "core/offline/mrt.h"
 #include "core/registry/registry.h"
@@ -60,20 +60,6 @@ struct PointFigures {
   double seconds = 0;
   int runs = 0;
 };
-
-absl::Status Validate(const OfflineProblem& problem, const OfflinePlan& plan) {
-  ScheduleToValidate s;
-  s.capacity = problem.free.capacity();
-  for (std::size_t i = 0; i < problem.jobs.size(); ++i) {
-    ScheduledItem item;
-    item.id = problem.jobs[i].id;
-    item.allocation = plan.allocations[i];
-    item.release = problem.now;
-    item.model = &problem.jobs[i].model;
-    s.items.push_back(item);
-  }
-  return ValidateSchedule(s);
-}
 
 }  // namespace
 
@@ -152,7 +138,7 @@ int Bicriteria(const ExperimentOptions& options) {
                          std::string(plan.status().message()).c_str());
             return 1;
           }
-          if (absl::Status valid = Validate(problem, *plan); !valid.ok()) {
+          if (absl::Status valid = ValidateOfflinePlan(problem, *plan); !valid.ok()) {
             std::fprintf(stderr, "%s on %d tasks: invalid plan: %s\n", name.c_str(), n,
                          std::string(valid.message()).c_str());
             return 1;

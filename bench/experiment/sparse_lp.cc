@@ -30,9 +30,9 @@
 #include "absl/strings/str_format.h"
 #include "bench/experiment/csv.h"
 #include "bench/experiment/experiments.h"
+#include "bench/experiment/offline_validate.h"
 #include "bench/experiment/runner.h"
 #include "bench/experiment/svg_plot.h"
-#include "core/metrics/validate.h"
 #include "core/offline/offline_planner.h"
 #include "core/registry/registry.h"
 
@@ -84,20 +84,6 @@ double LowerBoundSeconds(const OfflineProblem& problem) {
     work += least_work;
   }
   return std::max(longest, work / m);
-}
-
-absl::Status Validate(const OfflineProblem& problem, const OfflinePlan& plan) {
-  ScheduleToValidate s;
-  s.capacity = problem.free.capacity();
-  for (std::size_t i = 0; i < problem.jobs.size(); ++i) {
-    ScheduledItem item;
-    item.id = problem.jobs[i].id;
-    item.allocation = plan.allocations[i];
-    item.release = problem.now;
-    item.model = &problem.jobs[i].model;
-    s.items.push_back(item);
-  }
-  return ValidateSchedule(s);
 }
 
 // The ratios of one point, trimmed as the paper does for m = 32.
@@ -175,7 +161,7 @@ int SparseLp(const ExperimentOptions& options) {
                            std::string(plan.status().message()).c_str());
               return 1;
             }
-            if (absl::Status valid = Validate(problem, *plan); !valid.ok()) {
+            if (absl::Status valid = ValidateOfflinePlan(problem, *plan); !valid.ok()) {
               std::fprintf(stderr, "%s on %d jobs: invalid plan: %s\n", name.c_str(), n,
                            std::string(valid.message()).c_str());
               return 1;
