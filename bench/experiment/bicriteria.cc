@@ -17,10 +17,10 @@
 //   minutes) are listed in dutot_workload.h.
 // Every plan goes through the schedule validator; an invalid plan stops the experiment.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -69,6 +69,16 @@ int Bicriteria(const ExperimentOptions& options) {
   std::vector<std::string> planners = options.policies;
   if (planners.empty()) {
     planners = {"bicriteria", "gang", "seq-lptf", "list-mrt", "list-wlptf", "list-saf"};
+  }
+  std::vector<std::unique_ptr<OfflinePlanner>> built_planners;
+  for (const std::string& name : planners) {
+    absl::StatusOr<std::unique_ptr<OfflinePlanner>> planner = MakeOfflinePlanner(name, {});
+    if (!planner.ok()) {
+      std::fprintf(stderr, "%s: %s\n", name.c_str(),
+                   std::string(planner.status().message()).c_str());
+      return 2;
+    }
+    built_planners.push_back(*std::move(planner));
   }
   std::ofstream csv_file(absl::StrCat(options.out_dir, "/bicriteria.csv"));
   CsvWriter csv(csv_file, {"workload", "tasks", "seed", "planner", "makespan_s", "makespan_bound_s",
@@ -122,31 +132,20 @@ int Bicriteria(const ExperimentOptions& options) {
         }
         const double makespan_bound = static_cast<double>(mrt->lower_bound) / 1e6;
         const double minsum_lower = *minsum_bound / 1e6;
-        for (const std::string& name : planners) {
-          absl::StatusOr<std::unique_ptr<OfflinePlanner>> planner = MakeOfflinePlanner(name, {});
-          if (!planner.ok()) {
-            std::fprintf(stderr, "%s: %s\n", name.c_str(),
-                         std::string(planner.status().message()).c_str());
-            return 2;
-          }
-          const auto started = std::chrono::steady_clock::now();
-          absl::StatusOr<OfflinePlan> plan = (*planner)->Plan(problem, {});
-          const double cpu =
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-          if (!plan.ok()) {
+        for (std::size_t p = 0; p < planners.size(); ++p) {
+          const std::string& name = planners[p];
+          absl::StatusOr<TimedPlan> timed = PlanTimedAndValidated(*built_planners[p], problem);
+          if (!timed.ok()) {
             std::fprintf(stderr, "%s on %d tasks: %s\n", name.c_str(), n,
-                         std::string(plan.status().message()).c_str());
+                         std::string(timed.status().message()).c_str());
             return 1;
           }
-          if (absl::Status valid = ValidateOfflinePlan(problem, *plan); !valid.ok()) {
-            std::fprintf(stderr, "%s on %d tasks: invalid plan: %s\n", name.c_str(), n,
-                         std::string(valid.message()).c_str());
-            return 1;
-          }
+          const OfflinePlan& plan = timed->plan;
+          const double cpu = timed->seconds;
           double makespan = 0;
           double minsum = 0;
           for (std::size_t i = 0; i < problem.jobs.size(); ++i) {
-            const double end = static_cast<double>(plan->allocations[i].end) / 1e6;
+            const double end = static_cast<double>(plan.allocations[i].end) / 1e6;
             makespan = std::max(makespan, end);
             minsum += problem.jobs[i].weight * end;
           }

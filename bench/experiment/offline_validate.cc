@@ -1,7 +1,9 @@
 #include "bench/experiment/offline_validate.h"
 
 #include <algorithm>
+#include <chrono>
 
+#include "absl/strings/str_cat.h"
 #include "core/metrics/validate.h"
 
 namespace resched::experiment {
@@ -21,6 +23,19 @@ absl::Status ValidateOfflinePlan(const OfflineProblem& problem, const OfflinePla
     s.items.push_back(item);
   }
   return ValidateSchedule(s);
+}
+
+absl::StatusOr<TimedPlan> PlanTimedAndValidated(const OfflinePlanner& planner,
+                                                const OfflineProblem& problem) {
+  const auto started = std::chrono::steady_clock::now();
+  absl::StatusOr<OfflinePlan> plan = planner.Plan(problem, {});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!plan.ok()) return plan.status();
+  if (absl::Status valid = ValidateOfflinePlan(problem, *plan); !valid.ok()) {
+    return absl::Status(valid.code(), absl::StrCat("invalid plan: ", valid.message()));
+  }
+  return TimedPlan{*std::move(plan), seconds};
 }
 
 }  // namespace resched::experiment

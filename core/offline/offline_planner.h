@@ -5,6 +5,7 @@
 // An empty timeline is the paper's setting.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,11 +36,13 @@ struct OfflineProblem {
 
 // A planner's answer: one allocation per job, in the problem's order, booked on a copy of the
 // free profile (so the plan fits around everything fixed); and the lower bound it proves on the
-// optimal makespan, when it computes one.
+// optimal makespan, when it computes one; and figures a paper reports about its algorithm's run
+// (e.g. chretien §5.3's share of jobs the LP places exactly), by name, for the experiments.
 struct OfflinePlan {
   std::vector<Allocation> allocations;
   // Every schedule of the jobs on the machine ends at or after now + this (microseconds).
   std::optional<Duration> makespan_lower_bound;
+  std::map<std::string, double> statistics;
 };
 
 class OfflinePlanner {

@@ -36,6 +36,11 @@ std::unique_ptr<OfflinePlanner> MakeLtfPlanner();
 // makespan is cut into.
 std::unique_ptr<OfflinePlanner> MakeSparseLpPlanner(double p, int max_iterations, int time_steps,
                                                     bool hybrid);
+// The sparse LPs' statistics (OfflinePlan::statistics), as §5.3 records them: the LPs solved,
+// and the share of jobs that an LP's solution places exactly (one slot at 1), averaged over
+// those LPs (absent when none was solved).
+inline constexpr char kSparseLpSolves[] = "lp_solves";
+inline constexpr char kSparseLpExactJobShare[] = "exact_job_share";
 
 // dutot §3.2's bi-criteria batch algorithm (bicriteria.cc): MRT's `epsilon`, the batch order
 // shuffled `shuffles` times from `seed`.

@@ -80,6 +80,20 @@ struct HorizonLp {
   ClpSimplex clp;
 };
 
+// The jobs that the LP solution `x` places exactly (one of their slots at 1).
+int ExactJobs(const HorizonLp& lp, const std::vector<double>& x) {
+  int exact = 0;
+  for (std::size_t i = 0; i + 1 < lp.first_slot.size(); ++i) {
+    for (int s = lp.first_slot[i]; s < lp.first_slot[i + 1]; ++s) {
+      if (x[s] >= kOne) {
+        ++exact;
+        break;
+      }
+    }
+  }
+  return exact;
+}
+
 class SparseLpPlanner final : public OfflinePlanner {
  public:
   SparseLpPlanner(double p, int max_iterations, int time_steps, bool hybrid)
@@ -349,6 +363,8 @@ absl::StatusOr<OfflinePlan> SparseLpPlanner::Plan(const OfflineProblem& problem,
   bool end = false;
   bool increase = false;
   HorizonLp lp;
+  int lp_solves = 0;
+  double exact_share_sum = 0;
   while (horizon > lower_bound_steps && !end && horizon <= max_horizon) {  // line 3
     if (absl::Status built = BuildLp(instance, horizon, lp); !built.ok()) return built;
     std::vector<double> x(lp.slots.size(), 0);  // line 5
@@ -368,6 +384,8 @@ absl::StatusOr<OfflinePlan> SparseLpPlanner::Plan(const OfflineProblem& problem,
       }
       const double* solution = lp.clp.primalColumnSolution();
       x.assign(solution, solution + lp.slots.size());
+      ++lp_solves;
+      exact_share_sum += static_cast<double>(ExactJobs(lp, x)) / n;
       absl::StatusOr<std::optional<Candidate>> candidate = Convert(instance, lp, x);  // line 9
       if (!candidate.ok()) return candidate.status();
       if (*candidate && (*candidate)->makespan_steps <= horizon) {  // lines 10-13
@@ -390,7 +408,9 @@ absl::StatusOr<OfflinePlan> SparseLpPlanner::Plan(const OfflineProblem& problem,
       }
     }
   }
-  return OfflinePlan{std::move(schedule), lower_bound};
+  OfflinePlan plan{std::move(schedule), lower_bound, {{kSparseLpSolves, lp_solves}}};
+  if (lp_solves > 0) plan.statistics[kSparseLpExactJobShare] = exact_share_sum / lp_solves;
+  return plan;
 }
 
 }  // namespace

@@ -36,7 +36,23 @@ TEST(SparseLpTest, BothVersionsFindTheOptimumWhereLtfDoesNot) {
     EXPECT_EQ(Makespan(*plan), optimum);
     ASSERT_TRUE(plan->makespan_lower_bound.has_value());
     EXPECT_LE(*plan->makespan_lower_bound, optimum);
+    // LTF is above the bound, so LPs were solved; the optimum came from one whose solution
+    // placed jobs exactly.
+    EXPECT_GE(plan->statistics.at(kSparseLpSolves), 1);
+    EXPECT_GT(plan->statistics.at(kSparseLpExactJobShare), 0);
+    EXPECT_LE(plan->statistics.at(kSparseLpExactJobShare), 1);
   }
+}
+
+TEST(SparseLpTest, NoLpIsSolvedWhenLtfMeetsTheBound) {
+  // Two jobs side by side fill the machine for their common length: LTF is optimal at once.
+  const OfflineProblem problem = Problem(4, {JobOf("a", Rigid(2, 3)), JobOf("b", Rigid(2, 3))});
+  auto plan = MakeSparseLpPlanner(0.1, 200, 100, /*hybrid=*/false)->Plan(problem, {});
+  ASSERT_OK(plan);
+  ExpectValidPlan(problem, *plan);
+  EXPECT_EQ(Makespan(*plan), 3 * kS);
+  EXPECT_EQ(plan->statistics.at(kSparseLpSolves), 0);
+  EXPECT_FALSE(plan->statistics.contains(kSparseLpExactJobShare));
 }
 
 TEST(SparseLpTest, RandomSmallInstancesLieBetweenTheOptimumAndLtf) {
