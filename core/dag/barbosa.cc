@@ -441,6 +441,7 @@ absl::StatusOr<BarbosaResult> Scheduler::Run(const std::vector<BarbosaJob>& jobs
   }
   const int pools = static_cast<int>(pool_limits.size());
   while (!ready.empty()) {
+    if (options_.control.Stop()) return absl::CancelledError("Barbosa's scheduler was stopped");
     std::vector<int> round_tasks;
     round_tasks.swap(ready);
     BarbosaRound round;

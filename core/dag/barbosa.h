@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "core/dag/dag_plan.h"
 #include "core/model/dag.h"
+#include "core/model/plan_control.h"
 #include "core/model/runtime_model.h"
 #include "core/model/time.h"
 #include "core/timeline/timeline.h"
@@ -47,6 +48,7 @@ struct JobPrecedence {
 struct BarbosaOptions {
   bool sum_incoming_transfers = false;  // see the header comment
   bool correction = true;               // Alg. 2 lines 6-14 (off: lines 1-5 only, for ablation)
+  PlanControl control;                  // asked before each round: CANCELLED when it says stop
 };
 
 // What the algorithm did, round by round, for tests and experiments.

@@ -71,7 +71,8 @@ class PathLengths {
 
 }  // namespace
 
-std::vector<int> CpaAllocation(const DagGraph& g, int processors, CpaOptions options) {
+std::vector<int> CpaAllocation(const DagGraph& g, int processors, CpaOptions options,
+                               const PlanControl& control) {
   const int n = g.size();
   std::vector<int> index(n, 0);
   std::vector<Duration> time(n);
@@ -101,7 +102,7 @@ std::vector<int> CpaAllocation(const DagGraph& g, int processors, CpaOptions opt
   for (int i = 0; i < n; ++i) next_step(i);
 
   PathLengths paths(g, time);
-  while (true) {
+  while (!control.Stop()) {
     Duration critical = 0;
     for (int i = 0; i < n; ++i) critical = std::max(critical, paths.Through(i));
     if (static_cast<double>(critical) <= area / processors) break;
@@ -157,8 +158,9 @@ absl::Status MapWithWidths(const DagGraph& g, const std::vector<int>& order,
 }
 
 absl::StatusOr<DagPlan> PlanCpa(const DagGraph& g, const Timeline& timeline, Time release,
-                                CpaOptions options) {
-  const std::vector<int> widths = CpaAllocation(g, timeline.capacity(), options);
+                                CpaOptions options, const PlanControl& control) {
+  const std::vector<int> widths = CpaAllocation(g, timeline.capacity(), options, control);
+  if (control.Stop()) return absl::CancelledError("CPA was stopped");
   const std::vector<int> order = ByDecreasingBottomLevel(g, BottomLevels(g, TimesFor(g, widths)));
   Timeline work = timeline.Snapshot();
   DagPlan plan;

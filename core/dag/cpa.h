@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "core/dag/dag_graph.h"
 #include "core/dag/dag_plan.h"
+#include "core/model/plan_control.h"
 #include "core/timeline/timeline.h"
 
 namespace resched {
@@ -32,8 +33,11 @@ struct CpaOptions {
 };
 
 // The allocation phase for a machine of `processors` processors: one width per task, each an
-// allowed width of the task (its smallest one when even that exceeds `processors`).
-std::vector<int> CpaAllocation(const DagGraph& g, int processors, CpaOptions options = {});
+// allowed width of the task (its smallest one when even that exceeds `processors`). `control` is
+// asked once per widening step: when it says stop, the widths reached so far come back (still an
+// allocation, only less refined) and the caller answers CANCELLED.
+std::vector<int> CpaAllocation(const DagGraph& g, int processors, CpaOptions options = {},
+                               const PlanControl& control = {});
 
 // Mapping with fixed widths: places the tasks of `order` (predecessors first) one by one at the
 // earliest start on `timeline` after `release` and after their already placed predecessors
@@ -44,8 +48,9 @@ absl::Status MapWithWidths(const DagGraph& g, const std::vector<int>& order,
                            DagPlan& plan);
 
 // Plain CPA: the allocation for the timeline's capacity, then the mapping by decreasing bottom
-// level on the timeline (around its reservations; on an empty timeline, CPA itself).
+// level on the timeline (around its reservations; on an empty timeline, CPA itself). CANCELLED
+// when `control` says stop.
 absl::StatusOr<DagPlan> PlanCpa(const DagGraph& g, const Timeline& timeline, Time release,
-                                CpaOptions options = {});
+                                CpaOptions options = {}, const PlanControl& control = {});
 
 }  // namespace resched

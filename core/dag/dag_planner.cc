@@ -54,7 +54,7 @@ class CpaPlanner final : public TurnaroundPlanner {
     const int p = input.timeline->capacity();
     absl::StatusOr<DagGraph> g = BuildDagGraph(*input.dag, p, p);
     if (!g.ok()) return g.status();
-    return PlanCpa(*g, *input.timeline, input.release, cpa_);
+    return PlanCpa(*g, *input.timeline, input.release, cpa_, input.control);
   }
 
  private:
@@ -73,7 +73,7 @@ class ResschedPlanner final : public TurnaroundPlanner {
     absl::StatusOr<DagGraph> g = BuildDagGraph(
         *input.dag, p, std::max(WidestFor(o.bottom_level, p, q), WidestFor(o.bound, p, q)));
     if (!g.ok()) return g.status();
-    return PlanRessched(*g, *input.timeline, input.release, o);
+    return PlanRessched(*g, *input.timeline, input.release, o, input.control);
   }
 
  private:
@@ -101,7 +101,8 @@ class DeadlinePlanner final : public DagPlanner {
     if (deadline) {
       if (input.control.Stop()) return absl::CancelledError("the deadline planner was stopped");
       ++answer.probes;
-      answer.plan = PlanByDeadline(*g, *input.timeline, input.release, *deadline, o);
+      answer.plan = PlanByDeadline(*g, *input.timeline, input.release, *deadline, o, input.control);
+      if (input.control.Stop()) return absl::CancelledError("the deadline planner was stopped");
       answer.feasible = answer.plan.has_value();
       if (answer.feasible) return answer;
     }
@@ -136,7 +137,7 @@ class DeadlinePlanner final : public DagPlanner {
 class MappingPlanner final : public TurnaroundPlanner {
  public:
   using MapFn = absl::StatusOr<DagPlan> (*)(const Dag&, const std::vector<double>&, Time,
-                                            const Timeline*);
+                                            const Timeline*, const PlanControl&);
   explicit MappingPlanner(MapFn map) : map_(map) {}
 
   absl::StatusOr<DagPlan> Plan(const DagPlanningInput& input) const override {
@@ -144,7 +145,7 @@ class MappingPlanner final : public TurnaroundPlanner {
     if (absl::Status s = ValidateDag(*input.dag, p); !s.ok()) return s;
     const std::vector<double> speeds =
         input.speeds.empty() ? std::vector<double>(p, 1.0) : input.speeds;
-    return map_(*input.dag, speeds, input.release, input.timeline);
+    return map_(*input.dag, speeds, input.release, input.timeline, input.control);
   }
 
  private:
@@ -152,8 +153,11 @@ class MappingPlanner final : public TurnaroundPlanner {
 };
 
 absl::StatusOr<DagPlan> BarbosaWithDefaults(const Dag& dag, const std::vector<double>& speeds,
-                                            Time release, const Timeline* timeline) {
-  return BarbosaPlan(dag, speeds, release, timeline);
+                                            Time release, const Timeline* timeline,
+                                            const PlanControl& control) {
+  BarbosaOptions options;
+  options.control = control;
+  return BarbosaPlan(dag, speeds, release, timeline, options);
 }
 
 }  // namespace

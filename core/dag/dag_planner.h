@@ -31,8 +31,8 @@ struct DagPlanningInput {
   int historical_q = 0;
   // Relative processor speeds for HEFT and Barbosa (one per processor); empty: all 1.
   std::vector<double> speeds;
-  // Asked between the probes of a tightest-deadline search (the planners that run many plans);
-  // a stop answers CANCELLED.
+  // Asked during planning (per task, per CPA widening step, before each tightest-deadline
+  // probe); a stop answers CANCELLED.
   PlanControl control;
 };
 

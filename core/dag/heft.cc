@@ -125,15 +125,15 @@ std::vector<double> UpwardRanks(const Dag& dag, const TaskCosts& costs) {
 }
 
 absl::StatusOr<DagPlan> HeftPlan(const Dag& dag, const std::vector<double>& speeds, Time release,
-                                 const Timeline* timeline) {
+                                 const Timeline* timeline, const PlanControl& control) {
   if (dag.tasks.empty()) return ValidateDag(dag, 1);
   auto costs = CostsFromSpeeds(dag, speeds);
   if (!costs.ok()) return costs.status();
-  return HeftPlanWithCosts(dag, *costs, release, timeline);
+  return HeftPlanWithCosts(dag, *costs, release, timeline, control);
 }
 
 absl::StatusOr<DagPlan> HeftPlanWithCosts(const Dag& dag, const TaskCosts& costs, Time release,
-                                          const Timeline* timeline) {
+                                          const Timeline* timeline, const PlanControl& control) {
   if (dag.tasks.empty()) return ValidateDag(dag, 1);  // names the empty DAG
   if (auto s = CheckCosts(dag, costs); !s.ok()) return s;
   const int n = static_cast<int>(dag.tasks.size());
@@ -163,6 +163,7 @@ absl::StatusOr<DagPlan> HeftPlanWithCosts(const Dag& dag, const TaskCosts& costs
   DagPlan plan;
   plan.tasks.resize(n);
   for (int i : priority) {
+    if (control.Stop()) return absl::CancelledError("HEFT was stopped");
     int best_j = -1;
     Time best_start = 0;
     Time best_end = kTimeMax;

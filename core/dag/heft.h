@@ -29,6 +29,7 @@
 #include "core/metrics/validate.h"
 #include "core/model/cluster.h"
 #include "core/model/dag.h"
+#include "core/model/plan_control.h"
 #include "core/model/time.h"
 #include "core/timeline/timeline.h"
 
@@ -55,13 +56,14 @@ std::vector<double> UpwardRanks(const Dag& dag, const TaskCosts& costs);
 // `release`. `timeline`: the cluster's existing reservations, null for a dedicated cluster; when
 // given, speeds.size() must equal its capacity. Each task gets k = 1 and processors = {j}. Errors:
 // INVALID_ARGUMENT (DAG, speeds), RESOURCE_EXHAUSTED when a task fits on no processor (a hold that
-// never ends).
+// never ends), CANCELLED when `control` says stop (asked before each task).
 absl::StatusOr<DagPlan> HeftPlan(const Dag& dag, const std::vector<double>& speeds, Time release,
-                                 const Timeline* timeline);
+                                 const Timeline* timeline, const PlanControl& control = {});
 
 // Same with an explicit cost matrix (costs[task][processor], every cost >= 0).
 absl::StatusOr<DagPlan> HeftPlanWithCosts(const Dag& dag, const TaskCosts& costs, Time release,
-                                          const Timeline* timeline);
+                                          const Timeline* timeline,
+                                          const PlanControl& control = {});
 
 // DagPlanToValidate for plans mapped on processors (HEFT, Barbosa): an edge whose two tasks ran on
 // the same single processor needs no transfer (HEFT's rule), and, unless `check_durations`, the

@@ -39,8 +39,8 @@ absl::StatusOr<ResschedOptions> ParseResschedName(std::string_view name) {
 
 int EffectiveQ(int capacity, int q) { return q <= 0 ? capacity : std::clamp(q, 1, capacity); }
 
-std::vector<int> AllocationWidths(const DagGraph& g, AllocationSource source, int q,
-                                  CpaOptions cpa) {
+std::vector<int> AllocationWidths(const DagGraph& g, AllocationSource source, int q, CpaOptions cpa,
+                                  const PlanControl& control) {
   const int p = g.capacity;
   switch (source) {
     case AllocationSource::kOne:
@@ -50,9 +50,9 @@ std::vector<int> AllocationWidths(const DagGraph& g, AllocationSource source, in
     case AllocationSource::kHalf:
       return std::vector<int>(g.size(), std::max(1, p / 2));
     case AllocationSource::kCpa:
-      return CpaAllocation(g, p, cpa);
+      return CpaAllocation(g, p, cpa, control);
     case AllocationSource::kCpar:
-      return CpaAllocation(g, EffectiveQ(g.capacity, q), cpa);
+      return CpaAllocation(g, EffectiveQ(g.capacity, q), cpa, control);
   }
   return {};
 }
@@ -75,12 +75,15 @@ std::optional<TaskReservation> EarliestCompletionUpTo(const WidthTable& w, int b
 }
 
 absl::StatusOr<DagPlan> PlanRessched(const DagGraph& g, const Timeline& timeline, Time release,
-                                     const ResschedOptions& options) {
+                                     const ResschedOptions& options, const PlanControl& control) {
+  const absl::Status stopped = absl::CancelledError("RESSCHED was stopped");
   const std::vector<int> bl_widths =
-      AllocationWidths(g, options.bottom_level, options.q, options.cpa);
-  const std::vector<int> bounds = options.bound == options.bottom_level
-                                      ? bl_widths
-                                      : AllocationWidths(g, options.bound, options.q, options.cpa);
+      AllocationWidths(g, options.bottom_level, options.q, options.cpa, control);
+  const std::vector<int> bounds =
+      options.bound == options.bottom_level
+          ? bl_widths
+          : AllocationWidths(g, options.bound, options.q, options.cpa, control);
+  if (control.Stop()) return stopped;
   const std::vector<int> order =
       ByDecreasingBottomLevel(g, BottomLevels(g, TimesFor(g, bl_widths)));
 
@@ -88,6 +91,7 @@ absl::StatusOr<DagPlan> PlanRessched(const DagGraph& g, const Timeline& timeline
   DagPlan plan;
   plan.tasks.resize(g.size());
   for (int v : order) {
+    if (control.Stop()) return stopped;
     Time ready = release;
     for (const Arc& p : g.preds[v]) ready = std::max(ready, plan.tasks[p.task].end + p.transfer);
     const std::optional<TaskReservation> r =

@@ -35,13 +35,16 @@ absl::StatusOr<ResschedOptions> ParseResschedName(std::string_view name);
 // The q the CPAR variants use on `capacity` processors: q clamped to [1, P]; 0 (unknown): P.
 int EffectiveQ(int capacity, int q);
 
-// Per-task widths for an allocation source on a machine of P = g.capacity and the given q.
+// Per-task widths for an allocation source on a machine of P = g.capacity and the given q;
+// `control` as for CpaAllocation.
 std::vector<int> AllocationWidths(const DagGraph& g, AllocationSource source, int q,
-                                  CpaOptions cpa = {});
+                                  CpaOptions cpa = {}, const PlanControl& control = {});
 
-// The plan; RESOURCE_EXHAUSTED when some task can never be placed (a hold that never ends).
+// The plan; RESOURCE_EXHAUSTED when some task can never be placed (a hold that never ends);
+// CANCELLED when `control` says stop (asked during the allocation and before each task).
 absl::StatusOr<DagPlan> PlanRessched(const DagGraph& g, const Timeline& timeline, Time release,
-                                     const ResschedOptions& options);
+                                     const ResschedOptions& options,
+                                     const PlanControl& control = {});
 
 // The earliest-completion allocation of one task with widths up to `bound`, starting at or after
 // `ready`; widths are tried from the widest down and the scan stops once the run time alone

@@ -82,17 +82,19 @@ absl::StatusOr<ResschedDlOptions> ParseResschedDlName(std::string_view name) {
 //     Removing the last task of the mapping order then leaves the other starts unchanged, so
 //     the mapping is only redone when another task leaves.
 std::vector<Time> CpaGuideStarts(const DagGraph& g, const std::vector<int>& placement, int machine,
-                                 Time release, bool reallocate, CpaOptions cpa) {
+                                 Time release, bool reallocate, CpaOptions cpa,
+                                 const PlanControl& control) {
   std::vector<Time> guide(g.size(), release);
   if (reallocate) {
     std::vector<bool> placed(g.size(), false);
     for (int v : placement) {
+      if (control.Stop()) return guide;
       std::vector<int> remaining;
       for (int u = 0; u < g.size(); ++u) {
         if (!placed[u]) remaining.push_back(u);
       }
       const DagGraph sub = InducedSubgraph(g, remaining);
-      const std::vector<int> widths = CpaAllocation(sub, machine, cpa);
+      const std::vector<int> widths = CpaAllocation(sub, machine, cpa, control);
       const std::vector<int> order =
           ByDecreasingBottomLevel(sub, BottomLevels(sub, TimesFor(sub, widths)));
       const std::vector<Time> start = CpaStarts(sub, order, widths, machine, release);
@@ -102,7 +104,7 @@ std::vector<Time> CpaGuideStarts(const DagGraph& g, const std::vector<int>& plac
     }
     return guide;
   }
-  const std::vector<int> widths = CpaAllocation(g, machine, cpa);
+  const std::vector<int> widths = CpaAllocation(g, machine, cpa, control);
   std::vector<int> order = ByDecreasingBottomLevel(g, BottomLevels(g, TimesFor(g, widths)));
   std::vector<Time> start = CpaStarts(g, order, widths, machine, release);
   for (int v : placement) {
@@ -124,20 +126,23 @@ struct DeadlinePrep {
   std::vector<Time> guide_start;  // DL_RC: each task's T, see CpaGuideStarts
 };
 
-DeadlinePrep Prepare(const DagGraph& g, Time release, const ResschedDlOptions& options) {
+// `control` as for CpaAllocation.
+DeadlinePrep Prepare(const DagGraph& g, Time release, const ResschedDlOptions& options,
+                     const PlanControl& control) {
   const int q = EffectiveQ(g.capacity, options.q);
-  const std::vector<int> cpar = CpaAllocation(g, q, options.cpa);
+  const std::vector<int> cpar = CpaAllocation(g, q, options.cpa, control);
   DeadlinePrep prep;
+  if (control.Stop()) return prep;
   prep.order = ByDecreasingBottomLevel(g, BottomLevels(g, TimesFor(g, cpar)));
   std::reverse(prep.order.begin(), prep.order.end());
   if (options.resource_conservative) {
     const int machine = options.bound == AllocationSource::kCpa ? g.capacity : q;
-    prep.guide_start =
-        CpaGuideStarts(g, prep.order, machine, release, options.cpa_guide_reallocates, options.cpa);
+    prep.guide_start = CpaGuideStarts(g, prep.order, machine, release,
+                                      options.cpa_guide_reallocates, options.cpa, control);
   } else {
     prep.bounds = options.bound == AllocationSource::kCpar
                       ? cpar
-                      : AllocationWidths(g, options.bound, q, options.cpa);
+                      : AllocationWidths(g, options.bound, q, options.cpa, control);
   }
   return prep;
 }
@@ -183,9 +188,12 @@ std::optional<DagPlan> RunBackwards(const DagGraph& g, Timeline& work, Time rele
 }  // namespace
 
 std::optional<DagPlan> PlanByDeadline(const DagGraph& g, const Timeline& timeline, Time release,
-                                      Time deadline, const ResschedDlOptions& options) {
+                                      Time deadline, const ResschedDlOptions& options,
+                                      const PlanControl& control) {
+  const DeadlinePrep prep = Prepare(g, release, options, control);
+  if (control.Stop()) return std::nullopt;
   Timeline work = timeline.Snapshot();
-  return RunBackwards(g, work, release, deadline, options, Prepare(g, release, options));
+  return RunBackwards(g, work, release, deadline, options, prep);
 }
 
 Time CriticalPathBound(const DagGraph& g, Time release) {
@@ -207,16 +215,16 @@ absl::StatusOr<TightestDeadline> FindTightestDeadline(const DagGraph& g, const T
   ResschedOptions turnaround;
   turnaround.q = options.q;
   turnaround.cpa = options.cpa;
-  if (absl::StatusOr<DagPlan> p = PlanRessched(g, timeline, release, turnaround); p.ok()) {
-    hi = std::max(hi, p->completion);
-  }
-  const DeadlinePrep prep = Prepare(g, release, options);
+  const absl::Status stopped = absl::CancelledError("the tightest-deadline search was stopped");
+  absl::StatusOr<DagPlan> turnaround_plan = PlanRessched(g, timeline, release, turnaround, control);
+  if (absl::IsCancelled(turnaround_plan.status())) return stopped;
+  if (turnaround_plan.ok()) hi = std::max(hi, turnaround_plan->completion);
+  const DeadlinePrep prep = Prepare(g, release, options, control);
   Timeline work = timeline.Snapshot();
   auto probe = [&](Time deadline) {
     ++result.probes;
     return RunBackwards(g, work, release, deadline, options, prep);
   };
-  const absl::Status stopped = absl::CancelledError("the tightest-deadline search was stopped");
   std::optional<DagPlan> best;
   while (true) {
     if (control.Stop()) return stopped;

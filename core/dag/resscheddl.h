@@ -45,9 +45,12 @@ struct ResschedDlOptions {
 // Parses "dl_bd_all", "dl_bd_cpa", "dl_bd_cpar", "dl_rc_cpa", "dl_rc_cpar".
 absl::StatusOr<ResschedDlOptions> ParseResschedDlName(std::string_view name);
 
-// A plan that ends by `deadline`, or nullopt when the heuristic finds none.
+// A plan that ends by `deadline`, or nullopt when the heuristic finds none. When `control` says
+// stop (asked during the CPA allocations it starts from), the answer means nothing and the caller
+// answers CANCELLED.
 std::optional<DagPlan> PlanByDeadline(const DagGraph& g, const Timeline& timeline, Time release,
-                                      Time deadline, const ResschedDlOptions& options);
+                                      Time deadline, const ResschedDlOptions& options,
+                                      const PlanControl& control = {});
 
 struct TightestDeadline {
   Time deadline = 0;
@@ -61,7 +64,7 @@ struct TightestDeadline {
 // and bisects it, where §5.3 bisects blindly. The heuristic is not monotone in K, so the answer
 // is the tightest deadline the bisection met, not a proof that no tighter one works.
 // RESOURCE_EXHAUSTED when no deadline within reach of the timeline works; CANCELLED when
-// `control` says stop (asked before each probe).
+// `control` says stop (asked before each probe and during the CPA allocations).
 absl::StatusOr<TightestDeadline> FindTightestDeadline(const DagGraph& g, const Timeline& timeline,
                                                       Time release,
                                                       const ResschedDlOptions& options,
@@ -71,9 +74,10 @@ absl::StatusOr<TightestDeadline> FindTightestDeadline(const DagGraph& g, const T
 // Each DL_RC task's T (§5.2.2): its start, in the CPA schedule of the tasks not placed before it
 // in `placement`, on an empty machine of `machine` processors from the release. With
 // `reallocate`, CPA's allocation is re-run on those tasks (the paper); otherwise the whole DAG's
-// CPA widths are kept. Indexed by task.
+// CPA widths are kept. Indexed by task. `control` as for CpaAllocation (asked for each task).
 std::vector<Time> CpaGuideStarts(const DagGraph& g, const std::vector<int>& placement, int machine,
-                                 Time release, bool reallocate, CpaOptions cpa = {});
+                                 Time release, bool reallocate, CpaOptions cpa = {},
+                                 const PlanControl& control = {});
 
 // Lower bound on any completion: release + the longest path on each task's fastest width.
 Time CriticalPathBound(const DagGraph& g, Time release);

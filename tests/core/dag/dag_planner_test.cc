@@ -46,6 +46,35 @@ TEST(DagPlanner, EveryBuiltDagPlannerProducesAValidPlanByName) {
   EXPECT_GE(built, 24);  // cpa, 16 RESSCHED, 5 RESSCHEDDL, heft, barbosa
 }
 
+// The call's deadline or cancellation reaches every planner during its run, not only between
+// tightest-deadline probes: each asks its control more than once, and once told to stop (at the
+// first question, or halfway through its run) it answers CANCELLED within a few more questions.
+TEST(DagPlanner, EveryBuiltDagPlannerStopsWhenToldTo) {
+  std::mt19937_64 rng(11);
+  const Dag dag = testing::RandomDag(rng, 30);
+  const Timeline busy = testing::RandomTimeline(rng, 32, 100, 48 * kHour);
+  for (const AlgorithmInfo& info : AlgorithmRegistry()) {
+    if (info.kind != AlgorithmKind::kDagPlanner || !info.implemented()) continue;
+    SCOPED_TRACE(info.name);
+    int asked = 0;
+    DagPlanningInput input{&dag, &busy, 2 * kHour, 30, {}, {}};
+    input.control.should_stop = [&asked] {
+      ++asked;
+      return false;
+    };
+    ASSERT_OK(PlanDag(info.name, {}, input));
+    const int whole_run = asked;
+    ASSERT_GT(whole_run, 1);
+    for (const int stop_at : {1, (whole_run + 1) / 2}) {
+      asked = 0;
+      input.control.should_stop = [&asked, stop_at] { return ++asked >= stop_at; };
+      absl::StatusOr<DagPlan> stopped = PlanDag(info.name, {}, input);
+      EXPECT_EQ(stopped.status().code(), absl::StatusCode::kCancelled) << stopped.status();
+      EXPECT_LE(asked, stop_at + 3);
+    }
+  }
+}
+
 TEST(DagPlanner, UnknownNamesAndBadParametersNameTheField) {
   const Dag dag{{{"t", Amdahl(kHour, 0)}}, {}};
   const Timeline empty(4);
