@@ -10,13 +10,21 @@
 namespace resched::cli {
 namespace {
 
-constexpr std::array<FlagSpec, 4> kGlobalFlags = {
-    {{"server"}, {"json", 0, false}, {"timeout"}, {"help", 'h', false}}};
+constexpr std::array<FlagSpec, 7> kGlobalFlags = {{{"server"},
+                                                   {"json", 0, false},
+                                                   {"timeout"},
+                                                   {"tls-ca"},
+                                                   {"tls-cert"},
+                                                   {"tls-key"},
+                                                   {"help", 'h', false}}};
 
 constexpr absl::string_view kGlobalHelp = R"(global flags (before or after the command):
   --server HOST:PORT   the server (default: $RESCHED_SERVER, else 127.0.0.1:50051)
   --json               print the answer as JSON (proto field names) instead of tables
   --timeout DURATION   deadline of each call (default 30s)
+  --tls-ca FILE        TLS: verify the server against this CA (PEM; any TLS flag turns TLS
+                       on, and without this one the system's roots are used)
+  --tls-cert FILE, --tls-key FILE  mutual TLS: this client's certificate and key (PEM)
   -h, --help           help on a command
 
 durations: 90s, 5m, 1h30m, 1.5h, 250ms, 100us; a plain number is seconds.
@@ -66,7 +74,7 @@ std::string Overview() {
   return out;
 }
 
-int RunCli(const std::vector<std::string>& args, const StubFactory& make_stub,
+int RunCli(const std::vector<std::string>& args, const ChannelFactory& open_channel,
            const std::string& default_server, std::ostream& out, std::ostream& err) {
   // Global flags up to the resource name.
   size_t i = 0;
@@ -75,7 +83,8 @@ int RunCli(const std::vector<std::string>& args, const StubFactory& make_stub,
     const std::string& a = args[i];
     if (!absl::StartsWith(a, "-") || a == "-") break;
     prefix.push_back(a);
-    bool takes_value = (a == "--server" || a == "--timeout");
+    bool takes_value = (a == "--server" || a == "--timeout" || a == "--tls-ca" ||
+                        a == "--tls-cert" || a == "--tls-key");
     if (takes_value && i + 1 < args.size()) prefix.push_back(args[++i]);
   }
   absl::StatusOr<ParsedArgs> head = ParseArgs(prefix, kGlobalFlags);
@@ -141,9 +150,22 @@ int RunCli(const std::vector<std::string>& args, const StubFactory& make_stub,
                                           parsed->positional()[command->max_args], "\""));
   }
 
-  std::string server = parsed->GetOr("server", head->GetOr("server", default_server));
-  std::unique_ptr<resched::v1::Resched::StubInterface> stub = make_stub(server);
+  auto global = [&](absl::string_view flag, const std::string& otherwise) {
+    return parsed->GetOr(flag, head->GetOr(flag, otherwise));
+  };
+  Connection connection;
+  connection.server = global("server", default_server);
+  connection.tls = {global("tls-ca", ""), global("tls-cert", ""), global("tls-key", "")};
+  const std::string& server = connection.server;
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = open_channel(connection);
+  if (!channel.ok()) {
+    err << "error: " << channel.status().message() << "\n";
+    return 1;
+  }
+  std::unique_ptr<resched::v1::Resched::StubInterface> stub =
+      resched::v1::Resched::NewStub(*channel);
   Context ctx(stub.get(), out, err);
+  ctx.channel = *channel;
   ctx.server = server;
   ctx.json = parsed->Has("json") || head->Has("json");
   try {

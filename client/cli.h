@@ -7,17 +7,19 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "client/connection.h"
 #include "resched/v1/service.grpc.pb.h"
 
 namespace resched::cli {
 
-// Makes the stub for a server address ("host:port").
-using StubFactory =
-    std::function<std::unique_ptr<resched::v1::Resched::StubInterface>(const std::string& server)>;
+// Opens the channel the commands call through (OpenChannel; tests pass in-process ones).
+using ChannelFactory =
+    std::function<absl::StatusOr<std::shared_ptr<grpc::Channel>>(const Connection& connection)>;
 
 // Runs `args` (without the program name). `default_server` is used without --server.
 // Returns the exit status: 0 success, 1 failure (RPC error, unreadable file), 2 usage error.
-int RunCli(const std::vector<std::string>& args, const StubFactory& make_stub,
+int RunCli(const std::vector<std::string>& args, const ChannelFactory& open_channel,
            const std::string& default_server, std::ostream& out, std::ostream& err);
 
 // The overview printed by `resched help`.

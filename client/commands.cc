@@ -16,6 +16,7 @@ const std::vector<Command>& AllCommands() {
     AddPlanCommands(*all);
     AddDagCommands(*all);
     AddTraceCommands(*all);
+    AddHealthCommands(*all);
     return all;
   }();
   return *commands;

@@ -29,7 +29,8 @@ void AddScheduleCommands(std::vector<Command>& commands);  // schedule show, clo
 void AddPlanCommands(std::vector<Command>& commands);      // algorithms, replan
 // dag reserve, query-deadline (alias query), show, release, list
 void AddDagCommands(std::vector<Command>& commands);
-void AddTraceCommands(std::vector<Command>& commands);  // trace export
+void AddTraceCommands(std::vector<Command>& commands);   // trace export
+void AddHealthCommands(std::vector<Command>& commands);  // health
 
 // All commands, in the order of the help text.
 const std::vector<Command>& AllCommands();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <google/protobuf/message.h>
+#include <grpcpp/channel.h>
 #include <grpcpp/client_context.h>
 
 #include <chrono>
@@ -77,6 +78,7 @@ class Context {
   void PrintJson(const google::protobuf::Message& msg);
 
   std::string server;
+  std::shared_ptr<grpc::Channel> channel;  // for services besides Resched (health)
   bool json = false;
   int64_t timeout_micros = 30'000'000;
 

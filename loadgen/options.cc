@@ -14,6 +14,8 @@ const char kUsage[] =
     "       resched-loadgen --swf FILE [--speedup X] [--clock simulated|wall] [--count N]\n"
     "                       [--duration D] [--processors N] [--policy NAME] [--target ...]\n"
     "  --target     the server (default 127.0.0.1:50051)\n"
+    "  --tls-ca FILE  TLS, verifying the server against this CA (PEM); --tls-cert FILE and\n"
+    "               --tls-key FILE: this client's certificate for mutual TLS\n"
     "  --clients    concurrent clients (default 16); closed loop unless --rate is given\n"
     "  --rate       open loop: calls per second over all clients, each call timed from when it\n"
     "               was due, so a server that falls behind shows in the latencies\n"
@@ -91,6 +93,12 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
     const std::string& value = args[++i];
     if (flag == "--target") {
       options.target = value;
+    } else if (flag == "--tls-ca") {
+      options.tls.ca = value;
+    } else if (flag == "--tls-cert") {
+      options.tls.cert = value;
+    } else if (flag == "--tls-key") {
+      options.tls.key = value;
     } else if (flag == "--clients") {
       auto n = Integer(flag, value, 1, 4096);
       if (!n.ok()) return n.status();

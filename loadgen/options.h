@@ -10,11 +10,13 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "loadgen/ops.h"
+#include "transport/tls_credentials.h"
 
 namespace resched::loadgen {
 
 struct Options {
   std::string target = "127.0.0.1:50051";
+  transport::ClientTlsFiles tls;  // --tls-ca, --tls-cert, --tls-key; none: plaintext
   int clients = 16;
   double rate = 0;  // calls/s over all clients; 0: closed loop, each client calls back to back
   absl::Duration duration = absl::Seconds(10);

@@ -14,11 +14,11 @@ namespace pb = ::resched::v1;
 using Clock = std::chrono::steady_clock;
 
 // A channel of its own per client: separate connections, as separate clients would have.
-Stubs Connect(const std::string& target, int client) {
+Stubs Connect(const std::string& target,
+              const std::shared_ptr<grpc::ChannelCredentials>& credentials, int client) {
   grpc::ChannelArguments args;
   args.SetInt("resched.loadgen.client", client);  // distinct arguments: no shared subchannel
-  std::shared_ptr<grpc::Channel> channel =
-      grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+  std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(target, credentials, args);
   return Stubs{pb::Resched::NewStub(channel), ::grpc::health::v1::Health::NewStub(channel)};
 }
 
@@ -69,7 +69,10 @@ class Picker {
 
 absl::StatusOr<RunResult> Run(const Options& options, std::ostream& progress) {
   RunResult result;
-  Stubs setup = Connect(options.target, -1);
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      transport::MakeChannelCredentials(options.tls);
+  if (!credentials.ok()) return credentials.status();
+  Stubs setup = Connect(options.target, *credentials, -1);
   std::vector<std::string> names;
   if (absl::Status s = CreateClusters(options, setup, names); !s.ok()) return s;
 
@@ -100,7 +103,7 @@ absl::StatusOr<RunResult> Run(const Options& options, std::ostream& progress) {
   const auto started = Clock::now();
   for (int c = 0; c < options.clients; ++c) {
     clients.emplace_back([&, c] {
-      Stubs stubs = Connect(options.target, c);
+      Stubs stubs = Connect(options.target, *credentials, c);
       ClientState state(options.seed * 1'000'003 + static_cast<std::uint64_t>(c), options.clusters);
       // Open loop: this client's share of the rate, its calls due at fixed intervals from a
       // phase of its own; a call is timed from when it was due.

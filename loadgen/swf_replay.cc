@@ -108,9 +108,12 @@ absl::StatusOr<RunResult> ReplaySwf(const Options& options, std::ostream& progre
   }
   const Workload& workload = converted->workload;
 
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      transport::MakeChannelCredentials(options.tls);
+  if (!credentials.ok()) return credentials.status();
   grpc::ChannelArguments arguments;
-  std::unique_ptr<pb::Resched::Stub> stub = pb::Resched::NewStub(
-      grpc::CreateCustomChannel(options.target, grpc::InsecureChannelCredentials(), arguments));
+  std::unique_ptr<pb::Resched::Stub> stub =
+      pb::Resched::NewStub(grpc::CreateCustomChannel(options.target, *credentials, arguments));
   if (absl::Status s = FreshCluster(*stub, options, workload.processors); !s.ok()) return s;
 
   RunResult result;

@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:?usage: run-clang-tidy.sh BUILD_DIR}
 log="$build/clang-tidy.log"
-count=$(git ls-files 'core/*.cc' 'server/*.cc' 'client/*.cc' 'loadgen/*.cc' 'proto/resched/*.cc' 'bench/*.cc' |
+count=$(git ls-files 'core/*.cc' 'server/*.cc' 'client/*.cc' 'loadgen/*.cc' 'transport/*.cc' \
+  'proto/resched/*.cc' 'bench/*.cc' |
   tee "$build/clang-tidy.files" | wc -l)
 if ! xargs -P "$(nproc)" -n 4 clang-tidy -p "$build" --quiet --warnings-as-errors='*' \
   --extra-arg=-Wthread-safety <"$build/clang-tidy.files" >"$log" 2>&1; then

@@ -15,11 +15,13 @@
 #include "absl/strings/str_format.h"
 #include "server/config.h"
 #include "server/listen_error.h"
+#include "server/listen_security.h"
 #include "server/log.h"
 #include "server/metrics_endpoint.h"
 #include "server/service.h"
 #include "server/trace/otlp_http_exporter.h"
 #include "server/tracing_settings.h"
+#include "transport/tls_credentials.h"
 
 namespace {
 
@@ -31,7 +33,13 @@ void Usage() {
   std::fprintf(stderr,
                "usage: resched-server [--listen HOST:PORT] [--config FILE] [--data-dir DIR | "
                "--ephemeral]\n"
-               "  --listen   address to serve on (default: the config's, else 127.0.0.1:50051)\n"
+               "  --listen   address to serve on (default: the config's, else 127.0.0.1:50051);\n"
+               "             without TLS and bearer tokens only a loopback address, unless\n"
+               "             --insecure\n"
+               "  --tls-cert FILE, --tls-key FILE  serve TLS with this certificate chain and\n"
+               "             private key (PEM)\n"
+               "  --tls-client-ca FILE  mutual TLS: clients need a certificate this CA signed\n"
+               "  --insecure  serve a non-loopback address without TLS and tokens (warned)\n"
                "  --config   YAML or JSON configuration (default: embedded; see --print-config)\n"
                "  --data-dir where every acknowledged change is kept (default: the config's,\n"
                "             else .resched-data); a restart comes back to the same state\n"
@@ -80,6 +88,8 @@ int main(int argc, char** argv) {
   std::string log_format;
   resched::server::TracingFlags tracing_flags;
   bool ephemeral = false;
+  resched::transport::ServerTlsFiles tls_files;
+  bool insecure = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&](const char* name) -> std::string {
@@ -114,6 +124,14 @@ int main(int argc, char** argv) {
         return 2;
       }
       tracing_flags.trace_sample_ratio = parsed;
+    } else if (arg == "--tls-cert" || arg.rfind("--tls-cert=", 0) == 0) {
+      tls_files.cert = value("--tls-cert");
+    } else if (arg == "--tls-key" || arg.rfind("--tls-key=", 0) == 0) {
+      tls_files.key = value("--tls-key");
+    } else if (arg == "--tls-client-ca" || arg.rfind("--tls-client-ca=", 0) == 0) {
+      tls_files.client_ca = value("--tls-client-ca");
+    } else if (arg == "--insecure") {
+      insecure = true;
     } else if (arg == "--ephemeral") {
       ephemeral = true;
     } else if (arg == "--print-config") {
@@ -137,6 +155,21 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (listen.empty()) listen = config->listen().empty() ? "127.0.0.1:50051" : config->listen();
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      resched::transport::MakeServerCredentials(tls_files);
+  if (!credentials.ok()) {
+    std::fprintf(stderr, "resched-server: %s\n",
+                 std::string(credentials.status().message()).c_str());
+    return 2;
+  }
+  // Bearer tokens are not built yet: only loopback addresses, or --insecure, are served.
+  absl::StatusOr<std::string> listen_warning = resched::server::CheckListenSecurity(
+      listen, {.tls = tls_files.enabled(), .tokens = false, .insecure = insecure});
+  if (!listen_warning.ok()) {
+    std::fprintf(stderr, "resched-server: %s\n",
+                 std::string(listen_warning.status().message()).c_str());
+    return 2;
+  }
   if (log_format.empty()) log_format = config->log_format().empty() ? "text" : config->log_format();
   if (log_format != "text" && log_format != "json") {
     std::fprintf(stderr, "resched-server: --log-format must be text or json, got '%s'\n",
@@ -217,7 +250,7 @@ int main(int argc, char** argv) {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(listen, *credentials, &port);
   // gRPC sets SO_REUSEPORT by default: a second server on a busy port would then start, and the
   // kernel would split clients between two independent states.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
@@ -231,11 +264,15 @@ int main(int argc, char** argv) {
         absl::StrCat("cannot listen on ", listen, reason.empty() ? "" : ": ", reason));
     return 1;
   }
+  if (!listen_warning->empty()) Log(LogLevel::kWarning, "insecure", *listen_warning);
+  const char* transport =
+      tls_files.client_ca.empty() ? (tls_files.enabled() ? "TLS" : "plaintext") : "mutual TLS";
   Log(LogLevel::kInfo, "listening",
-      absl::StrFormat("listening on %s (%d cluster(s)), %s%s", listen, service.ClusterCount(),
-                      ephemeral ? "ephemeral (nothing kept on disk)" : "data in ",
-                      ephemeral ? "" : data_dir),
+      absl::StrFormat(
+          "listening on %s (%s, %d cluster(s)), %s%s", listen, transport, service.ClusterCount(),
+          ephemeral ? "ephemeral (nothing kept on disk)" : "data in ", ephemeral ? "" : data_dir),
       {{"address", listen},
+       {"transport", transport},
        {"clusters", absl::StrCat(service.ClusterCount())},
        {"data_dir", ephemeral ? "" : data_dir}});
 

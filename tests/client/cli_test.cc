@@ -397,11 +397,12 @@ class CliTest : public ::testing::Test {
 
   Result Run(std::vector<std::string> args) {
     std::ostringstream out, err;
-    auto make_stub = [&](const std::string& server) {
-      EXPECT_EQ(server, expected_server_);
-      return v1::Resched::NewStub(server_->InProcessChannel(grpc::ChannelArguments()));
+    auto open_channel =
+        [&](const Connection& connection) -> absl::StatusOr<std::shared_ptr<grpc::Channel>> {
+      EXPECT_EQ(connection.server, expected_server_);
+      return server_->InProcessChannel(grpc::ChannelArguments());
     };
-    int rc = RunCli(args, make_stub, "127.0.0.1:50051", out, err);
+    int rc = RunCli(args, open_channel, "127.0.0.1:50051", out, err);
     return {rc, out.str(), err.str()};
   }
 

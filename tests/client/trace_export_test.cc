@@ -268,15 +268,7 @@ class TraceExportRoundTripTest : public server::testing::ServerTest {
   int Cli(const std::vector<std::string>& args) {
     std::ostringstream out;
     std::ostringstream err;
-    const int status = RunCli(
-        args,
-        [](const std::string& target) {
-          grpc::ChannelArguments arguments;
-          arguments.SetMaxReceiveMessageSize(1 << 30);
-          return v1::Resched::NewStub(
-              grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), arguments));
-        },
-        target_, out, err);
+    const int status = RunCli(args, OpenChannel, target_, out, err);
     EXPECT_EQ(err.str(), "");
     return status;
   }
@@ -386,13 +378,7 @@ TEST_F(TraceExportRoundTripTest, APerfettoExportPutsNoTwoSlicesOnOneProcessorAtO
 TEST_F(TraceExportRoundTripTest, AnUnknownFormatIsAUsageError) {
   std::ostringstream out;
   std::ostringstream err;
-  const int status = RunCli(
-      {"trace", "export", "--format", "csv"},
-      [](const std::string& target) {
-        return v1::Resched::NewStub(
-            grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
-      },
-      target_, out, err);
+  const int status = RunCli({"trace", "export", "--format", "csv"}, OpenChannel, target_, out, err);
   EXPECT_EQ(status, 2);
   EXPECT_NE(err.str().find("--format: swf or perfetto"), std::string::npos) << err.str();
 }

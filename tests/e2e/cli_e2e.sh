@@ -65,6 +65,18 @@ set -e
 expect_match "$out" "data directory $WORK/data is in use by another resched-server \\(pid $SERVER_PID\\)" \
   "second server on the data directory"
 
+step "without TLS and tokens the server refuses a reachable address, unless --insecure"
+set +e
+out=$(timeout 20 "$SERVER_BIN" --listen 0.0.0.0:0 --ephemeral 2>&1)
+rc=$?
+set -e
+[[ $rc -eq 2 ]] || fail "server on 0.0.0.0 without --insecure: exit status $rc, expected 2"
+expect_match "$out" "refusing to listen on 0\.0\.0\.0:0 without TLS" "server on 0.0.0.0"
+
+step "health answers SERVING"
+out=$(rs health)
+expect_match "$out" '^SERVING$' "health"
+
 step "cluster list shows the default cluster: 64 processors, wall clock, conservative"
 out=$(rs cluster list)
 echo "$out"

@@ -44,13 +44,19 @@ class ServerTest : public ::testing::Test {
     grpc::EnableDefaultHealthCheckService(true);  // as resched-server does
     grpc::ServerBuilder builder;
     int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.AddListeningPort("127.0.0.1:0", ServerCredentials(), &port);
     builder.RegisterService(service_.get());
     server_ = builder.BuildAndStart();
     ASSERT_NE(port, 0);
     target_ = "127.0.0.1:" + std::to_string(port);
-    stub_ = pb::Resched::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
-                                                     grpc::InsecureChannelCredentials()));
+    stub_ = pb::Resched::NewStub(grpc::CreateChannel(target_, ChannelCredentials()));
+  }
+  // How the server listens and how stub_ connects: plaintext unless a fixture secures both.
+  virtual std::shared_ptr<grpc::ServerCredentials> ServerCredentials() {
+    return grpc::InsecureServerCredentials();
+  }
+  virtual std::shared_ptr<grpc::ChannelCredentials> ChannelCredentials() {
+    return grpc::InsecureChannelCredentials();
   }
   // What a fixture sets on the service before it opens its data directory and serves.
   virtual void Configure(ReschedService&) {}

@@ -1,0 +1,17 @@
+#include "client/connection.h"
+
+#include <grpcpp/create_channel.h>
+#include <grpcpp/support/channel_arguments.h>
+
+namespace resched::cli {
+
+absl::StatusOr<std::shared_ptr<grpc::Channel>> OpenChannel(const Connection& connection) {
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      transport::MakeChannelCredentials(connection.tls);
+  if (!credentials.ok()) return credentials.status();
+  grpc::ChannelArguments arguments;
+  arguments.SetMaxReceiveMessageSize(1 << 30);
+  return grpc::CreateCustomChannel(connection.server, *credentials, arguments);
+}
+
+}  // namespace resched::cli

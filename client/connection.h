@@ -1,0 +1,24 @@
+// Where the CLI's calls go and how the channel is secured: --server and the TLS flags.
+#pragma once
+
+#include <grpcpp/channel.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "transport/tls_credentials.h"
+
+namespace resched::cli {
+
+struct Connection {
+  std::string server;             // host:port
+  transport::ClientTlsFiles tls;  // --tls-ca, --tls-cert, --tls-key; none: plaintext
+};
+
+// A channel to `connection.server`, TLS when files are named; INVALID_ARGUMENT naming the flag
+// when a file cannot be used. Large answers are allowed: `trace export` reads a cluster's whole
+// retained history.
+absl::StatusOr<std::shared_ptr<grpc::Channel>> OpenChannel(const Connection& connection);
+
+}  // namespace resched::cli

@@ -1,0 +1,25 @@
+// resched-server's secure default: anyone who reaches the port can change every cluster unless
+// the channel is encrypted and callers prove who they are, so without TLS and bearer tokens the
+// server listens on loopback only. Binding another address then takes an explicit --insecure,
+// and the server warns at start.
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace resched::server {
+
+struct ListenProtections {
+  bool tls = false;       // --tls-cert and --tls-key
+  bool tokens = false;    // callers authenticated by bearer tokens
+  bool insecure = false;  // --insecure: the operator accepts an unprotected reachable port
+};
+
+// FAILED_PRECONDITION naming the address and the ways out when `listen` is reachable from other
+// machines without TLS and tokens and without --insecure. Otherwise the warning to log at start
+// (empty when there is nothing to warn about).
+absl::StatusOr<std::string> CheckListenSecurity(const std::string& listen,
+                                                const ListenProtections& protections);
+
+}  // namespace resched::server

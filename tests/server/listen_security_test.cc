@@ -1,0 +1,49 @@
+// The secure default: loopback always; another address only with TLS and tokens, or with
+// --insecure, which is warned about.
+#include "server/listen_security.h"
+
+#include <gtest/gtest.h>
+
+namespace resched::server {
+namespace {
+
+TEST(ListenSecurity, LoopbackNeedsNothing) {
+  absl::StatusOr<std::string> warning = CheckListenSecurity("127.0.0.1:50051", {});
+  ASSERT_TRUE(warning.ok()) << warning.status();
+  EXPECT_EQ(*warning, "");
+}
+
+TEST(ListenSecurity, AReachableAddressWithoutProtectionIsRefusedNamingWhatIsMissing) {
+  absl::StatusOr<std::string> bare = CheckListenSecurity("0.0.0.0:50051", {});
+  EXPECT_EQ(bare.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(bare.status().message(),
+            "refusing to listen on 0.0.0.0:50051 without TLS (--tls-cert, --tls-key) and bearer "
+            "tokens: anyone who reaches it could change every cluster. Listen on a loopback "
+            "address (127.0.0.1:PORT), add the missing protection, or pass --insecure to accept "
+            "the risk");
+  absl::StatusOr<std::string> tls_only = CheckListenSecurity("[::]:50051", {.tls = true});
+  EXPECT_EQ(tls_only.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(tls_only.status().message().find("without bearer tokens:"), std::string::npos);
+  absl::StatusOr<std::string> tokens_only = CheckListenSecurity("10.1.2.3:50051", {.tokens = true});
+  EXPECT_NE(tokens_only.status().message().find("without TLS (--tls-cert, --tls-key):"),
+            std::string::npos);
+}
+
+TEST(ListenSecurity, TlsAndTokensTogetherServeAnyAddress) {
+  absl::StatusOr<std::string> warning =
+      CheckListenSecurity("0.0.0.0:50051", {.tls = true, .tokens = true});
+  ASSERT_TRUE(warning.ok()) << warning.status();
+  EXPECT_EQ(*warning, "");
+}
+
+TEST(ListenSecurity, InsecureServesButWarns) {
+  absl::StatusOr<std::string> warning =
+      CheckListenSecurity("0.0.0.0:50051", {.tls = true, .insecure = true});
+  ASSERT_TRUE(warning.ok()) << warning.status();
+  EXPECT_EQ(*warning,
+            "--insecure: listening on 0.0.0.0:50051 without bearer tokens: anyone who reaches "
+            "this address can change every cluster");
+}
+
+}  // namespace
+}  // namespace resched::server

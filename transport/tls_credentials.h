@@ -1,0 +1,42 @@
+// TLS on resched's gRPC channels with gRPC's own credentials: this file only reads the PEM files
+// the flags name and hands them to gRPC, which does the handshakes and the verification.
+#pragma once
+
+#include <grpcpp/security/credentials.h>
+#include <grpcpp/security/server_credentials.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace resched::transport {
+
+// resched-server's side. No file named: plaintext (the server then stays on loopback unless told
+// otherwise, see server/listen_security.h).
+struct ServerTlsFiles {
+  std::string cert;       // --tls-cert: the server's certificate chain, PEM
+  std::string key;        // --tls-key: its private key, PEM
+  std::string client_ca;  // --tls-client-ca: mutual TLS, clients need a certificate it signed
+  bool enabled() const { return !cert.empty() || !key.empty() || !client_ca.empty(); }
+};
+
+// INVALID_ARGUMENT naming the flag when a file is missing, unreadable or holds no PEM block, or
+// when --tls-client-ca comes without a certificate and key.
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
+    const ServerTlsFiles& files);
+
+// The CLI's and the load generator's side. Any file named turns TLS on; without --tls-ca the
+// server is verified against gRPC's default roots (the system's).
+struct ClientTlsFiles {
+  std::string ca;    // --tls-ca: the roots the server's certificate must chain to, PEM
+  std::string cert;  // --tls-cert: this client's certificate, for mutual TLS, PEM
+  std::string key;   // --tls-key: its private key, PEM
+  bool enabled() const { return !ca.empty() || !cert.empty() || !key.empty(); }
+};
+
+// Errors as for MakeServerCredentials; a certificate needs its key and the other way round.
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
+    const ClientTlsFiles& files);
+
+}  // namespace resched::transport
