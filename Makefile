@@ -8,7 +8,8 @@ TSAN_DIR ?= build-tsan
 JOBS ?= $(shell nproc)
 LISTEN ?= 127.0.0.1:50051
 
-.PHONY: all deps build run test test-release check-experiments test-asan test-tsan lint bench format clean
+.PHONY: all deps build run test test-release check-experiments test-asan test-tsan lint bench format clean \
+  image image-smoke
 
 all: build
 
@@ -69,3 +70,19 @@ format:
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR)
+
+# The container image (docker/Dockerfile), built with podman: the full multi-stage build from the
+# sources (a Release build inside the image's build stage).
+image:
+	@scripts/install-deps.sh --image
+	docker/smoke-test.sh --prepare-only $(BUILD_DIR)
+	CONTAINERS_CONF=$(BUILD_DIR)/podman/containers.conf \
+	  CONTAINERS_STORAGE_CONF=$(BUILD_DIR)/podman/storage.conf \
+	  podman build --pull=never --network=host --format docker -f docker/Dockerfile \
+	  --build-arg REVISION=$$(git rev-parse --short HEAD) -t localhost/resched:latest .
+
+# CI: the image around this checkout's Release binaries, started, checked and restarted.
+image-smoke: build
+	@scripts/install-deps.sh --image
+	docker/smoke-test.sh $(BUILD_DIR)
+

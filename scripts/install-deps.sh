@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages resched needs to build and test, only those missing.
+#   scripts/install-deps.sh           what the build and `make test` need
+#   scripts/install-deps.sh --image   also podman and what docker/smoke-test.sh builds the image
+#                                     with (no Docker engine here: podman with runc, catatonit
+#                                     for --init, debootstrap for the base image)
 set -euo pipefail
 
 packages=(
@@ -10,6 +14,12 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libssl-dev
   clang-format clang-tidy
 )
+if [[ "${1:-}" == --image ]]; then
+  packages+=(podman runc catatonit debootstrap)
+elif [[ $# -gt 0 ]]; then
+  echo "install-deps: unknown argument $1 (--image or nothing)" >&2
+  exit 2
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Builds the resched image around the binaries of a Release build and smoke-tests it with
+# podman (no Docker engine, no registry): the server starts in it as an unprivileged user on a
+# read-only root file system, answers `resched health` (the image's HEALTHCHECK too), takes a
+# job, stops on SIGTERM, and after a restart on the same data volume the job is still there.
+#
+#   docker/smoke-test.sh [BUILD_DIR]     (default: build; `make build` first)
+#   docker/smoke-test.sh --prepare-only [BUILD_DIR]   only the podman settings and the base
+#                                        image (`make image` builds from there)
+#
+# Everything podman keeps (the base image, the layers) lives under BUILD_DIR/podman, with the
+# settings these machines need in files of our own, nothing in /etc:
+# - runtime runc (crun refuses the hybrid cgroup hierarchy here);
+# - default ulimits that need no raising (the defaults cannot be raised here);
+# - the overlay storage driver named from the first call (else each run waits 20 s on cleanup).
+# The base image docker.io/library/debian:bookworm-slim is made locally by debootstrap (minbase,
+# slimmed) the first time, as no registry is reachable.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+prepare_only=false
+if [[ "${1:-}" == --prepare-only ]]; then
+  prepare_only=true
+  shift
+fi
+mkdir -p "${1:-$root/build}"
+build="$(cd "${1:-$root/build}" && pwd)"
+work="$build/podman"
+image=localhost/resched:smoke
+base=docker.io/library/debian:bookworm-slim
+name="resched-smoke-$$"
+volume="resched-smoke-data-$$"
+mkdir -p "$work"
+: >"$work/podman.log"  # podman's own complaints (no systemd here for health timers), kept aside
+
+step() { echo "--- $*"; }
+fail() {
+  echo "FAIL: $*" >&2
+  podman logs "$name" >&2 2>/dev/null || true
+  [[ -s "$work/podman.log" ]] && tail -n 20 "$work/podman.log" >&2
+  exit 1
+}
+
+for tool in podman runc debootstrap; do
+  command -v "$tool" >/dev/null ||
+    fail "$tool is missing: scripts/install-deps.sh --image installs it"
+done
+
+cat >"$work/containers.conf" <<CONF
+[containers]
+default_ulimits = ["nofile=20000:20000", "nproc=4096:4096"]
+
+[engine]
+runtime = "runc"
+CONF
+cat >"$work/storage.conf" <<CONF
+[storage]
+driver = "overlay"
+graphroot = "$work/storage"
+runroot = "$work/run"
+CONF
+export CONTAINERS_CONF="$work/containers.conf" CONTAINERS_STORAGE_CONF="$work/storage.conf"
+
+cleanup() {
+  podman rm -f -t 0 "$name" >/dev/null 2>&1 || true
+  podman volume rm -f "$volume" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+if ! podman image exists "$base"; then
+  step "base image $base: debootstrap --variant=minbase bookworm, slimmed, imported"
+  rootfs="$work/rootfs"
+  rm -rf "$rootfs"
+  debootstrap --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian >"$work/debootstrap.log" 2>&1 ||
+    fail "debootstrap failed (see $work/debootstrap.log)"
+  # What Debian's -slim images leave out: documentation, manual pages, translations, apt lists.
+  rm -rf "$rootfs"/usr/share/doc/* "$rootfs"/usr/share/man/* "$rootfs"/usr/share/info/* \
+    "$rootfs"/usr/share/locale/* "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin \
+    "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/log/*.log
+  tar -C "$rootfs" -c . | podman import --quiet - "$base" >/dev/null
+  rm -rf "$rootfs"
+fi
+
+if $prepare_only; then exit 0; fi
+
+step "image $image from the binaries of $build"
+context="$work/context"
+rm -rf "$context"
+"$root/docker/collect-runtime.sh" "$build" "$context"
+podman build --quiet --pull=never --network=host --format docker --build-arg BINARIES=prebuilt \
+  --build-arg REVISION="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+  -f "$root/docker/Dockerfile" -t "$image" "$context" >/dev/null
+podman image prune -f >/dev/null  # the previous run's image, now untagged
+podman image inspect --format '{{.Config.User}}' "$image" | grep -qx '10001:10001' ||
+  fail "the image does not run as the unprivileged user 10001"
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+podman volume create "$volume" >/dev/null
+start() {
+  # No health timer (it needs systemd); `podman healthcheck run` runs the check below.
+  podman run -d --name "$name" --init --pull=never --network=host --read-only --cap-drop=all \
+    --health-interval=disable -e RESCHED_SERVER="127.0.0.1:$port" \
+    -v "$volume:/var/lib/resched" "$image" --listen "127.0.0.1:$port" >/dev/null 2>>"$work/podman.log"
+}
+cli() { podman exec "$name" resched "$@"; }
+wait_healthy() {
+  for _ in $(seq 100); do
+    if cli health >/dev/null 2>&1; then return 0; fi
+    sleep 0.1
+  done
+  fail "the server did not answer health within 10 s"
+}
+stop() {
+  podman stop -t 10 "$name" >/dev/null 2>>"$work/podman.log"
+  local status
+  status=$(podman inspect --format '{{.State.ExitCode}}' "$name")
+  [[ "$status" == 0 ]] || fail "the server exited with status $status on SIGTERM, expected 0"
+  podman rm "$name" >/dev/null 2>>"$work/podman.log"
+}
+
+step "start the server (read-only root, no capabilities, data on volume $volume)"
+start
+wait_healthy
+[[ "$(cli health)" == SERVING ]] || fail "resched health did not print SERVING"
+podman healthcheck run "$name" 2>>"$work/podman.log" || fail "the image's HEALTHCHECK failed"
+
+step "submit a job"
+submitted=$(cli job submit --rigid 4:1h)
+echo "$submitted"
+job=$(cli job list | awk 'NR == 2 {print $1}')
+[[ -n "$job" ]] || fail "job list shows no job after the submission"
+
+step "stop (SIGTERM through --init) and start again on the same volume"
+stop
+start
+wait_healthy
+cli job list | awk 'NR > 1 {print $1}' | grep -qx "$job" ||
+  fail "job $job is gone after the restart"
+stop
+echo "docker smoke test: passed (job $job kept across a restart)"
