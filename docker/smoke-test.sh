@@ -87,9 +87,17 @@ step "image $image from the binaries of $build"
 context="$work/context"
 rm -rf "$context"
 "$root/docker/collect-runtime.sh" "$build" "$context"
-podman build --quiet --pull=never --network=host --format docker --build-arg BINARIES=prebuilt \
+# docker/Dockerfile with its build stage swapped for a copy of the staged binaries; the runtime
+# stage is the Dockerfile's own text.
+awk '/^# >>> build stage/ { print "FROM docker.io/library/debian:bookworm-slim AS build";
+                            print "COPY opt/resched /out/opt/resched"; skip = 1; next }
+     /^# <<< build stage/ { skip = 0; next }
+     !skip' "$root/docker/Dockerfile" >"$work/Dockerfile.prebuilt"
+grep -q '^COPY opt/resched /out/opt/resched$' "$work/Dockerfile.prebuilt" ||
+  fail "docker/Dockerfile has lost its build stage markers"
+podman build --quiet --pull=never --network=host --format docker \
   --build-arg REVISION="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
-  -f "$root/docker/Dockerfile" -t "$image" "$context" >/dev/null
+  -f "$work/Dockerfile.prebuilt" -t "$image" "$context" >/dev/null
 podman image prune -f >/dev/null  # the previous run's image, now untagged
 podman image inspect --format '{{.Config.User}}' "$image" | grep -qx '10001:10001' ||
   fail "the image does not run as the unprivileged user 10001"
