@@ -76,8 +76,8 @@ clean:
 image:
 	@scripts/install-deps.sh --image
 	docker/smoke-test.sh --prepare-only $(BUILD_DIR)
-	CONTAINERS_CONF=$(BUILD_DIR)/podman/containers.conf \
-	  CONTAINERS_STORAGE_CONF=$(BUILD_DIR)/podman/storage.conf \
+	CONTAINERS_CONF=$(abspath $(BUILD_DIR))/podman/containers.conf \
+	  CONTAINERS_STORAGE_CONF=$(abspath $(BUILD_DIR))/podman/storage.conf \
 	  podman build --pull=never --network=host --format docker -f docker/Dockerfile \
 	  --build-arg REVISION=$$(git rev-parse --short HEAD) -t localhost/resched:latest .
 
