@@ -1,21 +1,25 @@
 #include "client/cli.h"
 
 #include <array>
+#include <cstdlib>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "client/commands.h"
 #include "client/rpc_error.h"
+#include "transport/bearer_token.h"
 
 namespace resched::cli {
 namespace {
 
-constexpr std::array<FlagSpec, 7> kGlobalFlags = {{{"server"},
+constexpr std::array<FlagSpec, 8> kGlobalFlags = {{{"server"},
                                                    {"json", 0, false},
                                                    {"timeout"},
                                                    {"tls-ca"},
                                                    {"tls-cert"},
                                                    {"tls-key"},
+                                                   {"token-file"},
                                                    {"help", 'h', false}}};
 
 constexpr absl::string_view kGlobalHelp = R"(global flags (before or after the command):
@@ -25,6 +29,8 @@ constexpr absl::string_view kGlobalHelp = R"(global flags (before or after the c
   --tls-ca FILE        TLS: verify the server against this CA (PEM; any TLS flag turns TLS
                        on, and without this one the system's roots are used)
   --tls-cert FILE, --tls-key FILE  mutual TLS: this client's certificate and key (PEM)
+  --token-file FILE    the bearer token to call with, read from FILE (default:
+                       $RESCHED_TOKEN); a server with a tokens file needs one
   -h, --help           help on a command
 
 durations: 90s, 5m, 1h30m, 1.5h, 250ms, 100us; a plain number is seconds.
@@ -84,7 +90,7 @@ int RunCli(const std::vector<std::string>& args, const ChannelFactory& open_chan
     if (!absl::StartsWith(a, "-") || a == "-") break;
     prefix.push_back(a);
     bool takes_value = (a == "--server" || a == "--timeout" || a == "--tls-ca" ||
-                        a == "--tls-cert" || a == "--tls-key");
+                        a == "--tls-cert" || a == "--tls-key" || a == "--token-file");
     if (takes_value && i + 1 < args.size()) prefix.push_back(args[++i]);
   }
   absl::StatusOr<ParsedArgs> head = ParseArgs(prefix, kGlobalFlags);
@@ -156,6 +162,16 @@ int RunCli(const std::vector<std::string>& args, const ChannelFactory& open_chan
   Connection connection;
   connection.server = global("server", default_server);
   connection.tls = {global("tls-ca", ""), global("tls-cert", ""), global("tls-key", "")};
+  if (const std::string token_file = global("token-file", ""); !token_file.empty()) {
+    absl::StatusOr<std::string> token = transport::ReadTokenFile("--token-file", token_file);
+    if (!token.ok()) {
+      err << "error: " << token.status().message() << "\n";
+      return 1;
+    }
+    connection.token = *std::move(token);
+  } else if (const char* env = std::getenv("RESCHED_TOKEN"); env != nullptr) {
+    connection.token = std::string(absl::StripAsciiWhitespace(env));
+  }
   const std::string& server = connection.server;
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = open_channel(connection);
   if (!channel.ok()) {

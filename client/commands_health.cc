@@ -21,8 +21,7 @@ int Health(Context& ctx, const ParsedArgs& args) {
   health::HealthCheckRequest request;
   request.set_service(args.GetOr("service", ""));
   grpc::ClientContext call;
-  call.set_deadline(std::chrono::system_clock::now() +
-                    std::chrono::microseconds(ctx.timeout_micros));
+  ctx.PrepareCall(call);
   health::HealthCheckResponse response;
   if (grpc::Status status = stub->Check(&call, request, &response); !status.ok()) {
     throw RpcError(std::move(status));

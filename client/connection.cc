@@ -1,7 +1,8 @@
 #include "client/connection.h"
 
-#include <grpcpp/create_channel.h>
 #include <grpcpp/support/channel_arguments.h>
+
+#include "transport/bearer_token.h"
 
 namespace resched::cli {
 
@@ -11,7 +12,8 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> OpenChannel(const Connection& con
   if (!credentials.ok()) return credentials.status();
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(1 << 30);
-  return grpc::CreateCustomChannel(connection.server, *credentials, arguments);
+  return transport::CreateChannelWithToken(connection.server, *credentials, arguments,
+                                           connection.token);
 }
 
 }  // namespace resched::cli

@@ -54,11 +54,16 @@ class Context {
                                                                             Response*),
                 const Request& request) {
     grpc::ClientContext call;
-    call.set_deadline(std::chrono::system_clock::now() + std::chrono::microseconds(timeout_micros));
+    PrepareCall(call);
     Response response;
     grpc::Status status = (stub_->*method)(&call, request, &response);
     if (!status.ok()) throw RpcError(std::move(status));
     return response;
+  }
+
+  // The --timeout deadline, on a call about to be made.
+  void PrepareCall(grpc::ClientContext& call) const {
+    call.set_deadline(std::chrono::system_clock::now() + std::chrono::microseconds(timeout_micros));
   }
 
   // GetCluster, once per name; throws RpcError.

@@ -1,8 +1,12 @@
 #include "loadgen/options.h"
 
+#include <cstdlib>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "transport/bearer_token.h"
 
 namespace resched::loadgen {
 
@@ -16,6 +20,7 @@ const char kUsage[] =
     "  --target     the server (default 127.0.0.1:50051)\n"
     "  --tls-ca FILE  TLS, verifying the server against this CA (PEM); --tls-cert FILE and\n"
     "               --tls-key FILE: this client's certificate for mutual TLS\n"
+    "  --token-file FILE  the bearer token sent with every call (default: $RESCHED_TOKEN)\n"
     "  --clients    concurrent clients (default 16); closed loop unless --rate is given\n"
     "  --rate       open loop: calls per second over all clients, each call timed from when it\n"
     "               was due, so a server that falls behind shows in the latencies\n"
@@ -81,6 +86,9 @@ absl::StatusOr<std::map<Op, double>> Mix(const std::string& text) {
 
 absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   Options options;
+  if (const char* env = std::getenv("RESCHED_TOKEN"); env != nullptr) {
+    options.token = std::string(absl::StripAsciiWhitespace(env));
+  }
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];
     if (flag == "--json") {
@@ -99,6 +107,10 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
       options.tls.cert = value;
     } else if (flag == "--tls-key") {
       options.tls.key = value;
+    } else if (flag == "--token-file") {
+      absl::StatusOr<std::string> token = transport::ReadTokenFile("--token-file", value);
+      if (!token.ok()) return token.status();
+      options.token = *std::move(token);
     } else if (flag == "--clients") {
       auto n = Integer(flag, value, 1, 4096);
       if (!n.ok()) return n.status();

@@ -17,6 +17,7 @@ namespace resched::loadgen {
 struct Options {
   std::string target = "127.0.0.1:50051";
   transport::ClientTlsFiles tls;  // --tls-ca, --tls-cert, --tls-key; none: plaintext
+  std::string token;  // the bearer token sent with every call (--token-file, RESCHED_TOKEN)
   int clients = 16;
   double rate = 0;  // calls/s over all clients; 0: closed loop, each client calls back to back
   absl::Duration duration = absl::Seconds(10);

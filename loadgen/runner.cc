@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "transport/bearer_token.h"
 
 namespace resched::loadgen {
 namespace {
@@ -15,10 +16,12 @@ using Clock = std::chrono::steady_clock;
 
 // A channel of its own per client: separate connections, as separate clients would have.
 Stubs Connect(const std::string& target,
-              const std::shared_ptr<grpc::ChannelCredentials>& credentials, int client) {
+              const std::shared_ptr<grpc::ChannelCredentials>& credentials,
+              const std::string& token, int client) {
   grpc::ChannelArguments args;
   args.SetInt("resched.loadgen.client", client);  // distinct arguments: no shared subchannel
-  std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(target, credentials, args);
+  std::shared_ptr<grpc::Channel> channel =
+      transport::CreateChannelWithToken(target, credentials, args, token);
   return Stubs{pb::Resched::NewStub(channel), ::grpc::health::v1::Health::NewStub(channel)};
 }
 
@@ -35,8 +38,9 @@ absl::Status CreateClusters(const Options& options, Stubs& stubs, std::vector<st
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
     const grpc::Status status = stubs.resched->CreateCluster(&context, request, &created);
     if (!status.ok() && status.error_code() != grpc::StatusCode::ALREADY_EXISTS) {
-      return absl::UnavailableError(absl::StrCat("cannot create cluster ", names.back(), " on ",
-                                                 options.target, ": ", status.error_message()));
+      return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                          absl::StrCat("cannot create cluster ", names.back(), " on ",
+                                       options.target, ": ", status.error_message()));
     }
   }
   return absl::OkStatus();
@@ -72,7 +76,7 @@ absl::StatusOr<RunResult> Run(const Options& options, std::ostream& progress) {
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
       transport::MakeChannelCredentials(options.tls);
   if (!credentials.ok()) return credentials.status();
-  Stubs setup = Connect(options.target, *credentials, -1);
+  Stubs setup = Connect(options.target, *credentials, options.token, -1);
   std::vector<std::string> names;
   if (absl::Status s = CreateClusters(options, setup, names); !s.ok()) return s;
 
@@ -103,7 +107,7 @@ absl::StatusOr<RunResult> Run(const Options& options, std::ostream& progress) {
   const auto started = Clock::now();
   for (int c = 0; c < options.clients; ++c) {
     clients.emplace_back([&, c] {
-      Stubs stubs = Connect(options.target, *credentials, c);
+      Stubs stubs = Connect(options.target, *credentials, options.token, c);
       ClientState state(options.seed * 1'000'003 + static_cast<std::uint64_t>(c), options.clusters);
       // Open loop: this client's share of the rate, its calls due at fixed intervals from a
       // phase of its own; a call is timed from when it was due.

@@ -34,7 +34,8 @@ struct RunResult {
   std::optional<ReplaySummary> replay;
 };
 
-// UNAVAILABLE when the server cannot be reached, or a cluster cannot be created.
+// The server's error when a cluster cannot be created (UNAVAILABLE when it cannot be reached,
+// UNAUTHENTICATED or PERMISSION_DENIED when the token does not allow it).
 absl::StatusOr<RunResult> Run(const Options& options, std::ostream& progress);
 
 }  // namespace resched::loadgen

@@ -10,6 +10,7 @@
 #include "core/workload/swf_workload.h"
 #include "loadgen/grpc_sim_driver.h"
 #include "loadgen/wall_replay.h"
+#include "transport/bearer_token.h"
 
 namespace resched::loadgen {
 namespace {
@@ -112,8 +113,8 @@ absl::StatusOr<RunResult> ReplaySwf(const Options& options, std::ostream& progre
       transport::MakeChannelCredentials(options.tls);
   if (!credentials.ok()) return credentials.status();
   grpc::ChannelArguments arguments;
-  std::unique_ptr<pb::Resched::Stub> stub =
-      pb::Resched::NewStub(grpc::CreateCustomChannel(options.target, *credentials, arguments));
+  std::unique_ptr<pb::Resched::Stub> stub = pb::Resched::NewStub(
+      transport::CreateChannelWithToken(options.target, *credentials, arguments, options.token));
   if (absl::Status s = FreshCluster(*stub, options, workload.processors); !s.ok()) return s;
 
   RunResult result;

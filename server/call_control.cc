@@ -6,14 +6,23 @@ namespace resched::server {
 namespace {
 
 thread_local grpc::CallbackServerContext* current_call = nullptr;
+thread_local const auth::Principal* current_principal = nullptr;
 
 }  // namespace
 
-CurrentCallScope::CurrentCallScope(grpc::CallbackServerContext* context) : previous_(current_call) {
+CurrentCallScope::CurrentCallScope(grpc::CallbackServerContext* context,
+                                   const auth::Principal* principal)
+    : previous_(current_call), previous_principal_(current_principal) {
   current_call = context;
+  current_principal = principal;
 }
 
-CurrentCallScope::~CurrentCallScope() { current_call = previous_; }
+CurrentCallScope::~CurrentCallScope() {
+  current_call = previous_;
+  current_principal = previous_principal_;
+}
+
+const auth::Principal* CurrentPrincipal() { return current_principal; }
 
 absl::Status CurrentCallStatus() {
   if (current_call == nullptr) return absl::OkStatus();

@@ -8,10 +8,10 @@ namespace resched::server {
 absl::StatusOr<std::string> CheckListenSecurity(const std::string& listen,
                                                 const ListenProtections& protections) {
   if (transport::IsLoopbackOnly(listen) || (protections.tls && protections.tokens)) return "";
-  const std::string missing = protections.tls ? "bearer tokens"
+  const std::string missing = protections.tls ? "bearer tokens (--tokens-file)"
                               : protections.tokens
                                   ? "TLS (--tls-cert, --tls-key)"
-                                  : "TLS (--tls-cert, --tls-key) and bearer tokens";
+                                  : "TLS (--tls-cert, --tls-key) and bearer tokens (--tokens-file)";
   if (protections.insecure) {
     return absl::StrCat("--insecure: listening on ", listen, " without ", missing,
                         ": anyone who reaches this address can change every cluster");

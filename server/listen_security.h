@@ -12,7 +12,7 @@ namespace resched::server {
 
 struct ListenProtections {
   bool tls = false;       // --tls-cert and --tls-key
-  bool tokens = false;    // callers authenticated by bearer tokens
+  bool tokens = false;    // --tokens-file: callers authenticated by bearer tokens
   bool insecure = false;  // --insecure: the operator accepts an unprotected reachable port
 };
 

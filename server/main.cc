@@ -7,12 +7,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "server/auth/tokens.h"
 #include "server/config.h"
 #include "server/listen_error.h"
 #include "server/listen_security.h"
@@ -39,7 +41,12 @@ void Usage() {
                "  --tls-cert FILE, --tls-key FILE  serve TLS with this certificate chain and\n"
                "             private key (PEM)\n"
                "  --tls-client-ca FILE  mutual TLS: clients need a certificate this CA signed\n"
+               "  --tokens-file FILE  every call needs a bearer token of this file, whose role\n"
+               "             and clusters allow it (YAML; tokens as SHA-256; docs/security.md)\n"
                "  --insecure  serve a non-loopback address without TLS and tokens (warned)\n"
+               "  --audit-log FILE|-|none  a JSON line for every call that may change state,\n"
+               "             applied or refused (default: the config's audit_log, else\n"
+               "             audit.jsonl in the data directory; none when --ephemeral)\n"
                "  --config   YAML or JSON configuration (default: embedded; see --print-config)\n"
                "  --data-dir where every acknowledged change is kept (default: the config's,\n"
                "             else .resched-data); a restart comes back to the same state\n"
@@ -90,6 +97,8 @@ int main(int argc, char** argv) {
   bool ephemeral = false;
   resched::transport::ServerTlsFiles tls_files;
   bool insecure = false;
+  std::string tokens_file;
+  std::string audit_log;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&](const char* name) -> std::string {
@@ -130,6 +139,10 @@ int main(int argc, char** argv) {
       tls_files.key = value("--tls-key");
     } else if (arg == "--tls-client-ca" || arg.rfind("--tls-client-ca=", 0) == 0) {
       tls_files.client_ca = value("--tls-client-ca");
+    } else if (arg == "--tokens-file" || arg.rfind("--tokens-file=", 0) == 0) {
+      tokens_file = value("--tokens-file");
+    } else if (arg == "--audit-log" || arg.rfind("--audit-log=", 0) == 0) {
+      audit_log = value("--audit-log");
     } else if (arg == "--insecure") {
       insecure = true;
     } else if (arg == "--ephemeral") {
@@ -162,9 +175,19 @@ int main(int argc, char** argv) {
                  std::string(credentials.status().message()).c_str());
     return 2;
   }
-  // Bearer tokens are not built yet: only loopback addresses, or --insecure, are served.
+  std::shared_ptr<const resched::server::auth::TokenTable> tokens;
+  if (!tokens_file.empty()) {
+    absl::StatusOr<resched::server::auth::TokenTable> loaded =
+        resched::server::auth::TokenTable::Load(tokens_file);
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "resched-server: --tokens-file: %s\n",
+                   std::string(loaded.status().message()).c_str());
+      return 2;
+    }
+    tokens = std::make_shared<const resched::server::auth::TokenTable>(*std::move(loaded));
+  }
   absl::StatusOr<std::string> listen_warning = resched::server::CheckListenSecurity(
-      listen, {.tls = tls_files.enabled(), .tokens = false, .insecure = insecure});
+      listen, {.tls = tls_files.enabled(), .tokens = tokens != nullptr, .insecure = insecure});
   if (!listen_warning.ok()) {
     std::fprintf(stderr, "resched-server: %s\n",
                  std::string(listen_warning.status().message()).c_str());
@@ -196,6 +219,7 @@ int main(int argc, char** argv) {
   }
 
   resched::server::ReschedService service(resched::server::LimitsFrom(*config));
+  if (tokens != nullptr) service.RequireTokens(tokens);
   if (!tracing->traces_url.empty()) {
     resched::server::trace::OtlpHttpOptions otlp;
     otlp.url = tracing->traces_url;
@@ -225,6 +249,19 @@ int main(int argc, char** argv) {
       return 1;
     }
     fresh = *opened;
+  }
+  if (audit_log.empty()) audit_log = config->audit_log();
+  if (audit_log.empty() && !ephemeral) {
+    audit_log = (std::filesystem::path(data_dir) / "audit.jsonl").string();
+  }
+  if (!audit_log.empty() && audit_log != "none") {
+    absl::StatusOr<std::unique_ptr<resched::server::auth::AuditLog>> audit =
+        resched::server::auth::AuditLog::Open(audit_log);
+    if (!audit.ok()) {
+      Log(LogLevel::kError, "start_failed", audit.status().message());
+      return 1;
+    }
+    service.EnableAudit(*std::move(audit));
   }
   if (fresh) {
     if (auto status = service.CreateConfiguredClusters(*config); !status.ok()) {

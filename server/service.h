@@ -11,6 +11,8 @@
 #include "core/offline/offline_planner.h"
 #include "resched/v1/config.pb.h"
 #include "resched/v1/service.grpc.pb.h"
+#include "server/auth/audit_log.h"
+#include "server/auth/tokens.h"
 #include "server/cluster_metrics.h"
 #include "server/cluster_state.h"
 #include "server/limits.h"
@@ -59,6 +61,12 @@ class ReschedService final : public pb::Resched::CallbackService {
   void EnableTracing(std::unique_ptr<trace::SpanExporter> exporter, trace::TracerOptions options);
   // Waits until every span ended so far is exported or dropped (tests).
   void FlushTraces();
+  // From now on every call needs a bearer token of `tokens` whose role and cluster grants allow
+  // it (server/auth/). Call once, before serving; without it calls are not authenticated.
+  void RequireTokens(std::shared_ptr<const auth::TokenTable> tokens);
+  // Writes an audit line for every call of a method that may change state, applied or refused
+  // (server/auth/audit_log.h). Call once, before serving.
+  void EnableAudit(std::unique_ptr<auth::AuditLog> audit);
   // Ends open WatchSchedule streams with UNAVAILABLE (before the server shuts down).
   void BeginShutdown();
 
@@ -156,6 +164,14 @@ class ReschedService final : public pb::Resched::CallbackService {
   grpc::Status HandleGetSchedule(const pb::GetScheduleRequest*, pb::Schedule*);
   grpc::Status HandleAdvanceClock(const pb::AdvanceClockRequest*, pb::AdvanceClockResponse*);
   grpc::Status HandleListAlgorithms(const pb::ListAlgorithmsRequest*, pb::ListAlgorithmsResponse*);
+  // The audit line of a call, to be finished with its outcome; null when the call is not audited.
+  std::shared_ptr<auth::AuditEntry> StartAudit(const grpc::CallbackServerContext* context,
+                                               absl::string_view method,
+                                               const auth::Principal* principal,
+                                               absl::string_view cluster,
+                                               absl::string_view request_id,
+                                               const std::string& trace_id) const;
+  void FinishAudit(auth::AuditEntry& entry, const grpc::Status& status) const;
   // The answer to a call that finds max_waiting_calls calls already waiting.
   absl::Status Overloaded() const;
   // Subscribes `watch` to its cluster and starts it (on a worker: it waits for the lock).
@@ -201,9 +217,11 @@ class ReschedService final : public pb::Resched::CallbackService {
   Mutex create_mu_;
   ReplyCache cluster_replies_ ABSL_GUARDED_BY(create_mu_){1000};
   std::atomic<bool> shutting_down_{false};
-  std::unique_ptr<Journal> journal_;          // null: ephemeral
-  std::unique_ptr<Snapshotter> snapshotter_;  // after the journal: stops before it
-  std::unique_ptr<trace::Tracer> tracer_;     // null: calls are not traced
+  std::unique_ptr<Journal> journal_;                // null: ephemeral
+  std::unique_ptr<Snapshotter> snapshotter_;        // after the journal: stops before it
+  std::unique_ptr<trace::Tracer> tracer_;           // null: calls are not traced
+  std::shared_ptr<const auth::TokenTable> tokens_;  // null: calls are not authenticated
+  std::unique_ptr<auth::AuditLog> audit_;           // null: changes are not audited
   // When each WALL cluster with a periodic Replan is next due; the timer's thread only.
   std::map<std::string, Time> wall_replan_due_;
   // Last, so that they are destroyed first: their threads finish their work while the rest lives.

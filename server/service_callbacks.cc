@@ -6,6 +6,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "server/auth/access.h"
+#include "server/auth/call_auth.h"
 #include "server/call_control.h"
 #include "server/errors.h"
 #include "server/log.h"
@@ -21,9 +23,70 @@ absl::Status ReschedService::Overloaded() const {
                    " calls waiting for a thread (max_waiting_calls); retry later"));
 }
 
+void ReschedService::RequireTokens(std::shared_ptr<const auth::TokenTable> tokens) {
+  tokens_ = std::move(tokens);
+}
+
+void ReschedService::EnableAudit(std::unique_ptr<auth::AuditLog> audit) {
+  audit_ = std::move(audit);
+}
+
+std::shared_ptr<auth::AuditEntry> ReschedService::StartAudit(
+    const grpc::CallbackServerContext* context, absl::string_view method,
+    const auth::Principal* principal, absl::string_view cluster, absl::string_view request_id,
+    const std::string& trace_id) const {
+  if (audit_ == nullptr) return nullptr;
+  const std::optional<auth::MethodAccess> access = auth::AccessOf(method);
+  // A method without a rule is refused at the gate, and the refusal is audited.
+  if (access && !access->changes) return nullptr;
+  auto entry = std::make_shared<auth::AuditEntry>();
+  if (principal != nullptr) {
+    entry->tenant = principal->tenant;
+    entry->role = std::string(auth::RoleName(principal->role));
+  }
+  entry->method = std::string(method);
+  entry->cluster = std::string(cluster);
+  entry->request_id = std::string(request_id);
+  entry->trace_id = trace_id;
+  entry->peer = context->peer();
+  return entry;
+}
+
+void ReschedService::FinishAudit(auth::AuditEntry& entry, const grpc::Status& status) const {
+  entry.time = absl::Now();
+  entry.code = absl::StatusCodeToString(static_cast<absl::StatusCode>(status.error_code()));
+  entry.error = status.error_message();
+  audit_->Record(entry);
+}
+
 namespace {
 
 constexpr char kServiceName[] = "resched.v1.Resched";
+
+// The cluster a request acts on, for the cluster grants of the caller's token and the audit log;
+// empty for the calls on no one cluster.
+absl::string_view ClusterOf(const pb::GetClusterRequest& request) { return request.name(); }
+absl::string_view ClusterOf(const pb::CreateClusterRequest& request) {
+  return request.spec().name();
+}
+absl::string_view ClusterOf(const pb::DeleteClusterRequest& request) { return request.name(); }
+template <class Request>
+absl::string_view ClusterOf(const Request& request) {
+  if constexpr (requires { request.cluster(); }) {
+    return request.cluster();
+  } else {
+    return {};
+  }
+}
+
+template <class Request>
+absl::string_view RequestIdOf(const Request& request) {
+  if constexpr (requires { request.request_id(); }) {
+    return request.request_id();
+  } else {
+    return {};
+  }
+}
 
 // One line per failed call: what a person looks for first when a client reports an error.
 void LogFailedCall(const char* method, const grpc::Status& status, double seconds,
@@ -87,11 +150,25 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
   } else if (caller) {
     trace_id = trace::ToHex(caller->trace_id);
   }
-  auto finish = [this, reactor, method, arrived, trace_id, span](const grpc::Status& status) {
+  auth::CallAuthorization authorization;
+  if (tokens_ != nullptr) {
+    authorization =
+        auth::AuthorizeCall(*tokens_, context->client_metadata(), method, ClusterOf(*request));
+  }
+  // Shared for the same reason as the span; null when calls are not authenticated.
+  std::shared_ptr<const auth::Principal> principal;
+  if (authorization.principal) {
+    principal = std::make_shared<const auth::Principal>(*std::move(authorization.principal));
+  }
+  std::shared_ptr<auth::AuditEntry> audit = StartAudit(
+      context, method, principal.get(), ClusterOf(*request), RequestIdOf(*request), trace_id);
+  auto finish = [this, reactor, method, arrived, trace_id, span,
+                 audit](const grpc::Status& status) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - arrived).count();
     metrics_.ObserveCall(method, status.error_code(), seconds);
     if (!status.ok()) LogFailedCall(method, status, seconds, trace_id);
+    if (audit) FinishAudit(*audit, status);
     if (span) {
       span->SetAttribute("rpc.grpc.status_code", std::int64_t{status.error_code()});
       if (!status.ok()) span->SetError(status.error_message());
@@ -99,10 +176,14 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
     }
     reactor->Finish(status);
   };
+  if (!authorization.status.ok()) {
+    finish(ToGrpc(authorization.status));
+    return reactor;
+  }
   // The request and the response live until Finish.
-  if (!workers_.TryPost([this, context, request, response, handler, finish, span] {
+  if (!workers_.TryPost([this, context, request, response, handler, finish, span, principal] {
         trace::CurrentSpanScope current(span.get());
-        CurrentCallScope call(context);
+        CurrentCallScope call(context, principal.get());
         finish((this->*handler)(request, response));
       })) {
     metrics_.CountShed(method);
@@ -241,11 +322,20 @@ grpc::ServerUnaryReactor* ReschedService::ListAlgorithms(grpc::CallbackServerCon
 }
 
 grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
-    grpc::CallbackServerContext*, const pb::WatchScheduleRequest* request) {
+    grpc::CallbackServerContext* context, const pb::WatchScheduleRequest* request) {
   metrics_.WatchStarted();
   auto watch =
       std::make_shared<ScheduleWatch>(limits_.max_watch_backlog, [this] { metrics_.WatchEnded(); });
   ScheduleWatch* raw = watch.get();
+  if (tokens_ != nullptr) {
+    auth::CallAuthorization authorization = auth::AuthorizeCall(
+        *tokens_, context->client_metadata(), "WatchSchedule", request->cluster());
+    if (!authorization.status.ok()) {
+      watch->End(authorization.status);
+      raw->Start(std::move(watch), std::nullopt);
+      return raw;
+    }
+  }
   if (!workers_.TryPost([this, request, watch]() mutable { StartWatch(*request, watch); })) {
     watch->End(Overloaded());
     raw->Start(std::move(watch), std::nullopt);

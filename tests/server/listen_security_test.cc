@@ -18,12 +18,14 @@ TEST(ListenSecurity, AReachableAddressWithoutProtectionIsRefusedNamingWhatIsMiss
   EXPECT_EQ(bare.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(bare.status().message(),
             "refusing to listen on 0.0.0.0:50051 without TLS (--tls-cert, --tls-key) and bearer "
-            "tokens: anyone who reaches it could change every cluster. Listen on a loopback "
+            "tokens (--tokens-file): anyone who reaches it could change every cluster. Listen on a "
+            "loopback "
             "address (127.0.0.1:PORT), add the missing protection, or pass --insecure to accept "
             "the risk");
   absl::StatusOr<std::string> tls_only = CheckListenSecurity("[::]:50051", {.tls = true});
   EXPECT_EQ(tls_only.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_NE(tls_only.status().message().find("without bearer tokens:"), std::string::npos);
+  EXPECT_NE(tls_only.status().message().find("without bearer tokens (--tokens-file):"),
+            std::string::npos);
   absl::StatusOr<std::string> tokens_only = CheckListenSecurity("10.1.2.3:50051", {.tokens = true});
   EXPECT_NE(tokens_only.status().message().find("without TLS (--tls-cert, --tls-key):"),
             std::string::npos);
@@ -41,7 +43,8 @@ TEST(ListenSecurity, InsecureServesButWarns) {
       CheckListenSecurity("0.0.0.0:50051", {.tls = true, .insecure = true});
   ASSERT_TRUE(warning.ok()) << warning.status();
   EXPECT_EQ(*warning,
-            "--insecure: listening on 0.0.0.0:50051 without bearer tokens: anyone who reaches "
+            "--insecure: listening on 0.0.0.0:50051 without bearer tokens (--tokens-file): anyone "
+            "who reaches "
             "this address can change every cluster");
 }
 
