@@ -7,7 +7,9 @@
 #include "absl/strings/str_format.h"
 #include "core/registry/registry.h"
 #include "proto/resched/convert.h"
+#include "server/call_control.h"
 #include "server/errors.h"
+#include "server/ownership.h"
 #include "server/page_token.h"
 #include "server/schedule_view.h"
 #include "server/service_apply.h"
@@ -253,6 +255,24 @@ grpc::Status ReschedService::HandleDeleteCluster(const pb::DeleteClusterRequest*
 grpc::Status ReschedService::HandleSubmitJob(const pb::SubmitJobRequest* request,
                                              pb::SubmitJobResponse* response) {
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
+  const auth::Principal* caller = CurrentPrincipal();
+  // With tokens the job records its tenant; the journal keeps the request as applied.
+  pb::SubmitJobRequest owned;
+  if (caller != nullptr) {
+    absl::StatusOr<std::string> owner =
+        SubmissionOwner(caller, request->job().owner(), "job.owner");
+    if (!owner.ok()) return ToGrpc(owner.status());
+    owned = *request;
+    owned.mutable_job()->set_owner(*owner);
+    request = &owned;
+  }
+  grpc::Status status = SubmitOwnedJob(request, response);
+  for (pb::Job& moved : *response->mutable_moved_jobs()) RedactForCaller(caller, moved);
+  return status;
+}
+
+grpc::Status ReschedService::SubmitOwnedJob(const pb::SubmitJobRequest* request,
+                                            pb::SubmitJobResponse* response) {
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
   if (request->dry_run()) {
@@ -283,7 +303,9 @@ grpc::Status ReschedService::HandleGetJob(const pb::GetJobRequest* request, pb::
       result = absl::NotFoundError(absl::StrCat("job '", request->id(), "' not found"));
       return;
     }
-    *response = ToProto(*job, request->cluster());
+    result =
+        CheckOwner(CurrentPrincipal(), job->job.owner, absl::StrCat("job '", job->job.id, "'"));
+    if (result.ok()) *response = ToProto(*job, request->cluster());
   });
   return ToGrpc(found.ok() ? result : found);
 }
@@ -300,10 +322,12 @@ grpc::Status ReschedService::HandleListJobs(const pb::ListJobsRequest* request,
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
   const int page_size = request->page_size() == 0 ? kDefaultPageSize : request->page_size();
+  const auth::Principal* caller = CurrentPrincipal();
   return ToGrpc((*state)->Run([&](ClusterState::Txn& txn) {
     std::int64_t last = *after;
     for (const JobRecord* job : txn.plan.Jobs()) {
       if (job->sequence <= *after) continue;
+      if (!SeesAllTenants(caller) && job->job.owner != caller->tenant) continue;
       const pb::JobState s = ToProto(job->state);
       if (request->states_size() > 0 &&
           std::find(request->states().begin(), request->states().end(), s) ==
@@ -325,9 +349,17 @@ grpc::Status ReschedService::HandleCancelJob(const pb::CancelJobRequest* request
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
+  const auth::Principal* caller = CurrentPrincipal();
   return RunIdempotent(
       **state, request->request_id(), "CancelJob", response,
-      [&](ClusterState::Txn& txn) { return ApplyCancelJob(txn, *request, response); },
+      [&](ClusterState::Txn& txn) {
+        if (const JobRecord* job = txn.plan.FindJob(request->id()); job != nullptr) {
+          absl::Status owned =
+              CheckOwner(caller, job->job.owner, absl::StrCat("job '", request->id(), "'"));
+          if (!owned.ok()) return owned;
+        }
+        return ApplyCancelJob(txn, *request, response);
+      },
       [&](pb::JournalRecord& record) { *record.mutable_cancel_job() = *request; });
 }
 
@@ -399,17 +431,27 @@ grpc::Status ReschedService::HandleGetSchedule(const pb::GetScheduleRequest* req
   }
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  return ToGrpc(
-      (*state)->Run([&](ClusterState::Txn& txn) { *response = BuildSchedule(txn.plan, window); }));
+  const auth::Principal* caller = CurrentPrincipal();
+  return ToGrpc((*state)->Run([&](ClusterState::Txn& txn) {
+    *response = BuildSchedule(txn.plan, window);
+    RedactForCaller(caller, *response, txn.plan);
+  }));
 }
 
 void ReschedService::StartWatch(const pb::WatchScheduleRequest& request,
-                                std::shared_ptr<ScheduleWatch> watch) {
+                                std::shared_ptr<ScheduleWatch> watch,
+                                std::shared_ptr<const auth::Principal> caller) {
   std::optional<pb::ScheduleEvent> first;
   if (auto state = Find(request.cluster()); !state.ok()) {
     watch->End(state.status());
   } else {
-    first = (*state)->Watch(watch, [](const ClusterPlan& plan) { return BuildSchedule(plan, {}); });
+    std::shared_ptr<ScheduleSink> sink = watch;
+    if (!SeesAllTenants(caller.get())) sink = std::make_shared<RedactingSink>(watch, caller);
+    first = (*state)->Watch(sink, [&caller](const ClusterPlan& plan) {
+      pb::Schedule schedule = BuildSchedule(plan, {});
+      RedactForCaller(caller.get(), schedule, plan);
+      return schedule;
+    });
     // BeginShutdown may have ended the cluster's streams just before this one subscribed.
     if (shutting_down_) watch->End(ShuttingDown());
   }

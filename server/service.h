@@ -134,6 +134,8 @@ class ReschedService final : public pb::Resched::CallbackService {
   grpc::Status HandleListClusters(const pb::ListClustersRequest*, pb::ListClustersResponse*);
   grpc::Status HandleDeleteCluster(const pb::DeleteClusterRequest*, pb::DeleteClusterResponse*);
   grpc::Status HandleSubmitJob(const pb::SubmitJobRequest*, pb::SubmitJobResponse*);
+  // SubmitJob once the job's owner is settled.
+  grpc::Status SubmitOwnedJob(const pb::SubmitJobRequest*, pb::SubmitJobResponse*);
   grpc::Status HandleGetJob(const pb::GetJobRequest*, pb::Job*);
   grpc::Status HandleListJobs(const pb::ListJobsRequest*, pb::ListJobsResponse*);
   grpc::Status HandleCancelJob(const pb::CancelJobRequest*, pb::Job*);
@@ -175,7 +177,10 @@ class ReschedService final : public pb::Resched::CallbackService {
   // The answer to a call that finds max_waiting_calls calls already waiting.
   absl::Status Overloaded() const;
   // Subscribes `watch` to its cluster and starts it (on a worker: it waits for the lock).
-  void StartWatch(const pb::WatchScheduleRequest& request, std::shared_ptr<ScheduleWatch> watch);
+  // Other tenants' work reaches a user's stream redacted (server/ownership.h); `caller` is null
+  // without tokens.
+  void StartWatch(const pb::WatchScheduleRequest& request, std::shared_ptr<ScheduleWatch> watch,
+                  std::shared_ptr<const auth::Principal> caller);
 
   absl::StatusOr<std::shared_ptr<ClusterState>> Find(const std::string& name);
   std::vector<std::shared_ptr<ClusterState>> AllClusters();

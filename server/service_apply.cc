@@ -138,10 +138,11 @@ absl::Status ApplyAdvanceClock(ClusterState::Txn& txn, const pb::AdvanceClockReq
 }
 
 absl::Status CommitPlannedDag(ClusterState::Txn& txn, const Dag& dag, const DagPlan& plan,
-                              const std::string& algorithm, const std::string& label, Time release,
-                              const std::string& cluster, std::string* dag_id) {
+                              const std::string& algorithm, const std::string& label,
+                              const std::string& owner, Time release, const std::string& cluster,
+                              std::string* dag_id) {
   absl::StatusOr<const DagReservation*> committed =
-      txn.plan.CommitDag(dag, plan, algorithm, label, release);
+      txn.plan.CommitDag(dag, plan, algorithm, label, release, owner);
   if (!committed.ok()) return committed.status();
   *dag_id = (*committed)->id;
   pb::ScheduleEvent event;
@@ -152,11 +153,13 @@ absl::Status CommitPlannedDag(ClusterState::Txn& txn, const Dag& dag, const DagP
 }
 
 pb::CommittedDag DescribeCommittedDag(const pb::Dag& dag, const std::string& algorithm,
-                                      const std::string& label, Time release, const DagPlan& plan) {
+                                      const std::string& label, const std::string& owner,
+                                      Time release, const DagPlan& plan) {
   pb::CommittedDag out;
   *out.mutable_dag() = dag;
   out.set_algorithm(algorithm);
   out.set_label(label);
+  out.set_owner(owner);
   *out.mutable_release() = ToTimestamp(release);
   for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
     const TaskReservation& t = plan.tasks[i];
@@ -191,8 +194,8 @@ absl::Status ApplyCommittedDag(ClusterState::Txn& txn, const pb::CommittedDag& c
   auto release = FromProto(committed.release(), "release");
   if (!release.ok()) return release.status();
   std::string dag_id;
-  return CommitPlannedDag(txn, *dag, plan, committed.algorithm(), committed.label(), *release,
-                          cluster, &dag_id);
+  return CommitPlannedDag(txn, *dag, plan, committed.algorithm(), committed.label(),
+                          committed.owner(), *release, cluster, &dag_id);
 }
 
 absl::Status ApplyCommittedReplan(ClusterState::Txn& txn, const pb::CommittedReplan& committed) {

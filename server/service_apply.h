@@ -29,12 +29,15 @@ absl::Status ApplyAdvanceClock(ClusterState::Txn& txn, const pb::AdvanceClockReq
                                pb::AdvanceClockResponse* response);
 
 // Books a planned DAG (ReserveDAG, a committing QueryDeadline) and announces it to watchers.
+// `owner`: the tenant reserving it (empty without tokens).
 absl::Status CommitPlannedDag(ClusterState::Txn& txn, const Dag& dag, const DagPlan& plan,
-                              const std::string& algorithm, const std::string& label, Time release,
-                              const std::string& cluster, std::string* dag_id);
+                              const std::string& algorithm, const std::string& label,
+                              const std::string& owner, Time release, const std::string& cluster,
+                              std::string* dag_id);
 // The journal's record of such a booking, and its replay.
 pb::CommittedDag DescribeCommittedDag(const pb::Dag& dag, const std::string& algorithm,
-                                      const std::string& label, Time release, const DagPlan& plan);
+                                      const std::string& label, const std::string& owner,
+                                      Time release, const DagPlan& plan);
 absl::Status ApplyCommittedDag(ClusterState::Txn& txn, const pb::CommittedDag& committed,
                                const std::string& cluster);
 

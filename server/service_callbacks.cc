@@ -327,6 +327,7 @@ grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
   auto watch =
       std::make_shared<ScheduleWatch>(limits_.max_watch_backlog, [this] { metrics_.WatchEnded(); });
   ScheduleWatch* raw = watch.get();
+  std::shared_ptr<const auth::Principal> caller;
   if (tokens_ != nullptr) {
     auth::CallAuthorization authorization = auth::AuthorizeCall(
         *tokens_, context->client_metadata(), "WatchSchedule", request->cluster());
@@ -335,8 +336,10 @@ grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
       raw->Start(std::move(watch), std::nullopt);
       return raw;
     }
+    caller = std::make_shared<const auth::Principal>(*std::move(authorization.principal));
   }
-  if (!workers_.TryPost([this, request, watch]() mutable { StartWatch(*request, watch); })) {
+  if (!workers_.TryPost(
+          [this, request, watch, caller]() mutable { StartWatch(*request, watch, caller); })) {
     watch->End(Overloaded());
     raw->Start(std::move(watch), std::nullopt);
   }

@@ -11,6 +11,7 @@
 #include "core/dag/dag_planner.h"
 #include "core/registry/registry.h"
 #include "server/call_control.h"
+#include "server/ownership.h"
 #include "server/planning_span.h"
 #include "server/service.h"
 #include "server/service_apply.h"
@@ -122,6 +123,8 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
   absl::StatusOr<Dag> dag =
       CheckDagRequest(request->dag(), request->request_id(), request->label());
   if (!dag.ok()) return ToGrpc(dag.status());
+  // The tenant the reservation is recorded for (server/ownership.h).
+  const std::string owner = CurrentPrincipal() != nullptr ? CurrentPrincipal()->tenant : "";
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
   const std::string name = request->algorithm().name().empty()
@@ -176,7 +179,7 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
           booked = ShiftedBy(*plan, txn.plan.now() - (*snapshot)->now());
           booked_release = std::max(release, txn.plan.now());
           absl::Status committed =
-              CommitPlannedDag(txn, *dag, booked, name, request->label(), booked_release,
+              CommitPlannedDag(txn, *dag, booked, name, request->label(), owner, booked_release,
                                request->cluster(), response->mutable_dag_id());
           stale = committed.code() == absl::StatusCode::kFailedPrecondition;
           if (!committed.ok()) return committed;
@@ -184,8 +187,8 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
           return absl::OkStatus();
         },
         [&](pb::JournalRecord& record) {
-          *record.mutable_commit_dag() =
-              DescribeCommittedDag(request->dag(), name, request->label(), booked_release, booked);
+          *record.mutable_commit_dag() = DescribeCommittedDag(
+              request->dag(), name, request->label(), owner, booked_release, booked);
         });
     if (!stale) return status;
     response->Clear();
@@ -198,6 +201,8 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
   absl::StatusOr<Dag> dag =
       CheckDagRequest(request->dag(), request->request_id(), request->label());
   if (!dag.ok()) return ToGrpc(dag.status());
+  // The tenant the reservation is recorded for (server/ownership.h).
+  const std::string owner = CurrentPrincipal() != nullptr ? CurrentPrincipal()->tenant : "";
   std::optional<Time> deadline;
   if (request->has_deadline()) {
     absl::StatusOr<Time> d = FromProto(request->deadline(), "deadline");
@@ -275,7 +280,7 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
           booked = shifted.plan;
           booked_release = std::max(release, txn.plan.now());
           absl::Status committed =
-              CommitPlannedDag(txn, *dag, *booked, name, request->label(), booked_release,
+              CommitPlannedDag(txn, *dag, *booked, name, request->label(), owner, booked_release,
                                request->cluster(), response->mutable_dag_id());
           stale = committed.code() == absl::StatusCode::kFailedPrecondition;
           return committed;
@@ -283,7 +288,7 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
         [&](pb::JournalRecord& record) {
           if (booked) {
             *record.mutable_commit_dag() = DescribeCommittedDag(
-                request->dag(), name, request->label(), booked_release, *booked);
+                request->dag(), name, request->label(), owner, booked_release, *booked);
           } else {
             record.mutable_reply_only();
           }
@@ -306,7 +311,9 @@ grpc::Status ReschedService::HandleGetDagReservation(const pb::GetDagReservation
           absl::NotFoundError(absl::StrFormat("DAG reservation '%s' not found", request->id()));
       return;
     }
-    *response = ToProto(*d, request->cluster());
+    status = CheckOwner(CurrentPrincipal(), d->owner,
+                        absl::StrFormat("DAG reservation '%s'", request->id()));
+    if (status.ok()) *response = ToProto(*d, request->cluster());
   });
   return ToGrpc(found.ok() ? status : found);
 }
@@ -315,8 +322,10 @@ grpc::Status ReschedService::HandleListDagReservations(
     const pb::ListDagReservationsRequest* request, pb::ListDagReservationsResponse* response) {
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
+  const auth::Principal* caller = CurrentPrincipal();
   return ToGrpc((*state)->Run([&](ClusterState::Txn& txn) {
     for (const DagReservation* d : txn.plan.Dags()) {
+      if (!SeesAllTenants(caller) && d->owner != caller->tenant) continue;
       *response->add_dags() = ToProto(*d, request->cluster());
     }
   }));
@@ -327,9 +336,17 @@ grpc::Status ReschedService::HandleReleaseDAG(const pb::ReleaseDAGRequest* reque
   if (absl::Status s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
+  const auth::Principal* caller = CurrentPrincipal();
   return RunIdempotent(
       **state, request->request_id(), "ReleaseDAG", response,
-      [&](ClusterState::Txn& txn) { return ApplyReleaseDag(txn, *request); },
+      [&](ClusterState::Txn& txn) {
+        if (const DagReservation* d = txn.plan.FindDag(request->id()); d != nullptr) {
+          absl::Status owned =
+              CheckOwner(caller, d->owner, absl::StrFormat("DAG reservation '%s'", request->id()));
+          if (!owned.ok()) return owned;
+        }
+        return ApplyReleaseDag(txn, *request);
+      },
       [&](pb::JournalRecord& record) { *record.mutable_release_dag() = *request; });
 }
 

@@ -45,6 +45,7 @@ struct DagReservation {
   std::string id;  // "d<n>"
   std::string algorithm;
   std::string label;
+  std::string owner;  // the tenant that reserved it; empty when the server has no tenants
   Time release = 0;
   std::vector<DagTaskBooking> tasks;  // in the DAG's task order
   std::vector<Edge> edges;
@@ -110,7 +111,7 @@ class ClusterPlan {
   // naming the task when one no longer fits. Tasks must not start before now.
   absl::StatusOr<const DagReservation*> CommitDag(const Dag& dag, const DagPlan& plan,
                                                   std::string algorithm, std::string label,
-                                                  Time release);
+                                                  Time release, std::string owner = {});
   // Frees every task's booking; queued jobs may move earlier. NOT_FOUND for an unknown id.
   absl::Status ReleaseDag(const std::string& id);
   const DagReservation* FindDag(const std::string& id) const;

@@ -25,7 +25,8 @@ std::optional<std::int64_t> ParseDagId(const std::string& id) {
 
 absl::StatusOr<const DagReservation*> ClusterPlan::CommitDag(const Dag& dag, const DagPlan& plan,
                                                              std::string algorithm,
-                                                             std::string label, Time release) {
+                                                             std::string label, Time release,
+                                                             std::string owner) {
   const auto active = std::count_if(dags_.begin(), dags_.end(), [&](const auto& entry) {
     return entry.second.completion > now_;
   });
@@ -40,6 +41,7 @@ absl::StatusOr<const DagReservation*> ClusterPlan::CommitDag(const Dag& dag, con
   DagReservation record;
   record.algorithm = std::move(algorithm);
   record.label = std::move(label);
+  record.owner = std::move(owner);
   record.release = release;
   record.edges = dag.edges;
   record.completion = plan.completion;

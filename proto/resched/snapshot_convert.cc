@@ -81,6 +81,7 @@ void Put(const DagReservation& d, pb::SnapshotDag* out) {
   out->set_id(d.id);
   out->set_algorithm(d.algorithm);
   out->set_label(d.label);
+  out->set_owner(d.owner);
   out->set_release(d.release);
   for (const DagTaskBooking& t : d.tasks) {
     pb::SnapshotDagTask* task = out->add_tasks();
@@ -103,6 +104,7 @@ DagReservation Get(const pb::SnapshotDag& d) {
   r.id = d.id();
   r.algorithm = d.algorithm();
   r.label = d.label();
+  r.owner = d.owner();
   r.release = d.release();
   r.tasks.reserve(d.tasks_size());
   for (const pb::SnapshotDagTask& t : d.tasks()) {

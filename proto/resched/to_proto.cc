@@ -140,6 +140,7 @@ pb::DagReservation ToProto(const DagReservation& d, const std::string& cluster) 
   out.set_cluster(cluster);
   out.set_algorithm(d.algorithm);
   out.set_label(d.label);
+  out.set_owner(d.owner);
   *out.mutable_release() = ToTimestamp(d.release);
   for (const DagTaskBooking& t : d.tasks) *out.add_placements() = ToProto(t.task, t.allocation);
   for (const Edge& e : d.edges) {
