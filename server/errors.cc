@@ -15,21 +15,40 @@ std::string FieldOf(std::string_view message) {
   return std::string(message.substr(0, end));
 }
 
+constexpr char kRetryInfoUrl[] = "type.googleapis.com/google.rpc.RetryInfo";
+
 }  // namespace
+
+absl::Status WithRetryDelay(absl::Status status, absl::Duration delay) {
+  google::rpc::RetryInfo retry;
+  const absl::Duration rounded = absl::Ceil(delay, absl::Milliseconds(1));
+  retry.mutable_retry_delay()->set_seconds(absl::ToInt64Seconds(rounded));
+  retry.mutable_retry_delay()->set_nanos(static_cast<std::int32_t>(
+      absl::ToInt64Nanoseconds(rounded - absl::Seconds(absl::ToInt64Seconds(rounded)))));
+  status.SetPayload(kRetryInfoUrl, absl::Cord(retry.SerializeAsString()));
+  return status;
+}
 
 grpc::Status ToGrpc(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
   const auto code = static_cast<grpc::StatusCode>(status.code());
   const std::string message(status.message());
-  if (status.code() != absl::StatusCode::kInvalidArgument) return grpc::Status(code, message);
-  google::rpc::BadRequest bad_request;
-  auto* violation = bad_request.add_field_violations();
-  violation->set_field(FieldOf(message));
-  violation->set_description(message);
   google::rpc::Status rich;
   rich.set_code(static_cast<int>(code));
   rich.set_message(message);
-  rich.add_details()->PackFrom(bad_request);
+  if (status.code() == absl::StatusCode::kInvalidArgument) {
+    google::rpc::BadRequest bad_request;
+    auto* violation = bad_request.add_field_violations();
+    violation->set_field(FieldOf(message));
+    violation->set_description(message);
+    rich.add_details()->PackFrom(bad_request);
+  }
+  if (absl::optional<absl::Cord> retry = status.GetPayload(kRetryInfoUrl)) {
+    google::protobuf::Any* detail = rich.add_details();
+    detail->set_type_url(kRetryInfoUrl);
+    detail->set_value(std::string(*retry));
+  }
+  if (rich.details_size() == 0) return grpc::Status(code, message);
   return grpc::Status(code, message, rich.SerializeAsString());
 }
 

@@ -14,6 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "server/auth/tenant_limits.h"
 #include "server/auth/tokens.h"
 #include "server/config.h"
 #include "server/listen_error.h"
@@ -220,6 +221,22 @@ int main(int argc, char** argv) {
 
   resched::server::ReschedService service(resched::server::LimitsFrom(*config));
   if (tokens != nullptr) service.RequireTokens(tokens);
+  absl::StatusOr<resched::server::auth::TenantLimits> tenant_limits =
+      resched::server::auth::TenantLimits::FromConfig(*config);
+  if (!tenant_limits.ok()) {
+    std::fprintf(stderr, "resched-server: config: %s\n",
+                 std::string(tenant_limits.status().message()).c_str());
+    return 2;
+  }
+  if (!tenant_limits->empty()) {
+    if (tokens == nullptr) {
+      Log(LogLevel::kWarning, "tenant_limits_unused",
+          "tenant_limits are set but there is no --tokens-file: without tenants they do not "
+          "apply");
+    }
+    service.SetTenantLimits(
+        std::make_shared<const resched::server::auth::TenantLimits>(*std::move(tenant_limits)));
+  }
   if (!tracing->traces_url.empty()) {
     resched::server::trace::OtlpHttpOptions otlp;
     otlp.url = tracing->traces_url;

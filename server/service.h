@@ -12,6 +12,8 @@
 #include "resched/v1/config.pb.h"
 #include "resched/v1/service.grpc.pb.h"
 #include "server/auth/audit_log.h"
+#include "server/auth/rate_limiter.h"
+#include "server/auth/tenant_limits.h"
 #include "server/auth/tokens.h"
 #include "server/cluster_metrics.h"
 #include "server/cluster_state.h"
@@ -67,6 +69,9 @@ class ReschedService final : public pb::Resched::CallbackService {
   // Writes an audit line for every call of a method that may change state, applied or refused
   // (server/auth/audit_log.h). Call once, before serving.
   void EnableAudit(std::unique_ptr<auth::AuditLog> audit);
+  // Per-tenant rate limits and quotas (server/auth/tenant_limits.h), for the tenants of the
+  // tokens file: without RequireTokens they do not apply. Call once, before serving.
+  void SetTenantLimits(std::shared_ptr<const auth::TenantLimits> limits);
   // Ends open WatchSchedule streams with UNAVAILABLE (before the server shuts down).
   void BeginShutdown();
 
@@ -136,6 +141,11 @@ class ReschedService final : public pb::Resched::CallbackService {
   grpc::Status HandleSubmitJob(const pb::SubmitJobRequest*, pb::SubmitJobResponse*);
   // SubmitJob once the job's owner is settled.
   grpc::Status SubmitOwnedJob(const pb::SubmitJobRequest*, pb::SubmitJobResponse*);
+  // The quota of `tenant`'s work on each cluster; null when it has none (or calls are not
+  // authenticated).
+  const auth::TenantLimit* QuotaOf(const std::string& tenant) const;
+  // The quota of the submission's owner, on `plan` (server/quota.h).
+  absl::Status CheckSubmitQuota(const ClusterPlan& plan, const pb::SubmitJobRequest& request) const;
   grpc::Status HandleGetJob(const pb::GetJobRequest*, pb::Job*);
   grpc::Status HandleListJobs(const pb::ListJobsRequest*, pb::ListJobsResponse*);
   grpc::Status HandleCancelJob(const pb::CancelJobRequest*, pb::Job*);
@@ -222,11 +232,13 @@ class ReschedService final : public pb::Resched::CallbackService {
   Mutex create_mu_;
   ReplyCache cluster_replies_ ABSL_GUARDED_BY(create_mu_){1000};
   std::atomic<bool> shutting_down_{false};
-  std::unique_ptr<Journal> journal_;                // null: ephemeral
-  std::unique_ptr<Snapshotter> snapshotter_;        // after the journal: stops before it
-  std::unique_ptr<trace::Tracer> tracer_;           // null: calls are not traced
-  std::shared_ptr<const auth::TokenTable> tokens_;  // null: calls are not authenticated
-  std::unique_ptr<auth::AuditLog> audit_;           // null: changes are not audited
+  std::unique_ptr<Journal> journal_;                         // null: ephemeral
+  std::unique_ptr<Snapshotter> snapshotter_;                 // after the journal: stops before it
+  std::unique_ptr<trace::Tracer> tracer_;                    // null: calls are not traced
+  std::shared_ptr<const auth::TokenTable> tokens_;           // null: calls are not authenticated
+  std::unique_ptr<auth::AuditLog> audit_;                    // null: changes are not audited
+  std::shared_ptr<const auth::TenantLimits> tenant_limits_;  // null: none
+  std::unique_ptr<auth::RateLimiter> rate_limiter_;          // null: no rate limits
   // When each WALL cluster with a periodic Replan is next due; the timer's thread only.
   std::map<std::string, Time> wall_replan_due_;
   // Last, so that they are destroyed first: their threads finish their work while the rest lives.

@@ -27,6 +27,11 @@ void ReschedService::RequireTokens(std::shared_ptr<const auth::TokenTable> token
   tokens_ = std::move(tokens);
 }
 
+void ReschedService::SetTenantLimits(std::shared_ptr<const auth::TenantLimits> limits) {
+  tenant_limits_ = std::move(limits);
+  rate_limiter_ = std::make_unique<auth::RateLimiter>(tenant_limits_);
+}
+
 void ReschedService::EnableAudit(std::unique_ptr<auth::AuditLog> audit) {
   audit_ = std::move(audit);
 }
@@ -176,6 +181,9 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
     }
     reactor->Finish(status);
   };
+  if (authorization.status.ok() && principal != nullptr && rate_limiter_ != nullptr) {
+    authorization.status = rate_limiter_->Admit(principal->tenant, absl::Now());
+  }
   if (!authorization.status.ok()) {
     finish(ToGrpc(authorization.status));
     return reactor;
@@ -337,6 +345,14 @@ grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
       return raw;
     }
     caller = std::make_shared<const auth::Principal>(*std::move(authorization.principal));
+    if (rate_limiter_ != nullptr) {
+      if (absl::Status admitted = rate_limiter_->Admit(caller->tenant, absl::Now());
+          !admitted.ok()) {
+        watch->End(admitted);
+        raw->Start(std::move(watch), std::nullopt);
+        return raw;
+      }
+    }
   }
   if (!workers_.TryPost(
           [this, request, watch, caller]() mutable { StartWatch(*request, watch, caller); })) {

@@ -13,6 +13,7 @@
 #include "server/call_control.h"
 #include "server/ownership.h"
 #include "server/planning_span.h"
+#include "server/quota.h"
 #include "server/service.h"
 #include "server/service_apply.h"
 #include "server/service_util.h"
@@ -178,6 +179,10 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
         [&](ClusterState::Txn& txn) -> absl::Status {
           booked = ShiftedBy(*plan, txn.plan.now() - (*snapshot)->now());
           booked_release = std::max(release, txn.plan.now());
+          if (const auth::TenantLimit* limit = QuotaOf(owner); limit != nullptr) {
+            absl::Status quota = CheckQuota(txn.plan, owner, *limit, 0, booked.cpu_hours);
+            if (!quota.ok()) return quota;
+          }
           absl::Status committed =
               CommitPlannedDag(txn, *dag, booked, name, request->label(), owner, booked_release,
                                request->cluster(), response->mutable_dag_id());
@@ -279,6 +284,10 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
           if (!shifted.plan) return absl::OkStatus();  // infeasible: nothing to book
           booked = shifted.plan;
           booked_release = std::max(release, txn.plan.now());
+          if (const auth::TenantLimit* limit = QuotaOf(owner); limit != nullptr) {
+            absl::Status quota = CheckQuota(txn.plan, owner, *limit, 0, booked->cpu_hours);
+            if (!quota.ok()) return quota;
+          }
           absl::Status committed =
               CommitPlannedDag(txn, *dag, *booked, name, request->label(), owner, booked_release,
                                request->cluster(), response->mutable_dag_id());

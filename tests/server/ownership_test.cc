@@ -6,10 +6,8 @@
 
 #include <filesystem>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "server/auth/tokens.h"
-#include "tests/server/server_fixture.h"
+#include "tests/server/tenant_fixture.h"
 
 namespace resched::server::testing {
 namespace {
@@ -17,14 +15,6 @@ namespace {
 constexpr char kAlice[] = "alice-token-2b7d";
 constexpr char kBob[] = "bob-token-91fe";
 constexpr char kOps[] = "ops-token-c04a";
-
-std::string GrantLine(absl::string_view token, absl::string_view tenant, absl::string_view role) {
-  const auth::Sha256 hash = auth::HashToken(token);
-  return absl::StrCat("  - {sha256: \"",
-                      absl::BytesToHexString(absl::string_view(
-                          reinterpret_cast<const char*>(hash.data()), hash.size())),
-                      "\", tenant: ", tenant, ", role: ", role, "}\n");
-}
 
 pb::Dag TwoTaskDag() {
   pb::Dag dag;
@@ -40,7 +30,7 @@ pb::Dag TwoTaskDag() {
   return dag;
 }
 
-class TenantTest : public ServerTest {
+class TenantTest : public TokenServerFixture {
  protected:
   TenantTest() {
     std::string pattern = ::testing::TempDir() + "/resched_tenants_XXXXXX";
@@ -49,33 +39,13 @@ class TenantTest : public ServerTest {
   }
   ~TenantTest() override { std::filesystem::remove_all(data_dir_); }
 
-  void Configure(ReschedService& service) override {
-    absl::StatusOr<auth::TokenTable> tokens = auth::TokenTable::Parse(
-        absl::StrCat("tokens:\n", GrantLine(kAlice, "alice", "user"),
-                     GrantLine(kBob, "bob", "user"), GrantLine(kOps, "ops", "admin")));
-    ASSERT_TRUE(tokens.ok()) << tokens.status();
-    service.RequireTokens(std::make_shared<const auth::TokenTable>(*std::move(tokens)));
+  std::string TokensYaml() const override {
+    return absl::StrCat("tokens:\n", GrantLine(kAlice, "alice", "user"),
+                        GrantLine(kBob, "bob", "user"), GrantLine(kOps, "ops", "admin"));
   }
   void SetUp() override {
-    ServerTest::SetUp();
-    pb::CreateClusterRequest request;
-    request.mutable_spec()->set_name("sim");
-    request.mutable_spec()->set_processors(8);
-    request.mutable_spec()->set_clock(pb::SIMULATED);
-    request.mutable_spec()->mutable_policy()->set_name("conservative");
-    pb::Cluster cluster;
-    ASSERT_OK(Call(kOps, &pb::Resched::Stub::CreateCluster, request, &cluster));
-  }
-
-  // A call to `method` as the holder of `token`.
-  template <class Request, class Response>
-  grpc::Status Call(const char* token,
-                    grpc::Status (pb::Resched::Stub::*method)(grpc::ClientContext*, const Request&,
-                                                              Response*),
-                    const Request& request, Response* response) {
-    grpc::ClientContext context;
-    context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
-    return (stub_.get()->*method)(&context, request, response);
+    TokenServerFixture::SetUp();
+    CreateClusterAs(kOps, "sim", 8);
   }
 
   // Submits a 2-processor, 1-hour job as `token`'s holder; its answer, checked OK.

@@ -1,0 +1,175 @@
+// Per-tenant quotas and rate limits on the real service: a submission or DAG reservation over a
+// quota is refused with RESOURCE_EXHAUSTED naming it and leaves nothing behind, with a
+// google.rpc.RetryInfo where waiting helps (a WALL cluster); quotas count per cluster; a tenant
+// over its rate limit is refused while the others are served.
+#include "google/rpc/error_details.pb.h"
+#include "google/rpc/status.pb.h"
+#include "server/auth/tenant_limits.h"
+#include "tests/server/tenant_fixture.h"
+
+namespace resched::server::testing {
+namespace {
+
+constexpr char kAlice[] = "alice-token-quota-1";
+constexpr char kBob[] = "bob-token-quota-2";
+constexpr char kCarol[] = "carol-token-quota-3";
+constexpr char kOps[] = "ops-token-quota-4";
+
+// The retry delay of a refusal, if it carries one.
+std::optional<absl::Duration> RetryDelayOf(const grpc::Status& status) {
+  google::rpc::Status rich;
+  if (!rich.ParseFromString(status.error_details())) return std::nullopt;
+  for (const google::protobuf::Any& detail : rich.details()) {
+    google::rpc::RetryInfo retry;
+    if (detail.UnpackTo(&retry)) {
+      return absl::Seconds(retry.retry_delay().seconds()) +
+             absl::Nanoseconds(retry.retry_delay().nanos());
+    }
+  }
+  return std::nullopt;
+}
+
+class QuotaTest : public TokenServerFixture {
+ protected:
+  std::string TokensYaml() const override {
+    return absl::StrCat("tokens:\n", GrantLine(kAlice, "alice", "user"),
+                        GrantLine(kBob, "bob", "user"), GrantLine(kCarol, "carol", "user"),
+                        GrantLine(kOps, "ops", "admin"));
+  }
+  void ConfigureMore(ReschedService& service) override {
+    absl::StatusOr<::resched::v1::ServerConfig> config = ParseConfig(
+        "tenant_limits:\n"
+        "  - {tenant: alice, max_active_jobs: 2}\n"
+        "  - {tenant: bob, max_processor_hours_ahead: 3}\n"
+        "  - {tenant: carol, calls_per_second: 0.2, burst: 2}\n");
+    ASSERT_OK(config);
+    absl::StatusOr<auth::TenantLimits> limits = auth::TenantLimits::FromConfig(*config);
+    ASSERT_OK(limits);
+    service.SetTenantLimits(std::make_shared<const auth::TenantLimits>(*std::move(limits)));
+  }
+  void SetUp() override {
+    TokenServerFixture::SetUp();
+    CreateClusterAs(kOps, "sim", 8);
+    CreateClusterAs(kOps, "other", 8);
+    CreateClusterAs(kOps, "wall", 8, pb::WALL);
+  }
+
+  grpc::Status SubmitAs(const char* token, const std::string& cluster, int k, int seconds,
+                        std::string* id = nullptr) {
+    pb::SubmitJobRequest request;
+    request.set_cluster(cluster);
+    *request.mutable_job() = Rigid(k, seconds);
+    pb::SubmitJobResponse response;
+    grpc::Status status = Call(token, &pb::Resched::Stub::SubmitJob, request, &response);
+    if (id != nullptr) *id = response.job().id();
+    return status;
+  }
+
+  // ReserveDAG of two chained 2-processor, 10-minute tasks (2/3 processor-hour).
+  grpc::Status ReserveAs(const char* token, const std::string& cluster) {
+    pb::ReserveDAGRequest request;
+    request.set_cluster(cluster);
+    for (const char* name : {"a", "b"}) {
+      pb::DagTask* task = request.mutable_dag()->add_tasks();
+      task->set_name(name);
+      task->mutable_model()->mutable_rigid()->set_k(2);
+      task->mutable_model()->mutable_rigid()->mutable_time()->set_seconds(600);
+    }
+    pb::DagEdge* edge = request.mutable_dag()->add_edges();
+    edge->set_from("a");
+    edge->set_to("b");
+    pb::ReserveDAGResponse response;
+    return Call(token, &pb::Resched::Stub::ReserveDAG, request, &response);
+  }
+
+  int JobCount(const std::string& cluster) {
+    pb::ListJobsRequest request;
+    request.set_cluster(cluster);
+    pb::ListJobsResponse response;
+    EXPECT_OK(Call(kOps, &pb::Resched::Stub::ListJobs, request, &response));
+    return response.jobs_size();
+  }
+};
+
+TEST_F(QuotaTest, ActiveJobsOverTheQuotaAreRefusedAndNothingIsApplied) {
+  std::string first;
+  ASSERT_OK(SubmitAs(kAlice, "sim", 1, 3600, &first));
+  ASSERT_OK(SubmitAs(kAlice, "sim", 1, 3600));
+  const grpc::Status refused = SubmitAs(kAlice, "sim", 1, 3600);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(refused.error_message(),
+            "tenant 'alice' has 2 queued or running jobs on cluster 'sim', the quota "
+            "(tenant_limits: max_active_jobs 2)");
+  EXPECT_FALSE(RetryDelayOf(refused).has_value());  // a SIMULATED clock waits for no one
+  EXPECT_EQ(JobCount("sim"), 2);
+  ASSERT_OK(SubmitAs(kAlice, "other", 1, 3600));  // the quota counts per cluster
+  ASSERT_OK(SubmitAs(kOps, "sim", 1, 3600));      // others are not counted
+  pb::CancelJobRequest cancel;
+  cancel.set_cluster("sim");
+  cancel.set_id(first);
+  pb::Job cancelled;
+  ASSERT_OK(Call(kAlice, &pb::Resched::Stub::CancelJob, cancel, &cancelled));
+  EXPECT_OK(SubmitAs(kAlice, "sim", 1, 3600));  // room again
+}
+
+TEST_F(QuotaTest, OnAWallClusterTheRefusalSaysWhenAJobOfTheTenantEnds) {
+  ASSERT_OK(SubmitAs(kAlice, "wall", 1, 600));
+  ASSERT_OK(SubmitAs(kAlice, "wall", 1, 3600));
+  const grpc::Status refused = SubmitAs(kAlice, "wall", 1, 60);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  const std::optional<absl::Duration> retry = RetryDelayOf(refused);
+  ASSERT_TRUE(retry.has_value());
+  EXPECT_GT(*retry, absl::Seconds(590));  // the 10-minute job's end
+  EXPECT_LE(*retry, absl::Seconds(600));
+}
+
+TEST_F(QuotaTest, ProcessorHoursAheadCountJobsAndDagReservations) {
+  ASSERT_OK(SubmitAs(kBob, "sim", 2, 3600));  // 2 processor-hours
+  const grpc::Status job_refused = SubmitAs(kBob, "sim", 2, 3600);
+  EXPECT_EQ(job_refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(job_refused.error_message(),
+            "tenant 'bob' holds 2 processor-hours ahead on cluster 'sim'; 2 more would pass the "
+            "quota (tenant_limits: max_processor_hours_ahead 3)");
+  ASSERT_OK(ReserveAs(kBob, "sim"));  // 2.67
+  const grpc::Status dag_refused = ReserveAs(kBob, "sim");
+  EXPECT_EQ(dag_refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  pb::ListDagReservationsRequest list;
+  list.set_cluster("sim");
+  pb::ListDagReservationsResponse dags;
+  ASSERT_OK(Call(kOps, &pb::Resched::Stub::ListDagReservations, list, &dags));
+  EXPECT_EQ(dags.dags_size(), 1);  // the refused one booked nothing
+  EXPECT_EQ(JobCount("sim"), 1);
+  pb::GetScheduleRequest get;
+  get.set_cluster("sim");
+  pb::Schedule schedule;
+  ASSERT_OK(Call(kOps, &pb::Resched::Stub::GetSchedule, get, &schedule));
+  ExpectValid(schedule);
+  // As the clock passes, what is behind no longer counts.
+  pb::AdvanceClockRequest advance;
+  advance.set_cluster("sim");
+  advance.mutable_by()->set_seconds(3600);
+  pb::AdvanceClockResponse advanced;
+  ASSERT_OK(Call(kOps, &pb::Resched::Stub::AdvanceClock, advance, &advanced));
+  EXPECT_OK(SubmitAs(kBob, "sim", 2, 3600));
+}
+
+TEST_F(QuotaTest, ATenantOverItsRateLimitIsRefusedWhileOthersAreServed) {
+  pb::ListClustersRequest request;
+  pb::ListClustersResponse response;
+  ASSERT_OK(Call(kCarol, &pb::Resched::Stub::ListClusters, request, &response));
+  ASSERT_OK(Call(kCarol, &pb::Resched::Stub::ListClusters, request, &response));
+  const grpc::Status refused = Call(kCarol, &pb::Resched::Stub::ListClusters, request, &response);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(refused.error_message().find("tenant 'carol' is over its rate limit"),
+            std::string::npos);
+  const std::optional<absl::Duration> retry = RetryDelayOf(refused);
+  ASSERT_TRUE(retry.has_value());
+  EXPECT_GT(*retry, absl::Seconds(4));
+  EXPECT_LE(*retry, absl::Seconds(5));
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_OK(Call(kAlice, &pb::Resched::Stub::ListClusters, request, &response));
+  }
+}
+
+}  // namespace
+}  // namespace resched::server::testing

@@ -1,0 +1,63 @@
+// Helpers for tests of a server with a tokens file: a grant line of the file, and calls made as
+// the holder of a token.
+#pragma once
+
+#include <string>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "server/auth/tokens.h"
+#include "tests/server/server_fixture.h"
+
+namespace resched::server::testing {
+
+// One entry of a tokens file granting `token` to `tenant` with `role` on every cluster.
+inline std::string GrantLine(absl::string_view token, absl::string_view tenant,
+                             absl::string_view role) {
+  const auth::Sha256 hash = auth::HashToken(token);
+  return absl::StrCat("  - {sha256: \"",
+                      absl::BytesToHexString(absl::string_view(
+                          reinterpret_cast<const char*>(hash.data()), hash.size())),
+                      "\", tenant: ", tenant, ", role: ", role, "}\n");
+}
+
+// A server whose calls need the tokens of `TokensYaml()`.
+class TokenServerFixture : public ServerTest {
+ protected:
+  virtual std::string TokensYaml() const = 0;
+  // What a fixture adds to the service besides the tokens.
+  virtual void ConfigureMore(ReschedService&) {}
+
+  void Configure(ReschedService& service) final {
+    absl::StatusOr<auth::TokenTable> tokens = auth::TokenTable::Parse(TokensYaml());
+    ASSERT_TRUE(tokens.ok()) << tokens.status();
+    service.RequireTokens(std::make_shared<const auth::TokenTable>(*std::move(tokens)));
+    ConfigureMore(service);
+  }
+
+  // A call to `method` as the holder of `token`.
+  template <class Request, class Response>
+  grpc::Status Call(const char* token,
+                    grpc::Status (pb::Resched::Stub::*method)(grpc::ClientContext*, const Request&,
+                                                              Response*),
+                    const Request& request, Response* response) {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
+    return (stub_.get()->*method)(&context, request, response);
+  }
+
+  // A SIMULATED (or WALL) cluster of `processors` under conservative backfilling, created by
+  // the holder of the admin token `admin`.
+  void CreateClusterAs(const char* admin, const std::string& name, int processors,
+                       pb::ClockKind clock = pb::SIMULATED) {
+    pb::CreateClusterRequest request;
+    request.mutable_spec()->set_name(name);
+    request.mutable_spec()->set_processors(processors);
+    request.mutable_spec()->set_clock(clock);
+    request.mutable_spec()->mutable_policy()->set_name("conservative");
+    pb::Cluster cluster;
+    ASSERT_OK(Call(admin, &pb::Resched::Stub::CreateCluster, request, &cluster));
+  }
+};
+
+}  // namespace resched::server::testing
