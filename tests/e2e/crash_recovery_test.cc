@@ -5,6 +5,9 @@
 // been given to two jobs. Submissions whose answer the kill cut off are retried with their
 // request id: the retry must either replay the first answer or apply once.
 //
+// The server runs with a tokens file (every call carries an admin token) and its audit log on,
+// as a deployed one does.
+//
 // RESCHED_CRASH_ROUNDS sets the number of kills (default 24); scripts/soak-crash.sh runs many.
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -25,13 +28,16 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "server/auth/tokens.h"
 #include "tests/server/server_fixture.h"
 
 namespace resched::server::testing {
 namespace {
 
 constexpr int kClients = 4;
+constexpr char kAdminToken[] = "crash-recovery-admin-token";
 const char* const kSimClusters[] = {"sim-easy", "sim-conservative"};
 
 struct AckedJob {
@@ -96,8 +102,15 @@ class CrashRecoveryTest : public ServerTest {
                              "    clock: WALL\n"
                              "    policy:\n"
                              "      name: conservative\n";
+    const auth::Sha256 hash = auth::HashToken(kAdminToken);
+    const std::string tokens = dir_ + "/tokens.yaml";
+    std::ofstream(tokens) << "tokens:\n  - {sha256: \""
+                          << absl::BytesToHexString(absl::string_view(
+                                 reinterpret_cast<const char*>(hash.data()), hash.size()))
+                          << "\", tenant: crash-test, role: admin}\n";
     const char* argv[] = {RESCHED_SERVER_BIN, "--listen", listen.c_str(), "--data-dir",
-                          data.c_str(),       "--config", config.c_str(), nullptr};
+                          data.c_str(),       "--config", config.c_str(), "--tokens-file",
+                          tokens.c_str(),     nullptr};
     const int spawned = posix_spawn(&pid_, RESCHED_SERVER_BIN, &actions, nullptr,
                                     const_cast<char* const*>(argv), environ);
     posix_spawn_file_actions_destroy(&actions);
@@ -138,6 +151,7 @@ class CrashRecoveryTest : public ServerTest {
                     const Request& request, Response* response) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    context.AddMetadata("authorization", absl::StrCat("Bearer ", kAdminToken));
     return (stub_.get()->*method)(&context, request, response);
   }
 
@@ -388,6 +402,15 @@ TEST_F(CrashRecoveryTest, EveryAcknowledgedChangeSurvivesSigkill) {
     }
   }
   EXPECT_GE(snapshots, rounds / 4) << "too few snapshots to test restarts from them";
+  // The audit log holds the acknowledged changes (at least), one whole record per line: a line
+  // is written by one write(2) before the call answers, so a kill never leaves half of one.
+  std::ifstream audit(dir_ + "/data/audit.jsonl");
+  long long audited_ok = 0;
+  for (std::string line; std::getline(audit, line);) {
+    EXPECT_TRUE(line.starts_with("{") && line.ends_with("}")) << line;
+    if (line.find("\"code\":\"OK\"") != std::string::npos) ++audited_ok;
+  }
+  EXPECT_GE(audited_ok, acked.changes);
   std::printf(
       "crash recovery: %d snapshots written, %d kills, %lld changes acknowledged, %lld "
       "acknowledgements "
