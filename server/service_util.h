@@ -9,8 +9,10 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "proto/resched/convert.h"
+#include "server/call_control.h"
 #include "server/cluster_state.h"
 #include "server/errors.h"
 
@@ -26,13 +28,21 @@ inline absl::Status CheckRequestId(const std::string& request_id) {
   return absl::OkStatus();
 }
 
+// Where a client's request id keeps its answer: under the caller's tenant when calls are
+// authenticated, so that two tenants choosing the same id never get each other's answer.
+inline std::string ReplyKey(const std::string& request_id) {
+  const auth::Principal* caller = CurrentPrincipal();
+  if (request_id.empty() || caller == nullptr) return request_id;
+  return absl::StrCat(caller->tenant, "/", request_id);
+}
+
 // A retry of an applied request answers ALREADY_EXISTS with the first answer; the same id for
 // another method is a client bug.
 template <class Response>
 std::optional<grpc::Status> Replay(const ReplyCache& replies, const std::string& request_id,
                                    const char* method) {
   if (request_id.empty()) return std::nullopt;
-  const ReplyCache::Entry* entry = replies.Find(request_id);
+  const ReplyCache::Entry* entry = replies.Find(ReplyKey(request_id));
   if (entry == nullptr) return std::nullopt;
   if (entry->method != method) {
     return ToGrpc(absl::InvalidArgumentError(
@@ -83,10 +93,10 @@ grpc::Status RunIdempotent(ClusterState& state, const std::string& request_id, c
     pb::JournalRecord record;
     describe(record);
     if (!request_id.empty()) {
-      record.set_request_id(request_id);
+      record.set_request_id(ReplyKey(request_id));
       record.set_method(method);
       record.set_reply(response->SerializeAsString());
-      txn.replies.Remember(request_id, method, record.reply());
+      txn.replies.Remember(record.request_id(), method, record.reply());
     }
     return record;
   });

@@ -181,6 +181,28 @@ TEST_F(TenantTest, ASubmissionRecordsItsTenantAndOnlyOperatorsSubmitForAnother) 
   EXPECT_EQ(JobIdsSeenBy(kBob), std::vector<std::string>{for_bob});
 }
 
+TEST_F(TenantTest, RequestIdsAreEachTenantsOwn) {
+  pb::SubmitJobRequest request;
+  request.set_cluster("sim");
+  *request.mutable_job() = Rigid(1, 60);
+  request.set_request_id("nightly-1");
+  pb::SubmitJobResponse alices;
+  ASSERT_OK(Call(kAlice, &pb::Resched::Stub::SubmitJob, request, &alices));
+  pb::SubmitJobResponse bobs;
+  ASSERT_OK(Call(kBob, &pb::Resched::Stub::SubmitJob, request, &bobs));  // not Alice's answer
+  EXPECT_NE(bobs.job().id(), alices.job().id());
+  EXPECT_EQ(bobs.job().spec().owner(), "bob");
+  pb::SubmitJobResponse retried;
+  const grpc::Status replayed = Call(kAlice, &pb::Resched::Stub::SubmitJob, request, &retried);
+  EXPECT_EQ(replayed.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_EQ(replayed.error_message().find("alice/"), std::string::npos);  // the client's id
+  Stop();
+  Start();  // the journal keeps each tenant's answer apart
+  const grpc::Status after_restart = Call(kBob, &pb::Resched::Stub::SubmitJob, request, &retried);
+  EXPECT_EQ(after_restart.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_EQ(JobIdsSeenBy(kBob), std::vector<std::string>{bobs.job().id()});
+}
+
 TEST_F(TenantTest, OthersWorkIsCapacityWithoutIdsNamesOrLabels) {
   const std::string alice_job = SubmitAs(kAlice, "alice-secret-name").job().id();
   const std::string alice_dag = ReserveAs(kAlice, "alice-secret-label");
