@@ -28,10 +28,9 @@
 #include <thread>
 #include <vector>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "server/auth/tokens.h"
 #include "tests/server/server_fixture.h"
+#include "tests/testing/tokens.h"
 
 namespace resched::server::testing {
 namespace {
@@ -102,11 +101,8 @@ class CrashRecoveryTest : public ServerTest {
                              "    clock: WALL\n"
                              "    policy:\n"
                              "      name: conservative\n";
-    const auth::Sha256 hash = auth::HashToken(kAdminToken);
     const std::string tokens = dir_ + "/tokens.yaml";
-    std::ofstream(tokens) << "tokens:\n  - {sha256: \""
-                          << absl::BytesToHexString(absl::string_view(
-                                 reinterpret_cast<const char*>(hash.data()), hash.size()))
+    std::ofstream(tokens) << "tokens:\n  - {sha256: \"" << resched::testing::Sha256Hex(kAdminToken)
                           << "\", tenant: crash-test, role: admin}\n";
     const char* argv[] = {RESCHED_SERVER_BIN, "--listen", listen.c_str(), "--data-dir",
                           data.c_str(),       "--config", config.c_str(), "--tokens-file",

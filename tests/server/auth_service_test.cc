@@ -10,10 +10,10 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "absl/strings/escaping.h"
 #include "server/auth/access.h"
 #include "server/log.h"
 #include "tests/server/server_fixture.h"
+#include "tests/testing/tokens.h"
 
 namespace resched::server::testing {
 namespace {
@@ -23,12 +23,6 @@ constexpr char kOperatorToken[] = "operator-token-7d21e";     // granted cluster
 constexpr char kUserToken[] = "user-token-a81b4";             // every cluster
 constexpr char kOtherUserToken[] = "user-token-on-gpu-55c0";  // granted cluster "gpu" only
 constexpr char kUnknownToken[] = "not-a-granted-token-9e1";
-
-std::string HashHex(absl::string_view token) {
-  const auth::Sha256 hash = auth::HashToken(token);
-  return absl::BytesToHexString(
-      absl::string_view(reinterpret_cast<const char*>(hash.data()), hash.size()));
-}
 
 class AuthServiceTest : public ServerTest {
  protected:
@@ -45,12 +39,14 @@ class AuthServiceTest : public ServerTest {
   }
   void Configure(ReschedService& service) override {
     const std::string text =
-        absl::StrCat("tokens:\n", "  - {sha256: \"", HashHex(kAdminToken),
-                     "\", tenant: ops, role: admin}\n", "  - {sha256: \"", HashHex(kOperatorToken),
+        absl::StrCat("tokens:\n", "  - {sha256: \"", resched::testing::Sha256Hex(kAdminToken),
+                     "\", tenant: ops, role: admin}\n", "  - {sha256: \"",
+                     resched::testing::Sha256Hex(kOperatorToken),
                      "\", tenant: ops, role: operator, "
                      "clusters: [default]}\n",
-                     "  - {sha256: \"", HashHex(kUserToken), "\", tenant: alice, role: user}\n",
-                     "  - {sha256: \"", HashHex(kOtherUserToken),
+                     "  - {sha256: \"", resched::testing::Sha256Hex(kUserToken),
+                     "\", tenant: alice, role: user}\n", "  - {sha256: \"",
+                     resched::testing::Sha256Hex(kOtherUserToken),
                      "\", tenant: bob, role: user, "
                      "clusters: [gpu]}\n");
     absl::StatusOr<auth::TokenTable> tokens = auth::TokenTable::Parse(text);

@@ -2,10 +2,9 @@
 // quota is refused with RESOURCE_EXHAUSTED naming it and leaves nothing behind, with a
 // google.rpc.RetryInfo where waiting helps (a WALL cluster); quotas count per cluster; a tenant
 // over its rate limit is refused while the others are served.
-#include "google/rpc/error_details.pb.h"
-#include "google/rpc/status.pb.h"
 #include "server/auth/tenant_limits.h"
 #include "tests/server/tenant_fixture.h"
+#include "tests/testing/retry_info.h"
 
 namespace resched::server::testing {
 namespace {
@@ -15,19 +14,7 @@ constexpr char kBob[] = "bob-token-quota-2";
 constexpr char kCarol[] = "carol-token-quota-3";
 constexpr char kOps[] = "ops-token-quota-4";
 
-// The retry delay of a refusal, if it carries one.
-std::optional<absl::Duration> RetryDelayOf(const grpc::Status& status) {
-  google::rpc::Status rich;
-  if (!rich.ParseFromString(status.error_details())) return std::nullopt;
-  for (const google::protobuf::Any& detail : rich.details()) {
-    google::rpc::RetryInfo retry;
-    if (detail.UnpackTo(&retry)) {
-      return absl::Seconds(retry.retry_delay().seconds()) +
-             absl::Nanoseconds(retry.retry_delay().nanos());
-    }
-  }
-  return std::nullopt;
-}
+using resched::testing::RetryDelayOf;
 
 class QuotaTest : public TokenServerFixture {
  protected:

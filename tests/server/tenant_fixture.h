@@ -4,21 +4,18 @@
 
 #include <string>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "server/auth/tokens.h"
 #include "tests/server/server_fixture.h"
+#include "tests/testing/tokens.h"
 
 namespace resched::server::testing {
 
 // One entry of a tokens file granting `token` to `tenant` with `role` on every cluster.
 inline std::string GrantLine(absl::string_view token, absl::string_view tenant,
                              absl::string_view role) {
-  const auth::Sha256 hash = auth::HashToken(token);
-  return absl::StrCat("  - {sha256: \"",
-                      absl::BytesToHexString(absl::string_view(
-                          reinterpret_cast<const char*>(hash.data()), hash.size())),
-                      "\", tenant: ", tenant, ", role: ", role, "}\n");
+  return absl::StrCat("  - {sha256: \"", resched::testing::Sha256Hex(token), "\", tenant: ", tenant,
+                      ", role: ", role, "}\n");
 }
 
 // A server whose calls need the tokens of `TokensYaml()`.

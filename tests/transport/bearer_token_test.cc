@@ -7,11 +7,11 @@
 
 #include <sstream>
 
-#include "absl/strings/escaping.h"
 #include "client/cli.h"
 #include "loadgen/runner.h"
 #include "server/auth/tokens.h"
 #include "tests/server/server_fixture.h"
+#include "tests/testing/tokens.h"
 #include "tests/transport/test_certificates.h"
 
 namespace resched::transport {
@@ -22,9 +22,7 @@ constexpr char kToken[] = "workflow-engine-token-31f7";
 class TokenServerTest : public server::testing::ServerTest {
  protected:
   void Configure(server::ReschedService& service) override {
-    const server::auth::Sha256 hash = server::auth::HashToken(kToken);
-    const std::string hex = absl::BytesToHexString(
-        absl::string_view(reinterpret_cast<const char*>(hash.data()), hash.size()));
+    const std::string hex = resched::testing::Sha256Hex(kToken);
     absl::StatusOr<server::auth::TokenTable> tokens = server::auth::TokenTable::Parse(
         absl::StrCat("tokens:\n  - {sha256: \"", hex, "\", tenant: engine, role: admin}\n"));
     ASSERT_TRUE(tokens.ok()) << tokens.status();

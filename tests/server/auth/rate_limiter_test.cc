@@ -4,10 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include "google/rpc/error_details.pb.h"
-#include "google/rpc/status.pb.h"
 #include "server/config.h"
 #include "server/errors.h"
+#include "tests/testing/retry_info.h"
 #include "tests/testing/status.h"
 
 namespace resched::server::auth {
@@ -21,21 +20,6 @@ std::shared_ptr<const TenantLimits> Limits(const std::string& yaml) {
   return std::make_shared<const TenantLimits>(*std::move(limits));
 }
 
-// The retry delay a refusal carries once converted for the wire.
-absl::Duration RetryDelayOf(const absl::Status& status) {
-  const grpc::Status wire = ToGrpc(status);
-  google::rpc::Status rich;
-  if (!rich.ParseFromString(wire.error_details())) return absl::InfiniteDuration();
-  for (const google::protobuf::Any& detail : rich.details()) {
-    google::rpc::RetryInfo retry;
-    if (detail.UnpackTo(&retry)) {
-      return absl::Seconds(retry.retry_delay().seconds()) +
-             absl::Nanoseconds(retry.retry_delay().nanos());
-    }
-  }
-  return absl::InfiniteDuration();
-}
-
 TEST(RateLimiter, ABurstAtOnceThenTheRate) {
   RateLimiter limiter(
       Limits("tenant_limits:\n  - {tenant: alice, calls_per_second: 2, burst: 3}\n"));
@@ -46,7 +30,7 @@ TEST(RateLimiter, ABurstAtOnceThenTheRate) {
   EXPECT_EQ(refused.message(),
             "tenant 'alice' is over its rate limit (tenant_limits: calls_per_second 2, burst 3); "
             "retry in 500ms");
-  EXPECT_EQ(RetryDelayOf(refused), absl::Milliseconds(500));
+  EXPECT_EQ(resched::testing::RetryDelayOf(ToGrpc(refused)), absl::Milliseconds(500));
   EXPECT_FALSE(limiter.Admit("alice", t0 + absl::Milliseconds(499)).ok());
   // Refilled at 2 calls/s: two calls' worth one second after the bucket ran dry.
   EXPECT_OK(limiter.Admit("alice", t0 + absl::Milliseconds(1000)));

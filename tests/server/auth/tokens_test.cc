@@ -4,30 +4,26 @@
 
 #include <gtest/gtest.h>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "tests/testing/status.h"
+#include "tests/testing/tokens.h"
 
 namespace resched::server::auth {
 namespace {
 
-std::string HexOf(absl::string_view token) {
-  const Sha256 hash = HashToken(token);
-  return absl::BytesToHexString(
-      absl::string_view(reinterpret_cast<const char*>(hash.data()), hash.size()));
-}
+using resched::testing::Sha256Hex;
 
 TEST(HashToken, IsSha256) {
   // FIPS 180-2's example: SHA-256("abc").
-  EXPECT_EQ(HexOf("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
 TEST(TokenTable, FindsTheGrantOfEachTokenAndNothingElse) {
-  const std::string text = absl::StrCat("tokens:\n",                                  //
-                                        "  - sha256: ", HexOf("root-secret"), "\n",   //
-                                        "    tenant: ops\n    role: admin\n",         //
-                                        "  - sha256: ", HexOf("alice-secret"), "\n",  //
-                                        "    tenant: alice\n    role: user\n",        //
+  const std::string text = absl::StrCat("tokens:\n",                                      //
+                                        "  - sha256: ", Sha256Hex("root-secret"), "\n",   //
+                                        "    tenant: ops\n    role: admin\n",             //
+                                        "  - sha256: ", Sha256Hex("alice-secret"), "\n",  //
+                                        "    tenant: alice\n    role: user\n",            //
                                         "    clusters: [default, gpu]\n");
   absl::StatusOr<TokenTable> table = TokenTable::Parse(text);
   ASSERT_OK(table);
@@ -44,11 +40,11 @@ TEST(TokenTable, FindsTheGrantOfEachTokenAndNothingElse) {
   EXPECT_FALSE(alice->MayUse("other"));
   EXPECT_EQ(table->Find("alice-secre"), nullptr);
   EXPECT_EQ(table->Find(""), nullptr);
-  EXPECT_EQ(table->Find(HexOf("alice-secret")), nullptr);  // the hash is not the token
+  EXPECT_EQ(table->Find(Sha256Hex("alice-secret")), nullptr);  // the hash is not the token
 }
 
 TEST(TokenTable, BadEntriesNameTheirIndexAndFieldWithoutEchoingTheValue) {
-  const std::string good = HexOf("x");
+  const std::string good = Sha256Hex("x");
   auto error = [](const std::string& text) {
     return std::string(TokenTable::Parse(text).status().message());
   };
