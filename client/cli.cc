@@ -1,11 +1,9 @@
 #include "client/cli.h"
 
 #include <array>
-#include <cstdlib>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "client/commands.h"
 #include "client/rpc_error.h"
 #include "transport/bearer_token.h"
@@ -169,8 +167,8 @@ int RunCli(const std::vector<std::string>& args, const ChannelFactory& open_chan
       return 1;
     }
     connection.token = *std::move(token);
-  } else if (const char* env = std::getenv("RESCHED_TOKEN"); env != nullptr) {
-    connection.token = std::string(absl::StripAsciiWhitespace(env));
+  } else {
+    connection.token = transport::TokenFromEnvironment();
   }
   const std::string& server = connection.server;
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = open_channel(connection);

@@ -1,11 +1,8 @@
 #include "loadgen/options.h"
 
-#include <cstdlib>
-
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "transport/bearer_token.h"
 
 namespace resched::loadgen {
@@ -86,9 +83,7 @@ absl::StatusOr<std::map<Op, double>> Mix(const std::string& text) {
 
 absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   Options options;
-  if (const char* env = std::getenv("RESCHED_TOKEN"); env != nullptr) {
-    options.token = std::string(absl::StripAsciiWhitespace(env));
-  }
+  options.token = transport::TokenFromEnvironment();
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];
     if (flag == "--json") {

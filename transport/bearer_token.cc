@@ -3,6 +3,7 @@
 #include <grpcpp/create_channel.h>
 #include <grpcpp/support/client_interceptor.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -53,6 +54,11 @@ std::shared_ptr<grpc::Channel> CreateChannelWithToken(
   factories.push_back(std::make_unique<BearerTokenInterceptorFactory>(token));
   return grpc::experimental::CreateCustomChannelWithInterceptors(target, credentials, arguments,
                                                                  std::move(factories));
+}
+
+std::string TokenFromEnvironment() {
+  const char* env = std::getenv("RESCHED_TOKEN");
+  return env == nullptr ? "" : std::string(absl::StripAsciiWhitespace(env));
 }
 
 absl::StatusOr<std::string> ReadTokenFile(const std::string& flag, const std::string& path) {

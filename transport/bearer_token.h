@@ -20,6 +20,10 @@ std::shared_ptr<grpc::Channel> CreateChannelWithToken(
     const std::string& target, const std::shared_ptr<grpc::ChannelCredentials>& credentials,
     const grpc::ChannelArguments& arguments, const std::string& token);
 
+// $RESCHED_TOKEN (surrounding white space dropped): the token a client calls with when no
+// --token-file names one; empty when unset.
+std::string TokenFromEnvironment();
+
 // The token in `path` (surrounding white space dropped); INVALID_ARGUMENT naming `flag` when the
 // file cannot be read or holds no token. The token itself never appears in an error.
 absl::StatusOr<std::string> ReadTokenFile(const std::string& flag, const std::string& path);
