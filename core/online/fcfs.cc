@@ -5,6 +5,7 @@
 // order. When capacity is freed, each queued job in order may move earlier, never later, and
 // never before its predecessor's start.
 #include <algorithm>
+#include <cstddef>
 #include <memory>
 
 #include "core/online/moldable_fit.h"
@@ -18,13 +19,10 @@ class Fcfs final : public OnlinePolicy {
  public:
   std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Fcfs>(); }
   void PlaceNew(PlanState& state, JobRecord& job) override {
-    Time not_before = std::max({state.now(), job.job.release, state.last_start()});
-    for (JobRecord* other : state.queue()) {
-      if (other != &job && other->placed) {
-        not_before = std::max(not_before, other->allocation.start);
-      }
-    }
-    Place(state, job, not_before, kTimeMax);
+    Place(
+        state, job,
+        std::max({state.now(), job.job.release, state.last_start(), LatestQueuedStart(state, job)}),
+        kTimeMax);
   }
 
   void Reoptimize(PlanState& state, Time freed_from) override {
@@ -45,10 +43,25 @@ class Fcfs final : public OnlinePolicy {
   }
 
   void Rebuild(PlanState& state) override {
-    for (JobRecord* job : state.queue()) PlaceNew(state, *job);
+    Time previous_start = state.last_start();
+    for (JobRecord* job : state.queue()) {
+      Place(state, *job, std::max({state.now(), job->job.release, previous_start}), kTimeMax);
+      if (job->placed) previous_start = std::max(previous_start, job->allocation.start);
+    }
   }
 
  private:
+  // Queued jobs start in queue order (each no earlier than its predecessor), so the latest start
+  // among the other placed ones is that of the last placed one: a new job, at the back, finds it
+  // at once instead of scanning the queue.
+  static Time LatestQueuedStart(PlanState& state, const JobRecord& job) {
+    const auto& queue = state.queue();
+    for (std::size_t i = queue.size(); i-- > 0;) {
+      if (queue[i] != &job && queue[i]->placed) return queue[i]->allocation.start;
+    }
+    return kTimeMin;
+  }
+
   static void Place(PlanState& state, JobRecord& job, Time not_before, Time start_limit) {
     const auto fit = EarliestCompletion(state.timeline(), job.job.model, not_before, start_limit);
     // Validated jobs always fit eventually: every hold ends and some width is <= P.

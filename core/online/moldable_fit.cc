@@ -1,5 +1,7 @@
 #include "core/online/moldable_fit.h"
 
+#include <algorithm>
+
 namespace resched {
 
 std::optional<Allocation> EarliestCompletion(const Timeline& timeline, const RuntimeModel& model,
@@ -9,9 +11,12 @@ std::optional<Allocation> EarliestCompletion(const Timeline& timeline, const Run
     const Duration d = model.TimeOn(k);
     // A width whose run alone ends after the best completion cannot win.
     if (best && not_before + d >= best->end) continue;
-    const auto start = timeline.EarliestStart(not_before, d, k);
-    if (!start || *start > start_limit) continue;
-    if (!best || *start + d < best->end) best = Allocation{k, *start, *start + d};
+    // Widths come in increasing order, so this one must end strictly earlier than the best:
+    // its search stops at the last start that would (a wide request otherwise walks the whole
+    // backlog to a start far behind the answer in hand).
+    const Time limit = best ? std::min(start_limit, best->end - d - 1) : start_limit;
+    const auto start = timeline.EarliestStart(not_before, d, k, limit);
+    if (start) best = Allocation{k, *start, *start + d};
   }
   return best;
 }

@@ -160,7 +160,25 @@ absl::StatusOr<const JobRecord*> ClusterPlan::Submit(Job job) {
   policy_->PlaceNew(state, *raw);
   AbsorbMoves(state);
   MarkChanged(raw);
-  ProcessInstant();  // a job placed at now starts now
+  if (policy_->DecidesAtEvents()) {
+    ProcessInstant();  // the policy decides again at now; a job placed at now starts now
+  } else {
+    // The clock did not move, so nothing came due but what this placement put at now: the
+    // new job and the jobs it moved (the whole queue is not scanned at every submission).
+    // In queue order, as ProcessInstant starts them; a job moved twice is listed once.
+    std::vector<JobRecord*> starting;
+    auto start_if_due = [&](JobRecord* job) {
+      if (job->placed && job->allocation.start <= now_ &&
+          std::find(starting.begin(), starting.end(), job) == starting.end()) {
+        starting.push_back(job);
+      }
+    };
+    for (JobRecord* job : state.moved()) start_if_due(job);
+    start_if_due(raw);
+    std::sort(starting.begin(), starting.end(),
+              [](const JobRecord* a, const JobRecord* b) { return a->sequence < b->sequence; });
+    Start(starting);
+  }
   return raw;
 }
 
@@ -392,6 +410,10 @@ void ClusterPlan::ProcessInstant() {
       if (job->placed && job->allocation.start <= now_) starting.push_back(job);
     }
   }
+  Start(starting);
+}
+
+void ClusterPlan::Start(const std::vector<JobRecord*>& starting) {
   for (JobRecord* job : starting) {
     RemoveFromQueue(job);
     job->replanned = false;

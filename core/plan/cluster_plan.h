@@ -172,6 +172,8 @@ class ClusterPlan {
   void AbsorbMoves(const PlanState& state);
   void MarkChanged(JobRecord* job);
   void ProcessInstant();
+  // Queued jobs whose allocation starts at or before now begin running.
+  void Start(const std::vector<JobRecord*>& starting);
   void EndJob(JobRecord* job, JobState state, Time t);
   std::optional<Time> NextEventAfterNow() const;
   // A SIMULATED cluster with a periodic Replan (spec().replan): at its due instant, plans its

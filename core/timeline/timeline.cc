@@ -124,8 +124,20 @@ struct Timeline::EarliestWalk {
   Time t0;
   Wide d;
   int k;
+  Time start_limit;          // a run starting later is no answer: the walk stops there
   std::optional<Time> cand;  // start of the current free run, if the run is free
   bool done = false;
+
+  // Opens a free run at `start`, or ends the walk without an answer when it starts too late
+  // (every later run starts later still).
+  void Open(Time start) {
+    if (start > start_limit) {
+      cand.reset();
+      done = true;
+    } else {
+      cand = start;
+    }
+  }
 
   // True when the free run that starts at cand already covers [cand, cand + d) by `key`.
   bool Reaches(Time key) const { return cand && Wide{key} >= Wide{*cand} + d; }
@@ -139,7 +151,8 @@ struct Timeline::EarliestWalk {
       if (!cand) {
         while (j < count && free[j] < need) ++j;
         if (j == count) return;
-        cand = key[j++];
+        Open(key[j++]);
+        if (done) return;
       }
       // Keys are <= kTimeMax, so a reach saturated at the int64 maximum is never met.
       const Time reach =
@@ -631,10 +644,14 @@ void Timeline::SegmentMin(Index node, int h, int acc, Time lo, Time hi, Time nod
 // EarliestStart: one left-to-right walk from the segment containing t0.
 
 std::optional<Time> Timeline::EarliestStart(Time t0, Duration d, int k) const {
-  if (k < 0 || d < 0) return std::nullopt;
+  return EarliestStart(t0, d, k, kTimeMax);
+}
+
+std::optional<Time> Timeline::EarliestStart(Time t0, Duration d, int k, Time start_limit) const {
+  if (k < 0 || d < 0 || t0 > start_limit) return std::nullopt;
   if (d == 0 || k == 0) return t0;
   if (k > capacity_) return std::nullopt;
-  EarliestWalk w{t0, Wide{d}, k, std::nullopt};
+  EarliestWalk w{t0, Wide{d}, k, start_limit, std::nullopt};
   EarliestFrom(root_, height_, 0, kNoKey, w);
   // Not done: the run that reaches the last segment (free = capacity) never ends.
   return w.cand;
@@ -669,6 +686,10 @@ void Timeline::EarliestChild(const Inner& n, int i, int h, int acc, Time hi,
     w.done = true;
     return;
   }
+  if (!w.cand && first > w.start_limit) {
+    w.done = true;  // any run from here on starts too late
+    return;
+  }
   if (n.max[i] + acc < w.k) {
     w.cand.reset();
     return;
@@ -687,7 +708,7 @@ void Timeline::EarliestChild(const Inner& n, int i, int h, int acc, Time hi,
     }
     const Time suffix = LastBlockedEnd(n.child[i], h - 1, acc, w.k, hi);
     if (suffix < hi) {
-      w.cand = suffix;
+      w.Open(suffix);
     } else {
       w.cand.reset();
     }

@@ -65,6 +65,10 @@ class Timeline {
   // [s, s + length). A zero length or zero processors gives not_before. nullopt when no such s
   // exists (more processors than the capacity, or a hold that never ends).
   std::optional<Time> EarliestStart(Time not_before, Duration length, int processors) const;
+  // The same s if s <= start_limit, else nullopt; the walk stops at start_limit, so a bound
+  // (a start that would not beat an answer in hand) saves crossing the rest of the profile.
+  std::optional<Time> EarliestStart(Time not_before, Duration length, int processors,
+                                    Time start_limit) const;
 
   // The largest s >= not_before with s + length <= deadline such that at least `processors`
   // are free over all of [s, s + length).

@@ -35,6 +35,11 @@ constexpr Scale kLarge{1'000'000'000, 60'000'000};
 
 constexpr std::size_t kMaxLive = 300;  // keeps the O(n) reference fast
 
+// What EarliestStart with a start limit answers, from the unbounded answer.
+std::optional<Time> WithinLimit(std::optional<Time> start, Time limit) {
+  return start && *start <= limit ? start : std::nullopt;
+}
+
 // RESCHED_TEST_SEED_OFFSET=N shifts every seed by N, to run more seeds locally.
 std::uint64_t SeedOffset() {
   const char* env = std::getenv("RESCHED_TEST_SEED_OFFSET");
@@ -188,8 +193,15 @@ class Driver {
     const Time t0 = RandomTime();
     const Duration d = QueryDuration();
     const int k = QueryK();
-    ASSERT_EQ(timeline_.EarliestStart(t0, d, k), ref_.EarliestStart(t0, d, k))
+    const auto expected = ref_.EarliestStart(t0, d, k);
+    ASSERT_EQ(timeline_.EarliestStart(t0, d, k), expected)
         << "t0=" << t0 << " d=" << d << " k=" << k;
+    // Bounded: the same start when it is within the limit, none otherwise; limits around the
+    // answer and anywhere.
+    const Time limit = expected && Uniform(0, 1) == 0 ? *expected + Uniform(-2, 1)
+                                                      : t0 + Uniform(-1, 4 * scale_.max_duration);
+    ASSERT_EQ(timeline_.EarliestStart(t0, d, k, limit), WithinLimit(expected, limit))
+        << "t0=" << t0 << " d=" << d << " k=" << k << " limit=" << limit;
   }
 
   void DoLatest() {
@@ -284,8 +296,12 @@ TEST(TimelineDifferentialTest, WideRequestsOnBusyProfiles) {
         const Time t0 = uniform(-200, horizon);
         const Duration d = uniform(1, uniform(0, 3) ? 200 : 3'000);
         const int k = static_cast<int>(c.capacity - uniform(0, std::max(1, c.capacity / 4)));
-        ASSERT_EQ(timeline.EarliestStart(t0, d, k), ref.EarliestStart(t0, d, k))
+        const auto expected = ref.EarliestStart(t0, d, k);
+        ASSERT_EQ(timeline.EarliestStart(t0, d, k), expected)
             << "t0=" << t0 << " d=" << d << " k=" << k;
+        const Time limit = t0 + uniform(0, horizon);
+        ASSERT_EQ(timeline.EarliestStart(t0, d, k, limit), WithinLimit(expected, limit))
+            << "t0=" << t0 << " d=" << d << " k=" << k << " limit=" << limit;
       } else if (dice < 99) {
         const Time t0 = uniform(-200, horizon);
         const Time deadline = t0 + uniform(0, horizon);
@@ -400,8 +416,12 @@ TEST(TimelineDifferentialTest, DeepTreesMatchAScan) {
         const Time t0 = uniform(-100, horizon);
         const Duration d = uniform(1, uniform(0, 1) ? 500 : 50'000);
         const int k = static_cast<int>(uniform(0, 2) ? uniform(300, kCapacity) : uniform(1, 300));
-        ASSERT_EQ(timeline.EarliestStart(t0, d, k), ScanEarliest(steps, t0, d, k))
+        const auto expected = ScanEarliest(steps, t0, d, k);
+        ASSERT_EQ(timeline.EarliestStart(t0, d, k), expected)
             << "t0=" << t0 << " d=" << d << " k=" << k;
+        const Time limit = t0 + uniform(0, 200'000);
+        ASSERT_EQ(timeline.EarliestStart(t0, d, k, limit), WithinLimit(expected, limit))
+            << "t0=" << t0 << " d=" << d << " k=" << k << " limit=" << limit;
         const Time deadline = t0 + uniform(0, 200'000);
         ASSERT_EQ(timeline.LatestStart(t0, deadline, d, k), ScanLatest(steps, t0, deadline, d, k))
             << "t0=" << t0 << " deadline=" << deadline << " d=" << d << " k=" << k;

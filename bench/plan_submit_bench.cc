@@ -1,0 +1,105 @@
+// ClusterPlan::Submit alone (no gRPC), per online policy and job kind, on a 64-processor
+// SIMULATED cluster holding Q queued jobs (issue 12 §1: <= 5 µs rigid, <= 20 µs moldable at
+// 10k queued). The queue is filled with the mix of submit_bench (half rigid, half Amdahl, 1 to
+// 32 processors, 1 minute to 2 hours, all released at 0), then jobs of one kind are submitted
+// (2,000, or 200 below), each timed alone: p50 and p99 in µs, and the queue length at the end. The
+// baseline in the same run is Q = 0 (an empty cluster).
+//
+// Policies that re-plan the whole queue at every decision run at Q = 0 and 1,000, with 200 jobs
+// measured: dasedf, dbos, iterative and bicriteria-batch (the papers' algorithms re-plan by
+// design), easy (its estimates for every waiting job are re-planned at each event) and split
+// (each part's queue likewise). docs/timeline.md, "SubmitJob at any backlog", has the figures.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/model/cluster.h"
+#include "core/model/job.h"
+#include "core/plan/cluster_plan.h"
+
+namespace {
+
+using resched::Job;
+constexpr resched::Duration kS = resched::kMicrosPerSecond;
+
+enum class Kind { kMixed, kRigid, kMoldable };
+
+Job RandomJob(std::mt19937_64& rng, Kind kind) {
+  const resched::Duration time = (60 + static_cast<int>(rng() % 7200)) * kS;
+  const bool rigid = kind == Kind::kMixed ? rng() % 2 == 0 : kind == Kind::kRigid;
+  Job job;
+  if (rigid) {
+    job.model = resched::RuntimeModel(resched::RigidModel{1 + static_cast<int>(rng() % 32), time});
+  } else {
+    job.model = resched::RuntimeModel(
+        resched::AmdahlModel{time * 8, 0.05 + static_cast<double>(rng() % 20) / 100.0, 1, 32});
+  }
+  return job;
+}
+
+void SubmitOnBacklog(benchmark::State& state, const std::string& policy, Kind kind) {
+  const int queued = static_cast<int>(state.range(0));
+  const int measured = static_cast<int>(state.range(1));
+  const resched::ClusterSpec spec{
+      "bench", {{"", 64, 1.0}}, resched::ClockKind::kSimulated, policy, {}};
+  std::vector<double> micros;
+  std::size_t queue_at_end = 0;
+  for (auto _ : state) {
+    auto plan = *resched::ClusterPlan::Create(spec, {}, 0);
+    std::mt19937_64 rng(42);
+    for (int i = 0; i < queued; ++i) {
+      if (!plan->Submit(RandomJob(rng, Kind::kMixed)).ok()) std::abort();
+    }
+    std::vector<Job> jobs;
+    jobs.reserve(static_cast<std::size_t>(measured));
+    for (int i = 0; i < measured; ++i) jobs.push_back(RandomJob(rng, kind));
+    micros.clear();
+    for (Job& job : jobs) {
+      const auto start = std::chrono::steady_clock::now();
+      const bool ok = plan->Submit(std::move(job)).ok();
+      micros.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+              .count());
+      if (!ok) std::abort();
+    }
+    queue_at_end = static_cast<std::size_t>(plan->queued_count());
+  }
+  std::sort(micros.begin(), micros.end());
+  auto at = [&](double q) { return micros[static_cast<size_t>(q * (micros.size() - 1))]; };
+  state.counters["p50_us"] = at(0.50);
+  state.counters["p99_us"] = at(0.99);
+  state.counters["queued_at_end"] = static_cast<double>(queue_at_end);
+}
+
+void Register(const std::string& policy, bool replans_whole_queue) {
+  for (const auto& [label, kind] :
+       {std::pair{"rigid", Kind::kRigid}, std::pair{"moldable", Kind::kMoldable}}) {
+    auto* b = benchmark::RegisterBenchmark(
+        ("BM_PlanSubmit/" + policy + "/" + label).c_str(),
+        [policy, kind = kind](benchmark::State& state) { SubmitOnBacklog(state, policy, kind); });
+    if (replans_whole_queue) {
+      b->Args({0, 200})->Args({1'000, 200});
+    } else {
+      b->Args({0, 2'000})->Args({10'000, 2'000});
+    }
+    b->Iterations(1)->Unit(benchmark::kMillisecond);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (const char* policy : {"fcfs", "conservative"}) Register(policy, false);
+  for (const char* policy : {"easy", "split", "dasedf", "dbos", "iterative", "bicriteria-batch"}) {
+    Register(policy, true);
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
