@@ -2,7 +2,9 @@
 // SIMULATED cluster holding Q queued jobs (issue 12 §1: <= 5 µs rigid, <= 20 µs moldable at
 // 10k queued). The queue is filled with the mix of submit_bench (half rigid, half Amdahl, 1 to
 // 32 processors, 1 minute to 2 hours, all released at 0), then jobs of one kind are submitted
-// (2,000, or 200 below), each timed alone: p50 and p99 in µs, and the queue length at the end. The
+// (2,000, or 200 below), each timed alone: p50 and p99 in µs, and the queue length at the end.
+// Arguments: Q, the jobs measured, and the seconds the clock moves before each of them (0, or
+// 60 so that jobs start and end in between as on a live cluster). The
 // baseline in the same run is Q = 0 (an empty cluster).
 //
 // Policies that re-plan the whole queue at every decision run at Q = 0 and 1,000, with 200 jobs
@@ -45,6 +47,9 @@ Job RandomJob(std::mt19937_64& rng, Kind kind) {
 void SubmitOnBacklog(benchmark::State& state, const std::string& policy, Kind kind) {
   const int queued = static_cast<int>(state.range(0));
   const int measured = static_cast<int>(state.range(1));
+  // Seconds the clock moves before each measured submission (not timed): jobs start and end
+  // between submissions, as on a live cluster.
+  const resched::Duration clock_step = state.range(2) * kS;
   const resched::ClusterSpec spec{
       "bench", {{"", 64, 1.0}}, resched::ClockKind::kSimulated, policy, {}};
   std::vector<double> micros;
@@ -60,6 +65,7 @@ void SubmitOnBacklog(benchmark::State& state, const std::string& policy, Kind ki
     for (int i = 0; i < measured; ++i) jobs.push_back(RandomJob(rng, kind));
     micros.clear();
     for (Job& job : jobs) {
+      if (clock_step > 0 && !plan->AdvanceTo(plan->now() + clock_step).ok()) std::abort();
       const auto start = std::chrono::steady_clock::now();
       const bool ok = plan->Submit(std::move(job)).ok();
       micros.push_back(
@@ -83,9 +89,9 @@ void Register(const std::string& policy, bool replans_whole_queue) {
         ("BM_PlanSubmit/" + policy + "/" + label).c_str(),
         [policy, kind = kind](benchmark::State& state) { SubmitOnBacklog(state, policy, kind); });
     if (replans_whole_queue) {
-      b->Args({0, 200})->Args({1'000, 200});
+      b->Args({0, 200, 0})->Args({1'000, 200, 0});
     } else {
-      b->Args({0, 2'000})->Args({10'000, 2'000});
+      b->Args({0, 2'000, 0})->Args({10'000, 2'000, 0})->Args({10'000, 2'000, 60});
     }
     b->Iterations(1)->Unit(benchmark::kMillisecond);
   }

@@ -38,7 +38,8 @@ class Conservative final : public OnlinePolicy {
  private:
   static void Place(PlanState& state, JobRecord& job, Time start_limit) {
     const Time not_before = std::max(state.now(), job.job.release);
-    const auto fit = EarliestCompletion(state.timeline(), job.job.model, not_before, start_limit);
+    const auto fit = EarliestCompletion(state.timeline(), job.job.model, not_before, start_limit,
+                                        state.start_bounds());
     if (fit) state.Place(job, *fit, /*guaranteed=*/true);
   }
 };

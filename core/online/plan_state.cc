@@ -25,7 +25,9 @@ void PlanState::Place(JobRecord& job, const Allocation& allocation, bool guarant
 
 void PlanState::Unplace(JobRecord& job) {
   if (!job.placed) return;
-  timeline_.ReleaseHeld(job.reservation);
+  // Searches from this state on begin at now or later: a booking that ended by now (a job that
+  // ran to its end) frees nothing they could use.
+  timeline_.ReleaseHeld(job.reservation, now_);
   job.placed = false;
   job.reservation = -1;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/model/job.h"
+#include "core/online/start_bounds.h"
 #include "core/timeline/timeline.h"
 
 namespace resched {
@@ -28,8 +29,13 @@ struct JobRecord {
 class PlanState {
  public:
   PlanState(Time now, Time last_start, Timeline& timeline, std::vector<JobRecord*>& queue,
-            const std::vector<JobRecord*>* running = nullptr)
-      : now_(now), last_start_(last_start), timeline_(timeline), queue_(queue), running_(running) {}
+            const std::vector<JobRecord*>* running = nullptr, StartBounds* start_bounds = nullptr)
+      : now_(now),
+        last_start_(last_start),
+        timeline_(timeline),
+        queue_(queue),
+        running_(running),
+        start_bounds_(start_bounds) {}
 
   Time now() const { return now_; }
   // The latest start among jobs already started (FCFS keeps starts in submission order).
@@ -41,6 +47,9 @@ class PlanState {
   // The jobs running now, when the caller gives them (the cluster's plan does): a batch policy
   // waits for its batch to end.
   const std::vector<JobRecord*>& running() const { return running_ ? *running_ : kNone; }
+  // What earlier searches on this timeline proved, when the caller keeps it across decisions
+  // (the cluster's plan does); nullptr otherwise.
+  StartBounds* start_bounds() { return start_bounds_; }
 
   // Books `allocation` for `job`; the caller guarantees it fits (a policy computed it on this
   // timeline), so a failure here is a bug and aborts loudly in debug builds.
@@ -57,6 +66,7 @@ class PlanState {
   Timeline& timeline_;
   std::vector<JobRecord*>& queue_;
   const std::vector<JobRecord*>* running_;
+  StartBounds* start_bounds_;
   std::vector<JobRecord*> moved_;
   static inline const std::vector<JobRecord*> kNone;
 };

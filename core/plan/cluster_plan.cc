@@ -97,7 +97,7 @@ std::unique_ptr<ClusterPlan> ClusterPlan::Clone() const {
 }
 
 PlanState ClusterPlan::MakeState() {
-  return PlanState(now_, last_start_, timeline_, queue_, &running_);
+  return PlanState(now_, last_start_, timeline_, queue_, &running_, &start_bounds_);
 }
 
 void ClusterPlan::AbsorbMoves(const PlanState& state) {
@@ -389,7 +389,7 @@ void ClusterPlan::ProcessInstant() {
   }
   for (auto it = reservations_.begin(); it != reservations_.end();) {
     if (it->second.end <= now_) {
-      timeline_.ReleaseHeld(it->second.booking);
+      timeline_.ReleaseHeld(it->second.booking, now_);
       // Kept for the historical q of the DAG planners; the oldest go first.
       past_holds_.push_back({it->second.k, it->second.start, it->second.end});
       if (static_cast<int>(past_holds_.size()) > limits_.max_retained_ended)

@@ -21,6 +21,7 @@
 #include "core/model/job.h"
 #include "core/online/plan_state.h"
 #include "core/online/policy.h"
+#include "core/online/start_bounds.h"
 #include "core/registry/registry.h"
 #include "core/timeline/timeline.h"
 
@@ -201,6 +202,8 @@ class ClusterPlan {
   std::unique_ptr<OnlinePolicy> policy_;
   ClusterLimits limits_;
   Timeline timeline_;
+  // Facts from the policy's earlier searches on timeline_ (dropped by its next removal).
+  StartBounds start_bounds_;
   Time now_;
   Time last_start_ = kTimeMin;
   std::int64_t next_job_ = 1;

@@ -53,6 +53,7 @@
 #include "core/timeline/timeline.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <climits>
 #include <cstring>
@@ -311,9 +312,18 @@ absl::StatusOr<ReservationId> Timeline::Insert(Time start, Time end, int k, bool
   return static_cast<ReservationId>((std::uint64_t{r.generation} << 32) | (slot + 1u));
 }
 
-void Timeline::ReleaseHeld(ReservationId id) {
+void Timeline::ReleaseHeld(ReservationId id, Time searches_from) {
+  const Record* record = FindRecord(id);
+  const bool ended = record != nullptr && record->reservation.end <= searches_from;
+  const std::uint64_t version = version_.value;
   [[maybe_unused]] const absl::Status removed = Remove(id);
   assert(removed.ok());
+  if (ended) version_.value = version;
+}
+
+std::uint64_t Timeline::Version::Next() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
 }
 
 absl::Status Timeline::Remove(ReservationId id) {
@@ -321,6 +331,7 @@ absl::Status Timeline::Remove(ReservationId id) {
   if (record == nullptr) {
     return absl::NotFoundError(absl::StrCat("reservation ", id, " not found"));
   }
+  version_.Renew();
   const Allocation r = record->reservation;
   const auto slot = static_cast<std::uint32_t>(record - records_.data());
   records_[slot].live = false;

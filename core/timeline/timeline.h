@@ -88,8 +88,10 @@ class Timeline {
   // Releases a reservation; NOT_FOUND for an unknown or already removed id.
   absl::Status Remove(ReservationId id);
   // Releases a reservation the caller booked and still holds: Remove's only error, an unknown
-  // id, would be a bookkeeping bug there, which debug builds assert on.
-  void ReleaseHeld(ReservationId id);
+  // id, would be a bookkeeping bug there, which debug builds assert on. `searches_from`: no
+  // search on this timeline begins before it from now on (a clock); a reservation that ended
+  // by then frees nothing such a search could use, so capacity_version() stays.
+  void ReleaseHeld(ReservationId id, Time searches_from = kTimeMin);
   // Shortens or moves nothing: only the reservation's record.
   std::optional<Allocation> Get(ReservationId id) const;
 
@@ -103,6 +105,11 @@ class Timeline {
 
   // An independent copy for what-if queries; O(n) memcpy of the node pools.
   Timeline Snapshot() const { return *this; }
+
+  // Changes whenever free capacity may have grown (a removal) and differs between any two
+  // timeline objects, copies included: facts learned from searches ("nothing fits before s"),
+  // which only adds leave true, hold while it stays the same (core/online/start_bounds.h).
+  std::uint64_t capacity_version() const { return version_.value; }
 
   // Number of breakpoints, the sentinel at kTimeMin included (1 for an empty timeline).
   std::size_t breakpoint_count() const { return breakpoints_; }
@@ -177,7 +184,22 @@ class Timeline {
   absl::Status CheckNode(Index node, int h, int acc, bool root, std::vector<Exact>& out, int& min,
                          int& max, std::size_t& nodes) const;
 
+  // A fresh value from a process-wide counter at construction, on every copy or assignment
+  // and on Renew(), so that no two timelines and no two removal epochs share one.
+  struct Version {
+    std::uint64_t value = Next();
+    Version() = default;
+    Version(const Version& /*other*/) : value(Next()) {}
+    Version& operator=(const Version& /*other*/) {
+      value = Next();
+      return *this;
+    }
+    void Renew() { value = Next(); }
+    static std::uint64_t Next();
+  };
+
   int capacity_;
+  Version version_;
   std::size_t live_reservations_ = 0;
   std::size_t breakpoints_ = 0;
   std::vector<Leaf, HugePageAllocator<Leaf>> leaves_;

@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <optional>
 #include <random>
+#include <vector>
 
 #include "core/model/runtime_model.h"
+#include "core/online/start_bounds.h"
 #include "core/timeline/timeline.h"
 #include "gtest/gtest.h"
 
@@ -75,6 +77,71 @@ TEST(EarliestCompletion, MatchesEveryWidthSearchedWithoutBound) {
           << "round " << round << " query " << query;
     }
   }
+}
+
+// A cluster's life as the policies see it: bookings added (placed answers among them), removed
+// (cancellations, early ends), bookings that ended released as the clock passes them, and the
+// clock moving; one StartBounds kept throughout, as ClusterPlan keeps it. Every answer with the
+// bounds equals the definition's.
+TEST(EarliestCompletion, KeptStartBoundsNeverChangeTheAnswer) {
+  std::mt19937_64 rng(11);
+  auto uniform = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
+  int bounded_searches_skipped = 0;
+  for (int round = 0; round < 20; ++round) {
+    const int capacity = static_cast<int>(uniform(4, 40));
+    Timeline timeline(capacity);
+    StartBounds bounds;
+    std::vector<ReservationId> live;
+    Time now = 0;
+    for (int op = 0; op < 600; ++op) {
+      const int dice = static_cast<int>(uniform(0, 99));
+      if (dice < 35) {
+        const Time start = now + uniform(0, 15'000);
+        if (auto id = timeline.Add(start, start + uniform(1, 1'500),
+                                   static_cast<int>(uniform(1, capacity)));
+            id.ok()) {
+          live.push_back(*id);
+        }
+      } else if (dice < 40 && !live.empty()) {
+        const std::size_t i = static_cast<std::size_t>(uniform(0, live.size() - 1));
+        timeline.ReleaseHeld(live[i], now);
+        live[i] = live.back();
+        live.pop_back();
+      } else if (dice < 45) {
+        now += uniform(0, 300);
+        // Bookings that ended by now are released, as a cluster releases what has run.
+        for (std::size_t i = 0; i < live.size();) {
+          if (timeline.Get(live[i])->end <= now) {
+            timeline.ReleaseHeld(live[i], now);
+            live[i] = live.back();
+            live.pop_back();
+          } else {
+            ++i;
+          }
+        }
+      } else {
+        const RuntimeModel model = RandomModel(rng, capacity);
+        const Time not_before = now + (uniform(0, 3) == 0 ? uniform(0, 5'000) : 0);
+        const Time start_limit = uniform(0, 3) == 0 ? not_before + uniform(0, 8'000) : kTimeMax;
+        const auto expected =
+            EarliestCompletionByDefinition(timeline, model, not_before, start_limit);
+        const auto got = EarliestCompletion(timeline, model, not_before, start_limit, &bounds);
+        ASSERT_EQ(got, expected) << "round " << round << " op " << op;
+        if (got && uniform(0, 1) == 0) {
+          auto id = timeline.Add(got->start, got->end, got->k);
+          ASSERT_TRUE(id.ok());
+          live.push_back(*id);
+        }
+        if (got && bounds.SearchFrom(timeline, got->k, kTimeMax / 8, now) > now) {
+          ++bounded_searches_skipped;
+        }
+      }
+    }
+  }
+  // The bounds did shorten searches (else this test would not exercise them).
+  EXPECT_GT(bounded_searches_skipped, 100);
 }
 
 }  // namespace

@@ -290,5 +290,23 @@ TEST(TimelineEdgeTest, ExtremeTimes) {
   EXPECT_EQ(Steps(t, lo, hi), (std::vector<TimelineStep>{{lo, 0, kP}, {0, 10, 0}, {10, hi, kP}}));
 }
 
+TEST(TimelineEdgeTest, CapacityVersionMovesOnRemovalsAndCopiesOnly) {
+  Timeline t(kP);
+  const auto v0 = t.capacity_version();
+  const ReservationId a = *t.Add(0, 10, 1);
+  const ReservationId b = *t.Add(20, 30, 1);
+  EXPECT_EQ(t.capacity_version(), v0);  // adds only take capacity
+  t.ReleaseHeld(a, 10);                 // ended by the time searches begin
+  EXPECT_EQ(t.capacity_version(), v0);
+  t.ReleaseHeld(b, 25);  // frees [25, 30)
+  const auto v1 = t.capacity_version();
+  EXPECT_NE(v1, v0);
+  const ReservationId c = *t.Add(40, 50, 1);
+  ASSERT_TRUE(t.Remove(c).ok());
+  EXPECT_NE(t.capacity_version(), v1);
+  const Timeline copy = t.Snapshot();
+  EXPECT_NE(copy.capacity_version(), t.capacity_version());
+}
+
 }  // namespace
 }  // namespace resched
