@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,22 @@ class DiscardingExporter final : public server::trace::SpanExporter {
     return absl::OkStatus();
   }
 };
+
+// bench/job_mix.h's mixed jobs as the API takes them.
+inline pb::JobSpec RandomJobSpec(std::mt19937_64& rng) {
+  pb::JobSpec spec;
+  const int seconds = 60 + static_cast<int>(rng() % 7200);
+  if (rng() % 2 == 0) {
+    spec.mutable_model()->mutable_rigid()->set_k(1 + static_cast<int>(rng() % 32));
+    spec.mutable_model()->mutable_rigid()->mutable_time()->set_seconds(seconds);
+  } else {
+    auto* amdahl = spec.mutable_model()->mutable_amdahl();
+    amdahl->mutable_t1()->set_seconds(seconds * 8);
+    amdahl->set_alpha(0.05 + static_cast<double>(rng() % 20) / 100.0);
+    amdahl->set_k_max(32);
+  }
+  return spec;
+}
 
 class LoopbackServer {
  public:
@@ -49,8 +66,9 @@ class LoopbackServer {
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(&service_);
     server_ = builder.BuildAndStart();
-    stub_ = pb::Resched::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
-                                                     grpc::InsecureChannelCredentials()));
+    channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
+                                   grpc::InsecureChannelCredentials());
+    stub_ = pb::Resched::NewStub(channel_);
   }
   ~LoopbackServer() {
     service_.BeginShutdown();
@@ -58,12 +76,15 @@ class LoopbackServer {
     if (!data_dir_.empty()) std::filesystem::remove_all(data_dir_);
   }
   pb::Resched::Stub& stub() { return *stub_; }
+  // The stub's channel, for other services' stubs (the health check).
+  const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
   server::ReschedService& service() { return service_; }
 
  private:
   std::string data_dir_;
   server::ReschedService service_;
   std::unique_ptr<grpc::Server> server_;
+  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<pb::Resched::Stub> stub_;
 };
 

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/job_mix.h"
 #include "core/model/cluster.h"
 #include "core/model/job.h"
 #include "core/plan/cluster_plan.h"
@@ -27,29 +28,15 @@
 namespace {
 
 using resched::Job;
-constexpr resched::Duration kS = resched::kMicrosPerSecond;
+using resched::bench::JobKind;
+using resched::bench::RandomJob;
 
-enum class Kind { kMixed, kRigid, kMoldable };
-
-Job RandomJob(std::mt19937_64& rng, Kind kind) {
-  const resched::Duration time = (60 + static_cast<int>(rng() % 7200)) * kS;
-  const bool rigid = kind == Kind::kMixed ? rng() % 2 == 0 : kind == Kind::kRigid;
-  Job job;
-  if (rigid) {
-    job.model = resched::RuntimeModel(resched::RigidModel{1 + static_cast<int>(rng() % 32), time});
-  } else {
-    job.model = resched::RuntimeModel(
-        resched::AmdahlModel{time * 8, 0.05 + static_cast<double>(rng() % 20) / 100.0, 1, 32});
-  }
-  return job;
-}
-
-void SubmitOnBacklog(benchmark::State& state, const std::string& policy, Kind kind) {
+void SubmitOnBacklog(benchmark::State& state, const std::string& policy, JobKind kind) {
   const int queued = static_cast<int>(state.range(0));
   const int measured = static_cast<int>(state.range(1));
   // Seconds the clock moves before each measured submission (not timed): jobs start and end
   // between submissions, as on a live cluster.
-  const resched::Duration clock_step = state.range(2) * kS;
+  const resched::Duration clock_step = state.range(2) * resched::kMicrosPerSecond;
   const resched::ClusterSpec spec{
       "bench", {{"", 64, 1.0}}, resched::ClockKind::kSimulated, policy, {}};
   std::vector<double> micros;
@@ -58,7 +45,7 @@ void SubmitOnBacklog(benchmark::State& state, const std::string& policy, Kind ki
     auto plan = *resched::ClusterPlan::Create(spec, {}, 0);
     std::mt19937_64 rng(42);
     for (int i = 0; i < queued; ++i) {
-      if (!plan->Submit(RandomJob(rng, Kind::kMixed)).ok()) std::abort();
+      if (!plan->Submit(RandomJob(rng, JobKind::kMixed)).ok()) std::abort();
     }
     std::vector<Job> jobs;
     jobs.reserve(static_cast<std::size_t>(measured));
@@ -84,7 +71,7 @@ void SubmitOnBacklog(benchmark::State& state, const std::string& policy, Kind ki
 
 void Register(const std::string& policy, bool replans_whole_queue) {
   for (const auto& [label, kind] :
-       {std::pair{"rigid", Kind::kRigid}, std::pair{"moldable", Kind::kMoldable}}) {
+       {std::pair{"rigid", JobKind::kRigid}, std::pair{"moldable", JobKind::kMoldable}}) {
     auto* b = benchmark::RegisterBenchmark(
         ("BM_PlanSubmit/" + policy + "/" + label).c_str(),
         [policy, kind = kind](benchmark::State& state) { SubmitOnBacklog(state, policy, kind); });

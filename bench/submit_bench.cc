@@ -27,22 +27,7 @@ namespace {
 
 namespace pb = ::resched::v1;
 using resched::bench::LoopbackServer;
-
-// Rigid and Amdahl jobs of 1 to 32 processors and 1 minute to 2 hours.
-pb::JobSpec RandomJob(std::mt19937_64& rng) {
-  pb::JobSpec spec;
-  const int seconds = 60 + static_cast<int>(rng() % 7200);
-  if (rng() % 2 == 0) {
-    spec.mutable_model()->mutable_rigid()->set_k(1 + static_cast<int>(rng() % 32));
-    spec.mutable_model()->mutable_rigid()->mutable_time()->set_seconds(seconds);
-  } else {
-    auto* amdahl = spec.mutable_model()->mutable_amdahl();
-    amdahl->mutable_t1()->set_seconds(seconds * 8);
-    amdahl->set_alpha(0.05 + (rng() % 20) / 100.0);
-    amdahl->set_k_max(32);
-  }
-  return spec;
-}
+using resched::bench::RandomJobSpec;
 
 void CreateFilledCluster(pb::Resched::Stub& stub, const std::string& name, int queued,
                          std::mt19937_64& rng) {
@@ -57,7 +42,7 @@ void CreateFilledCluster(pb::Resched::Stub& stub, const std::string& name, int q
   for (int i = 0; i < queued; ++i) {
     pb::SubmitJobRequest request;
     request.set_cluster(name);
-    *request.mutable_job() = RandomJob(rng);
+    *request.mutable_job() = RandomJobSpec(rng);
     pb::SubmitJobResponse response;
     grpc::ClientContext c;
     if (!stub.SubmitJob(&c, request, &response).ok()) std::abort();
@@ -91,7 +76,7 @@ void BM_SubmitJob(benchmark::State& state) {
   MeasureCalls(state, [&] {
     pb::SubmitJobRequest request;
     request.set_cluster("bench");
-    *request.mutable_job() = RandomJob(rng);
+    *request.mutable_job() = RandomJobSpec(rng);
     pb::SubmitJobResponse response;
     grpc::ClientContext context;
     return server.stub().SubmitJob(&context, request, &response);
@@ -144,7 +129,7 @@ void RunConcurrentSubmit(benchmark::State& state, bool durable, double sample_ra
         for (int i = 0; i < kPerClient; ++i) {
           pb::SubmitJobRequest request;
           request.set_cluster(absl::StrCat("c", (client + i) % kClusters));
-          *request.mutable_job() = RandomJob(mine);
+          *request.mutable_job() = RandomJobSpec(mine);
           pb::SubmitJobResponse response;
           grpc::ClientContext context;
           const auto called = std::chrono::steady_clock::now();
@@ -208,7 +193,7 @@ void BM_PlanSubmitWithoutGrpc(benchmark::State& state) {
       "core", {{"", 64, 1.0}}, resched::ClockKind::kSimulated, "conservative", {}};
   auto plan = *resched::ClusterPlan::Create(spec, {}, 0);
   std::mt19937_64 rng(42);
-  auto next_job = [&] { return *resched::FromProto(RandomJob(rng), plan->now()); };
+  auto next_job = [&] { return *resched::FromProto(RandomJobSpec(rng), plan->now()); };
   for (int i = 0; i < state.range(0); ++i) (void)plan->Submit(next_job());
   for (auto _ : state) {
     state.PauseTiming();

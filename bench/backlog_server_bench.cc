@@ -1,0 +1,148 @@
+// SubmitJob at the transport's limit (issue 12 §1): 16 clients over 8 clusters of 64 processors
+// (SIMULATED clock, conservative backfilling), each cluster holding 10k queued jobs, on loopback.
+//
+// One run, three phases with the same 16 client threads and channel:
+// 1. the baseline: grpc.health.v1.Health/Check as fast as the clients can call it (the
+//    transport's own limit on this machine, no scheduling work);
+// 2. SubmitJob as fast as they can (closed loop), round-robin over the clusters;
+// 3. SubmitJob open-loop at half the rate phase 2 reached, each client on a fixed schedule, its
+//    latency counted from the scheduled send time (so a late send counts as waiting).
+// Counters: health_per_s, submit_per_s, submit_vs_health (the target: >= 0.8), and the p50 / p99
+// of phases 2 and 3 in µs (the target: p99 <= 2 ms at half rate).
+#include <benchmark/benchmark.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bench/loopback_server.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+
+namespace {
+
+namespace pb = ::resched::v1;
+namespace health = ::grpc::health::v1;
+using resched::bench::LoopbackServer;
+using resched::bench::RandomJobSpec;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kClients = 16;
+constexpr int kClusters = 8;
+constexpr int kQueuedPerCluster = 10'000;
+constexpr int kCallsPerClient = 500;
+
+bool Submit(pb::Resched::Stub& stub, int cluster, std::mt19937_64& rng) {
+  pb::SubmitJobRequest request;
+  request.set_cluster(absl::StrCat("c", cluster));
+  *request.mutable_job() = RandomJobSpec(rng);
+  pb::SubmitJobResponse response;
+  grpc::ClientContext context;
+  return stub.SubmitJob(&context, request, &response).ok();
+}
+
+struct Phase {
+  double calls_per_s = 0;
+  double p50_us = 0;
+  double p99_us = 0;
+};
+
+// Runs `call(client, i)` kCallsPerClient times on each of kClients threads. With a positive
+// `rate` (calls per second over all clients) each client sends on a fixed schedule and a call's
+// latency counts from its scheduled time.
+Phase RunClients(const std::function<bool(int, int)>& call, double rate) {
+  std::vector<std::vector<double>> micros(kClients);
+  std::vector<std::thread> clients;
+  clients.reserve(kClients);
+  const auto start = Clock::now();
+  for (int client = 0; client < kClients; ++client) {
+    clients.emplace_back([&, client] {
+      const auto period = std::chrono::duration<double>(rate > 0 ? kClients / rate : 0);
+      // Clients start spread over one period, not all at once.
+      auto next = start + std::chrono::duration_cast<Clock::duration>(period * client / kClients);
+      for (int i = 0; i < kCallsPerClient; ++i) {
+        auto from = Clock::now();
+        if (rate > 0) {
+          std::this_thread::sleep_until(next);
+          from = next;
+          next += std::chrono::duration_cast<Clock::duration>(period);
+        }
+        if (!call(client, i)) std::abort();
+        micros[client].push_back(
+            std::chrono::duration<double, std::micro>(Clock::now() - from).count());
+      }
+    });
+  }
+  for (auto& client : clients) client.join();
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::vector<double> all;
+  for (const auto& m : micros) all.insert(all.end(), m.begin(), m.end());
+  std::sort(all.begin(), all.end());
+  auto at = [&](double q) { return all[static_cast<size_t>(q * (all.size() - 1))]; };
+  return {static_cast<double>(all.size()) / seconds, at(0.5), at(0.99)};
+}
+
+void BM_SubmitAtTheTransportsLimit(benchmark::State& state) {
+  grpc::EnableDefaultHealthCheckService(true);
+  for (auto _ : state) {
+    state.PauseTiming();
+    LoopbackServer server;
+    std::mt19937_64 fill(42);
+    for (int c = 0; c < kClusters; ++c) {
+      pb::CreateClusterRequest create;
+      create.mutable_spec()->set_name(absl::StrCat("c", c));
+      create.mutable_spec()->set_processors(64);
+      create.mutable_spec()->set_clock(pb::SIMULATED);
+      create.mutable_spec()->mutable_policy()->set_name("conservative");
+      pb::Cluster cluster;
+      grpc::ClientContext context;
+      if (!server.stub().CreateCluster(&context, create, &cluster).ok()) std::abort();
+      for (int i = 0; i < kQueuedPerCluster; ++i) {
+        if (!Submit(server.stub(), c, fill)) std::abort();
+      }
+    }
+    auto health_stub = health::Health::NewStub(server.channel());
+    std::vector<std::mt19937_64> rngs;
+    rngs.reserve(kClients);
+    for (int client = 0; client < kClients; ++client) rngs.emplace_back(client);
+    state.ResumeTiming();
+
+    const Phase checks = RunClients(
+        [&](int, int) {
+          health::HealthCheckRequest request;
+          health::HealthCheckResponse response;
+          grpc::ClientContext context;
+          return health_stub->Check(&context, request, &response).ok();
+        },
+        0);
+    auto submit = [&](int client, int i) {
+      return Submit(server.stub(), (client + i) % kClusters, rngs[client]);
+    };
+    const Phase closed = RunClients(submit, 0);
+    const Phase half = RunClients(submit, closed.calls_per_s / 2);
+
+    state.counters["health_per_s"] = checks.calls_per_s;
+    state.counters["submit_per_s"] = closed.calls_per_s;
+    state.counters["submit_vs_health"] = closed.calls_per_s / checks.calls_per_s;
+    state.counters["submit_p50_us"] = closed.p50_us;
+    state.counters["submit_p99_us"] = closed.p99_us;
+    state.counters["half_rate_per_s"] = half.calls_per_s;
+    state.counters["half_rate_p50_us"] = half.p50_us;
+    state.counters["half_rate_p99_us"] = half.p99_us;
+  }
+}
+BENCHMARK(BM_SubmitAtTheTransportsLimit)
+    ->Iterations(1)
+    ->Repetitions(3)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
