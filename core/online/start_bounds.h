@@ -25,7 +25,9 @@ class StartBounds {
   // a fact shows nothing fits before.
   Time SearchFrom(const Timeline& timeline, int k, Duration d, Time not_before);
   // Records a search that began at `from` (as SearchFrom said) and found no start before
-  // `no_start_before`.
+  // `no_start_before`. Kept only when what is known for k and d already reaches `from` (or
+  // nothing is known at all, which makes `from` the anchor): a search that began past the
+  // known ground leaves a gap and teaches nothing.
   void Learn(const Timeline& timeline, int k, Duration d, Time from, Time no_start_before);
 
   // Facts kept per width: the best ones, by d.
