@@ -56,7 +56,8 @@ else
   mkdir -p "$depdir"
   {
     grep -xF -f "$build/clang-tidy.all" <<<"$changed" || true
-    while read -r source; do
+    # Includers of changed headers, when there are any.
+    if [[ -s $patterns ]]; then while read -r source; do
       mapfile -t deps < <(awk -v src="$PWD/$source" '$1 == src { print $2 }' \
         "$build/clang-tidy.depfiles")
       if [[ ${#deps[@]} -eq 0 ]]; then
@@ -68,8 +69,8 @@ else
           "$build/compile_commands.json" | sed -E 's| -o [^ ]+| -o /dev/null|')
         (eval "$command -M -MF ${deps[0]}") || { echo "$source"; continue; }
       fi
-      if [[ -s $patterns ]] && grep -qF -f "$patterns" "${deps[@]}"; then echo "$source"; fi
-    done <"$build/clang-tidy.all"
+      if grep -qF -f "$patterns" "${deps[@]}"; then echo "$source"; fi
+    done <"$build/clang-tidy.all"; fi
   } | sort -u >"$files"
 fi
 
