@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "proto/resched/convert.h"
+#include "server/inline_call.h"
 #include "server/trace/span.h"
 
 namespace resched::server {
@@ -19,6 +20,10 @@ Time WallNow() {
 namespace {
 
 constexpr char kLockWaitSpan[] = "resched.lock_wait";
+
+// An inline call (server/inline_call.h) is declined on a cluster whose last change took longer:
+// its policy plans over the whole queue, and the next change is likely as slow.
+constexpr std::int64_t kInlineChangeLimitNanos = 200'000;
 
 std::int64_t NanosSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
@@ -183,12 +188,24 @@ absl::Status ClusterState::DeletedError() const {
   return absl::NotFoundError(absl::StrCat("cluster '", name_, "' was deleted"));
 }
 
+bool ClusterState::LockForCall() {
+  if (InlineCall::Running()) return mu_.TryLock();
+  trace::ScopedSpan wait(kLockWaitSpan);
+  mu_.Lock();
+  return true;
+}
+
+bool ClusterState::DeclinesInlineLocked() const {
+  return InlineCall::Running() &&
+         (durability_.journal != nullptr || last_change_nanos_ > kInlineChangeLimitNanos);
+}
+
 absl::Status ClusterState::Run(const std::function<void(Txn&)>& fn) {
   std::int64_t lsn = 0;
   {
-    trace::ScopedSpan wait(kLockWaitSpan);
-    MutexLock lock(&mu_);
-    wait.End();
+    if (!LockForCall()) return InlineCall::Decline();
+    MutexLock lock(&mu_, AdoptLock{});
+    if (DeclinesInlineLocked()) return InlineCall::Decline();
     if (deleted_) return DeletedError();
     if (absl::Status s = RecoverLocked(); !s.ok()) return s;
     SettleClockLocked();
@@ -204,9 +221,9 @@ absl::Status ClusterState::Run(const std::function<void(Txn&)>& fn) {
 absl::Status ClusterState::Change(const ChangeFn& fn) {
   std::int64_t lsn = 0;
   {
-    trace::ScopedSpan wait(kLockWaitSpan);
-    MutexLock lock(&mu_);
-    wait.End();
+    if (!LockForCall()) return InlineCall::Decline();
+    MutexLock lock(&mu_, AdoptLock{});
+    if (DeclinesInlineLocked()) return InlineCall::Decline();
     if (deleted_) return DeletedError();
     if (absl::Status s = RecoverLocked(); !s.ok()) return s;
     if (durability_.journal != nullptr) {
@@ -219,6 +236,7 @@ absl::Status ClusterState::Change(const ChangeFn& fn) {
     const auto started = std::chrono::steady_clock::now();
     std::optional<pb::JournalRecord> record = fn(txn);
     const std::int64_t applied = NanosSince(started);
+    last_change_nanos_ = applied;
     apply_nanos_since_snapshot_ += applied;
     if (observe_planning_) {
       observe_planning_(plan_->spec().policy, static_cast<double>(applied) * 1e-9);
@@ -290,6 +308,13 @@ absl::Status ClusterState::Delete(const std::function<absl::Status(const Cluster
 }
 
 int ClusterState::PublishLocked(std::vector<pb::ScheduleEvent> extra) {
+  std::erase_if(sinks_, [](const auto& sink) { return sink->Closed(); });
+  if (sinks_.empty()) {
+    // Nobody watches: the events are only numbered, so that a later watcher's sequence goes on.
+    const auto published = static_cast<int>(plan_->TakeChangedJobs().size() + extra.size());
+    next_sequence_ += published;
+    return published;
+  }
   std::vector<pb::ScheduleEvent> out;
   for (const JobRecord* job : plan_->TakeChangedJobs()) {
     pb::ScheduleEvent event;
@@ -303,7 +328,6 @@ int ClusterState::PublishLocked(std::vector<pb::ScheduleEvent> extra) {
     event.set_sequence(next_sequence_++);
     *event.mutable_now() = ToTimestamp(plan_->now());
   }
-  std::erase_if(sinks_, [](const auto& sink) { return sink->Closed(); });
   for (const auto& sink : sinks_) {
     for (const auto& event : out) sink->Push(event);
   }

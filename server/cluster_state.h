@@ -159,6 +159,12 @@ class ClusterState {
 
  private:
   absl::Status DeletedError() const;
+  // Takes the lock for a call: waits for it, or, for an inline call (server/inline_call.h),
+  // takes it only if it is free.
+  bool LockForCall() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true, mu_);
+  // Whether an inline call must run on a worker instead: its answer would wait for the journal,
+  // or the cluster's last change was slow.
+  bool DeclinesInlineLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Rebuilds the cluster from its durable records when its last record failed to commit.
   absl::Status RecoverLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Moves a WALL clock to the present and publishes what that changed, journaled as a
@@ -191,6 +197,7 @@ class ClusterState {
   // applying them, and how long the last capture's copy took (MaybeSnapshotLocked).
   std::int64_t records_since_snapshot_ ABSL_GUARDED_BY(mu_) = 0;
   std::int64_t apply_nanos_since_snapshot_ ABSL_GUARDED_BY(mu_) = 0;
+  std::int64_t last_change_nanos_ ABSL_GUARDED_BY(mu_) = 0;
   std::int64_t capture_nanos_ ABSL_GUARDED_BY(mu_) = 0;
   std::function<void(const std::string&, double)> observe_planning_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<std::atomic<bool>> snapshot_in_flight_ =

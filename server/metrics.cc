@@ -77,10 +77,28 @@ ServerMetrics::ServerMetrics()
                          .Register(*registry_)
                          .Add({})) {}
 
+ServerMetrics::CallSeries ServerMetrics::CallSeriesOf(const std::string& method,
+                                                      grpc::StatusCode code) {
+  MutexLock lock(&series_mu_);
+  auto [it, added] = call_series_.try_emplace({method, static_cast<int>(code)});
+  if (added) {
+    const prometheus::Labels labels = {{"method", method}, {"code", CodeName(code)}};
+    it->second = {&calls_.Add(labels), &call_seconds_.Add(labels, kSeconds)};
+  }
+  return it->second;
+}
+
+prometheus::Histogram& ServerMetrics::PlanningSeriesOf(const std::string& algorithm) {
+  MutexLock lock(&series_mu_);
+  auto [it, added] = planning_series_.try_emplace(algorithm);
+  if (added) it->second = &planning_seconds_.Add({{"algorithm", algorithm}}, kSeconds);
+  return *it->second;
+}
+
 void ServerMetrics::ObserveCall(const std::string& method, grpc::StatusCode code, double seconds) {
-  const std::string code_name = CodeName(code);
-  calls_.Add({{"method", method}, {"code", code_name}}).Increment();
-  call_seconds_.Add({{"method", method}, {"code", code_name}}, kSeconds).Observe(seconds);
+  const CallSeries series = CallSeriesOf(method, code);
+  series.calls->Increment();
+  series.seconds->Observe(seconds);
 }
 
 void ServerMetrics::CountShed(const std::string& method) {
@@ -88,7 +106,7 @@ void ServerMetrics::CountShed(const std::string& method) {
 }
 
 void ServerMetrics::ObservePlanning(const std::string& algorithm, double seconds) {
-  planning_seconds_.Add({{"algorithm", algorithm}}, kSeconds).Observe(seconds);
+  PlanningSeriesOf(algorithm).Observe(seconds);
 }
 
 void ServerMetrics::ObserveCommit(double seconds, std::size_t records) {

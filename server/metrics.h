@@ -11,12 +11,15 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
+#include "server/mutex.h"
 
 namespace resched::server {
 
@@ -45,6 +48,15 @@ class ServerMetrics {
   void WatchEnded();
 
  private:
+  struct CallSeries {
+    prometheus::Counter* calls;
+    prometheus::Histogram* seconds;
+  };
+  // A family's Add builds a new metric (a histogram's buckets included) before it finds the
+  // existing one, so each series is looked up once and kept: a call then costs a hash lookup.
+  CallSeries CallSeriesOf(const std::string& method, grpc::StatusCode code);
+  prometheus::Histogram& PlanningSeriesOf(const std::string& algorithm);
+
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter>& calls_;
   prometheus::Family<prometheus::Histogram>& call_seconds_;
@@ -57,6 +69,11 @@ class ServerMetrics {
   prometheus::Gauge& watch_streams_;
   prometheus::Counter& spans_exported_;
   prometheus::Counter& spans_dropped_;
+  Mutex series_mu_;
+  absl::flat_hash_map<std::pair<std::string, int>, CallSeries> call_series_
+      ABSL_GUARDED_BY(series_mu_);
+  absl::flat_hash_map<std::string, prometheus::Histogram*> planning_series_
+      ABSL_GUARDED_BY(series_mu_);
 };
 
 }  // namespace resched::server

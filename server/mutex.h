@@ -16,6 +16,8 @@ namespace resched::server {
 class ABSL_LOCKABLE Mutex {
  public:
   void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }
+  // Takes the lock only if it is free at once.
+  bool TryLock() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true) { return mu_.try_lock(); }
   void Unlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock(); }
   // Releases the lock while waiting for `cv` to be notified, and holds it again on return.
   void Wait(std::condition_variable& cv) ABSL_EXCLUSIVE_LOCKS_REQUIRED(this) {
@@ -48,11 +50,15 @@ class ABSL_LOCKABLE SharedMutex {
   std::shared_mutex mu_;
 };
 
+// Tags a ScopedLock that takes over a lock its caller already holds.
+struct AdoptLock {};
+
 // Holds a Mutex, or a SharedMutex exclusively, for its scope.
 template <typename M>
 class ABSL_SCOPED_LOCKABLE ScopedLock {
  public:
   explicit ScopedLock(M* mu) ABSL_EXCLUSIVE_LOCK_FUNCTION(mu) : mu_(mu) { mu_->Lock(); }
+  ScopedLock(M* mu, AdoptLock) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) : mu_(mu) {}
   ~ScopedLock() ABSL_UNLOCK_FUNCTION() { mu_->Unlock(); }
   ScopedLock(const ScopedLock&) = delete;
   ScopedLock& operator=(const ScopedLock&) = delete;

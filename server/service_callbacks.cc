@@ -1,6 +1,7 @@
 // The callback API's entry points: each unary call runs its handler (service.cc,
-// service_dags.cc) on a worker thread and finishes from there; WatchSchedule returns its
-// stream at once and subscribes it on a worker.
+// service_dags.cc) on a worker thread and finishes from there, unless gRPC's thread could answer
+// it at once (server/inline_call.h); WatchSchedule returns its stream at once and subscribes it
+// on a worker.
 #include <chrono>
 
 #include "absl/strings/match.h"
@@ -10,6 +11,7 @@
 #include "server/auth/call_auth.h"
 #include "server/call_control.h"
 #include "server/errors.h"
+#include "server/inline_call.h"
 #include "server/log.h"
 #include "server/service.h"
 #include "server/trace/span.h"
@@ -92,6 +94,15 @@ absl::string_view RequestIdOf(const Request& request) {
     return {};
   }
 }
+
+// The calls tried on gRPC's thread first (server/inline_call.h): their work is bounded. A dry run
+// copies the whole plan.
+template <class Request>
+bool TriedInline(const Request&) {
+  return false;
+}
+bool TriedInline(const pb::SubmitJobRequest& request) { return !request.dry_run(); }
+bool TriedInline(const pb::GetJobRequest&) { return true; }
 
 // One line per failed call: what a person looks for first when a client reports an error.
 void LogFailedCall(const char* method, const grpc::Status& status, double seconds,
@@ -187,6 +198,22 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
   if (!authorization.status.ok()) {
     finish(ToGrpc(authorization.status));
     return reactor;
+  }
+  if (TriedInline(*request)) {
+    grpc::Status status;
+    bool declined = false;
+    {
+      trace::CurrentSpanScope current(span.get());
+      CurrentCallScope call(context, principal.get());
+      InlineCall attempt;
+      status = (this->*handler)(request, response);
+      declined = attempt.declined();
+    }
+    if (!declined) {
+      finish(status);
+      return reactor;
+    }
+    response->Clear();
   }
   // The request and the response live until Finish.
   if (!workers_.TryPost([this, context, request, response, handler, finish, span, principal] {

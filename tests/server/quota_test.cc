@@ -9,19 +9,20 @@
 namespace resched::server::testing {
 namespace {
 
-constexpr char kAlice[] = "alice-token-quota-1";
-constexpr char kBob[] = "bob-token-quota-2";
-constexpr char kCarol[] = "carol-token-quota-3";
-constexpr char kOps[] = "ops-token-quota-4";
+constexpr char kAliceQuotaToken[] = "alice-token-quota-1";
+constexpr char kBobQuotaToken[] = "bob-token-quota-2";
+constexpr char kCarolQuotaToken[] = "carol-token-quota-3";
+constexpr char kOpsQuotaToken[] = "ops-token-quota-4";
 
 using resched::testing::RetryDelayOf;
 
 class QuotaTest : public TokenServerFixture {
  protected:
   std::string TokensYaml() const override {
-    return absl::StrCat("tokens:\n", GrantLine(kAlice, "alice", "user"),
-                        GrantLine(kBob, "bob", "user"), GrantLine(kCarol, "carol", "user"),
-                        GrantLine(kOps, "ops", "admin"));
+    return absl::StrCat("tokens:\n", GrantLine(kAliceQuotaToken, "alice", "user"),
+                        GrantLine(kBobQuotaToken, "bob", "user"),
+                        GrantLine(kCarolQuotaToken, "carol", "user"),
+                        GrantLine(kOpsQuotaToken, "ops", "admin"));
   }
   void ConfigureMore(ReschedService& service) override {
     absl::StatusOr<::resched::v1::ServerConfig> config = ParseConfig(
@@ -36,9 +37,9 @@ class QuotaTest : public TokenServerFixture {
   }
   void SetUp() override {
     TokenServerFixture::SetUp();
-    CreateClusterAs(kOps, "sim", 8);
-    CreateClusterAs(kOps, "other", 8);
-    CreateClusterAs(kOps, "wall", 8, pb::WALL);
+    CreateClusterAs(kOpsQuotaToken, "sim", 8);
+    CreateClusterAs(kOpsQuotaToken, "other", 8);
+    CreateClusterAs(kOpsQuotaToken, "wall", 8, pb::WALL);
   }
 
   grpc::Status SubmitAs(const char* token, const std::string& cluster, int k, int seconds,
@@ -73,36 +74,36 @@ class QuotaTest : public TokenServerFixture {
     pb::ListJobsRequest request;
     request.set_cluster(cluster);
     pb::ListJobsResponse response;
-    EXPECT_OK(Call(kOps, &pb::Resched::Stub::ListJobs, request, &response));
+    EXPECT_OK(Call(kOpsQuotaToken, &pb::Resched::Stub::ListJobs, request, &response));
     return response.jobs_size();
   }
 };
 
 TEST_F(QuotaTest, ActiveJobsOverTheQuotaAreRefusedAndNothingIsApplied) {
   std::string first;
-  ASSERT_OK(SubmitAs(kAlice, "sim", 1, 3600, &first));
-  ASSERT_OK(SubmitAs(kAlice, "sim", 1, 3600));
-  const grpc::Status refused = SubmitAs(kAlice, "sim", 1, 3600);
+  ASSERT_OK(SubmitAs(kAliceQuotaToken, "sim", 1, 3600, &first));
+  ASSERT_OK(SubmitAs(kAliceQuotaToken, "sim", 1, 3600));
+  const grpc::Status refused = SubmitAs(kAliceQuotaToken, "sim", 1, 3600);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_EQ(refused.error_message(),
             "tenant 'alice' has 2 queued or running jobs on cluster 'sim', the quota "
             "(tenant_limits: max_active_jobs 2)");
   EXPECT_FALSE(RetryDelayOf(refused).has_value());  // a SIMULATED clock waits for no one
   EXPECT_EQ(JobCount("sim"), 2);
-  ASSERT_OK(SubmitAs(kAlice, "other", 1, 3600));  // the quota counts per cluster
-  ASSERT_OK(SubmitAs(kOps, "sim", 1, 3600));      // others are not counted
+  ASSERT_OK(SubmitAs(kAliceQuotaToken, "other", 1, 3600));  // the quota counts per cluster
+  ASSERT_OK(SubmitAs(kOpsQuotaToken, "sim", 1, 3600));      // others are not counted
   pb::CancelJobRequest cancel;
   cancel.set_cluster("sim");
   cancel.set_id(first);
   pb::Job cancelled;
-  ASSERT_OK(Call(kAlice, &pb::Resched::Stub::CancelJob, cancel, &cancelled));
-  EXPECT_OK(SubmitAs(kAlice, "sim", 1, 3600));  // room again
+  ASSERT_OK(Call(kAliceQuotaToken, &pb::Resched::Stub::CancelJob, cancel, &cancelled));
+  EXPECT_OK(SubmitAs(kAliceQuotaToken, "sim", 1, 3600));  // room again
 }
 
 TEST_F(QuotaTest, OnAWallClusterTheRefusalSaysWhenAJobOfTheTenantEnds) {
-  ASSERT_OK(SubmitAs(kAlice, "wall", 1, 600));
-  ASSERT_OK(SubmitAs(kAlice, "wall", 1, 3600));
-  const grpc::Status refused = SubmitAs(kAlice, "wall", 1, 60);
+  ASSERT_OK(SubmitAs(kAliceQuotaToken, "wall", 1, 600));
+  ASSERT_OK(SubmitAs(kAliceQuotaToken, "wall", 1, 3600));
+  const grpc::Status refused = SubmitAs(kAliceQuotaToken, "wall", 1, 60);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   const std::optional<absl::Duration> retry = RetryDelayOf(refused);
   ASSERT_TRUE(retry.has_value());
@@ -111,41 +112,42 @@ TEST_F(QuotaTest, OnAWallClusterTheRefusalSaysWhenAJobOfTheTenantEnds) {
 }
 
 TEST_F(QuotaTest, ProcessorHoursAheadCountJobsAndDagReservations) {
-  ASSERT_OK(SubmitAs(kBob, "sim", 2, 3600));  // 2 processor-hours
-  const grpc::Status job_refused = SubmitAs(kBob, "sim", 2, 3600);
+  ASSERT_OK(SubmitAs(kBobQuotaToken, "sim", 2, 3600));  // 2 processor-hours
+  const grpc::Status job_refused = SubmitAs(kBobQuotaToken, "sim", 2, 3600);
   EXPECT_EQ(job_refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_EQ(job_refused.error_message(),
             "tenant 'bob' holds 2 processor-hours ahead on cluster 'sim'; 2 more would pass the "
             "quota (tenant_limits: max_processor_hours_ahead 3)");
-  ASSERT_OK(ReserveAs(kBob, "sim"));  // 2.67
-  const grpc::Status dag_refused = ReserveAs(kBob, "sim");
+  ASSERT_OK(ReserveAs(kBobQuotaToken, "sim"));  // 2.67
+  const grpc::Status dag_refused = ReserveAs(kBobQuotaToken, "sim");
   EXPECT_EQ(dag_refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   pb::ListDagReservationsRequest list;
   list.set_cluster("sim");
   pb::ListDagReservationsResponse dags;
-  ASSERT_OK(Call(kOps, &pb::Resched::Stub::ListDagReservations, list, &dags));
+  ASSERT_OK(Call(kOpsQuotaToken, &pb::Resched::Stub::ListDagReservations, list, &dags));
   EXPECT_EQ(dags.dags_size(), 1);  // the refused one booked nothing
   EXPECT_EQ(JobCount("sim"), 1);
   pb::GetScheduleRequest get;
   get.set_cluster("sim");
   pb::Schedule schedule;
-  ASSERT_OK(Call(kOps, &pb::Resched::Stub::GetSchedule, get, &schedule));
+  ASSERT_OK(Call(kOpsQuotaToken, &pb::Resched::Stub::GetSchedule, get, &schedule));
   ExpectValid(schedule);
   // As the clock passes, what is behind no longer counts.
   pb::AdvanceClockRequest advance;
   advance.set_cluster("sim");
   advance.mutable_by()->set_seconds(3600);
   pb::AdvanceClockResponse advanced;
-  ASSERT_OK(Call(kOps, &pb::Resched::Stub::AdvanceClock, advance, &advanced));
-  EXPECT_OK(SubmitAs(kBob, "sim", 2, 3600));
+  ASSERT_OK(Call(kOpsQuotaToken, &pb::Resched::Stub::AdvanceClock, advance, &advanced));
+  EXPECT_OK(SubmitAs(kBobQuotaToken, "sim", 2, 3600));
 }
 
 TEST_F(QuotaTest, ATenantOverItsRateLimitIsRefusedWhileOthersAreServed) {
   pb::ListClustersRequest request;
   pb::ListClustersResponse response;
-  ASSERT_OK(Call(kCarol, &pb::Resched::Stub::ListClusters, request, &response));
-  ASSERT_OK(Call(kCarol, &pb::Resched::Stub::ListClusters, request, &response));
-  const grpc::Status refused = Call(kCarol, &pb::Resched::Stub::ListClusters, request, &response);
+  ASSERT_OK(Call(kCarolQuotaToken, &pb::Resched::Stub::ListClusters, request, &response));
+  ASSERT_OK(Call(kCarolQuotaToken, &pb::Resched::Stub::ListClusters, request, &response));
+  const grpc::Status refused =
+      Call(kCarolQuotaToken, &pb::Resched::Stub::ListClusters, request, &response);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_NE(refused.error_message().find("tenant 'carol' is over its rate limit"),
             std::string::npos);
@@ -154,7 +156,7 @@ TEST_F(QuotaTest, ATenantOverItsRateLimitIsRefusedWhileOthersAreServed) {
   EXPECT_GT(*retry, absl::Seconds(4));
   EXPECT_LE(*retry, absl::Seconds(5));
   for (int i = 0; i < 5; ++i) {
-    EXPECT_OK(Call(kAlice, &pb::Resched::Stub::ListClusters, request, &response));
+    EXPECT_OK(Call(kAliceQuotaToken, &pb::Resched::Stub::ListClusters, request, &response));
   }
 }
 

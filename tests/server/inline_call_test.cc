@@ -1,0 +1,127 @@
+// InlineCall: a call tried on gRPC's own thread runs only when nothing in it can wait, and a
+// declined call has changed nothing (ClusterState declines it before running the call's code).
+#include "server/inline_call.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "server/cluster_state.h"
+#include "server/store/journal.h"
+#include "tests/testing/status.h"
+
+namespace resched::server {
+namespace {
+
+std::unique_ptr<ClusterState> SimulatedCluster() {
+  ClusterSpec spec{"c", {{"", 4, 1.0}}, ClockKind::kSimulated, "fcfs", {}};
+  return std::make_unique<ClusterState>(
+      ::resched::testing::OkValue(ClusterPlan::Create(spec, {}, 0)), AlgorithmParams{});
+}
+
+// A change that records nothing, taking at least `busy`.
+ClusterState::ChangeFn Taking(std::chrono::microseconds busy, bool* ran) {
+  return [busy, ran](ClusterState::Txn&) -> std::optional<pb::JournalRecord> {
+    std::this_thread::sleep_for(busy);
+    *ran = true;
+    return std::nullopt;
+  };
+}
+
+TEST(InlineCall, MarksOnlyItsOwnThreadForItsScope) {
+  EXPECT_FALSE(InlineCall::Running());
+  {
+    InlineCall call;
+    EXPECT_TRUE(InlineCall::Running());
+    std::thread([] { EXPECT_FALSE(InlineCall::Running()); }).join();
+    EXPECT_FALSE(call.declined());
+    EXPECT_THAT(InlineCall::Decline(),
+                ::resched::testing::StatusIs(absl::StatusCode::kUnavailable, ::testing::_));
+    EXPECT_TRUE(call.declined());
+  }
+  EXPECT_FALSE(InlineCall::Running());
+  // Outside an inline call, declining marks nothing and does not crash.
+  EXPECT_FALSE(InlineCall::Decline().ok());
+}
+
+TEST(InlineCall, RunsOnAFreeFastCluster) {
+  auto state = SimulatedCluster();
+  InlineCall call;
+  bool read = false;
+  EXPECT_OK(state->Run([&](ClusterState::Txn&) { read = true; }));
+  bool changed = false;
+  EXPECT_OK(state->Change(Taking(std::chrono::microseconds(0), &changed)));
+  EXPECT_TRUE(read);
+  EXPECT_TRUE(changed);
+  EXPECT_FALSE(call.declined());
+}
+
+TEST(InlineCall, IsDeclinedWithoutRunningWhileTheLockIsHeld) {
+  auto state = SimulatedCluster();
+  std::promise<void> holding;
+  std::promise<void> release;
+  std::thread holder([&] {
+    EXPECT_OK(state->Run([&](ClusterState::Txn&) {
+      holding.set_value();
+      release.get_future().wait();
+    }));
+  });
+  holding.get_future().wait();
+  {
+    InlineCall call;
+    bool ran = false;
+    EXPECT_FALSE(state->Run([&](ClusterState::Txn&) { ran = true; }).ok());
+    EXPECT_FALSE(state->Change(Taking(std::chrono::microseconds(0), &ran)).ok());
+    EXPECT_FALSE(ran);
+    EXPECT_TRUE(call.declined());
+  }
+  release.set_value();
+  holder.join();
+}
+
+TEST(InlineCall, IsDeclinedAfterASlowChangeUntilAFastOne) {
+  auto state = SimulatedCluster();
+  bool slow = false;
+  EXPECT_OK(state->Change(Taking(std::chrono::milliseconds(5), &slow)));
+  ASSERT_TRUE(slow);
+  {
+    InlineCall call;
+    bool ran = false;
+    EXPECT_FALSE(state->Change(Taking(std::chrono::microseconds(0), &ran)).ok());
+    EXPECT_FALSE(ran);
+    EXPECT_TRUE(call.declined());
+  }
+  bool fast = false;
+  EXPECT_OK(state->Change(Taking(std::chrono::microseconds(0), &fast)));  // on a worker
+  InlineCall call;
+  bool ran = false;
+  EXPECT_OK(state->Change(Taking(std::chrono::microseconds(0), &ran)));
+  EXPECT_TRUE(ran);
+  EXPECT_FALSE(call.declined());
+}
+
+TEST(InlineCall, IsDeclinedOnADurableClusterWhoseAnswerWaitsForTheJournal) {
+  char pattern[] = "/tmp/resched-inline-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  {
+    auto journal = ::resched::testing::OkValue(Journal::Open(dir));
+    auto state = SimulatedCluster();
+    Durability durability;
+    durability.journal = journal.get();
+    state->AttachDurability(std::move(durability));
+    InlineCall call;
+    bool ran = false;
+    EXPECT_FALSE(state->Run([&](ClusterState::Txn&) { ran = true; }).ok());
+    EXPECT_FALSE(ran);
+    EXPECT_TRUE(call.declined());
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace resched::server
