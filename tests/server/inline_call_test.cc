@@ -95,13 +95,19 @@ TEST(InlineCall, IsDeclinedAfterASlowChangeUntilAFastOne) {
     EXPECT_FALSE(ran);
     EXPECT_TRUE(call.declined());
   }
-  bool fast = false;
-  EXPECT_OK(state->Change(Taking(std::chrono::microseconds(0), &fast)));  // on a worker
-  InlineCall call;
-  bool ran = false;
-  EXPECT_OK(state->Change(Taking(std::chrono::microseconds(0), &ran)));
-  EXPECT_TRUE(ran);
-  EXPECT_FALSE(call.declined());
+  // A fast change (on a worker) lets inline calls in again. Retried: on a loaded machine a
+  // preempted change that does nothing can itself take longer than the limit.
+  bool ran_inline = false;
+  for (int attempt = 0; attempt < 100 && !ran_inline; ++attempt) {
+    bool fast = false;
+    EXPECT_OK(state->Change(Taking(std::chrono::microseconds(0), &fast)));
+    InlineCall call;
+    bool ran = false;
+    const absl::Status status = state->Change(Taking(std::chrono::microseconds(0), &ran));
+    EXPECT_EQ(status.ok(), ran);
+    ran_inline = ran && !call.declined();
+  }
+  EXPECT_TRUE(ran_inline);
 }
 
 TEST(InlineCall, IsDeclinedOnADurableClusterWhoseAnswerWaitsForTheJournal) {
