@@ -20,16 +20,10 @@ double HoursAhead(int k, Time start, Time end, Time now) {
 }  // namespace
 
 TenantUsage UsageOf(const ClusterPlan& plan, const std::string& tenant) {
-  TenantUsage usage;
   const Time now = plan.now();
-  for (const JobRecord* job : plan.Jobs()) {
-    if (job->job.owner != tenant) continue;
-    if (job->state != JobState::kQueued && job->state != JobState::kRunning) continue;
-    ++usage.active_jobs;
-    const Allocation& a = job->allocation;
-    usage.processor_hours_ahead += HoursAhead(a.k, a.start, a.end, now);
-    if (a.end > now) usage.next_end = std::min(usage.next_end, a.end);
-  }
+  const ClusterPlan::OwnerUsage jobs = plan.UsageOf(tenant);
+  TenantUsage usage{jobs.active_jobs,
+                    static_cast<double>(jobs.processor_micros_ahead) / kMicrosPerHour};
   for (const DagReservation* dag : plan.Dags()) {
     if (dag->owner != tenant || dag->completion <= now) continue;
     for (const DagTaskBooking& task : dag->tasks) {
@@ -39,6 +33,22 @@ TenantUsage UsageOf(const ClusterPlan& plan, const std::string& tenant) {
   }
   return usage;
 }
+
+namespace {
+
+// The earliest end among the tenant's queued and running jobs (when some job of its frees
+// capacity); kTimeMax when it has none. A scan of the retained jobs: only a refusal pays it.
+Time NextEndOf(const ClusterPlan& plan, const std::string& tenant) {
+  Time next_end = kTimeMax;
+  for (const JobRecord* job : plan.Jobs()) {
+    if (job->job.owner != tenant) continue;
+    if (job->state != JobState::kQueued && job->state != JobState::kRunning) continue;
+    if (job->allocation.end > plan.now()) next_end = std::min(next_end, job->allocation.end);
+  }
+  return next_end;
+}
+
+}  // namespace
 
 double LeastProcessorHours(const RuntimeModel& model, int capacity) {
   double least = std::numeric_limits<double>::infinity();
@@ -70,10 +80,10 @@ absl::Status CheckQuota(const ClusterPlan& plan, const std::string& tenant,
     return absl::OkStatus();
   }
   absl::Status refused = absl::ResourceExhaustedError(exceeded);
-  if (plan.spec().clock == ClockKind::kWall && usage.next_end < kTimeMax) {
-    return WithRetryDelay(std::move(refused), absl::Microseconds(usage.next_end - plan.now()));
-  }
-  return refused;
+  if (plan.spec().clock != ClockKind::kWall) return refused;
+  const Time next_end = NextEndOf(plan, tenant);
+  if (next_end == kTimeMax) return refused;
+  return WithRetryDelay(std::move(refused), absl::Microseconds(next_end - plan.now()));
 }
 
 }  // namespace resched::server

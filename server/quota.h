@@ -16,12 +16,9 @@ namespace resched::server {
 struct TenantUsage {
   int active_jobs = 0;
   double processor_hours_ahead = 0;
-  // The earliest end among the tenant's queued and running jobs (when some job of its frees
-  // capacity); kTimeMax when it has none.
-  Time next_end = kTimeMax;
 };
 
-// O(jobs and DAG tasks retained by the cluster): paid only by tenants with a quota.
+// O(running jobs and the tenant's DAG tasks): the plan keeps its jobs' sums as they change.
 TenantUsage UsageOf(const ClusterPlan& plan, const std::string& tenant);
 
 // The least processor-hours a job of `model` holds on a cluster of `capacity` processors: its

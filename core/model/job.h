@@ -34,4 +34,10 @@ enum class JobState { kQueued, kRunning, kFinished, kFailed, kCancelled };
 
 const char* JobStateName(JobState state);
 
+// Finished, failed or cancelled.
+inline bool IsEnded(JobState state) {
+  return state == JobState::kFinished || state == JobState::kFailed ||
+         state == JobState::kCancelled;
+}
+
 }  // namespace resched

@@ -9,11 +9,6 @@
 namespace resched {
 namespace {
 
-bool IsEnded(JobState state) {
-  return state == JobState::kFinished || state == JobState::kFailed ||
-         state == JobState::kCancelled;
-}
-
 // Reservation ids are "r<n>"; anything else is unknown.
 std::optional<std::int64_t> ParseReservationId(const std::string& id) {
   std::int64_t n = 0;
@@ -84,6 +79,7 @@ std::unique_ptr<ClusterPlan> ClusterPlan::Clone() const {
   copy->next_replan_ = next_replan_;
   copy->past_holds_ = past_holds_;
   copy->ended_count_ = ended_count_;
+  copy->ledger_ = Ledger();  // by sequence, which the copies keep
   for (const auto& [seq, job] : jobs_) {
     auto record = std::make_unique<JobRecord>(*job);
     JobRecord* raw = record.get();
@@ -105,10 +101,20 @@ void ClusterPlan::AbsorbMoves(const PlanState& state) {
 }
 
 void ClusterPlan::MarkChanged(JobRecord* job) {
+  // Bounded for callers that never read the sums nor take the changes (the simulator).
+  if (unaccounted_.size() >= kMaxUnaccounted) Ledger();
+  unaccounted_.push_back(job);
   if (changed_set_.insert(job).second) changed_.push_back(job);
 }
 
+const JobLedger& ClusterPlan::Ledger() const {
+  for (const JobRecord* job : unaccounted_) ledger_.Account(*job);
+  unaccounted_.clear();
+  return ledger_;
+}
+
 std::vector<const JobRecord*> ClusterPlan::TakeChangedJobs() {
+  Ledger();
   std::vector<const JobRecord*> out(changed_.begin(), changed_.end());
   changed_.clear();
   changed_set_.clear();
@@ -432,6 +438,8 @@ void ClusterPlan::PruneEnded() {
         changed_.erase(std::find(changed_.begin(), changed_.end(), it->second.get()));
       }
       by_id_.erase(it->second->job.id);
+      Ledger();  // nothing pending may point at the job
+      ledger_.Forget(*it->second);
       it = jobs_.erase(it);
       --ended_count_;
     } else {
@@ -463,16 +471,29 @@ ScheduleToValidate ClusterPlan::ToValidate() const {
 }
 
 double ClusterPlan::PastUtilization() const {
-  double busy = 0;
-  Time first = now_;
-  for (const JobRecord* job : Jobs()) {
+  const JobLedger& ledger = Ledger();
+  const std::optional<Time> first = ledger.first_start();
+  if (!first || *first >= now_) return 0;
+  absl::int128 busy = ledger.ended_area();
+  for (const JobRecord* job : running_) {
     const Allocation& a = job->allocation;
     if (a.k == 0 || a.start >= now_) continue;
-    first = std::min(first, a.start);
-    busy += static_cast<double>(a.k) * static_cast<double>(std::min(a.end, now_) - a.start);
+    busy += absl::int128(a.k) * absl::int128(std::min(a.end, now_) - a.start);
   }
-  const double span = static_cast<double>(now_ - first) * capacity();
-  return span > 0 ? busy / span : 0;
+  const double span = static_cast<double>(now_ - *first) * capacity();
+  return static_cast<double>(busy) / span;
+}
+
+ClusterPlan::OwnerUsage ClusterPlan::UsageOf(const std::string& owner) const {
+  const JobLedger::OwnerTotals totals = Ledger().Owner(owner);
+  OwnerUsage usage{totals.active_jobs, totals.queued_area};
+  for (const JobRecord* job : running_) {
+    const Allocation& a = job->allocation;
+    if (job->job.owner != owner || a.end <= now_) continue;
+    usage.processor_micros_ahead +=
+        absl::int128(a.k) * absl::int128(a.end - std::max(a.start, now_));
+  }
+  return usage;
 }
 
 }  // namespace resched

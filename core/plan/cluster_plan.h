@@ -22,6 +22,7 @@
 #include "core/online/plan_state.h"
 #include "core/online/policy.h"
 #include "core/online/start_bounds.h"
+#include "core/plan/job_ledger.h"
 #include "core/registry/registry.h"
 #include "core/timeline/timeline.h"
 
@@ -124,8 +125,15 @@ class ClusterPlan {
   // window) instead. In [1, P].
   int HistoricalAvailable(Duration window) const;
   // The share of the processor time from the first retained job's start to now that retained
-  // jobs used, in [0, 1]; 0 before any job has started.
+  // jobs used, in [0, 1]; 0 before any job has started. O(running jobs).
   double PastUtilization() const;
+  // An owner's queued and running jobs, and the processor time they hold from now on (the
+  // remaining part of running ones), in processor-microseconds. O(running jobs).
+  struct OwnerUsage {
+    int active_jobs = 0;
+    absl::int128 processor_micros_ahead = 0;
+  };
+  OwnerUsage UsageOf(const std::string& owner) const;
 
   // Replan (cluster_plan_replan.cc). Every queued job, the policy's and the replanned ones, in
   // submission order.
@@ -172,6 +180,7 @@ class ClusterPlan {
   PlanState MakeState();
   void AbsorbMoves(const PlanState& state);
   void MarkChanged(JobRecord* job);
+  const JobLedger& Ledger() const;
   void ProcessInstant();
   // Queued jobs whose allocation starts at or before now begin running.
   void Start(const std::vector<JobRecord*>& starting);
@@ -222,6 +231,13 @@ class ClusterPlan {
   std::map<std::int64_t, ExternalReservation> reservations_;  // by creation order
   std::vector<JobRecord*> changed_;                           // in order of change
   absl::flat_hash_set<JobRecord*> changed_set_;
+  // Every retained job as it was when last marked changed, once unaccounted_ is brought in
+  // (Ledger()): a job is accounted when read, after the whole change, so the order of a
+  // change's steps and its MarkChanged call does not matter.
+  // TakeChangedJobs brings it in too, and MarkChanged past kMaxUnaccounted entries.
+  mutable JobLedger ledger_;
+  mutable std::vector<const JobRecord*> unaccounted_;
+  static constexpr std::size_t kMaxUnaccounted = 4096;
   int ended_count_ = 0;
 };
 

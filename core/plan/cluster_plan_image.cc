@@ -92,6 +92,7 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::FromImage(ClusterPlanI
       return absl::DataLossError(absl::StrCat(what, " appears twice"));
     }
     plan->jobs_[raw->sequence] = std::move(record);
+    plan->ledger_.Account(*raw);
     if (raw->state == JobState::kQueued) {
       if (raw->replanned && !raw->placed) {
         return absl::DataLossError(absl::StrCat(what, " is replanned but has no booking"));

@@ -131,12 +131,13 @@ absl::Status ClusterPlan::ApplyReplan(const std::vector<PlannedJob>& planned) {
   std::sort(policy_queue.begin(), policy_queue.end(), SubmittedBefore);
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     JobRecord* job = jobs[i];
-    if (job->allocation != planned[i].allocation) MarkChanged(job);
+    const bool moved = job->allocation != planned[i].allocation;
     job->allocation = planned[i].allocation;
     job->reservation = booked[i];
     job->placed = true;
     job->guaranteed = true;
     job->replanned = true;
+    if (moved) MarkChanged(job);
   }
   queue_ = std::move(policy_queue);
   replanned_ = std::move(jobs);

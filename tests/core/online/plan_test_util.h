@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
+#include "absl/numeric/int128.h"
 #include "core/metrics/validate.h"
 #include "core/plan/cluster_plan.h"
 #include "tests/testing/status.h"
@@ -45,6 +47,39 @@ inline void ExpectAllocation(const ClusterPlan& plan, const JobId& id, int k, Du
   EXPECT_EQ(a.k, k) << id;
   EXPECT_EQ(a.start, start_s * kS) << id;
   EXPECT_EQ(a.end, end_s * kS) << id;
+}
+
+// The reference for ClusterPlan::UsageOf (each of `owners`) and PastUtilization: a scan of every
+// retained job.
+template <class Owners>
+void ExpectSumsMatchAScan(const ClusterPlan& plan, const Owners& owners) {
+  const Time now = plan.now();
+  for (const auto& name : owners) {
+    const std::string owner(name);
+    ClusterPlan::OwnerUsage scanned;
+    for (const JobRecord* job : plan.Jobs()) {
+      if (job->job.owner != owner) continue;
+      if (job->state != JobState::kQueued && job->state != JobState::kRunning) continue;
+      ++scanned.active_jobs;
+      const Allocation& a = job->allocation;
+      const Time from = std::max(a.start, now);
+      if (a.end > from) scanned.processor_micros_ahead += absl::int128(a.k) * (a.end - from);
+    }
+    const ClusterPlan::OwnerUsage kept = plan.UsageOf(owner);
+    EXPECT_EQ(kept.active_jobs, scanned.active_jobs) << "owner '" << owner << "'";
+    EXPECT_EQ(kept.processor_micros_ahead, scanned.processor_micros_ahead)
+        << "owner '" << owner << "'";
+  }
+  double busy = 0;
+  Time first = now;
+  for (const JobRecord* job : plan.Jobs()) {
+    const Allocation& a = job->allocation;
+    if (a.k == 0 || a.start >= now) continue;
+    first = std::min(first, a.start);
+    busy += static_cast<double>(a.k) * static_cast<double>(std::min(a.end, now) - a.start);
+  }
+  const double span = static_cast<double>(now - first) * plan.capacity();
+  EXPECT_NEAR(plan.PastUtilization(), span > 0 ? busy / span : 0.0, 1e-12);
 }
 
 }  // namespace resched::testing

@@ -1,5 +1,6 @@
 // Randomized runs of every built policy: submissions, cancels, early finishes, reservations and
 // clock moves, with the schedule validated after every step and the policies' promises checked.
+// The plan's running sums (per-owner usage, utilization) are compared with a scan of its jobs.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -14,8 +15,11 @@ namespace {
 
 using testing::kS;
 
+const char* const kOwners[] = {"", "alice", "bob"};
+
 Job RandomJob(std::mt19937_64& rng, Time now) {
   Job job;
+  job.owner = kOwners[rng() % 3];
   job.release = now + static_cast<Time>(rng() % 3 == 0 ? rng() % (50 * kS) : 0);
   switch (rng() % 4) {
     case 0:
@@ -73,6 +77,7 @@ void RunRandom(const std::string& policy, std::uint64_t seed) {
       ASSERT_OK(plan->AdvanceTo(plan->now() + static_cast<Time>(rng() % (40 * kS))));
     }
     ASSERT_OK(ValidateSchedule(plan->ToValidate()));
+    testing::ExpectSumsMatchAScan(*plan, kOwners);
     // Nothing queued is planned in the past, and every guarantee is kept.
     for (const JobRecord* job : plan->Jobs()) {
       if (job->state == JobState::kQueued) {
