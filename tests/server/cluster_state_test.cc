@@ -9,18 +9,13 @@
 
 #include "core/metrics/validate.h"
 #include "gtest/gtest.h"
+#include "tests/server/simulated_cluster.h"
 #include "tests/testing/status.h"
 
 namespace resched::server {
 namespace {
 
 using ::resched::testing::StatusIs;
-
-std::unique_ptr<ClusterState> SimulatedCluster() {
-  ClusterSpec spec{"c", {{"", 4, 1.0}}, ClockKind::kSimulated, "fcfs", {}};
-  return std::make_unique<ClusterState>(
-      ::resched::testing::OkValue(ClusterPlan::Create(spec, {}, 0)), AlgorithmParams{});
-}
 
 TEST(ClusterState, DeleteRefusedByTheCheckChangesNothing) {
   auto state = SimulatedCluster();

@@ -12,16 +12,11 @@
 #include "gtest/gtest.h"
 #include "server/cluster_state.h"
 #include "server/store/journal.h"
+#include "tests/server/simulated_cluster.h"
 #include "tests/testing/status.h"
 
 namespace resched::server {
 namespace {
-
-std::unique_ptr<ClusterState> SimulatedCluster() {
-  ClusterSpec spec{"c", {{"", 4, 1.0}}, ClockKind::kSimulated, "fcfs", {}};
-  return std::make_unique<ClusterState>(
-      ::resched::testing::OkValue(ClusterPlan::Create(spec, {}, 0)), AlgorithmParams{});
-}
 
 // A change that records nothing, taking at least `busy`.
 ClusterState::ChangeFn Taking(std::chrono::microseconds busy, bool* ran) {
