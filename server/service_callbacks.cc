@@ -199,14 +199,18 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
     finish(ToGrpc(authorization.status));
     return reactor;
   }
+  // The handler with the call's span and caller current, on whichever thread runs it.
+  auto run = [this, context, request, response, handler, span, principal] {
+    trace::CurrentSpanScope current(span.get());
+    CurrentCallScope call(context, principal.get());
+    return (this->*handler)(request, response);
+  };
   if (TriedInline(*request)) {
     grpc::Status status;
     bool declined = false;
     {
-      trace::CurrentSpanScope current(span.get());
-      CurrentCallScope call(context, principal.get());
-      InlineCall attempt;
-      status = (this->*handler)(request, response);
+      InlineCall attempt;  // only for the handler: finishing runs no cluster code
+      status = run();
       declined = attempt.declined();
     }
     if (!declined) {
@@ -216,11 +220,7 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
     response->Clear();
   }
   // The request and the response live until Finish.
-  if (!workers_.TryPost([this, context, request, response, handler, finish, span, principal] {
-        trace::CurrentSpanScope current(span.get());
-        CurrentCallScope call(context, principal.get());
-        finish((this->*handler)(request, response));
-      })) {
+  if (!workers_.TryPost([run, finish] { finish(run()); })) {
     metrics_.CountShed(method);
     finish(ToGrpc(Overloaded()));
   }
