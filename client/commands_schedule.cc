@@ -49,7 +49,8 @@ int Show(Context& ctx, const ParsedArgs& args) {
   }
   options.style = ctx.StyleOf(request.cluster());
   if (schedule.jobs_size() > 0) {
-    ctx.out << RenderJobTable(Pointers(schedule.jobs()), options.style, true) << "\n";
+    ctx.out << RenderJobTable(Pointers(schedule.jobs()), options.style, true, GroupNames(schedule))
+            << "\n";
   }
   if (schedule.reservations_size() > 0) {
     ctx.out << RenderReservationTable(Pointers(schedule.reservations()), options.style) << "\n";

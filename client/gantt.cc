@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "client/render.h"
 #include "client/table.h"
 
 namespace resched::cli {
@@ -227,10 +228,24 @@ std::string RenderGantt(const resched::v1::Schedule& schedule, const GanttOption
   const bool other =
       std::any_of(items.begin(), items.end(), [](const Item& it) { return !it.placed; });
 
+  // On groups of different speeds, each row is labelled with the group of its first processor.
+  const std::vector<std::string> group_names = GroupNames(schedule);
+  std::vector<int> group_first_id;
+  for (int g = 0, next = 0; g < schedule.groups_size(); ++g) {
+    group_first_id.push_back(next);
+    next += schedule.groups(g).count();
+  }
+  auto group_label = [&](int id) -> std::string {
+    if (group_first_id.empty()) return "";
+    const auto g = std::upper_bound(group_first_id.begin(), group_first_id.end(), id) -
+                   group_first_id.begin() - 1;
+    return absl::StrCat(group_names[g], " ");
+  };
   std::vector<std::string> labels;
   for (int r = 0; r < rows; ++r) {
     int lo = r * band, hi = std::min(capacity, lo + band) - 1;
-    labels.push_back(lo == hi ? absl::StrCat(lo) : absl::StrCat(lo, "-", hi));
+    labels.push_back(
+        absl::StrCat(group_label(lo), lo == hi ? absl::StrCat(lo) : absl::StrCat(lo, "-", hi)));
   }
   if (other) labels.emplace_back("other");
   size_t label_width = 0;
@@ -239,6 +254,11 @@ std::string RenderGantt(const resched::v1::Schedule& schedule, const GanttOption
   w.cells = static_cast<int>(std::max<int64_t>(
       20, static_cast<int64_t>(options.width) - static_cast<int64_t>(label_width) - 3));
   w.cells = static_cast<int>(std::min<int64_t>(w.cells, w.to - w.from));
+  for (int g = 0; g < schedule.groups_size(); ++g) {
+    absl::StrAppend(&out, g == 0 ? ", groups " : ", ", group_names[g], " = ", group_first_id[g],
+                    "-", group_first_id[g] + schedule.groups(g).count() - 1, " at speed ",
+                    schedule.groups(g).speed());
+  }
   absl::StrAppend(&out, ", 1 column = ", ColumnDuration(w.to - w.from, w.cells));
   if (band > 1) absl::StrAppend(&out, ", 1 row = ", band, " processors");
   out += "\n";

@@ -1,5 +1,6 @@
 #include "client/render.h"
 
+#include <algorithm>
 #include <map>
 
 #include "absl/strings/ascii.h"
@@ -82,19 +83,38 @@ std::string RenderClusterDetails(const Cluster& c) {
   return RenderKeyValues(kv);
 }
 
+std::vector<std::string> GroupNames(const resched::v1::Schedule& schedule) {
+  std::vector<std::string> names;
+  for (int i = 0; i < schedule.groups_size(); ++i) {
+    const std::string& name = schedule.groups(i).name();
+    names.push_back(name.empty() ? absl::StrCat("#", i) : name);
+  }
+  return names;
+}
+
 std::string RenderJobTable(const std::vector<const Job*>& jobs, TimeStyle style,
-                           bool with_processors) {
-  std::vector<std::string> headers = {"ID", "NAME", "STATE", ">K", "START", "END"};
+                           bool with_processors, const std::vector<std::string>& group_names) {
+  const bool with_groups =
+      std::any_of(jobs.begin(), jobs.end(), [](const Job* j) { return j->has_group(); });
+  std::vector<std::string> headers = {"ID", "NAME", "STATE"};
+  if (with_groups) headers.emplace_back("GROUP");
+  headers.insert(headers.end(), {">K", "START", "END"});
   if (with_processors) headers.emplace_back("PROCESSORS");
   Table t(headers);
   for (const Job* j : jobs) {
     const auto& a = j->allocation();
-    std::vector<std::string> row = {j->id().empty() ? "-" : j->id(),
-                                    j->spec().name(),
-                                    resched::v1::JobState_Name(j->state()),
-                                    absl::StrCat(a.processors()),
-                                    FormatTime(a.has_start(), a.start(), style),
-                                    FormatTime(a.has_end(), a.end(), style)};
+    std::vector<std::string> row = {j->id().empty() ? "-" : j->id(), j->spec().name(),
+                                    resched::v1::JobState_Name(j->state())};
+    if (with_groups) {
+      const bool named =
+          j->has_group() && j->group() >= 0 && j->group() < static_cast<int>(group_names.size());
+      row.push_back(named            ? group_names[j->group()]
+                    : j->has_group() ? absl::StrCat("#", j->group())
+                                     : "-");
+    }
+    row.insert(row.end(),
+               {absl::StrCat(a.processors()), FormatTime(a.has_start(), a.start(), style),
+                FormatTime(a.has_end(), a.end(), style)});
     if (with_processors) {
       row.push_back(CompressRanges({a.processor_ids().begin(), a.processor_ids().end()}));
     }
@@ -123,6 +143,9 @@ std::string RenderJobDetails(const Job& j, TimeStyle style) {
       {"submitted", FormatTime(j.has_submitted(), j.submitted(), style)},
       {"sequential time",
        j.has_sequential_time() ? FormatDuration(ToMicros(j.sequential_time())) : "-"}};
+  if (j.has_group()) {  // a cluster of several speeds: the times are at the group's speed
+    kv.insert(kv.begin() + 5, {"group", absl::StrCat("#", j.group(), " of the cluster's groups")});
+  }
   if (a.processor_ids_size() > 0) {
     kv.emplace_back("processor ids",
                     CompressRanges({a.processor_ids().begin(), a.processor_ids().end()}));

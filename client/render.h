@@ -20,9 +20,14 @@ std::string DescribeAlgorithm(const resched::v1::AlgorithmSpec& algorithm);
 std::string RenderClusterTable(const std::vector<const resched::v1::Cluster*>& clusters);
 std::string RenderClusterDetails(const resched::v1::Cluster& cluster);
 
-// ID, NAME, STATE, K, START, END (and PROCESSORS when `with_processors`).
+// ID, NAME, STATE, GROUP (when a job has one: a cluster of several speeds), K, START, END
+// (and PROCESSORS when `with_processors`). A group is shown by its name in `group_names` (its
+// index into the cluster's groups), else as "#<index>".
 std::string RenderJobTable(const std::vector<const resched::v1::Job*>& jobs, TimeStyle style,
-                           bool with_processors = false);
+                           bool with_processors = false,
+                           const std::vector<std::string>& group_names = {});
+// The names of a schedule's processor groups for RenderJobTable ("#<index>" when unnamed).
+std::vector<std::string> GroupNames(const resched::v1::Schedule& schedule);
 std::string RenderJobDetails(const resched::v1::Job& job, TimeStyle style);
 
 std::string RenderReservationTable(const std::vector<const resched::v1::Reservation*>& reservations,

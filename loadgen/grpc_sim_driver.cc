@@ -90,7 +90,8 @@ absl::StatusOr<std::vector<JobView>> GrpcSimDriver::ActiveJobs() {
       if (!end.ok()) return end.status();
       out.push_back(JobView{job.id(),
                             job.state() == pb::RUNNING ? JobState::kRunning : JobState::kQueued,
-                            {job.allocation().processors(), *start, *end}});
+                            {job.allocation().processors(), *start, *end},
+                            job.has_group() ? job.group() : -1});
     }
     token = response.next_page_token();
   } while (!token.empty());

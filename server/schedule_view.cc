@@ -8,37 +8,66 @@
 
 namespace resched::server {
 
-// Interval colouring with counts: at most P processors are busy at any instant, so taking the
-// lowest free ids in start order (ends released first) always succeeds for intervals of
-// positive length.
-std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> intervals, int capacity,
+// Interval colouring with counts, one pool of ids per group: at most a group's count of its
+// processors is busy at any instant, so taking the lowest free ids of the group in start order
+// (ends released first) always succeeds for intervals of positive length.
+std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> intervals,
+                                                 const std::vector<int>& group_counts,
                                                  size_t slot_count) {
   std::sort(intervals.begin(), intervals.end(), [](const IdInterval& a, const IdInterval& b) {
     return a.start != b.start ? a.start < b.start : a.slot < b.slot;
   });
-  std::priority_queue<int, std::vector<int>, std::greater<>> free_ids;
-  for (int id = 0; id < capacity; ++id) free_ids.push(id);
+  using Pool = std::priority_queue<int, std::vector<int>, std::greater<>>;
+  std::vector<Pool> pools(group_counts.size());
+  std::vector<int> first_id;  // of each group
+  int next = 0;
+  for (size_t g = 0; g < group_counts.size(); ++g) {
+    first_id.push_back(next);
+    for (int i = 0; i < group_counts[g]; ++i) pools[g].push(next++);
+  }
+  auto pool_of = [&](int id) {
+    return static_cast<size_t>(std::upper_bound(first_id.begin(), first_id.end(), id) -
+                               first_id.begin() - 1);
+  };
+  // The lowest free id of the interval's group, or of any group; -1 when there is none.
+  auto take = [&](int group) {
+    Pool* from = nullptr;
+    if (group >= 0 && group < static_cast<int>(pools.size())) {
+      from = &pools[group];
+    } else {
+      for (Pool& pool : pools) {
+        if (!pool.empty() && (from == nullptr || pool.top() < from->top())) from = &pool;
+      }
+    }
+    if (from == nullptr || from->empty()) return -1;
+    const int id = from->top();
+    from->pop();
+    return id;
+  };
   using Busy = std::pair<Time, std::vector<int>>;
   auto later = [](const Busy& a, const Busy& b) { return a.first > b.first; };
   std::priority_queue<Busy, std::vector<Busy>, decltype(later)> busy(later);
   std::vector<std::vector<int>> ids(slot_count);
   for (const auto& interval : intervals) {
     if (interval.start == interval.end) {
-      // No length (a job that ended at its start): it occupies no instant, so any ids do, and
-      // the ones in use at its start may be all there are.
+      // No length (a job that ended at its start): it occupies no instant, so any ids of its
+      // group do, and the ones in use at its start may be all there are.
       if (interval.slot >= 0) {
-        for (int id = 0; id < interval.k; ++id) ids[interval.slot].push_back(id);
+        const int group = std::max(interval.group, 0);
+        const int base = group < static_cast<int>(first_id.size()) ? first_id[group] : 0;
+        for (int id = 0; id < interval.k; ++id) ids[interval.slot].push_back(base + id);
       }
       continue;
     }
     while (!busy.empty() && busy.top().first <= interval.start) {
-      for (int id : busy.top().second) free_ids.push(id);
+      for (int id : busy.top().second) pools[pool_of(id)].push(id);
       busy.pop();
     }
     std::vector<int> taken;
-    for (int i = 0; i < interval.k && !free_ids.empty(); ++i) {
-      taken.push_back(free_ids.top());
-      free_ids.pop();
+    for (int i = 0; i < interval.k; ++i) {
+      const int id = take(interval.group);
+      if (id < 0) break;
+      taken.push_back(id);
     }
     std::sort(taken.begin(), taken.end());
     if (interval.slot >= 0) ids[interval.slot] = taken;
@@ -67,7 +96,7 @@ std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> interva
     if (a.k == 0 || a.end <= from || a.start >= to) continue;
     const bool active = job->state == JobState::kQueued || job->state == JobState::kRunning;
     if (!active && !window.include_finished) continue;
-    intervals.push_back({a.start, a.end, a.k, out.jobs_size()});
+    intervals.push_back({a.start, a.end, a.k, out.jobs_size(), job->group});
     *out.add_jobs() = ToProto(*job, cluster);
   }
   // Slots: the jobs, then the DAG tasks, then the reservations.
@@ -89,7 +118,15 @@ std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> interva
     intervals.push_back({r->start, r->end, r->k, job_count + task_count + out.reservations_size()});
     *out.add_reservations() = ToProto(*r, cluster);
   }
-  const auto ids = AssignProcessorIds(std::move(intervals), plan.capacity(),
+  std::vector<int> group_counts{plan.capacity()};
+  if (!plan.spec().homogeneous()) {
+    group_counts.clear();
+    for (const ProcessorGroup& g : plan.spec().groups) {
+      group_counts.push_back(g.count);
+      *out.add_groups() = ToProto(g);
+    }
+  }
+  const auto ids = AssignProcessorIds(std::move(intervals), group_counts,
                                       job_count + task_count + out.reservations_size());
   for (int i = 0; i < job_count; ++i) {
     for (int id : ids[i]) out.mutable_jobs(i)->mutable_allocation()->add_processor_ids(id);

@@ -1,6 +1,7 @@
 // GetSchedule's answer: the allocations and holds over a window, with processor ids assigned
 // greedily in start order for display. The plan is count-based: allocations never exceed the
-// capacity, so ids can always be assigned afterwards and are never part of the plan.
+// capacity (nor a group's, on groups of different speeds), so ids can be assigned afterwards
+// and are never part of the plan.
 #pragma once
 
 #include <optional>
@@ -24,11 +25,16 @@ struct IdInterval {
   Time start;
   Time end;
   int k;
-  int slot;  // where its ids go in the answer; -1: takes ids but reports none
+  int slot;        // where its ids go in the answer; -1: takes ids but reports none
+  int group = -1;  // the processor group whose ids it takes; -1: any
 };
-// The ids of each slot (of `slot_count`): at every instant at most `capacity` processors are in
-// use, given the intervals never exceed it (intervals of no length occupy no instant).
-std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> intervals, int capacity,
+// The ids of each slot (of `slot_count`). Group i owns the ids from the sum of the counts before
+// it (one group: the whole cluster). The intervals must never exceed a group's count nor the
+// total at any instant (intervals of no length occupy no instant); those of a group then always
+// get ids, and one taking ids from any group takes the lowest free, which succeeds unless ids it
+// needs are split between groups over its window (for display only: it then reports fewer).
+std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> intervals,
+                                                 const std::vector<int>& group_counts,
                                                  size_t slot_count);
 
 }  // namespace resched::server

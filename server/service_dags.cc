@@ -136,6 +136,7 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
   if (!planner.ok()) return ToGrpc(planner.status());
 
   auto plan_on = [&](ClusterPlan& cluster, Time& release) -> absl::StatusOr<DagPlan> {
+    if (absl::Status s = cluster.RequireOneSpeed("ReserveDAG"); !s.ok()) return s;
     absl::StatusOr<Time> asked =
         TimeOr(request->has_release(), request->release(), "release", cluster.now());
     if (!asked.ok()) return asked.status();
@@ -228,6 +229,7 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
   if (!planner.ok()) return ToGrpc(planner.status());
 
   auto answer_on = [&](ClusterPlan& cluster, Time& release) -> absl::StatusOr<DeadlineAnswer> {
+    if (absl::Status s = cluster.RequireOneSpeed("QueryDeadline"); !s.ok()) return s;
     absl::StatusOr<Time> asked =
         TimeOr(request->has_release(), request->release(), "release", cluster.now());
     if (!asked.ok()) return asked.status();

@@ -68,13 +68,6 @@ std::vector<double> ProcessorSpeeds(const ClusterSpec& spec) {
   return speeds;
 }
 
-Duration ScaleDuration(Duration d, double speed) {
-  const double x = static_cast<double>(d) / speed;
-  const double r = std::round(x);
-  if (std::fabs(x - r) < 1e-6) return static_cast<Duration>(r);
-  return static_cast<Duration>(std::ceil(x));
-}
-
 absl::StatusOr<TaskCosts> CostsFromSpeeds(const Dag& dag, const std::vector<double>& speeds) {
   if (speeds.empty()) return absl::InvalidArgumentError("speeds: no processor");
   for (std::size_t j = 0; j < speeds.size(); ++j) {

@@ -41,9 +41,6 @@ using TaskCosts = std::vector<std::vector<Duration>>;
 // One relative speed per processor, groups in order (processor ids follow the groups).
 std::vector<double> ProcessorSpeeds(const ClusterSpec& spec);
 
-// d / speed rounded up to the microsecond (1e-6 us of noise ignored).
-Duration ScaleDuration(Duration d, double speed);
-
 // costs[i][j] = the time of task i on one processor / speeds[j]. INVALID_ARGUMENT for no processor,
 // a speed that is not > 0, or a task whose model does not allow width 1 (naming the task).
 absl::StatusOr<TaskCosts> CostsFromSpeeds(const Dag& dag, const std::vector<double>& speeds);

@@ -1,6 +1,8 @@
 #include "core/metrics/validate.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -8,14 +10,37 @@
 namespace resched {
 namespace {
 
+// The processors an item may use: its group's, or the cluster's; nullopt for a group index
+// out of range.
+std::optional<int> CapacityFor(const ScheduleToValidate& schedule, const ScheduledItem& item) {
+  if (schedule.groups.empty()) return schedule.capacity;
+  if (item.group < 0 || item.group >= static_cast<int>(schedule.groups.size())) {
+    return std::nullopt;
+  }
+  return schedule.groups[item.group].count;
+}
+
+bool WellFormed(const ScheduleToValidate& schedule, const ScheduledItem& item) {
+  const Allocation& a = item.allocation;
+  const std::optional<int> capacity = CapacityFor(schedule, item);
+  return capacity && a.k >= 1 && a.k <= *capacity && a.start <= a.end;
+}
+
 void CheckItem(const ScheduleToValidate& schedule, const ScheduledItem& item,
                std::vector<Violation>& out) {
   const Allocation& a = item.allocation;
-  if (a.k < 1 || a.k > schedule.capacity || a.start > a.end) {
+  const std::optional<int> capacity = CapacityFor(schedule, item);
+  if (!capacity) {
+    out.push_back({ViolationKind::kMalformed,
+                   absl::StrFormat("%s names processor group %d; the schedule has %d", item.id,
+                                   item.group, schedule.groups.size())});
+    return;
+  }
+  if (!WellFormed(schedule, item)) {
     out.push_back({ViolationKind::kMalformed,
                    absl::StrFormat("%s: allocation k=%d over [%d, %d) is malformed on %d "
                                    "processors",
-                                   item.id, a.k, a.start, a.end, schedule.capacity)});
+                                   item.id, a.k, a.start, a.end, *capacity)});
     return;
   }
   if (a.start < item.release) {
@@ -23,14 +48,17 @@ void CheckItem(const ScheduleToValidate& schedule, const ScheduledItem& item,
                                                             item.id, a.start, item.release)});
   }
   if (item.model != nullptr) {
-    const auto widths = item.model->Widths(schedule.capacity);
+    const RuntimeModel model = schedule.groups.empty()
+                                   ? *item.model
+                                   : item.model->OnSpeed(schedule.groups[item.group].speed);
+    const auto widths = model.Widths(*capacity);
     if (!std::binary_search(widths.begin(), widths.end(), a.k)) {
       out.push_back({ViolationKind::kDuration,
                      absl::StrFormat("%s runs on %d processors, a width its %s model does not "
                                      "allow",
-                                     item.id, a.k, item.model->KindName())});
+                                     item.id, a.k, model.KindName())});
     } else {
-      const Duration expected = item.model->TimeOn(a.k);
+      const Duration expected = model.TimeOn(a.k);
       const Duration length = a.end - a.start;
       if (length > expected || (!item.ended_early && length != expected)) {
         out.push_back({ViolationKind::kDuration,
@@ -46,28 +74,20 @@ void CheckItem(const ScheduleToValidate& schedule, const ScheduledItem& item,
   }
 }
 
+struct Event {
+  Time t;
+  int delta;
+};
+
+void AddEvents(const Allocation& a, std::vector<Event>& events) {
+  events.push_back({a.start, a.k});
+  events.push_back({a.end, -a.k});
+}
+
 // Sweep over start/end events; ends sort before starts at the same instant (half-open
-// intervals touch without overlapping).
-void CheckCapacity(const ScheduleToValidate& schedule, std::vector<Violation>& out) {
-  struct Event {
-    Time t;
-    int delta;
-  };
-  std::vector<Event> events;
-  for (const auto& item : schedule.items) {
-    const auto& a = item.allocation;
-    // Malformed widths are reported once, by CheckItem.
-    if (a.start < a.end && a.k > 0 && a.k <= schedule.capacity) {
-      events.push_back({a.start, a.k});
-      events.push_back({a.end, -a.k});
-    }
-  }
-  for (const auto& h : schedule.holds) {
-    if (h.start < h.end && h.k > 0) {
-      events.push_back({h.start, h.k});
-      events.push_back({h.end, -h.k});
-    }
-  }
+// intervals touch without overlapping). `where` names the pool in the message.
+void SweepCapacity(std::vector<Event> events, int capacity, const std::string& where,
+                   std::vector<Violation>& out) {
   std::sort(events.begin(), events.end(), [](const Event& x, const Event& y) {
     return x.t != y.t ? x.t < y.t : x.delta < y.delta;
   });
@@ -75,12 +95,32 @@ void CheckCapacity(const ScheduleToValidate& schedule, std::vector<Violation>& o
   for (size_t i = 0; i < events.size(); ++i) {
     busy += events[i].delta;
     const bool last_at_instant = i + 1 == events.size() || events[i + 1].t != events[i].t;
-    if (last_at_instant && busy > schedule.capacity) {
+    if (last_at_instant && busy > capacity) {
       out.push_back(
-          {ViolationKind::kCapacity, absl::StrFormat("%d processors busy at %d on a cluster of %d",
-                                                     busy, events[i].t, schedule.capacity)});
+          {ViolationKind::kCapacity, absl::StrFormat("%d processors busy at %d on %s of %d", busy,
+                                                     events[i].t, where, capacity)});
       return;  // one report is enough: later instants usually repeat it
     }
+  }
+}
+
+void CheckCapacity(const ScheduleToValidate& schedule, std::vector<Violation>& out) {
+  std::vector<Event> all;
+  std::vector<std::vector<Event>> per_group(schedule.groups.size());
+  for (const auto& item : schedule.items) {
+    // Malformed items are reported once, by CheckItem.
+    if (item.allocation.start < item.allocation.end && WellFormed(schedule, item)) {
+      AddEvents(item.allocation, all);
+      if (!schedule.groups.empty()) AddEvents(item.allocation, per_group[item.group]);
+    }
+  }
+  for (const auto& h : schedule.holds) {
+    if (h.start < h.end && h.k > 0) AddEvents(h, all);
+  }
+  SweepCapacity(std::move(all), schedule.capacity, "a cluster", out);
+  for (size_t g = 0; g < per_group.size(); ++g) {
+    SweepCapacity(std::move(per_group[g]), schedule.groups[g].count,
+                  absl::StrFormat("group '%s'", schedule.groups[g].name), out);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/model/cluster.h"
 #include "core/model/job.h"
 #include "core/model/runtime_model.h"
 #include "core/model/time.h"
@@ -23,6 +24,9 @@ struct ScheduledItem {
   // than the model's time, never longer.
   bool ended_early = false;
   std::optional<Time> promised_deadline;  // checked only where the schedule promised it
+  // The index of its processor group, when the schedule has groups: it runs inside that group,
+  // on the group's speed.
+  int group = -1;
 };
 
 struct PrecedenceConstraint {
@@ -33,6 +37,11 @@ struct PrecedenceConstraint {
 
 struct ScheduleToValidate {
   int capacity = 0;
+  // Processor groups of different speeds, whose counts sum to `capacity`; empty for one pool of
+  // reference-speed processors. With groups, every item names one; at no instant do the items of
+  // a group use more than its count; a model's times (given for the reference processor) are
+  // divided by its group's speed. Holds may take processors from any group.
+  std::vector<ProcessorGroup> groups;
   std::vector<ScheduledItem> items;
   std::vector<Allocation> holds;  // external reservations
   std::vector<PrecedenceConstraint> precedences;
@@ -40,7 +49,7 @@ struct ScheduleToValidate {
 
 enum class ViolationKind {
   kMalformed,   // start > end, k < 1, k > capacity
-  kCapacity,    // more than P processors busy at some instant
+  kCapacity,    // more than P processors (or a group's count) busy at some instant
   kPrecedence,  // a task starts before a predecessor's end (+ delay)
   kRelease,     // a job starts before its release time
   kDuration,    // length or width inconsistent with the runtime model

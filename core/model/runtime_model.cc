@@ -188,7 +188,15 @@ std::vector<int> RuntimeModel::Widths(int capacity) const {
       params_);
 }
 
-Duration RuntimeModel::TimeOn(int k) const {
+Duration RuntimeModel::TimeOn(int k) const { return OnThisSpeed(ReferenceTimeOn(k)); }
+
+RuntimeModel RuntimeModel::OnSpeed(double speed) const {
+  RuntimeModel model = *this;
+  model.speed_ = speed;
+  return model;
+}
+
+Duration RuntimeModel::ReferenceTimeOn(int k) const {
   return std::visit(Overloaded{
                         [&](const TableModel& m) -> Duration {
                           for (const auto& e : m.entries) {
@@ -233,20 +241,20 @@ Duration RuntimeModel::TimeOn(int k) const {
 }
 
 Duration RuntimeModel::SequentialTime() const {
-  return std::visit(
+  return OnThisSpeed(std::visit(
       Overloaded{
           [&](const AmdahlModel& m) { return m.t1; },
           [&](const DowneyModel& m) { return m.t1; },
           [&](const CeilModel& m) { return static_cast<Duration>(m.req_procs) * m.req_time; },
           // A range model: its smallest width directly (listing 2^24 widths costs 64 MB).
-          [&](const CommunicationModel& m) { return TimeOn(m.k_min) * m.k_min; },
+          [&](const CommunicationModel& m) { return ReferenceTimeOn(m.k_min) * m.k_min; },
           [&](const auto&) -> Duration {
             const auto widths = Widths(kMaxWidth);
             if (widths.empty()) return 0;
-            return TimeOn(widths.front()) * widths.front();
+            return ReferenceTimeOn(widths.front()) * widths.front();
           },
       },
-      params_);
+      params_));
 }
 
 MonotonyReport RuntimeModel::CheckMonotony(int capacity) const {

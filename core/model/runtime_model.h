@@ -100,6 +100,11 @@ class RuntimeModel {
   // Sequential time p(1) where the model defines it, else the time on the smallest width
   // times that width (the work-conserving extrapolation); used for stretch (Saule §2.1).
   Duration SequentialTime() const;
+  // The same job on processors `speed` times as fast as the reference processor the model's
+  // times are given for (a group of a cluster of several speeds, Barbosa & Monteiro §3): every
+  // time above is divided by `speed` and rounded up. Replaces any earlier speed.
+  RuntimeModel OnSpeed(double speed) const;
+  double speed() const { return speed_; }
   bool IsRigid() const { return std::holds_alternative<RigidModel>(params_); }
   MonotonyReport CheckMonotony(int capacity) const;
   std::string KindName() const;
@@ -107,7 +112,13 @@ class RuntimeModel {
   const RuntimeModelParams& params() const { return params_; }
 
  private:
+  Duration ReferenceTimeOn(int k) const;
+  Duration OnThisSpeed(Duration reference) const {
+    return speed_ == 1 ? reference : ScaleDuration(reference, speed_);
+  }
+
   RuntimeModelParams params_;
+  double speed_ = 1;
 };
 
 }  // namespace resched

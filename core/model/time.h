@@ -25,6 +25,15 @@ inline Duration CeilMicros(double seconds) {
   return static_cast<Duration>(std::ceil(micros));
 }
 
+// A duration on a processor `speed` times as fast as the reference one, rounded up to the
+// microsecond (exact quotients stay exact despite floating-point noise).
+inline Duration ScaleDuration(Duration d, double speed) {
+  const double x = static_cast<double>(d) / speed;
+  const double rounded = std::round(x);
+  if (std::fabs(x - rounded) < 1e-6) return static_cast<Duration>(rounded);
+  return static_cast<Duration>(std::ceil(x));
+}
+
 // An instant for messages: RFC 3339 in UTC with microseconds when needed (a SIMULATED clock's
 // zero is 1970-01-01T00:00:00Z).
 std::string FormatInstant(Time t);

@@ -63,6 +63,13 @@ void Partition::Sync(PlanState& state, const std::function<int(const JobRecord&)
       bookings_[job->reservation] = Booking{part_of(*job), job->allocation.start};
     }
   }
+  // A running job booked by someone else is adopted too: a plan that puts its queue back after
+  // a refused reservation may start one of those jobs before any policy call syncs.
+  for (const JobRecord* job : state.running()) {
+    if (job->placed && !bookings_.contains(job->reservation)) {
+      bookings_[job->reservation] = Booking{part_of(*job), job->allocation.start};
+    }
+  }
   for (auto& list : running_) list.clear();
   for (auto it = bookings_.begin(); it != bookings_.end();) {
     const Booking& b = it->second;

@@ -39,9 +39,9 @@ class Partition {
   int parts() const { return static_cast<int>(capacities_.size()); }
   int capacity(int part) const { return capacities_[part]; }
 
-  // Learns which bookings started, ended or vanished since the last call, and adopts queued
-  // jobs booked by someone else (a plan putting its queue back after a refused reservation)
-  // into the part `part_of` names. Call first in every entry point of the policy.
+  // Learns which bookings started, ended or vanished since the last call, and adopts queued and
+  // running jobs booked by someone else (a plan putting its queue back after a refused
+  // reservation) into the part `part_of` names. Call first in every entry point of the policy.
   void Sync(PlanState& state, const std::function<int(const JobRecord&)>& part_of);
 
   // What a part's policy would do with its queued jobs (`jobs`, submission order), computed on

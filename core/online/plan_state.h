@@ -22,6 +22,9 @@ struct JobRecord {
   // Placed by a committed Replan: out of the policy's queue, kept in its width and its order
   // among the replanned jobs, moved only earlier (ClusterPlan::ApplyReplan).
   bool replanned = false;
+  // On a cluster of several speeds, the index of the processor group it runs in (its model is
+  // then on that group's speed); -1 on a cluster of one speed.
+  int group = -1;
   Time submitted = 0;
   std::int64_t sequence = 0;  // submission order within the cluster
 };

@@ -4,7 +4,9 @@
 
 #include <functional>
 #include <memory>
+#include <vector>
 
+#include "core/model/cluster.h"
 #include "core/online/policy.h"
 
 namespace resched {
@@ -32,5 +34,10 @@ std::unique_ptr<OnlinePolicy> MakeReserveAuxPolicy(double x, double t,
 // Saule et al. §5.4: Sabin et al.'s iterative moldable scheduling, and the improved variant.
 std::unique_ptr<OnlinePolicy> MakeIterativePolicy();
 std::unique_ptr<OnlinePolicy> MakeIterativeImprovedPolicy();
+// A cluster of several speeds: one instance of the policy per processor group, each job placed
+// in the group that completes it earliest with its run time scaled by the group's speed
+// (grouped_policy.cc). The groups' counts must sum to the cluster's capacity.
+std::unique_ptr<OnlinePolicy> MakeGroupedPolicy(std::vector<ProcessorGroup> groups,
+                                                InnerPolicyFactory make_inner);
 
 }  // namespace resched

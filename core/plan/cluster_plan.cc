@@ -5,6 +5,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/online/partitioned_policy.h"
+#include "core/online/policies.h"
 
 namespace resched {
 namespace {
@@ -16,7 +18,40 @@ std::optional<std::int64_t> ParseReservationId(const std::string& id) {
   return n;
 }
 
+// On groups of several speeds: the cluster's policy run once per group (grouped_policy.cc), or
+// UNIMPLEMENTED for what assumes identical processors and is not built for groups yet.
+absl::StatusOr<std::unique_ptr<OnlinePolicy>> MakeGroupedOrRefuse(
+    const ClusterSpec& spec, const AlgorithmParams& params, std::unique_ptr<OnlinePolicy> policy) {
+  if (dynamic_cast<const PartitionedPolicy*>(policy.get()) != nullptr) {
+    // The request is valid; a partition inside each group is what is missing.
+    return absl::UnimplementedError(absl::StrFormat(
+        "cluster.policy: '%s' cuts the cluster into parts of its own, which is not built for "
+        "groups of different speeds yet; choose a policy that does not partition the cluster "
+        "or give every group the same speed",
+        spec.policy));
+  }
+  if (spec.replan.every > 0) {
+    return absl::UnimplementedError(
+        "cluster.replan_every: a periodic Replan is not built for groups of different speeds "
+        "yet (the offline planners assume identical processors); set it to 0 or give every "
+        "group the same speed");
+  }
+  return MakeGroupedPolicy(spec.groups, [name = spec.policy, params] {
+    // Built once already with these parameters, so it cannot fail here.
+    return *MakePolicy(name, params);
+  });
+}
+
 }  // namespace
+
+absl::Status ClusterPlan::RequireOneSpeed(std::string_view operation) const {
+  if (spec_.homogeneous()) return absl::OkStatus();
+  return absl::UnimplementedError(absl::StrFormat(
+      "%s on cluster '%s': its processor groups have different speeds, and %s is not built "
+      "for them yet (it would place work as if every processor had one speed); submit jobs "
+      "with SubmitJob, which places each job in one group at that group's speed",
+      operation, spec_.name, operation));
+}
 
 absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::Create(const ClusterSpec& spec,
                                                                  const AlgorithmParams& params,
@@ -25,14 +60,9 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::Create(const ClusterSp
   auto policy = MakePolicy(spec.policy, params);
   if (!policy.ok()) return policy.status();
   if (!spec.homogeneous()) {
-    // The request is valid; what is missing is placement across speeds (a job's group and
-    // its run time scaled by the group's speed), so this is UNIMPLEMENTED, not a bad argument.
-    return absl::UnimplementedError(absl::StrFormat(
-        "cluster.groups: groups of different speeds are not supported yet: the online policy "
-        "'%s' places jobs on processors of one speed (placing a job in one group with its run "
-        "time scaled by the group's speed is not built); give every group the same speed. "
-        "HEFT and Barbosa handle speeds offline, in resched-experiment heft-vs-parallel",
-        spec.policy));
+    auto grouped = MakeGroupedOrRefuse(spec, params, std::move(*policy));
+    if (!grouped.ok()) return grouped.status();
+    policy = std::move(grouped);
   }
   if (spec.replan.every > 0) {
     if (auto status = CheckAlgorithm("cluster.replan_algorithm", spec.replan.algorithm,
@@ -147,6 +177,7 @@ std::vector<const ExternalReservation*> ClusterPlan::Reservations() const {
 absl::StatusOr<const JobRecord*> ClusterPlan::Submit(Job job) {
   if (job.release < now_) job.release = now_;  // a job cannot start in the past
   if (auto status = ValidateJob(job, capacity()); !status.ok()) return status;
+  if (auto status = CheckFitsOneGroup(job); !status.ok()) return status;
   if (queued_count() + running_count() >= limits_.max_active_jobs) {
     return absl::ResourceExhaustedError(
         absl::StrFormat("cluster '%s' holds %d queued and running jobs, the limit", spec_.name,
@@ -448,9 +479,22 @@ void ClusterPlan::PruneEnded() {
   }
 }
 
+absl::Status ClusterPlan::CheckFitsOneGroup(const Job& job) const {
+  if (spec_.homogeneous()) return absl::OkStatus();
+  const auto largest = std::max_element(
+      spec_.groups.begin(), spec_.groups.end(),
+      [](const ProcessorGroup& a, const ProcessorGroup& b) { return a.count < b.count; });
+  if (!job.model.Widths(largest->count).empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "job.model: no allowed width fits one processor group of cluster '%s' (the largest, "
+      "'%s', has %d processors); on groups of different speeds a job runs inside one group",
+      spec_.name, largest->name, largest->count));
+}
+
 ScheduleToValidate ClusterPlan::ToValidate() const {
   ScheduleToValidate s;
   s.capacity = capacity();
+  if (!spec_.homogeneous()) s.groups = spec_.groups;
   for (const auto& [seq, job] : jobs_) {
     if (job->allocation.k == 0) continue;  // cancelled before it was ever placed
     ScheduledItem item;
@@ -459,6 +503,7 @@ ScheduleToValidate ClusterPlan::ToValidate() const {
     item.release = job->job.release;
     item.model = &job->job.model;
     item.ended_early = job->ended_early;
+    item.group = job->group;
     s.items.push_back(item);
   }
   for (const auto& [n, r] : reservations_) s.holds.push_back({r.k, r.start, r.end});

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -92,6 +93,10 @@ class ClusterPlan {
   Time now() const { return now_; }
   const Timeline& timeline() const { return timeline_; }
   const OnlinePolicy& policy() const { return *policy_; }
+  // OK on a cluster of one speed; UNIMPLEMENTED naming `operation` on processor groups of
+  // different speeds, for what assumes identical processors (DAG bookings, Replan). On such a
+  // cluster SubmitJob places each job in one group (JobRecord::group) at that group's speed.
+  absl::Status RequireOneSpeed(std::string_view operation) const;
 
   // Validates and places a job with the policy; assigns its id ("j<n>").
   absl::StatusOr<const JobRecord*> Submit(Job job);
@@ -176,6 +181,12 @@ class ClusterPlan {
   ClusterPlan(const ClusterSpec& spec, std::unique_ptr<OnlinePolicy> policy, Time now,
               ClusterLimits limits);
 
+  // On groups of different speeds a job runs inside one group: INVALID_ARGUMENT when none holds
+  // any of its widths.
+  absl::Status CheckFitsOneGroup(const Job& job) const;
+  // A restored job's group must exist exactly on a cluster of several speeds; its model is put
+  // back on that group's speed (a snapshot keeps the reference model). DATA_LOSS otherwise.
+  absl::Status RestoreGroup(JobRecord& job, const std::string& what) const;
   JobRecord* Mutable(const JobId& id);
   PlanState MakeState();
   void AbsorbMoves(const PlanState& state);

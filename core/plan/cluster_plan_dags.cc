@@ -27,6 +27,7 @@ absl::StatusOr<const DagReservation*> ClusterPlan::CommitDag(const Dag& dag, con
                                                              std::string algorithm,
                                                              std::string label, Time release,
                                                              std::string owner) {
+  if (absl::Status s = RequireOneSpeed("ReserveDAG"); !s.ok()) return s;
   const auto active = std::count_if(dags_.begin(), dags_.end(), [&](const auto& entry) {
     return entry.second.completion > now_;
   });

@@ -52,6 +52,20 @@ ClusterPlanImage ClusterPlan::Image() const {
   return image;
 }
 
+absl::Status ClusterPlan::RestoreGroup(JobRecord& job, const std::string& what) const {
+  if (spec_.homogeneous()) {
+    if (job.group == -1) return absl::OkStatus();
+    return absl::DataLossError(
+        absl::StrCat(what, " names processor group ", job.group, " on a cluster of one speed"));
+  }
+  if (job.group < 0 || job.group >= static_cast<int>(spec_.groups.size())) {
+    return absl::DataLossError(absl::StrCat(what, " names processor group ", job.group,
+                                            "; the cluster has ", spec_.groups.size()));
+  }
+  job.job.model = job.job.model.OnSpeed(spec_.groups[job.group].speed);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::FromImage(ClusterPlanImage image) {
   auto made = Create(image.spec, image.params, image.created, image.limits);
   if (!made.ok()) return made.status();
@@ -81,6 +95,7 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::FromImage(ClusterPlanI
       return absl::DataLossError(absl::StrCat(what, " is out of submission order"));
     }
     previous = job.sequence;
+    if (auto s = plan->RestoreGroup(job, what); !s.ok()) return s;
     if (job.placed) {
       if (auto s = CheckBooking(plan->timeline_, job.reservation, job.allocation, what); !s.ok()) {
         return s;

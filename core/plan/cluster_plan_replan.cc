@@ -83,6 +83,7 @@ absl::Status ClusterPlan::CheckPlanned(const std::vector<PlannedJob>& planned,
 }
 
 absl::Status ClusterPlan::ApplyReplan(const std::vector<PlannedJob>& planned) {
+  if (absl::Status s = RequireOneSpeed("Replan"); !s.ok()) return s;
   std::vector<JobRecord*> jobs;
   if (absl::Status s = CheckPlanned(planned, jobs); !s.ok()) return s;
 

@@ -25,7 +25,7 @@ absl::StatusOr<std::vector<JobView>> PlanDriver::ActiveJobs() {
     if (job == nullptr || (job->state != JobState::kQueued && job->state != JobState::kRunning)) {
       continue;
     }
-    out.push_back(JobView{id, job->state, job->allocation});
+    out.push_back(JobView{id, job->state, job->allocation, job->group});
     active_[kept++] = id;
   }
   active_.resize(kept);

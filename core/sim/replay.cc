@@ -93,6 +93,7 @@ absl::StatusOr<std::vector<SimJobRecord>> Replay(const Workload& workload, SimDr
         SimJobRecord& r = records[s];
         r.k = view.allocation.k;
         r.start = view.allocation.start;
+        r.group = view.group;
         l.started = true;
         l.planned_end = view.allocation.end;
         l.actual_end = r.start + ActualLength(l.planned_end - r.start, l.fraction);

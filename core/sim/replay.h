@@ -56,6 +56,7 @@ struct SimJobRecord {
   Time start = 0;
   Time end = 0;                  // the actual end
   Duration sequential_time = 0;  // p(1) of the job's runtime model (the estimate)
+  int group = -1;                // the processor group it ran in (groups of several speeds)
   bool ended_early = false;      // reported finished before its planned end
 };
 

@@ -16,6 +16,7 @@ struct JobView {
   JobId id;
   JobState state = JobState::kQueued;
   Allocation allocation;  // planned while queued, actual once running
+  int group = -1;         // its processor group on groups of several speeds, else -1
 };
 
 class SimDriver {

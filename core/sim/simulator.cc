@@ -11,9 +11,10 @@ namespace {
 
 // The whole replayed schedule, from the records: the plan itself keeps only its retained jobs.
 absl::Status ValidateRecords(const Workload& workload, const std::vector<SimJobRecord>& records,
-                             int capacity) {
+                             const ClusterSpec& spec) {
   ScheduleToValidate s;
-  s.capacity = capacity;
+  s.capacity = spec.capacity();
+  if (!spec.homogeneous()) s.groups = spec.groups;
   s.items.reserve(records.size());
   for (const SimJobRecord& r : records) {
     ScheduledItem item;
@@ -22,6 +23,7 @@ absl::Status ValidateRecords(const Workload& workload, const std::vector<SimJobR
     item.release = r.release;
     item.model = &workload.jobs[r.index].job.model;
     item.ended_early = r.ended_early;
+    item.group = r.group;
     s.items.push_back(std::move(item));
   }
   return ValidateSchedule(s);
@@ -64,7 +66,7 @@ absl::StatusOr<SimResult> Simulate(const Workload& workload, const ClusterSpec& 
   if (!records.ok()) return records.status();
 
   if (auto s = ValidateSchedule((*plan)->ToValidate()); !s.ok()) return s;
-  if (auto s = ValidateRecords(workload, *records, (*plan)->capacity()); !s.ok()) return s;
+  if (auto s = ValidateRecords(workload, *records, spec); !s.ok()) return s;
   if (auto s = CrossCheck(**plan, *records); !s.ok()) return s;
 
   SimResult result;

@@ -48,6 +48,7 @@ void Put(const JobRecord& r, pb::SnapshotJob* out) {
   out->set_guaranteed(r.guaranteed);
   out->set_ended_early(r.ended_early);
   out->set_replanned(r.replanned);
+  if (r.group >= 0) out->set_group(r.group);
   out->set_submitted(r.submitted);
   out->set_sequence(r.sequence);
 }
@@ -72,6 +73,7 @@ absl::StatusOr<JobRecord> Get(const pb::SnapshotJob& j, const std::string& field
   r.guaranteed = j.guaranteed();
   r.ended_early = j.ended_early();
   r.replanned = j.replanned();
+  r.group = j.has_group() ? j.group() : -1;
   r.submitted = j.submitted();
   r.sequence = j.sequence();
   return r;

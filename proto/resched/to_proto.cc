@@ -41,18 +41,21 @@ pb::ReplanObjective ToProto(ReplanObjective objective) {
   return pb::REPLAN_OBJECTIVE_UNSPECIFIED;
 }
 
+pb::ProcessorGroup ToProto(const ProcessorGroup& group) {
+  pb::ProcessorGroup out;
+  out.set_name(group.name);
+  out.set_count(group.count);
+  out.set_speed(group.speed);
+  return out;
+}
+
 pb::ClusterSpec ToProto(const ClusterSpec& spec, const AlgorithmParams& params) {
   pb::ClusterSpec out;
   out.set_name(spec.name);
   if (spec.groups.size() == 1 && spec.groups[0].name.empty() && spec.groups[0].speed == 1.0) {
     out.set_processors(spec.groups[0].count);
   } else {
-    for (const auto& g : spec.groups) {
-      auto* group = out.add_groups();
-      group->set_name(g.name);
-      group->set_count(g.count);
-      group->set_speed(g.speed);
-    }
+    for (const auto& g : spec.groups) *out.add_groups() = ToProto(g);
   }
   out.set_clock(spec.clock == ClockKind::kSimulated ? pb::SIMULATED : pb::WALL);
   out.mutable_policy()->set_name(spec.policy);
@@ -105,6 +108,7 @@ pb::Job ToProto(const JobRecord& record, const std::string& cluster) {
   *out.mutable_submitted() = ToTimestamp(record.submitted);
   *out.mutable_sequential_time() = ToDurationProto(record.job.model.SequentialTime());
   if (record.allocation.k > 0) *out.mutable_allocation() = ToProto(record.allocation);
+  if (record.group >= 0) out.set_group(record.group);
   return out;
 }
 

@@ -28,6 +28,7 @@ pb::RuntimeModel ToProto(const RuntimeModel& model);
 pb::Dag ToProto(const Dag& dag);
 pb::JobSpec ToProto(const Job& job);
 pb::ClusterSpec ToProto(const ClusterSpec& spec, const AlgorithmParams& params);
+pb::ProcessorGroup ToProto(const ProcessorGroup& group);
 pb::ReplanObjective ToProto(ReplanObjective objective);
 pb::Job ToProto(const JobRecord& record, const std::string& cluster);
 pb::Reservation ToProto(const ExternalReservation& r, const std::string& cluster);

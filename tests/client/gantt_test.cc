@@ -83,6 +83,49 @@ legend ('.' idle):
 )");
 }
 
+TEST(RenderGantt, GroupsOfSeveralSpeedsLabelTheirRows) {
+  const resched::v1::Schedule s = ScheduleText(R"pb(
+    cluster: "mixed"
+    capacity: 3
+    now {}
+    from {}
+    to { seconds: 20 }
+    groups { name: "fast" count: 1 speed: 2 }
+    groups { count: 2 speed: 1 }
+    jobs {
+      id: "j1"
+      state: RUNNING
+      group: 0
+      allocation {
+        processors: 1
+        start {}
+        end { seconds: 10 }
+        processor_ids: [ 0 ]
+      }
+    }
+    jobs {
+      id: "j2"
+      state: QUEUED
+      group: 1
+      allocation {
+        processors: 2
+        start {}
+        end { seconds: 20 }
+        processor_ids: [ 1, 2 ]
+      }
+    }
+  )pb");
+  EXPECT_EQ(
+      RenderGantt(s, {29, TimeStyle::kSimulated, false}),
+      R"(mixed: 3 processors, @0s .. @20s, groups fast = 0-0 at speed 2, #1 = 1-2 at speed 1, 1 column = 1s
+fast 0 |0000000000..........|
+  #1 1 |11111111111111111111|
+  #1 2 |11111111111111111111|
+       +----+----+----+-----+
+       @0s  @5s  @10s @15s
+)");
+}
+
 TEST(RenderGantt, WallClockAndNarrowWidth) {
   resched::v1::Schedule s = ScheduleText(R"pb(
     cluster: "prod"

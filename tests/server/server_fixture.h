@@ -71,9 +71,18 @@ class ServerTest : public ::testing::Test {
 
   // A SIMULATED cluster with `processors` processors and `policy`.
   void CreateSim(const std::string& name, int processors, const std::string& policy) {
+    CreateSimOn(name, {{"", processors, 1.0}}, policy);
+  }
+  // A SIMULATED cluster of processor groups (one group without name or speed: `processors`).
+  void CreateSimOn(const std::string& name, const std::vector<ProcessorGroup>& groups,
+                   const std::string& policy) {
     pb::CreateClusterRequest request;
     request.mutable_spec()->set_name(name);
-    request.mutable_spec()->set_processors(processors);
+    if (groups.size() == 1 && groups[0].name.empty() && groups[0].speed == 1.0) {
+      request.mutable_spec()->set_processors(groups[0].count);
+    } else {
+      for (const ProcessorGroup& g : groups) *request.mutable_spec()->add_groups() = ToProto(g);
+    }
     request.mutable_spec()->set_clock(pb::SIMULATED);
     request.mutable_spec()->mutable_policy()->set_name(policy);
     pb::Cluster cluster;
@@ -143,6 +152,12 @@ class ServerTest : public ::testing::Test {
   static void ExpectValid(const pb::Schedule& schedule) {
     ScheduleToValidate s;
     s.capacity = schedule.capacity();
+    std::vector<int> group_first_id;  // on groups of several speeds, each group's ids
+    for (const pb::ProcessorGroup& g : schedule.groups()) {
+      group_first_id.push_back(s.groups.empty() ? 0
+                                                : group_first_id.back() + s.groups.back().count);
+      s.groups.push_back({g.name(), g.count(), g.speed()});
+    }
     std::vector<RuntimeModel> models(schedule.jobs_size());
     for (int i = 0; i < schedule.jobs_size(); ++i) {
       const auto& job = schedule.jobs(i);
@@ -155,13 +170,19 @@ class ServerTest : public ::testing::Test {
                          *FromProto(job.allocation().end(), "e")};
       item.release = *FromProto(job.spec().release(), "r");
       item.ended_early = job.state() != pb::QUEUED && job.state() != pb::RUNNING;
+      item.group = job.has_group() ? job.group() : -1;
       s.items.push_back(item);
-      // Processor ids for display: exactly k distinct ids below P.
+      // Processor ids for display: exactly k distinct ids below P, of the job's group if any.
       std::set<int> ids(job.allocation().processor_ids().begin(),
                         job.allocation().processor_ids().end());
       EXPECT_EQ(static_cast<int>(ids.size()), job.allocation().processors()) << job.id();
       if (!ids.empty()) {
         EXPECT_LT(*ids.rbegin(), schedule.capacity());
+      }
+      if (!ids.empty() && item.group >= 0 && item.group < static_cast<int>(s.groups.size())) {
+        EXPECT_GE(*ids.begin(), group_first_id[item.group]) << job.id();
+        EXPECT_LT(*ids.rbegin(), group_first_id[item.group] + s.groups[item.group].count)
+            << job.id();
       }
     }
     for (int i = 0; i < schedule.jobs_size(); ++i) s.items[i].model = &models[i];

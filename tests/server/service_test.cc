@@ -1,4 +1,6 @@
 // The service end to end in process: every RPC of the v1 API, on the real gRPC stack.
+#include <google/protobuf/util/time_util.h>
+
 #include <set>
 
 #include "core/registry/registry.h"
@@ -234,25 +236,114 @@ TEST_F(ServerTest, ListJobsPagesInSubmissionOrder) {
   EXPECT_EQ(ids, (std::vector<std::string>{"j1", "j2", "j3", "j4", "j5"}));
 }
 
-TEST_F(ServerTest, ClustersOfSeveralSpeedsAnswerUnimplemented) {
-  // Groups of several speeds are valid input that the online policies cannot place yet.
+std::int64_t Micros(const google::protobuf::Timestamp& t) {
+  return google::protobuf::util::TimeUtil::TimestampToMicroseconds(t);
+}
+std::int64_t Micros(const google::protobuf::Duration& d) {
+  return google::protobuf::util::TimeUtil::DurationToMicroseconds(d);
+}
+
+// A "fast" group of 4 at speed 2 and an unnamed group of 8 at speed 1.
+pb::CreateClusterRequest TwoSpeedCluster(const std::string& policy) {
   pb::CreateClusterRequest mixed;
   mixed.mutable_spec()->set_name("mixed");
+  mixed.mutable_spec()->set_clock(pb::SIMULATED);
+  mixed.mutable_spec()->mutable_policy()->set_name(policy);
   auto* fast = mixed.mutable_spec()->add_groups();
+  fast->set_name("fast");
   fast->set_count(4);
   fast->set_speed(2);
   mixed.mutable_spec()->add_groups()->set_count(8);
+  return mixed;
+}
+
+TEST_F(ServerTest, ClustersOfSeveralSpeedsPlaceEachJobInOneGroupAtItsSpeed) {
   pb::Cluster cluster;
-  grpc::ClientContext c5;
-  const grpc::Status status = stub_->CreateCluster(&c5, mixed, &cluster);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED);
-  EXPECT_NE(status.error_message().find("different speeds"), std::string::npos)
-      << status.error_message();
-  // Groups of one speed are a homogeneous cluster.
-  mixed.mutable_spec()->mutable_groups(0)->set_speed(1);
-  grpc::ClientContext c6;
-  EXPECT_OK(stub_->CreateCluster(&c6, mixed, &cluster));
+  grpc::ClientContext create;
+  ASSERT_OK(stub_->CreateCluster(&create, TwoSpeedCluster("conservative"), &cluster));
   EXPECT_EQ(cluster.capacity(), 12);
+  pb::SubmitJobResponse fast, wide;
+  ASSERT_OK(Submit("mixed", Rigid(4, 10), &fast));  // 5 s on the fast group
+  ASSERT_OK(Submit("mixed", Rigid(8, 10), &wide));  // only the slow group holds 8
+  EXPECT_EQ(fast.job().group(), 0);
+  EXPECT_EQ(Micros(fast.job().allocation().end()) - Micros(fast.job().allocation().start()),
+            5 * kMicrosPerSecond);
+  EXPECT_EQ(Micros(fast.job().sequential_time()), 20 * kMicrosPerSecond);
+  EXPECT_EQ(wide.job().group(), 1);
+  EXPECT_EQ(Micros(wide.job().allocation().end()), 10 * kMicrosPerSecond);
+  // The model is the one submitted, for processors of speed 1.
+  EXPECT_EQ(Micros(fast.job().spec().model().rigid().time()), 10 * kMicrosPerSecond);
+
+  const pb::Schedule schedule = Schedule("mixed");
+  ASSERT_EQ(schedule.groups_size(), 2);
+  EXPECT_EQ(schedule.groups(0).name(), "fast");
+  ASSERT_EQ(schedule.jobs_size(), 2);
+  for (int id : schedule.jobs(0).allocation().processor_ids()) EXPECT_LT(id, 4);
+  for (int id : schedule.jobs(1).allocation().processor_ids()) EXPECT_GE(id, 4);
+  EXPECT_EQ(schedule.jobs(1).allocation().processor_ids_size(), 8);
+
+  // No group holds 12 processors, though the cluster has them.
+  pb::SubmitJobResponse refused;
+  const grpc::Status too_wide = Submit("mixed", Rigid(12, 10), &refused);
+  EXPECT_EQ(too_wide.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(too_wide.error_message().find("no allowed width fits one processor group"),
+            std::string::npos)
+      << too_wide.error_message();
+}
+
+TEST_F(ServerTest, WhatIsNotBuiltForSeveralSpeedsAnswersUnimplementedSayingWhat) {
+  pb::Cluster cluster;
+  grpc::ClientContext split;
+  const grpc::Status partitioned = stub_->CreateCluster(&split, TwoSpeedCluster("split"), &cluster);
+  EXPECT_EQ(partitioned.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_NE(partitioned.error_message().find("cluster.policy"), std::string::npos)
+      << partitioned.error_message();
+
+  grpc::ClientContext create;
+  ASSERT_OK(stub_->CreateCluster(&create, TwoSpeedCluster("fcfs"), &cluster));
+  pb::ReserveDAGRequest dag;
+  dag.set_cluster("mixed");
+  pb::DagTask* task = dag.mutable_dag()->add_tasks();
+  task->set_name("t");
+  *task->mutable_model() = Rigid(1, 10).model();
+  pb::ReserveDAGResponse reserved;
+  grpc::ClientContext reserve;
+  const grpc::Status dags = stub_->ReserveDAG(&reserve, dag, &reserved);
+  EXPECT_EQ(dags.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_NE(dags.error_message().find("ReserveDAG on cluster 'mixed'"), std::string::npos)
+      << dags.error_message();
+
+  pb::QueryDeadlineRequest query;
+  query.set_cluster("mixed");
+  *query.mutable_dag() = dag.dag();
+  pb::QueryDeadlineResponse answer;
+  grpc::ClientContext ask;
+  const grpc::Status deadline = stub_->QueryDeadline(&ask, query, &answer);
+  EXPECT_EQ(deadline.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_NE(deadline.error_message().find("QueryDeadline on cluster 'mixed'"), std::string::npos)
+      << deadline.error_message();
+
+  pb::ReplanRequest replan;
+  replan.set_cluster("mixed");
+  replan.mutable_algorithm()->set_name("mrt");
+  pb::ReplanResponse replanned;
+  grpc::ClientContext again;
+  const grpc::Status replans = stub_->Replan(&again, replan, &replanned);
+  EXPECT_EQ(replans.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_NE(replans.error_message().find("Replan on cluster 'mixed'"), std::string::npos)
+      << replans.error_message();
+}
+
+TEST_F(ServerTest, GroupsOfOneSpeedAreOneCluster) {
+  pb::CreateClusterRequest same = TwoSpeedCluster("conservative");
+  same.mutable_spec()->mutable_groups(0)->set_speed(1);
+  pb::Cluster cluster;
+  grpc::ClientContext create;
+  ASSERT_OK(stub_->CreateCluster(&create, same, &cluster));
+  EXPECT_EQ(cluster.capacity(), 12);
+  pb::SubmitJobResponse wide;
+  ASSERT_OK(Submit("mixed", Rigid(12, 10), &wide));  // spans both groups
+  EXPECT_FALSE(wide.job().has_group());
 }
 
 TEST_F(ServerTest, ListAlgorithmsComesFromTheRegistry) {

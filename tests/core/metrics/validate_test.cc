@@ -1,5 +1,6 @@
 #include "core/metrics/validate.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "tests/testing/status.h"
@@ -92,6 +93,47 @@ TEST_F(ValidateTest, CatchesMalformedAllocations) {
   ScheduleToValidate p = Make({Item("a", 1, 0, 10)});
   p.precedences.push_back({0, 3, 0});
   EXPECT_EQ(Kinds(p), std::vector<ViolationKind>{ViolationKind::kMalformed});
+}
+
+// Two groups of 4 (slow, speed 1) and 4 (fast, speed 2) on a cluster of 8.
+ScheduleToValidate TwoSpeeds(std::vector<ScheduledItem> items) {
+  ScheduleToValidate s;
+  s.capacity = 8;
+  s.groups = {{"slow", 4, 1.0}, {"fast", 4, 2.0}};
+  s.items = std::move(items);
+  return s;
+}
+
+TEST_F(ValidateTest, CatchesAGroupOverItsCountWhileTheClusterHasRoom) {
+  ScheduledItem a = Item("a", 3, 0, 10), b = Item("b", 2, 5, 10), c = Item("c", 2, 0, 10);
+  a.group = 1;
+  b.group = 1;  // 5 busy in the fast group at 5; 7 in the whole cluster
+  c.group = 0;
+  EXPECT_EQ(Kinds(TwoSpeeds({a, b, c})), std::vector<ViolationKind>{ViolationKind::kCapacity});
+  EXPECT_THAT(FindViolations(TwoSpeeds({a, b, c}))[0].message,
+              ::testing::HasSubstr("5 processors busy at 5 on group 'fast' of 4"));
+  b.group = 0;
+  EXPECT_TRUE(FindViolations(TwoSpeeds({a, b, c})).empty());
+}
+
+TEST_F(ValidateTest, ChecksRunTimesAtTheGroupsSpeed) {
+  ScheduledItem fast = Item("fast", 4, 0, 5), slow = Item("slow", 4, 0, 10);
+  fast.model = &rigid4_10_;  // 10 us on reference processors: 5 us at speed 2
+  fast.group = 1;
+  slow.model = &rigid4_10_;
+  slow.group = 0;
+  EXPECT_TRUE(FindViolations(TwoSpeeds({fast, slow})).empty());
+  fast.allocation.end = 10;  // the reference time, not the group's
+  EXPECT_EQ(Kinds(TwoSpeeds({fast, slow})), std::vector<ViolationKind>{ViolationKind::kDuration});
+}
+
+TEST_F(ValidateTest, CatchesAnItemWithoutAGroupOrWiderThanItsGroup) {
+  ScheduledItem none = Item("none", 1, 0, 10), wide = Item("wide", 5, 0, 10);
+  wide.group = 0;
+  EXPECT_EQ(Kinds(TwoSpeeds({none, wide})),
+            (std::vector<ViolationKind>{ViolationKind::kMalformed, ViolationKind::kMalformed}));
+  EXPECT_THAT(FindViolations(TwoSpeeds({none}))[0].message,
+              ::testing::HasSubstr("names processor group -1; the schedule has 2"));
 }
 
 }  // namespace

@@ -20,6 +20,20 @@ TEST(RuntimeModelTest, AmdahlFollowsTheFormula) {
   EXPECT_TRUE(m.CheckMonotony(8).monotonic());
 }
 
+TEST(RuntimeModelTest, OnSpeedDividesEveryTimeAndKeepsTheWidths) {
+  const RuntimeModel reference(AmdahlModel{100 * kSecond, 0.2, 1, 8});
+  const RuntimeModel fast = reference.OnSpeed(2.5);
+  EXPECT_EQ(fast.speed(), 2.5);
+  EXPECT_EQ(fast.TimeOn(4), 16 * kSecond);  // 40 s / 2.5
+  EXPECT_EQ(fast.SequentialTime(), 40 * kSecond);
+  EXPECT_EQ(fast.Widths(64), reference.Widths(64));
+  EXPECT_EQ(fast.OnSpeed(1).TimeOn(4), reference.TimeOn(4)) << "a speed replaces the previous";
+  // 7 us / 3 rounds up; the table's extrapolated p(1) is scaled the same way.
+  const RuntimeModel table(TableModel{{{2, 7}}});
+  EXPECT_EQ(table.OnSpeed(3).TimeOn(2), 3);
+  EXPECT_EQ(table.OnSpeed(3).SequentialTime(), 5);  // 14 us / 3
+}
+
 TEST(RuntimeModelTest, AmdahlRoundsUpToTheMicrosecond) {
   RuntimeModel m(AmdahlModel{1 * kSecond, 0, 1, 0});
   EXPECT_EQ(m.TimeOn(3), 333'334);  // 1/3 s rounded up

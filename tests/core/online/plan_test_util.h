@@ -20,6 +20,14 @@ inline std::unique_ptr<ClusterPlan> MakePlan(const std::string& policy, int proc
   return OkValue(ClusterPlan::Create(spec, {}, 0));
 }
 
+// A cluster of processor groups, e.g. of several speeds.
+inline std::unique_ptr<ClusterPlan> MakePlanOn(const std::string& policy,
+                                               std::vector<ProcessorGroup> groups,
+                                               const AlgorithmParams& params = {}) {
+  ClusterSpec spec{"test", std::move(groups), ClockKind::kSimulated, policy, {}};
+  return OkValue(ClusterPlan::Create(spec, params, 0));
+}
+
 inline Job RigidJob(int k, Duration seconds, Time release = 0) {
   Job job;
   job.model = RuntimeModel(RigidModel{k, seconds * kS});

@@ -169,15 +169,6 @@ TEST(PlanTest, ErrorsChangeNothing) {
 }
 
 // Valid input that no online policy can place yet: UNIMPLEMENTED, saying what is missing.
-TEST(PlanTest, HeterogeneousClustersAreUnimplementedForOnlinePolicies) {
-  ClusterSpec spec{"h", {{"a", 2, 1.0}, {"b", 2, 2.0}}, ClockKind::kSimulated, "conservative", {}};
-  auto plan = ClusterPlan::Create(spec, {}, 0);
-  EXPECT_EQ(plan.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_NE(plan.status().message().find("scaled by the group's speed is not built"),
-            std::string::npos)
-      << plan.status().message();
-}
-
 TEST(PlanTest, UnknownPolicyIsRefused) {
   ClusterSpec spec{"u", {{"", 4, 1.0}}, ClockKind::kSimulated, "no-such-policy", {}};
   auto plan = ClusterPlan::Create(spec, {}, 0);

@@ -1,6 +1,7 @@
 // Randomized runs of every built policy: submissions, cancels, early finishes, reservations and
 // clock moves, with the schedule validated after every step and the policies' promises checked.
 // The plan's running sums (per-owner usage, utilization) are compared with a scan of its jobs.
+// Each policy runs on one pool of processors and on two groups of different speeds.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -41,15 +42,32 @@ Job RandomJob(std::mt19937_64& rng, Time now) {
   return job;
 }
 
-void RunRandom(const std::string& policy, std::uint64_t seed) {
-  SCOPED_TRACE(policy + " seed " + std::to_string(seed));
+// Two groups: the random jobs (widths up to 8) all fit the slow one, the narrow ones both.
+const std::vector<ProcessorGroup> kTwoSpeeds = {{"slow", 8, 1.0}, {"fast", 4, 2.5}};
+
+// On groups, every job runs inside one group at that group's speed (the validator checks the
+// groups' capacities and the scaled run times).
+void ExpectJobsInGroups(const ClusterPlan& plan) {
+  const auto& groups = plan.spec().groups;
+  for (const JobRecord* job : plan.Jobs()) {
+    ASSERT_GE(job->group, 0) << job->job.id;
+    ASSERT_LT(job->group, static_cast<int>(groups.size())) << job->job.id;
+    EXPECT_EQ(job->job.model.speed(), groups[job->group].speed) << job->job.id;
+  }
+}
+
+void RunRandom(const std::string& policy, std::uint64_t seed,
+               const std::vector<ProcessorGroup>& groups = {{"", 8, 1.0}}) {
+  SCOPED_TRACE(policy + " seed " + std::to_string(seed) + " on " + std::to_string(groups.size()) +
+               " group(s)");
   std::mt19937_64 rng(seed);
-  auto plan = testing::MakePlan(policy, 8);
+  auto plan = testing::MakePlanOn(policy, groups);
+  const bool grouped = !plan->spec().homogeneous();
   std::map<JobId, Time> first_promised_end;  // guaranteed completions never get later
   std::vector<std::string> holds;
   for (int step = 0; step < 400; ++step) {
-    SCOPED_TRACE("step " + std::to_string(step));
     const auto op = rng() % 10;
+    SCOPED_TRACE("step " + std::to_string(step) + " op " + std::to_string(op));
     if (op < 5) {
       auto placed = plan->Submit(RandomJob(rng, plan->now()));
       ASSERT_OK(placed);
@@ -78,6 +96,7 @@ void RunRandom(const std::string& policy, std::uint64_t seed) {
     }
     ASSERT_OK(ValidateSchedule(plan->ToValidate()));
     testing::ExpectSumsMatchAScan(*plan, kOwners);
+    if (grouped) ExpectJobsInGroups(*plan);
     // Nothing queued is planned in the past, and every guarantee is kept.
     for (const JobRecord* job : plan->Jobs()) {
       if (job->state == JobState::kQueued) {
@@ -90,13 +109,14 @@ void RunRandom(const std::string& policy, std::uint64_t seed) {
       }
     }
   }
-  // FCFS: start times follow submission order.
+  // FCFS: start times follow submission order (in each group, on groups).
   if (policy == "fcfs") {
-    Time previous = kTimeMin;
+    std::map<int, Time> previous;  // by group (-1: one pool)
     for (const JobRecord* job : plan->Jobs()) {
       if (job->allocation.k == 0 || job->state == JobState::kCancelled) continue;
-      EXPECT_GE(job->allocation.start, previous) << job->job.id;
-      previous = job->allocation.start;
+      auto [it, first] = previous.emplace(job->group, job->allocation.start);
+      EXPECT_GE(job->allocation.start, it->second) << job->job.id;
+      it->second = job->allocation.start;
     }
   }
 }
@@ -105,6 +125,24 @@ TEST(RandomPlanTest, EveryBuiltPolicyKeepsAValidSchedule) {
   for (const auto& info : AlgorithmRegistry()) {
     if (info.kind != AlgorithmKind::kPolicy || !info.implemented()) continue;
     for (std::uint64_t seed = 1; seed <= 5; ++seed) RunRandom(info.name, seed);
+  }
+}
+
+// A policy that cuts the cluster into parts of its own is refused on groups of different speeds.
+bool Partitioned(const std::string& policy) {
+  return policy == "split" || policy.starts_with("reserve-aux");
+}
+
+TEST(RandomPlanTest, EveryBuiltPolicyKeepsAValidScheduleOnTwoSpeeds) {
+  for (const auto& info : AlgorithmRegistry()) {
+    if (info.kind != AlgorithmKind::kPolicy || !info.implemented()) continue;
+    if (Partitioned(info.name)) {
+      ClusterSpec spec{"test", kTwoSpeeds, ClockKind::kSimulated, info.name, {}};
+      EXPECT_EQ(ClusterPlan::Create(spec, {}, 0).status().code(), absl::StatusCode::kUnimplemented)
+          << info.name;
+      continue;
+    }
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) RunRandom(info.name, seed, kTwoSpeeds);
   }
 }
 

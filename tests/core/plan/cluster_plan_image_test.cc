@@ -53,6 +53,8 @@ void ExpectSameImage(const ClusterPlanImage& a, const ClusterPlanImage& b) {
     EXPECT_EQ(x.replanned, y.replanned);
     EXPECT_EQ(x.ended_early, y.ended_early);
     EXPECT_EQ(x.sequence, y.sequence);
+    EXPECT_EQ(x.group, y.group);
+    EXPECT_EQ(x.job.model.speed(), y.job.model.speed());
   }
   EXPECT_EQ(a.running, b.running);
   ASSERT_EQ(a.reservations.size(), b.reservations.size());
@@ -126,6 +128,42 @@ TEST(ClusterPlanImageTest, ARestoredPlanGoesOnAsThePlanDoes) {
     }
   }
   EXPECT_GE(policies, 10);
+}
+
+// On groups of different speeds each job keeps its group and runs at that group's speed.
+TEST(ClusterPlanImageTest, ARestoredPlanOnTwoSpeedsGoesOnAsThePlanDoes) {
+  for (const std::string policy : {"fcfs", "easy", "conservative", "dasedf"}) {
+    SCOPED_TRACE(policy);
+    auto plan = testing::MakePlanOn(policy, {{"slow", 8, 1.0}, {"fast", 4, 2.0}},
+                                    testing::PolicyTestParams(policy));
+    ASSERT_NE(plan, nullptr);
+    const RandomOptions options{.steps = 60, .max_k = 8};
+    RunRandomOps({plan.get()}, 7, options);
+    (void)plan->TakeChangedJobs();
+    auto restored = Restored(*plan);
+    ASSERT_NE(restored, nullptr);
+    ExpectSameImage(plan->Image(), restored->Image());
+    ASSERT_OK(ValidateSchedule(restored->ToValidate()));
+    RunRandomOps({plan.get(), restored.get()}, 107, options,
+                 [&](int) { EXPECT_EQ(Outcome(*plan), Outcome(*restored)); });
+  }
+}
+
+TEST(ClusterPlanImageTest, AJobOutsideTheGroupsIsRefused) {
+  auto plan = testing::MakePlanOn("fcfs", {{"slow", 8, 1.0}, {"fast", 4, 2.0}});
+  (void)plan->Submit(testing::RigidJob(2, 10));
+  ClusterPlanImage image = plan->Image();
+  image.jobs[0].group = 2;
+  EXPECT_THAT(
+      ClusterPlan::FromImage(image),
+      testing::StatusIs(absl::StatusCode::kDataLoss,
+                        ::testing::HasSubstr("names processor group 2; the cluster has 2")));
+  image.spec.groups[1].speed = 1.0;  // one speed: no job may name a group
+  image.policy = {};                 // nor is the policy partitioned
+  image.jobs[0].group = 1;
+  EXPECT_THAT(ClusterPlan::FromImage(image),
+              testing::StatusIs(absl::StatusCode::kDataLoss,
+                                ::testing::HasSubstr("on a cluster of one speed")));
 }
 
 TEST(ClusterPlanImageTest, AReplannedQueueIsRestoredReplanned) {

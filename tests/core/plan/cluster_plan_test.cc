@@ -43,5 +43,39 @@ TEST(ClusterPlanReportStarted, AcknowledgesARunningJobAndRefusesAQueuedOneSaying
   testing::ExpectAllocation(*plan, queued, 4, 10, 20);  // refused: nothing changed
 }
 
+const std::vector<ProcessorGroup> kTwoSpeedGroups = {{"slow", 4, 1.0}, {"fast", 2, 2.0}};
+
+TEST(ClusterPlanGroups, PartitionedPoliciesAndPeriodicReplansAreNotBuiltForSeveralSpeeds) {
+  ClusterSpec split{"test", kTwoSpeedGroups, ClockKind::kSimulated, "split", {}};
+  EXPECT_THAT(ClusterPlan::Create(split, {}, 0),
+              testing::StatusIs(absl::StatusCode::kUnimplemented,
+                                ::testing::HasSubstr("cluster.policy: 'split' cuts the cluster")));
+  ClusterSpec replanned{"test", kTwoSpeedGroups, ClockKind::kSimulated, "fcfs", {}};
+  replanned.replan.every = 60 * kS;
+  EXPECT_THAT(ClusterPlan::Create(replanned, {}, 0),
+              testing::StatusIs(absl::StatusCode::kUnimplemented,
+                                ::testing::HasSubstr("cluster.replan_every")));
+}
+
+TEST(ClusterPlanGroups, DagBookingsAndReplansAreRefusedOnSeveralSpeedsSayingWhy) {
+  auto plan = testing::MakePlanOn("conservative", kTwoSpeedGroups);
+  const JobId queued = testing::Submit(*plan, testing::RigidJob(4, 10, 5));
+  EXPECT_THAT(plan->CommitDag(Dag{}, DagPlan{}, "heft", "", 0),
+              testing::StatusIs(absl::StatusCode::kUnimplemented,
+                                ::testing::HasSubstr("ReserveDAG on cluster 'test'")));
+  EXPECT_THAT(plan->ApplyReplan({{queued, testing::AllocationOf(*plan, queued)}}),
+              testing::StatusIs(absl::StatusCode::kUnimplemented,
+                                ::testing::HasSubstr("Replan on cluster 'test'")));
+  EXPECT_TRUE(plan->Dags().empty());
+  EXPECT_FALSE(plan->FindJob(queued)->replanned);
+}
+
+TEST(ClusterPlanGroups, GroupsOfOneSpeedAreOnePool) {
+  auto plan = testing::MakePlanOn("conservative", {{"a", 2, 1.0}, {"b", 2, 1.0}});
+  const JobId wide = testing::Submit(*plan, testing::RigidJob(4, 10));  // spans both groups
+  EXPECT_EQ(plan->FindJob(wide)->group, -1);
+  EXPECT_OK(plan->RequireOneSpeed("ReserveDAG"));
+}
+
 }  // namespace
 }  // namespace resched

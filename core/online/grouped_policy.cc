@@ -1,0 +1,92 @@
+// A cluster of several speeds (issue: processor groups): each group of identical processors is a
+// part of a Partition (partition.h), run by its own instance of the cluster's policy, and a job
+// runs inside one group with its run time divided by the group's speed. This is the related-
+// machines model of Barbosa & Monteiro §3 (a processor of speed s runs a task in t / s), applied
+// to moldable jobs whose processors all come from one group: a job spread over processors of
+// different speeds would wait for its slowest one, so it is not allowed.
+//
+// A new job is tried in every group its model fits, each group's policy placing it among that
+// group's queue as it would on a cluster of its own, and it goes to the group whose plan ends it
+// earliest; on a tie, the slower group, so fast processors stay free for the jobs that need them
+// (then the group listed first). Once placed, a job stays in its group: when capacity is freed,
+// at events and on a rebuild, each group re-plans its own queue.
+//
+// The groups' capacities sum to the cluster's, so without external holds or DAG tasks the groups
+// are exactly independent clusters. An external hold takes processors from any group (it counts
+// on the shared timeline only): where processors run short, it costs the group that books last.
+#include <algorithm>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "core/online/partitioned_policy.h"
+#include "core/online/policies.h"
+
+namespace resched {
+namespace {
+
+class Grouped final : public PartitionedPolicy {
+ public:
+  Grouped(std::vector<ProcessorGroup> groups, InnerPolicyFactory make_inner)
+      : PartitionedPolicy(std::move(make_inner)), groups_(std::move(groups)) {
+    slowest_first_.resize(groups_.size());
+    std::iota(slowest_first_.begin(), slowest_first_.end(), 0);
+    std::stable_sort(slowest_first_.begin(), slowest_first_.end(),
+                     [&](int a, int b) { return groups_[a].speed < groups_[b].speed; });
+  }
+  std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Grouped>(*this); }
+
+  void PlaceNew(PlanState& state, JobRecord& job) override {
+    Prepare(state);
+    const RuntimeModel reference = job.job.model.OnSpeed(1);
+    std::optional<Partition::Trial> best;
+    Time best_end = kTimeMax;
+    int best_group = -1;
+    for (int group : slowest_first_) {
+      if (reference.Widths(groups_[group].count).empty()) continue;
+      job.job.model = reference.OnSpeed(groups_[group].speed);
+      job.group = group;
+      Partition::Trial trial =
+          partition().Try(state, group, QueueOf(state, group, &job),
+                          [&job, this, group](PlanState& sub) { inner(group).PlaceNew(sub, job); });
+      const auto mine = std::find(trial.jobs.begin(), trial.jobs.end(), &job);
+      const std::optional<Allocation>& placed = trial.allocations[mine - trial.jobs.begin()];
+      // Strictly earlier only: on a tie the slower group, tried first, keeps the job.
+      if (placed && placed->end < best_end) {
+        best_end = placed->end;
+        best_group = group;
+        best = std::move(trial);
+      }
+    }
+    if (!best) return;  // no group holds a width of the job: the plan refuses such jobs first
+    job.job.model = reference.OnSpeed(groups_[best_group].speed);
+    job.group = best_group;
+    partition().Commit(state, *best);
+  }
+
+ private:
+  std::vector<int> PartCapacities(int /*capacity*/) override {
+    std::vector<int> capacities;
+    capacities.reserve(groups_.size());
+    for (const ProcessorGroup& g : groups_) capacities.push_back(g.count);
+    return capacities;
+  }
+
+  // Every job gets its group when it is placed; a record without one (never expected) is
+  // counted in the first group rather than indexing out of range.
+  int PartOf(const JobRecord& job) const override { return std::max(job.group, 0); }
+
+  std::vector<ProcessorGroup> groups_;
+  std::vector<int> slowest_first_;  // group indices by speed, ascending; ties in listed order
+};
+
+}  // namespace
+
+std::unique_ptr<OnlinePolicy> MakeGroupedPolicy(std::vector<ProcessorGroup> groups,
+                                                InnerPolicyFactory make_inner) {
+  return std::make_unique<Grouped>(std::move(groups), std::move(make_inner));
+}
+
+}  // namespace resched
