@@ -16,6 +16,8 @@ Holds K processors over [start, end) for something resched does not schedule.
   --cluster NAME      the cluster (default "default")
   --reason TEXT       e.g. "maintenance"
   --displace-queued   move queued jobs out of the way (else it must fit in free capacity)
+  --group INDEX       on processor groups of different speeds: hold processors of this group
+                      (its index in the cluster's groups; default: any group)
   --request-id ID     makes a retry safe
 )";
 constexpr absl::string_view kRemoveUsage =
@@ -41,6 +43,7 @@ int Add(Context& ctx, const ParsedArgs& args) {
   }
   request.set_reason(args.GetOr("reason", ""));
   request.set_displace_queued(args.Has("displace-queued"));
+  if (auto group = args.Get("group")) request.set_group(IntFlag("group", *group));
   request.set_request_id(args.GetOr("request-id", ""));
   resched::v1::Reservation r = ctx.Call(&Stub::AddReservation, request);
   if (ctx.json) {
@@ -78,6 +81,7 @@ void AddReservationCommands(std::vector<Command>& commands) {
                        {"duration"},
                        {"reason"},
                        {"displace-queued", 0, false},
+                       {"group"},
                        {"request-id"}},
                       0,
                       0,

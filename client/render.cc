@@ -155,10 +155,19 @@ std::string RenderJobDetails(const Job& j, TimeStyle style) {
 
 std::string RenderReservationTable(const std::vector<const Reservation*>& reservations,
                                    TimeStyle style) {
-  Table t({"ID", ">K", "START", "END", "REASON"});
+  const bool with_groups = std::any_of(reservations.begin(), reservations.end(),
+                                       [](const Reservation* r) { return r->has_group(); });
+  std::vector<std::string> headers = {"ID"};
+  if (with_groups) headers.emplace_back("GROUP");
+  headers.insert(headers.end(), {">K", "START", "END", "REASON"});
+  Table t(headers);
   for (const Reservation* r : reservations) {
-    t.AddRow({r->id(), absl::StrCat(r->processors()), FormatTime(r->has_start(), r->start(), style),
-              FormatTime(r->has_end(), r->end(), style), r->reason()});
+    std::vector<std::string> row = {r->id()};
+    if (with_groups) row.push_back(r->has_group() ? absl::StrCat("#", r->group()) : "any");
+    row.insert(row.end(),
+               {absl::StrCat(r->processors()), FormatTime(r->has_start(), r->start(), style),
+                FormatTime(r->has_end(), r->end(), style), r->reason()});
+    t.AddRow(std::move(row));
   }
   return t.Render();
 }

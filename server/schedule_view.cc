@@ -115,7 +115,8 @@ std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> interva
   const int task_count = out.dag_tasks_size();
   for (const auto* r : plan.Reservations()) {
     if (r->end <= from || r->start >= to) continue;
-    intervals.push_back({r->start, r->end, r->k, job_count + task_count + out.reservations_size()});
+    intervals.push_back(
+        {r->start, r->end, r->k, job_count + task_count + out.reservations_size(), r->group});
     *out.add_reservations() = ToProto(*r, cluster);
   }
   std::vector<int> group_counts{plan.capacity()};

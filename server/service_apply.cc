@@ -71,7 +71,8 @@ absl::Status ApplyAddReservation(ClusterState::Txn& txn, const pb::AddReservatio
   if (!end.ok()) return end.status();
   trace::ScopedSpan planning(kPlanSpan, PolicyStepAttributes(txn, "add_reservation"));
   auto added = txn.plan.AddReservation(request.processors(), *start, *end, request.reason(),
-                                       request.displace_queued());
+                                       request.displace_queued(),
+                                       request.has_group() ? request.group() : -1);
   RecordOutcome(planning, added.status());
   if (!added.ok()) return added.status();
   *response = ToProto(**added, request.cluster());

@@ -114,8 +114,19 @@ void CheckCapacity(const ScheduleToValidate& schedule, std::vector<Violation>& o
       if (!schedule.groups.empty()) AddEvents(item.allocation, per_group[item.group]);
     }
   }
-  for (const auto& h : schedule.holds) {
-    if (h.start < h.end && h.k > 0) AddEvents(h, all);
+  for (size_t i = 0; i < schedule.holds.size(); ++i) {
+    const Allocation& h = schedule.holds[i];
+    if (h.start >= h.end || h.k <= 0) continue;
+    AddEvents(h, all);
+    const int group = i < schedule.hold_groups.size() ? schedule.hold_groups[i] : -1;
+    if (group == -1) continue;
+    if (group < 0 || group >= static_cast<int>(per_group.size())) {
+      out.push_back({ViolationKind::kMalformed,
+                     absl::StrFormat("hold %d names processor group %d; the schedule has %d", i,
+                                     group, per_group.size())});
+      continue;
+    }
+    AddEvents(h, per_group[group]);
   }
   SweepCapacity(std::move(all), schedule.capacity, "a cluster", out);
   for (size_t g = 0; g < per_group.size(); ++g) {

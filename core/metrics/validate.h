@@ -44,6 +44,9 @@ struct ScheduleToValidate {
   std::vector<ProcessorGroup> groups;
   std::vector<ScheduledItem> items;
   std::vector<Allocation> holds;  // external reservations
+  // With groups: the group of each hold that names one (an index into `groups`), -1 for a hold
+  // that takes processors from any group; empty when no hold names one.
+  std::vector<int> hold_groups;
   std::vector<PrecedenceConstraint> precedences;
 };
 

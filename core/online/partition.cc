@@ -89,6 +89,11 @@ void Partition::Sync(PlanState& state, const std::function<int(const JobRecord&)
       it = bookings_.erase(it);
     }
   }
+  // Holds that name a part count there as long as they are booked, like its running jobs.
+  for (const auto& [id, part] : state.group_bookings()) {
+    const auto live = state.timeline().Get(id);
+    if (live && part >= 0 && part < parts()) running_[part].push_back(*live);
+  }
 }
 
 Partition::Trial Partition::Try(PlanState& state, int part, std::vector<JobRecord*> jobs,

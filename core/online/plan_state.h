@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "core/model/job.h"
 #include "core/online/start_bounds.h"
 #include "core/timeline/timeline.h"
@@ -53,6 +54,14 @@ class PlanState {
   // What earlier searches on this timeline proved, when the caller keeps it across decisions
   // (the cluster's plan does); nullptr otherwise.
   StartBounds* start_bounds() { return start_bounds_; }
+  // Bookings other than jobs that hold one processor group's processors (holds naming a group
+  // on a cluster of several speeds), by reservation id, with the group's index.
+  const absl::flat_hash_map<ReservationId, int>& group_bookings() const {
+    return group_bookings_ ? *group_bookings_ : kNoGroupBookings;
+  }
+  void set_group_bookings(const absl::flat_hash_map<ReservationId, int>* bookings) {
+    group_bookings_ = bookings;
+  }
 
   // Books `allocation` for `job`; the caller guarantees it fits (a policy computed it on this
   // timeline), so a failure here is a bug and aborts loudly in debug builds.
@@ -70,8 +79,10 @@ class PlanState {
   std::vector<JobRecord*>& queue_;
   const std::vector<JobRecord*>* running_;
   StartBounds* start_bounds_;
+  const absl::flat_hash_map<ReservationId, int>* group_bookings_ = nullptr;
   std::vector<JobRecord*> moved_;
   static inline const std::vector<JobRecord*> kNone;
+  static inline const absl::flat_hash_map<ReservationId, int> kNoGroupBookings;
 };
 
 }  // namespace resched

@@ -102,6 +102,7 @@ std::unique_ptr<ClusterPlan> ClusterPlan::Clone() const {
   copy->next_job_ = next_job_;
   copy->next_reservation_ = next_reservation_;
   copy->reservations_ = reservations_;
+  copy->group_bookings_ = group_bookings_;
   copy->next_dag_ = next_dag_;
   copy->created_ = created_;
   copy->dags_ = dags_;
@@ -123,7 +124,9 @@ std::unique_ptr<ClusterPlan> ClusterPlan::Clone() const {
 }
 
 PlanState ClusterPlan::MakeState() {
-  return PlanState(now_, last_start_, timeline_, queue_, &running_, &start_bounds_);
+  PlanState state(now_, last_start_, timeline_, queue_, &running_, &start_bounds_);
+  state.set_group_bookings(&group_bookings_);
+  return state;
 }
 
 void ClusterPlan::AbsorbMoves(const PlanState& state) {
@@ -304,12 +307,14 @@ void ClusterPlan::RemoveFromQueue(JobRecord* job) {
 
 absl::StatusOr<const ExternalReservation*> ClusterPlan::AddReservation(int k, Time start, Time end,
                                                                        std::string reason,
-                                                                       bool displace_queued) {
+                                                                       bool displace_queued,
+                                                                       int group) {
   start = std::max(start, now_);
   if (k < 1 || k > capacity()) {
     return absl::InvalidArgumentError(
         absl::StrFormat("processors must be in [1, %d], got %d", capacity(), k));
   }
+  if (auto status = CheckHoldGroup(group, k); !status.ok()) return status;
   // Far enough from kTimeMax that every search result and end time stays representable.
   if (end > kTimeMax / 2) {
     return absl::InvalidArgumentError(
@@ -334,7 +339,10 @@ absl::StatusOr<const ExternalReservation*> ClusterPlan::AddReservation(int k, Ti
       }
     }
   }
-  auto booking = timeline_.Add(start, end, k);
+  // A group's hold must also leave its group's jobs and holds their processors.
+  const int group_free = group >= 0 ? GroupMinFree(group, start, end) : k;
+  auto booking = group_free >= k ? timeline_.Add(start, end, k)
+                                 : absl::ResourceExhaustedError("the group is full");
   if (!booking.ok()) {
     if (displace_queued) {  // put every queued job back exactly where it was
       PlanState state = MakeState();
@@ -344,14 +352,16 @@ absl::StatusOr<const ExternalReservation*> ClusterPlan::AddReservation(int k, Ti
       }
     }
     return absl::ResourceExhaustedError(absl::StrFormat(
-        "%d processors are not free over [%s, %s)%s; at least %d are free there", k,
+        "%d processors%s are not free over [%s, %s)%s; at least %d are free there", k,
+        group >= 0 ? absl::StrFormat(" of group %d ('%s')", group, spec_.groups[group].name) : "",
         FormatInstant(start), FormatInstant(end),
         displace_queued ? " even without queued jobs" : " (set displace_queued to move jobs)",
-        std::max(0, timeline_.MinFree(start, end))));
+        std::max(0, std::min(group_free, timeline_.MinFree(start, end)))));
   }
   const std::int64_t n = next_reservation_++;
   ExternalReservation& r = reservations_[n];
-  r = ExternalReservation{absl::StrCat("r", n), k, start, end, std::move(reason), *booking};
+  r = ExternalReservation{absl::StrCat("r", n), k, start, end, std::move(reason), *booking, group};
+  if (group >= 0) group_bookings_[*booking] = group;
   if (displace_queued) {
     ReturnReplannedToPolicy();
     PlanState state = MakeState();
@@ -370,6 +380,7 @@ absl::Status ClusterPlan::RemoveReservation(const std::string& id) {
   }
   const Time freed_from = std::max(now_, it->second.start);
   timeline_.ReleaseHeld(it->second.booking);
+  group_bookings_.erase(it->second.booking);
   reservations_.erase(it);
   Reoptimize(freed_from);
   ProcessInstant();
@@ -427,6 +438,7 @@ void ClusterPlan::ProcessInstant() {
   for (auto it = reservations_.begin(); it != reservations_.end();) {
     if (it->second.end <= now_) {
       timeline_.ReleaseHeld(it->second.booking, now_);
+      group_bookings_.erase(it->second.booking);
       // Kept for the historical q of the DAG planners; the oldest go first.
       past_holds_.push_back({it->second.k, it->second.start, it->second.end});
       if (static_cast<int>(past_holds_.size()) > limits_.max_retained_ended)
@@ -491,6 +503,43 @@ absl::Status ClusterPlan::CheckFitsOneGroup(const Job& job) const {
       spec_.name, largest->name, largest->count));
 }
 
+absl::Status ClusterPlan::CheckHoldGroup(int group, int k) const {
+  if (group == -1) return absl::OkStatus();
+  if (spec_.homogeneous()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "group must be unset: the processors of cluster '%s' all have one speed, got %d",
+        spec_.name, group));
+  }
+  const int groups = static_cast<int>(spec_.groups.size());
+  if (group < 0 || group >= groups) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "group must be unset (any group) or in [0, %d), the cluster's groups; got %d", groups,
+        group));
+  }
+  if (k > spec_.groups[group].count) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("processors must be in [1, %d], the count of group %d ('%s'); got %d",
+                        spec_.groups[group].count, group, spec_.groups[group].name, k));
+  }
+  return absl::OkStatus();
+}
+
+int ClusterPlan::GroupMinFree(int group, Time start, Time end) const {
+  Timeline own(spec_.groups[group].count);
+  auto book = [&](const Allocation& a) {
+    const Time from = std::max(a.start, start);
+    const Time to = std::min(a.end, end);
+    if (from < to) (void)own.ForceAdd(from, to, a.k);  // never empty nor k < 1 here
+  };
+  for (const auto& [seq, job] : jobs_) {
+    if (job->placed && job->group == group) book(job->allocation);
+  }
+  for (const auto& [n, r] : reservations_) {
+    if (r.group == group) book({r.k, r.start, r.end});
+  }
+  return std::min(own.MinFree(start, end), timeline_.MinFree(start, end));
+}
+
 ScheduleToValidate ClusterPlan::ToValidate() const {
   ScheduleToValidate s;
   s.capacity = capacity();
@@ -506,7 +555,10 @@ ScheduleToValidate ClusterPlan::ToValidate() const {
     item.group = job->group;
     s.items.push_back(item);
   }
-  for (const auto& [n, r] : reservations_) s.holds.push_back({r.k, r.start, r.end});
+  for (const auto& [n, r] : reservations_) {
+    s.holds.push_back({r.k, r.start, r.end});
+    s.hold_groups.push_back(r.group);
+  }
   for (const auto& [n, d] : dags_) {
     for (const DagTaskBooking& t : d.tasks) {
       s.holds.push_back(t.allocation);

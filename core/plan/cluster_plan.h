@@ -36,6 +36,8 @@ struct ExternalReservation {
   Time end = 0;
   std::string reason;
   ReservationId booking = -1;
+  // On processor groups of different speeds: the group whose processors it holds; -1: any.
+  int group = -1;
 };
 
 // A committed DAG reservation (ReserveDAG): one booking per task, released as a whole.
@@ -108,10 +110,14 @@ class ClusterPlan {
   absl::StatusOr<const JobRecord*> ReportEnded(const JobId& id, Time t, bool failed);
 
   // Holds k processors over [max(start, now), end). With `displace_queued`, queued jobs in the
-  // way are re-planned by the policy; otherwise the hold must fit in the free capacity.
+  // way are re-planned by the policy; otherwise the hold must fit in the free capacity. On
+  // processor groups of different speeds, `group` (an index into spec().groups) holds that
+  // group's processors: the jobs of the group and its other holds leave room for it; -1 takes
+  // processors from any group. INVALID_ARGUMENT for a group that does not exist or on a
+  // cluster of one speed.
   absl::StatusOr<const ExternalReservation*> AddReservation(int k, Time start, Time end,
                                                             std::string reason,
-                                                            bool displace_queued);
+                                                            bool displace_queued, int group = -1);
   absl::Status RemoveReservation(const std::string& id);
 
   // Books every task of `plan` (computed on this plan's timeline) or none: FAILED_PRECONDITION
@@ -184,6 +190,12 @@ class ClusterPlan {
   // On groups of different speeds a job runs inside one group: INVALID_ARGUMENT when none holds
   // any of its widths.
   absl::Status CheckFitsOneGroup(const Job& job) const;
+  // INVALID_ARGUMENT unless `group` is -1 (any) or, on groups of different speeds, an index
+  // into spec().groups whose count is at least k.
+  absl::Status CheckHoldGroup(int group, int k) const;
+  // The fewest processors of `group` free over [start, end): its count less its placed jobs and
+  // its holds, and no more than the cluster has free.
+  int GroupMinFree(int group, Time start, Time end) const;
   // A restored job's group must exist exactly on a cluster of several speeds; its model is put
   // back on that group's speed (a snapshot keeps the reference model). DATA_LOSS otherwise.
   absl::Status RestoreGroup(JobRecord& job, const std::string& what) const;
@@ -240,7 +252,9 @@ class ClusterPlan {
   std::vector<JobRecord*> replanned_;  // queued, placed by a Replan: by planned start
   std::vector<JobRecord*> running_;    // started, not ended
   std::map<std::int64_t, ExternalReservation> reservations_;  // by creation order
-  std::vector<JobRecord*> changed_;                           // in order of change
+  // The bookings of holds that name a group, for the groups' policy (PlanState::group_bookings).
+  absl::flat_hash_map<ReservationId, int> group_bookings_;
+  std::vector<JobRecord*> changed_;  // in order of change
   absl::flat_hash_set<JobRecord*> changed_set_;
   // Every retained job as it was when last marked changed, once unaccounted_ is brought in
   // (Ledger()): a job is accounted when read, after the whole change, so the order of a

@@ -137,6 +137,12 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::FromImage(ClusterPlanI
         !s.ok()) {
       return s;
     }
+    if (reservation.group != -1) {
+      if (auto s = plan->CheckHoldGroup(reservation.group, reservation.k); !s.ok()) {
+        return absl::DataLossError(absl::StrCat("reservation ", reservation.id, ": ", s.message()));
+      }
+      plan->group_bookings_[reservation.booking] = reservation.group;
+    }
     plan->reservations_.emplace(seq, std::move(reservation));
   }
   for (auto& [seq, dag] : image.dags) {

@@ -140,6 +140,7 @@ pb::SnapshotPlan ToSnapshot(const ClusterPlanImage& image) {
     Put(Allocation{r.k, r.start, r.end}, saved->mutable_window());
     saved->set_reason(r.reason);
     saved->set_booking(r.booking);
+    if (r.group >= 0) saved->set_group(r.group);
   }
   for (const auto& [seq, dag] : image.dags) {
     pb::SnapshotDag* saved = out.add_dags();
@@ -196,7 +197,8 @@ absl::StatusOr<ClusterPlanImage> FromSnapshot(const pb::SnapshotPlan& plan) {
   for (const pb::SnapshotReservation& r : plan.reservations()) {
     const Allocation w = Get(r.window());
     image.reservations.emplace_back(
-        r.sequence(), ExternalReservation{r.id(), w.k, w.start, w.end, r.reason(), r.booking()});
+        r.sequence(), ExternalReservation{r.id(), w.k, w.start, w.end, r.reason(), r.booking(),
+                                          r.has_group() ? r.group() : -1});
   }
   for (const pb::SnapshotDag& d : plan.dags()) image.dags.emplace_back(d.sequence(), Get(d));
   for (const pb::SnapshotAllocation& a : plan.past_holds()) image.past_holds.push_back(Get(a));

@@ -120,6 +120,7 @@ pb::Reservation ToProto(const ExternalReservation& r, const std::string& cluster
   *out.mutable_start() = ToTimestamp(r.start);
   *out.mutable_end() = ToTimestamp(r.end);
   out.set_reason(r.reason);
+  if (r.group >= 0) out.set_group(r.group);
   return out;
 }
 

@@ -840,6 +840,11 @@ TEST_F(CliTest, ReservationTimesRelativeToTheClusterNow) {
   EXPECT_EQ(r.out,
             "ID   K  START  END     REASON\n"
             "r-1  2  @2h    @2h30m  maintenance\n");
+  r = Run({"reservation", "add", "--cluster", "sim", "--processors", "2", "--start", "+1h",
+           "--duration", "30m", "--group", "1"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(service_.LastIs(
+      "cluster: \"sim\" processors: 2 start { seconds: 7200 } end { seconds: 9000 } group: 1"));
   r = Run({"reservation", "add", "--processors", "2", "--start", "now"});
   EXPECT_EQ(r.rc, 2);
   EXPECT_EQ(r.err.substr(0, r.err.find('\n')), "error: give either --end or --duration");

@@ -57,5 +57,18 @@ TEST(RenderJobTable, HasNoGroupColumnOnOneSpeed) {
             "ID  NAME  STATE   K  START ");
 }
 
+TEST(RenderReservationTable, ShowsTheGroupWhenOneIsNamed) {
+  resched::v1::Reservation any, fast;
+  any.set_id("r1");
+  any.set_processors(1);
+  fast.set_id("r2");
+  fast.set_processors(2);
+  fast.set_group(0);
+  EXPECT_EQ(RenderReservationTable({&any, &fast}, TimeStyle::kSimulated),
+            "ID  GROUP  K  START  END  REASON\n"
+            "r1  any    1  -      -\n"
+            "r2  #0     2  -      -\n");
+}
+
 }  // namespace
 }  // namespace resched::cli

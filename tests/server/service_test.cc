@@ -282,6 +282,28 @@ TEST_F(ServerTest, ClustersOfSeveralSpeedsPlaceEachJobInOneGroupAtItsSpeed) {
   for (int id : schedule.jobs(1).allocation().processor_ids()) EXPECT_GE(id, 4);
   EXPECT_EQ(schedule.jobs(1).allocation().processor_ids_size(), 8);
 
+  // A hold of the fast group's processors, and one naming no group of the cluster.
+  pb::AddReservationRequest hold;
+  hold.set_cluster("mixed");
+  hold.set_processors(2);
+  hold.mutable_start()->set_seconds(100);
+  hold.mutable_end()->set_seconds(200);
+  hold.set_group(0);
+  pb::Reservation held;
+  grpc::ClientContext add;
+  ASSERT_OK(stub_->AddReservation(&add, hold, &held));
+  EXPECT_EQ(held.group(), 0);
+  const pb::Schedule with_hold = Schedule("mixed");
+  ASSERT_EQ(with_hold.reservations_size(), 1);
+  for (int id : with_hold.reservations(0).processor_ids()) EXPECT_LT(id, 4);
+  ExpectValid(with_hold);
+  hold.set_group(2);
+  grpc::ClientContext bad;
+  const grpc::Status no_such_group = stub_->AddReservation(&bad, hold, &held);
+  EXPECT_EQ(no_such_group.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(no_such_group.error_message().find("in [0, 2)"), std::string::npos)
+      << no_such_group.error_message();
+
   // No group holds 12 processors, though the cluster has them.
   pb::SubmitJobResponse refused;
   const grpc::Status too_wide = Submit("mixed", Rigid(12, 10), &refused);

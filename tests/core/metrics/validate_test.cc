@@ -136,5 +136,18 @@ TEST_F(ValidateTest, CatchesAnItemWithoutAGroupOrWiderThanItsGroup) {
               ::testing::HasSubstr("names processor group -1; the schedule has 2"));
 }
 
+TEST_F(ValidateTest, AHoldNamingAGroupCountsInThatGroup) {
+  ScheduledItem a = Item("a", 3, 0, 10);
+  a.group = 1;
+  ScheduleToValidate s = TwoSpeeds({a});
+  s.holds = {{2, 5, 10}};
+  s.hold_groups = {1};  // 5 busy in the fast group of 4
+  EXPECT_EQ(Kinds(s), std::vector<ViolationKind>{ViolationKind::kCapacity});
+  s.hold_groups = {-1};  // any group: the slow one has room
+  EXPECT_TRUE(FindViolations(s).empty());
+  s.hold_groups = {2};
+  EXPECT_EQ(Kinds(s), std::vector<ViolationKind>{ViolationKind::kMalformed});
+}
+
 }  // namespace
 }  // namespace resched

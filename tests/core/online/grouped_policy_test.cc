@@ -89,5 +89,50 @@ TEST(GroupedPolicyTest, ARunningJobBookedAgainByThePlanStaysCountedInItsGroup) {
   EXPECT_EQ(GroupOf(*plan, d), 0);
 }
 
+TEST(GroupedPolicyTest, AHoldInAGroupTakesThatGroupsProcessors) {
+  auto plan = MakePlanOn("conservative", kSlow4Fast2);
+  ASSERT_OK(plan->AddReservation(2, 0, 100 * kS, "fast maintenance", false, /*group=*/1));
+  const JobId wide = Submit(*plan, RigidJob(2, 100));  // slow [0, 100); fast would end at 150
+  ExpectAllocation(*plan, wide, 2, 0, 100);
+  EXPECT_EQ(GroupOf(*plan, wide), 0);
+  const JobId small = Submit(*plan, RigidJob(1, 40));  // slow [0, 40); fast [100, 120)
+  ExpectAllocation(*plan, small, 1, 0, 40);
+  // The fast group is full over [50, 60), though the cluster has a processor free there.
+  auto full = plan->AddReservation(1, 50 * kS, 60 * kS, "more", false, /*group=*/1);
+  EXPECT_THAT(full, testing::StatusIs(absl::StatusCode::kResourceExhausted,
+                                      ::testing::HasSubstr("1 processors of group 1 ('fast') are "
+                                                           "not free")));
+  EXPECT_OK(plan->AddReservation(1, 50 * kS, 60 * kS, "any group", false));
+  EXPECT_OK(ValidateSchedule(plan->ToValidate()));
+}
+
+TEST(GroupedPolicyTest, AHoldNamesAGroupThatExistsAndHoldsIt) {
+  auto plan = MakePlanOn("conservative", kSlow4Fast2);
+  EXPECT_THAT(plan->AddReservation(1, 0, 10 * kS, "", false, 2),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                ::testing::HasSubstr("group must be unset (any group) or in [0, "
+                                                     "2), the cluster's groups; got 2")));
+  EXPECT_THAT(plan->AddReservation(3, 0, 10 * kS, "", false, 1),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                ::testing::HasSubstr("the count of group 1 ('fast'); got 3")));
+  auto one_speed = testing::MakePlan("conservative", 4);
+  EXPECT_THAT(one_speed->AddReservation(1, 0, 10 * kS, "", false, 0),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                ::testing::HasSubstr("all have one speed")));
+  EXPECT_TRUE(plan->Reservations().empty());
+}
+
+TEST(GroupedPolicyTest, ADisplacingHoldInAGroupMovesThatGroupsQueuedJobs) {
+  auto plan = MakePlanOn("conservative", {{"slow", 2, 1.0}, {"fast", 2, 2.0}});
+  Submit(*plan, RigidJob(2, 100));                  // fast [0, 50)
+  Submit(*plan, RigidJob(2, 100));                  // tie at 100: slow [0, 100)
+  const JobId c = Submit(*plan, RigidJob(2, 100));  // fast [50, 100); slow would end at 200
+  ExpectAllocation(*plan, c, 2, 50, 100);
+  ASSERT_OK(plan->AddReservation(2, 60 * kS, 80 * kS, "fast maintenance", true, /*group=*/1));
+  ExpectAllocation(*plan, c, 2, 80, 130);  // still in its group, after the hold
+  EXPECT_EQ(GroupOf(*plan, c), 1);
+  EXPECT_OK(ValidateSchedule(plan->ToValidate()));
+}
+
 }  // namespace
 }  // namespace resched

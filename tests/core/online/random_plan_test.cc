@@ -83,9 +83,11 @@ void RunRandom(const std::string& policy, std::uint64_t seed,
       }
     } else if (op == 7) {
       const Time start = plan->now() + static_cast<Time>(rng() % (100 * kS));
+      // On groups, a hold names one of them or none.
+      const int group = grouped ? static_cast<int>(rng() % (groups.size() + 1)) - 1 : -1;
       auto held = plan->AddReservation(1 + static_cast<int>(rng() % 4), start,
                                        start + (1 + static_cast<Time>(rng() % 50)) * kS, "random",
-                                       rng() % 2 == 0);
+                                       rng() % 2 == 0, group);
       if (held.ok()) holds.push_back((*held)->id);
       if (held.ok()) first_promised_end.clear();  // displacing holds may move guarantees
     } else if (op == 8 && !holds.empty()) {

@@ -62,6 +62,7 @@ void ExpectSameImage(const ClusterPlanImage& a, const ClusterPlanImage& b) {
     EXPECT_EQ(a.reservations[i].first, b.reservations[i].first);
     EXPECT_EQ(a.reservations[i].second.id, b.reservations[i].second.id);
     EXPECT_EQ(a.reservations[i].second.booking, b.reservations[i].second.booking);
+    EXPECT_EQ(a.reservations[i].second.group, b.reservations[i].second.group);
   }
   ASSERT_EQ(a.dags.size(), b.dags.size());
   for (std::size_t i = 0; i < a.dags.size(); ++i) {
@@ -139,6 +140,8 @@ TEST(ClusterPlanImageTest, ARestoredPlanOnTwoSpeedsGoesOnAsThePlanDoes) {
     ASSERT_NE(plan, nullptr);
     const RandomOptions options{.steps = 60, .max_k = 8};
     RunRandomOps({plan.get()}, 7, options);
+    ASSERT_OK(plan->AddReservation(2, plan->now() + 100'000 * kS, plan->now() + 100'100 * kS,
+                                   "fast", false, /*group=*/1));
     (void)plan->TakeChangedJobs();
     auto restored = Restored(*plan);
     ASSERT_NE(restored, nullptr);
