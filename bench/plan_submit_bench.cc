@@ -10,7 +10,10 @@
 // Policies that re-plan the whole queue at every decision run at Q = 0 and 1,000, with 200 jobs
 // measured: dasedf, dbos, iterative and bicriteria-batch (the papers' algorithms re-plan by
 // design), easy (its estimates for every waiting job are re-planned at each event) and split
-// (each part's queue likewise). docs/timeline.md, "SubmitJob at any backlog", has the figures.
+// (each part's queue likewise). So do fcfs and conservative on two groups of different speeds
+// ("@two-speeds": 48 processors at speed 1 and 16 at speed 2), where each submission tries the
+// job in both groups (core/online/grouped_policy.cc), plus Q = 10,000. docs/timeline.md,
+// "SubmitJob at any backlog", has the figures.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -31,14 +34,18 @@ using resched::Job;
 using resched::bench::JobKind;
 using resched::bench::RandomJob;
 
-void SubmitOnBacklog(benchmark::State& state, const std::string& policy, JobKind kind) {
+// One pool of 64 processors, or two groups of different speeds with as many.
+const std::vector<resched::ProcessorGroup> kOnePool = {{"", 64, 1.0}};
+const std::vector<resched::ProcessorGroup> kTwoSpeeds = {{"slow", 48, 1.0}, {"fast", 16, 2.0}};
+
+void SubmitOnBacklog(benchmark::State& state, const std::string& policy, JobKind kind,
+                     const std::vector<resched::ProcessorGroup>& groups) {
   const int queued = static_cast<int>(state.range(0));
   const int measured = static_cast<int>(state.range(1));
   // Seconds the clock moves before each measured submission (not timed): jobs start and end
   // between submissions, as on a live cluster.
   const resched::Duration clock_step = state.range(2) * resched::kMicrosPerSecond;
-  const resched::ClusterSpec spec{
-      "bench", {{"", 64, 1.0}}, resched::ClockKind::kSimulated, policy, {}};
+  const resched::ClusterSpec spec{"bench", groups, resched::ClockKind::kSimulated, policy, {}};
   std::vector<double> micros;
   std::size_t queue_at_end = 0;
   for (auto _ : state) {
@@ -73,14 +80,18 @@ void SubmitOnBacklog(benchmark::State& state, const std::string& policy, JobKind
   state.counters["queued_at_end"] = static_cast<double>(queue_at_end);
 }
 
-void Register(const std::string& policy, bool replans_whole_queue) {
+void Register(const std::string& policy, bool replans_whole_queue, bool two_speeds = false) {
+  const std::string name = two_speeds ? policy + "@two-speeds" : policy;
   for (const auto& [label, kind] :
        {std::pair{"rigid", JobKind::kRigid}, std::pair{"moldable", JobKind::kMoldable}}) {
     auto* b = benchmark::RegisterBenchmark(
-        ("BM_PlanSubmit/" + policy + "/" + label).c_str(),
-        [policy, kind = kind](benchmark::State& state) { SubmitOnBacklog(state, policy, kind); });
+        ("BM_PlanSubmit/" + name + "/" + label).c_str(),
+        [policy, kind = kind, two_speeds](benchmark::State& state) {
+          SubmitOnBacklog(state, policy, kind, two_speeds ? kTwoSpeeds : kOnePool);
+        });
     if (replans_whole_queue) {
       b->Args({0, 200, 0})->Args({1'000, 200, 0});
+      if (two_speeds) b->Args({10'000, 200, 0});
     } else {
       b->Args({0, 2'000, 0})->Args({10'000, 2'000, 0})->Args({10'000, 2'000, 60});
     }
@@ -95,6 +106,7 @@ int main(int argc, char** argv) {
   for (const char* policy : {"easy", "split", "dasedf", "dbos", "iterative", "bicriteria-batch"}) {
     Register(policy, true);
   }
+  for (const char* policy : {"fcfs", "conservative"}) Register(policy, true, /*two_speeds=*/true);
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -1,4 +1,4 @@
-// A cluster of several speeds (issue: processor groups): each group of identical processors is a
+// A cluster of processor groups of different speeds: each group of identical processors is a
 // part of a Partition (partition.h), run by its own instance of the cluster's policy, and a job
 // runs inside one group with its run time divided by the group's speed. This is the related-
 // machines model of Barbosa & Monteiro §3 (a processor of speed s runs a task in t / s), applied
@@ -11,9 +11,14 @@
 // (then the group listed first). Once placed, a job stays in its group: when capacity is freed,
 // at events and on a rebuild, each group re-plans its own queue.
 //
-// The groups' capacities sum to the cluster's, so without external holds or DAG tasks the groups
-// are exactly independent clusters. An external hold takes processors from any group (it counts
-// on the shared timeline only): where processors run short, it costs the group that books last.
+// The groups' capacities sum to the cluster's, so without external holds the groups are exactly
+// independent clusters. A hold that names a group counts in it like a running job (the plan
+// passes them as PlanState::group_bookings); a hold of any group counts on the shared timeline
+// only: where processors run short, it costs the group that books last.
+//
+// Cost: every submission tries each group that fits the job, and each try builds the group's
+// private timeline from the shared one (Partition::Try), so it grows with the bookings ahead of
+// now, like Split's (docs/timeline.md, "SubmitJob at any backlog").
 #include <algorithm>
 #include <memory>
 #include <numeric>
