@@ -56,7 +56,9 @@ int Show(Context& ctx, const ParsedArgs& args) {
     ctx.out << RenderReservationTable(Pointers(schedule.reservations()), options.style) << "\n";
   }
   if (schedule.dag_tasks_size() > 0) {
-    ctx.out << RenderDagTaskTable(Pointers(schedule.dag_tasks()), options.style) << "\n";
+    ctx.out << RenderDagTaskTable(Pointers(schedule.dag_tasks()), options.style,
+                                  GroupNames(schedule))
+            << "\n";
   }
   ctx.out << RenderGantt(schedule, options);
   return 0;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "client/ranges.h"
+#include "client/render.h"
 #include "client/table.h"
 
 namespace resched::cli {
@@ -34,14 +35,22 @@ pb::Schedule PlanSchedule(const std::string& cluster, int32_t capacity, const st
 }
 
 std::string RenderPlacementTable(const Placements& placements, TimeStyle style) {
-  Table t({"", "TASK", ">K", "START", "END", ">DURATION"});
+  const bool with_groups = std::any_of(placements.begin(), placements.end(),
+                                       [](const pb::TaskPlacement& p) { return p.has_group(); });
+  std::vector<std::string> headers = {"", "TASK"};
+  if (with_groups) headers.emplace_back("GROUP");
+  headers.insert(headers.end(), {">K", "START", "END", ">DURATION"});
+  Table t(headers);
   for (int i = 0; i < placements.size(); ++i) {
     const pb::TaskPlacement& p = placements[i];
     const pb::Allocation& a = p.allocation();
-    t.AddRow({std::string(1, JobChar(static_cast<size_t>(i))), p.task(),
-              absl::StrCat(a.processors()), FormatTime(a.has_start(), a.start(), style),
-              FormatTime(a.has_end(), a.end(), style),
-              FormatDuration(std::max<int64_t>(0, ToMicros(a.end()) - ToMicros(a.start())))});
+    std::vector<std::string> row = {std::string(1, JobChar(static_cast<size_t>(i))), p.task()};
+    if (with_groups) row.push_back(GroupLabel(p.has_group(), p.group(), {}));
+    row.insert(row.end(),
+               {absl::StrCat(a.processors()), FormatTime(a.has_start(), a.start(), style),
+                FormatTime(a.has_end(), a.end(), style),
+                FormatDuration(std::max<int64_t>(0, ToMicros(a.end()) - ToMicros(a.start())))});
+    t.AddRow(row);
   }
   return t.Render();
 }
@@ -77,13 +86,23 @@ std::string RenderDagDetails(const pb::DagReservation& d, TimeStyle style) {
                           {"edges", absl::StrCat(d.edges_size())}});
 }
 
-std::string RenderDagTaskTable(const std::vector<const pb::DagTaskSlot*>& slots, TimeStyle style) {
-  Table t({"DAG", "TASK", ">K", "START", "END", "PROCESSORS"});
+std::string RenderDagTaskTable(const std::vector<const pb::DagTaskSlot*>& slots, TimeStyle style,
+                               const std::vector<std::string>& group_names) {
+  const bool with_groups = std::any_of(slots.begin(), slots.end(),
+                                       [](const pb::DagTaskSlot* s) { return s->has_group(); });
+  std::vector<std::string> headers = {"DAG", "TASK"};
+  if (with_groups) headers.emplace_back("GROUP");
+  headers.insert(headers.end(), {">K", "START", "END", "PROCESSORS"});
+  Table t(headers);
   for (const pb::DagTaskSlot* s : slots) {
     const pb::Allocation& a = s->allocation();
-    t.AddRow({s->dag_id(), s->task(), absl::StrCat(a.processors()),
-              FormatTime(a.has_start(), a.start(), style), FormatTime(a.has_end(), a.end(), style),
-              CompressRanges({a.processor_ids().begin(), a.processor_ids().end()})});
+    std::vector<std::string> row = {s->dag_id(), s->task()};
+    if (with_groups) row.push_back(GroupLabel(s->has_group(), s->group(), group_names));
+    row.insert(row.end(),
+               {absl::StrCat(a.processors()), FormatTime(a.has_start(), a.start(), style),
+                FormatTime(a.has_end(), a.end(), style),
+                CompressRanges({a.processor_ids().begin(), a.processor_ids().end()})});
+    t.AddRow(row);
   }
   return t.Render();
 }

@@ -18,7 +18,8 @@ using Placements = google::protobuf::RepeatedPtrField<resched::v1::TaskPlacement
 resched::v1::Schedule PlanSchedule(const std::string& cluster, int32_t capacity,
                                    const std::string& dag_id, const Placements& placements);
 
-// Glyph (as in the chart of PlanSchedule), TASK, K, START, END, DURATION.
+// Glyph (as in the chart of PlanSchedule), TASK, GROUP (when a task has one: a cluster of
+// several speeds, as "#<index>"), K, START, END, DURATION.
 std::string RenderPlacementTable(const Placements& placements, TimeStyle style);
 
 // The placements table, then the Gantt chart of PlanSchedule (no legend: the table is one).
@@ -33,8 +34,9 @@ std::string RenderDagList(const std::vector<const resched::v1::DagReservation*>&
 // completion, cpu hours, counts of tasks and edges).
 std::string RenderDagDetails(const resched::v1::DagReservation& dag, TimeStyle style);
 
-// DAG, TASK, K, START, END, PROCESSORS: the DAG task slots of a schedule.
+// DAG, TASK, GROUP (when a slot has one, by its name in `group_names` as RenderJobTable), K,
+// START, END, PROCESSORS: the DAG task slots of a schedule.
 std::string RenderDagTaskTable(const std::vector<const resched::v1::DagTaskSlot*>& slots,
-                               TimeStyle style);
+                               TimeStyle style, const std::vector<std::string>& group_names = {});
 
 }  // namespace resched::cli

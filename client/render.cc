@@ -92,6 +92,12 @@ std::vector<std::string> GroupNames(const resched::v1::Schedule& schedule) {
   return names;
 }
 
+std::string GroupLabel(bool has_group, int group, const std::vector<std::string>& group_names) {
+  if (!has_group) return "-";
+  if (group >= 0 && group < static_cast<int>(group_names.size())) return group_names[group];
+  return absl::StrCat("#", group);
+}
+
 std::string RenderJobTable(const std::vector<const Job*>& jobs, TimeStyle style,
                            bool with_processors, const std::vector<std::string>& group_names) {
   const bool with_groups =
@@ -105,13 +111,7 @@ std::string RenderJobTable(const std::vector<const Job*>& jobs, TimeStyle style,
     const auto& a = j->allocation();
     std::vector<std::string> row = {j->id().empty() ? "-" : j->id(), j->spec().name(),
                                     resched::v1::JobState_Name(j->state())};
-    if (with_groups) {
-      const bool named =
-          j->has_group() && j->group() >= 0 && j->group() < static_cast<int>(group_names.size());
-      row.push_back(named            ? group_names[j->group()]
-                    : j->has_group() ? absl::StrCat("#", j->group())
-                                     : "-");
-    }
+    if (with_groups) row.push_back(GroupLabel(j->has_group(), j->group(), group_names));
     row.insert(row.end(),
                {absl::StrCat(a.processors()), FormatTime(a.has_start(), a.start(), style),
                 FormatTime(a.has_end(), a.end(), style)});

@@ -28,6 +28,8 @@ std::string RenderJobTable(const std::vector<const resched::v1::Job*>& jobs, Tim
                            const std::vector<std::string>& group_names = {});
 // The names of a schedule's processor groups for RenderJobTable ("#<index>" when unnamed).
 std::vector<std::string> GroupNames(const resched::v1::Schedule& schedule);
+// A GROUP cell: "-" without a group, else its name in `group_names`, else "#<index>".
+std::string GroupLabel(bool has_group, int group, const std::vector<std::string>& group_names);
 std::string RenderJobDetails(const resched::v1::Job& job, TimeStyle style);
 
 std::string RenderReservationTable(const std::vector<const resched::v1::Reservation*>& reservations,

@@ -4,19 +4,60 @@
 #include <functional>
 #include <queue>
 
+#include "core/timeline/timeline.h"
 #include "proto/resched/convert.h"
 
 namespace resched::server {
+namespace {
+
+// Every interval of any group (group -1) becomes pieces in groups: the groups' own intervals
+// stay where they are, and each other one, in start order, goes to the groups with room for it
+// over its whole window (counted), the lowest index first. Sorted as the input.
+std::vector<IdInterval> GiveAnyToGroups(const std::vector<IdInterval>& intervals,
+                                        const std::vector<int>& group_counts) {
+  std::vector<Timeline> used;
+  used.reserve(group_counts.size());
+  for (int count : group_counts) used.emplace_back(count);
+  const int groups = static_cast<int>(group_counts.size());
+  for (const IdInterval& interval : intervals) {
+    if (interval.group >= 0 && interval.group < groups && interval.start < interval.end) {
+      (void)used[interval.group].ForceAdd(interval.start, interval.end, interval.k);
+    }
+  }
+  std::vector<IdInterval> out;
+  out.reserve(intervals.size());
+  for (const IdInterval& interval : intervals) {
+    if ((interval.group >= 0 && interval.group < groups) || interval.start == interval.end) {
+      out.push_back(interval);
+      continue;
+    }
+    int left = interval.k;
+    for (int g = 0; g < groups && left > 0; ++g) {
+      const int room = std::min(left, used[g].MinFree(interval.start, interval.end));
+      if (room <= 0) continue;
+      (void)used[g].ForceAdd(interval.start, interval.end, room);
+      out.push_back({interval.start, interval.end, room, interval.slot, g});
+      left -= room;
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 // Interval colouring with counts, one pool of ids per group: at most a group's count of its
 // processors is busy at any instant, so taking the lowest free ids of the group in start order
-// (ends released first) always succeeds for intervals of positive length.
+// (ends released first) always succeeds for intervals of positive length. On several groups an
+// interval of any group (a hold naming none) is first given to groups by count, the lowest
+// index with room over its whole window first, so that it never takes ids a group's own
+// intervals need later; pieces of it that fit no group go unreported.
 std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> intervals,
                                                  const std::vector<int>& group_counts,
                                                  size_t slot_count) {
   std::sort(intervals.begin(), intervals.end(), [](const IdInterval& a, const IdInterval& b) {
     return a.start != b.start ? a.start < b.start : a.slot < b.slot;
   });
+  if (group_counts.size() > 1) intervals = GiveAnyToGroups(intervals, group_counts);
   using Pool = std::priority_queue<int, std::vector<int>, std::greater<>>;
   std::vector<Pool> pools(group_counts.size());
   std::vector<int> first_id;  // of each group
@@ -29,19 +70,12 @@ std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> interva
     return static_cast<size_t>(std::upper_bound(first_id.begin(), first_id.end(), id) -
                                first_id.begin() - 1);
   };
-  // The lowest free id of the interval's group, or of any group; -1 when there is none.
+  // The lowest free id of the interval's group (the only pool on one group); -1 when none.
   auto take = [&](int group) {
-    Pool* from = nullptr;
-    if (group >= 0 && group < static_cast<int>(pools.size())) {
-      from = &pools[group];
-    } else {
-      for (Pool& pool : pools) {
-        if (!pool.empty() && (from == nullptr || pool.top() < from->top())) from = &pool;
-      }
-    }
-    if (from == nullptr || from->empty()) return -1;
-    const int id = from->top();
-    from->pop();
+    Pool& from = pools[group >= 0 && group < static_cast<int>(pools.size()) ? group : 0];
+    if (from.empty()) return -1;
+    const int id = from.top();
+    from.pop();
     return id;
   };
   using Busy = std::pair<Time, std::vector<int>>;
@@ -69,8 +103,12 @@ std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> interva
       if (id < 0) break;
       taken.push_back(id);
     }
-    std::sort(taken.begin(), taken.end());
-    if (interval.slot >= 0) ids[interval.slot] = taken;
+    if (interval.slot >= 0) {
+      // A hold given to several groups comes in pieces, one per group.
+      std::vector<int>& mine = ids[interval.slot];
+      mine.insert(mine.end(), taken.begin(), taken.end());
+      std::sort(mine.begin(), mine.end());
+    }
     busy.push({interval.end, std::move(taken)});
   }
   return ids;
@@ -105,10 +143,11 @@ std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> interva
     for (const DagTaskBooking& t : d->tasks) {
       const Allocation& a = t.allocation;
       if (a.end <= from || a.start >= to) continue;
-      intervals.push_back({a.start, a.end, a.k, job_count + out.dag_tasks_size()});
+      intervals.push_back({a.start, a.end, a.k, job_count + out.dag_tasks_size(), t.group});
       pb::DagTaskSlot* slot = out.add_dag_tasks();
       slot->set_dag_id(d->id);
       slot->set_task(t.task);
+      if (t.group >= 0) slot->set_group(t.group);
       *slot->mutable_allocation() = ToProto(a);
     }
   }

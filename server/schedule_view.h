@@ -31,8 +31,10 @@ struct IdInterval {
 // The ids of each slot (of `slot_count`). Group i owns the ids from the sum of the counts before
 // it (one group: the whole cluster). The intervals must never exceed a group's count nor the
 // total at any instant (intervals of no length occupy no instant); those of a group then always
-// get ids, and one taking ids from any group takes the lowest free, which succeeds unless ids it
-// needs are split between groups over its window (for display only: it then reports fewer).
+// get ids. One of any group on several groups takes ids in the groups that have room for it
+// over its whole window (by count, the lowest index first), so it never takes ids a group's
+// own intervals need; where its processors are free only in different groups at different
+// instants of its window, it reports fewer (the ids are for display only).
 std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> intervals,
                                                  const std::vector<int>& group_counts,
                                                  size_t slot_count);

@@ -165,7 +165,7 @@ pb::CommittedDag DescribeCommittedDag(const pb::Dag& dag, const std::string& alg
   for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
     const TaskReservation& t = plan.tasks[i];
     *out.add_placements() =
-        ToProto(dag.tasks(static_cast<int>(i)).name(), Allocation{t.k, t.start, t.end});
+        ToProto(dag.tasks(static_cast<int>(i)).name(), Allocation{t.k, t.start, t.end}, t.group);
   }
   *out.mutable_completion() = ToTimestamp(plan.completion);
   out.set_cpu_hours(plan.cpu_hours);
@@ -186,7 +186,8 @@ absl::Status ApplyCommittedDag(ClusterState::Txn& txn, const pb::CommittedDag& c
     if (!start.ok()) return start.status();
     auto end = FromProto(p.allocation().end(), "end");
     if (!end.ok()) return end.status();
-    plan.tasks.push_back(TaskReservation{p.allocation().processors(), *start, *end, {}});
+    plan.tasks.push_back(TaskReservation{
+        p.allocation().processors(), *start, *end, {}, p.has_group() ? p.group() : -1});
   }
   auto completion = FromProto(committed.completion(), "completion");
   if (!completion.ok()) return completion.status();

@@ -29,13 +29,18 @@ DagPlanningInput InputFor(const ClusterPlan& plan, const Dag& dag, std::string_v
   const double window_hours = ParamValue(algorithm, params, "q_window_hours");
   const Duration window =
       CeilMicros((window_hours > 0 ? window_hours : kDefaultHistoryWindowHours) * 3600);
+  DagPlanningInput input;
+  input.dag = &dag;
+  input.timeline = &plan.timeline();
+  input.release = std::max(release, plan.now());
+  input.historical_q = plan.HistoricalAvailable(window);
   // The call's deadline and cancellation stop a tightest-deadline search between probes.
-  return DagPlanningInput{&dag,
-                          &plan.timeline(),
-                          std::max(release, plan.now()),
-                          plan.HistoricalAvailable(window),
-                          {},
-                          PlanControl{[] { return !CurrentCallStatus().ok(); }}};
+  input.control = PlanControl{[] { return !CurrentCallStatus().ok(); }};
+  if (!plan.spec().homogeneous()) {
+    input.groups = plan.spec().groups;
+    input.group_free = plan.FreeByGroup();
+  }
+  return input;
 }
 
 // Plans made before a commit gives up with ABORTED: each retry means the cluster took capacity
@@ -72,7 +77,7 @@ void AddPlacements(const Dag& dag, const DagPlan& plan,
   out->Clear();
   for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
     const TaskReservation& t = plan.tasks[i];
-    *out->Add() = ToProto(dag.tasks[i].name, Allocation{t.k, t.start, t.end});
+    *out->Add() = ToProto(dag.tasks[i].name, Allocation{t.k, t.start, t.end}, t.group);
   }
 }
 
@@ -136,7 +141,6 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
   if (!planner.ok()) return ToGrpc(planner.status());
 
   auto plan_on = [&](ClusterPlan& cluster, Time& release) -> absl::StatusOr<DagPlan> {
-    if (absl::Status s = cluster.RequireOneSpeed("ReserveDAG"); !s.ok()) return s;
     absl::StatusOr<Time> asked =
         TimeOr(request->has_release(), request->release(), "release", cluster.now());
     if (!asked.ok()) return asked.status();
@@ -229,7 +233,6 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
   if (!planner.ok()) return ToGrpc(planner.status());
 
   auto answer_on = [&](ClusterPlan& cluster, Time& release) -> absl::StatusOr<DeadlineAnswer> {
-    if (absl::Status s = cluster.RequireOneSpeed("QueryDeadline"); !s.ok()) return s;
     absl::StatusOr<Time> asked =
         TimeOr(request->has_release(), request->release(), "release", cluster.now());
     if (!asked.ok()) return asked.status();

@@ -93,10 +93,11 @@ bool Allowed(const GlobalTask& t, int w) {
 
 class Scheduler {
  public:
-  Scheduler(std::vector<double> speeds, Time release, const Timeline* timeline,
+  Scheduler(std::vector<double> speeds, const ProcessorFree& free, Time release,
             const BarbosaOptions& options)
       : speeds_(std::move(speeds)),
         m_(static_cast<int>(speeds_.size())),
+        free_(free),
         release_(release),
         options_(options),
         cal_(m_) {
@@ -106,7 +107,27 @@ class Scheduler {
                      [&](int a, int b) { return speeds_[a] > speeds_[b]; });
     fastest_.assign(m_ + 1, 0);
     for (int p = 0; p < m_; ++p) fastest_[p + 1] = fastest_[p] + speeds_[order_[p]];
-    if (timeline != nullptr) BlockTimeline(*timeline);
+    // Per group, the capacity of its p fastest processors; the groups by their slowest speed.
+    group_fastest_.assign(free_.groups(), {0.0});
+    for (int j : order_) {
+      std::vector<double>& prefix = group_fastest_[free_.group_of(j)];
+      prefix.push_back(prefix.back() + speeds_[j]);
+    }
+    if (free_.groups() == 1) {
+      candidate_groups_ = {kAnyGroup};
+    } else {
+      for (int g = 0; g < free_.groups(); ++g) candidate_groups_.push_back(g);
+      auto slowest = [&](int g) {
+        double v = speeds_[free_.first(g)];
+        for (int j = free_.first(g); j < free_.first(g) + free_.count(g); ++j) {
+          v = std::min(v, speeds_[j]);
+        }
+        return v;
+      };
+      std::stable_sort(candidate_groups_.begin(), candidate_groups_.end(),
+                       [&](int a, int b) { return slowest(a) < slowest(b); });
+    }
+    BlockTimelines();
   }
 
   double s_max() const { return fastest_[m_]; }
@@ -117,20 +138,27 @@ class Scheduler {
                                     const std::vector<int>& job_pool);
 
  private:
-  // Processor j is blocked wherever j >= free(t) (heft.h convention); blocks are merged.
-  void BlockTimeline(const Timeline& timeline) {
-    std::vector<Time> open(m_, kTimeMin);
-    int prev = m_;
-    timeline.ForEachStep(release_, kTimeMax, [&](const TimelineStep& step) {
-      const int f = std::clamp(step.free, 0, m_);
-      for (int j = f; j < prev; ++j) open[j] = step.start;
-      for (int j = prev; j < f; ++j) {
-        cal_.Add(j, open[j], step.start);
-        open[j] = kTimeMin;
-      }
-      prev = f;
-    });
-    for (int j = prev; j < m_; ++j) cal_.Add(j, open[j], kTimeMax);
+  // In each group, its i-th processor is blocked wherever i >= free(t) (processor_free.h);
+  // blocks are merged.
+  void BlockTimelines() {
+    for (int g = 0; g < free_.groups(); ++g) {
+      const Timeline* timeline = free_.timeline(g);
+      if (timeline == nullptr) continue;
+      const int first = free_.first(g);
+      const int count = free_.count(g);
+      std::vector<Time> open(count, kTimeMin);
+      int prev = count;
+      timeline->ForEachStep(release_, kTimeMax, [&](const TimelineStep& step) {
+        const int f = std::clamp(step.free, 0, count);
+        for (int i = f; i < prev; ++i) open[i] = step.start;
+        for (int i = prev; i < f; ++i) {
+          cal_.Add(first + i, open[i], step.start);
+          open[i] = kTimeMin;
+        }
+        prev = f;
+      });
+      for (int i = prev; i < count; ++i) cal_.Add(first + i, open[i], kTimeMax);
+    }
   }
 
   Duration TimeOf(const GlobalTask& t, int p, double speed_sum) const {
@@ -155,7 +183,7 @@ class Scheduler {
     return ready;
   }
 
-  std::optional<Placement> Grow(const GlobalTask& t, Time s, double target) const;
+  std::optional<Placement> Grow(const GlobalTask& t, Time s, double target, int group) const;
   std::optional<Placement> Place(const GlobalTask& t, Time ready, double target) const;
   bool TryMove(int r, int k);
   void Correct(const std::vector<int>& pool_tasks, BarbosaRound& round);
@@ -169,26 +197,36 @@ class Scheduler {
   }
   Time BLevel(int g) const { return tasks_[g].start + tasks_[g].time + tasks_[g].tail; }
 
+  static constexpr int kAnyGroup = -1;
+
   std::vector<double> speeds_;
   int m_;
+  const ProcessorFree& free_;
   Time release_;
   BarbosaOptions options_;
   Calendar cal_;
   std::vector<int> order_;       // processors, fastest first (ties: lower id)
   std::vector<double> fastest_;  // fastest_[p]: capacity of the p fastest processors
+  std::vector<std::vector<double>> group_fastest_;  // the same inside each group
+  // The groups a task may take its processors from, tried in this order: kAnyGroup on one
+  // group; else each group alone, slowest first (so a tie keeps fast processors free).
+  std::vector<int> candidate_groups_;
   std::vector<GlobalTask> tasks_;
   double eps_ = 1e-9;
 };
 
-// Alg. 2 lines 4-5 at one start s: the fastest processors free at s, the smallest allowed width
-// first, then one more while S < S' and the time decreases.
-std::optional<Placement> Scheduler::Grow(const GlobalTask& t, Time s, double target) const {
+// Alg. 2 lines 4-5 at one start s: the fastest processors free at s (of `group` only, unless
+// kAnyGroup), the smallest allowed width first, then one more while S < S' and the time
+// decreases.
+std::optional<Placement> Scheduler::Grow(const GlobalTask& t, Time s, double target,
+                                         int group) const {
   struct Cand {
     int j;
     Time free_until;
   };
   std::vector<Cand> cand;
   for (int j : order_) {
+    if (group != kAnyGroup && free_.group_of(j) != group) continue;
     if (!cal_.BusyAt(j, s)) cand.push_back({j, cal_.NextBusy(j, s)});
   }
   const int w0 = t.widths.front();
@@ -257,8 +295,10 @@ std::optional<Placement> Scheduler::Place(const GlobalTask& t, Time ready, doubl
   std::optional<Time> s = ready;
   while (s) {
     if (best && *s >= best->start + best->time) break;
-    auto p = Grow(t, *s, target);
-    if (p && (!best || p->start + p->time < best->start + best->time)) best = std::move(p);
+    for (int group : candidate_groups_) {
+      auto p = Grow(t, *s, target, group);
+      if (p && (!best || p->start + p->time < best->start + best->time)) best = std::move(p);
+    }
     s = cal_.NextEnd(*s);
   }
   return best;
@@ -272,6 +312,8 @@ bool Scheduler::TryMove(int r, int k) {
   const int wr = static_cast<int>(tr.procs.size()) - 1;
   const int wk = static_cast<int>(tk.procs.size()) + 1;
   if (!Allowed(tr, wr) || !Allowed(tk, wk)) return false;
+  // A task's processors stay in one group.
+  if (free_.group_of(tr.procs.front()) != free_.group_of(tk.procs.front())) return false;
   const Time bk_old = BLevel(k);
   std::vector<int> givers;
   for (int q : tr.procs) {
@@ -395,15 +437,25 @@ absl::StatusOr<BarbosaResult> Scheduler::Run(const std::vector<BarbosaJob>& jobs
       }
     }
   }
-  // t*_i and S*_i on the fastest processors (fewest processors on ties), then b-levels.
+  // t*_i and S*_i on the fastest processors of one group (fewest processors on ties), then
+  // b-levels.
   for (GlobalTask& t : tasks_) {
     t.t_star = kTimeMax;
-    for (int w : t.widths) {
-      const Duration d = TimeOf(t, w, fastest_[w]);
-      if (d < t.t_star) {
-        t.t_star = d;
-        t.s_star = fastest_[w];
+    for (const std::vector<double>& fastest : group_fastest_) {
+      for (int w : t.widths) {
+        if (w >= static_cast<int>(fastest.size())) break;
+        const Duration d = TimeOf(t, w, fastest[w]);
+        if (d < t.t_star) {
+          t.t_star = d;
+          t.s_star = fastest[w];
+        }
       }
+    }
+    if (t.t_star == kTimeMax) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "jobs[%d].dag.tasks[%d] ('%s'): its smallest allowed width, %d, fits no processor "
+          "group (a task runs inside one group)",
+          t.job, t.local, jobs[t.job].dag.tasks[t.local].name, t.widths.front()));
     }
   }
   std::vector<int> indegree(n, 0);
@@ -528,7 +580,8 @@ absl::StatusOr<BarbosaResult> Scheduler::Run(const std::vector<BarbosaJob>& jobs
     for (int g = offset[u]; g < offset[u + 1]; ++g) {
       const GlobalTask& t = tasks_[g];
       plan.tasks.push_back(
-          TaskReservation{static_cast<int>(t.procs.size()), t.start, t.start + t.time, t.procs});
+          TaskReservation{static_cast<int>(t.procs.size()), t.start, t.start + t.time, t.procs,
+                          free_.groups() > 1 ? free_.group_of(t.procs.front()) : -1});
     }
     Summarize(plan);
   }
@@ -553,6 +606,19 @@ absl::StatusOr<BarbosaResult> BarbosaSchedule(const std::vector<BarbosaJob>& job
                                               const std::vector<double>& speeds, Time release,
                                               const Timeline* timeline,
                                               const BarbosaOptions& options) {
+  const int m = static_cast<int>(speeds.size());
+  if (timeline != nullptr && timeline->capacity() != m) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%d processor speeds for a timeline of %d processors", m, timeline->capacity()));
+  }
+  return BarbosaScheduleOn(jobs, master, speeds, release, ProcessorFree(m, timeline), options);
+}
+
+absl::StatusOr<BarbosaResult> BarbosaScheduleOn(const std::vector<BarbosaJob>& jobs,
+                                                const std::vector<JobPrecedence>& master,
+                                                const std::vector<double>& speeds, Time release,
+                                                const ProcessorFree& free,
+                                                const BarbosaOptions& options) {
   if (speeds.empty()) return absl::InvalidArgumentError("speeds: no processor");
   for (std::size_t j = 0; j < speeds.size(); ++j) {
     if (!(speeds[j] > 0) || !std::isfinite(speeds[j])) {
@@ -561,9 +627,9 @@ absl::StatusOr<BarbosaResult> BarbosaSchedule(const std::vector<BarbosaJob>& job
     }
   }
   const int m = static_cast<int>(speeds.size());
-  if (timeline != nullptr && timeline->capacity() != m) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%d processor speeds for a timeline of %d processors", m, timeline->capacity()));
+  if (free.processors() != m) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%d processor speeds for %d processors", m, free.processors()));
   }
   const int num_jobs = static_cast<int>(jobs.size());
   // Pools: 0 for jobs without a share, one per user with a share.
@@ -638,7 +704,7 @@ absl::StatusOr<BarbosaResult> BarbosaSchedule(const std::vector<BarbosaJob>& job
     if (seen != num_jobs)
       return absl::InvalidArgumentError("master: the job precedences form a cycle");
   }
-  Scheduler scheduler(speeds, release, timeline, options);
+  Scheduler scheduler(speeds, free, release, options);
   std::vector<double> limits(shares.size(), 0);
   for (std::size_t p = 1; p < shares.size(); ++p) limits[p] = shares[p] * scheduler.s_max();
   return scheduler.Run(jobs, master, limits, job_pool);
@@ -648,6 +714,15 @@ absl::StatusOr<DagPlan> BarbosaPlan(const Dag& dag, const std::vector<double>& s
                                     const Timeline* timeline, const BarbosaOptions& options) {
   std::vector<BarbosaJob> jobs{{dag, 0, ""}};
   auto result = BarbosaSchedule(jobs, {}, speeds, release, timeline, options);
+  if (!result.ok()) return result.status();
+  return std::move(result->plans.front());
+}
+
+absl::StatusOr<DagPlan> BarbosaPlanOn(const Dag& dag, const std::vector<double>& speeds,
+                                      Time release, const ProcessorFree& free,
+                                      const BarbosaOptions& options) {
+  std::vector<BarbosaJob> jobs{{dag, 0, ""}};
+  auto result = BarbosaScheduleOn(jobs, {}, speeds, release, free, options);
   if (!result.ok()) return result.status();
   return std::move(result->plans.front());
 }

@@ -18,6 +18,11 @@
 // - Task time on p processors of summed relative speed S: eq. (1) with S for CommunicationModel
 //   tasks, else TimeOn(p) * p / S. Every task gets at least its smallest allowed width.
 // - Reservations: processor j is usable over [s, e) only if j < MinFree(s, e) (as in heft.h).
+// - Groups (BarbosaScheduleOn with several, a cluster of several speeds): a task's processors
+//   all come from one group, where §3 lets them mix speeds. Every booking of the cluster lives
+//   in one group (its policies, holds and validator count per group), as a job does; Alg. 2's
+//   growth runs in each group and the earliest end wins (ties: the slower group), a correction
+//   move stays inside one group, and t*_i, S*_i are the best over the groups.
 #pragma once
 
 #include <string>
@@ -25,6 +30,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/dag/dag_plan.h"
+#include "core/dag/processor_free.h"
 #include "core/model/dag.h"
 #include "core/model/plan_control.h"
 #include "core/model/runtime_model.h"
@@ -82,9 +88,21 @@ absl::StatusOr<BarbosaResult> BarbosaSchedule(const std::vector<BarbosaJob>& job
                                               const Timeline* timeline,
                                               const BarbosaOptions& options = {});
 
+// The same on processors free where `free` says (processor_free.h); speeds.size() must be
+// free.processors(). On several groups, INVALID_ARGUMENT also for a task that fits no group.
+absl::StatusOr<BarbosaResult> BarbosaScheduleOn(const std::vector<BarbosaJob>& jobs,
+                                                const std::vector<JobPrecedence>& master,
+                                                const std::vector<double>& speeds, Time release,
+                                                const ProcessorFree& free,
+                                                const BarbosaOptions& options = {});
+
 // One DAG, one user without a share: the ReserveDAG planner "barbosa".
 absl::StatusOr<DagPlan> BarbosaPlan(const Dag& dag, const std::vector<double>& speeds, Time release,
                                     const Timeline* timeline, const BarbosaOptions& options = {});
+
+absl::StatusOr<DagPlan> BarbosaPlanOn(const Dag& dag, const std::vector<double>& speeds,
+                                      Time release, const ProcessorFree& free,
+                                      const BarbosaOptions& options = {});
 
 // Time of a task of model `model` on p processors whose relative speeds sum to `speed_sum` (see the
 // header comment); p must be an allowed width.

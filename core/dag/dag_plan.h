@@ -18,6 +18,9 @@ struct TaskReservation {
   // Processor ids (0-based, ascending) when the planner assigns them (HEFT, Barbosa on
   // heterogeneous processors); empty when only the count matters.
   std::vector<int> processors;
+  // On processor groups of different speeds: the group the task runs in (all its processors are
+  // there, and its time is the group's); -1 on one speed.
+  int group = -1;
 };
 
 struct DagPlan {

@@ -1,10 +1,10 @@
 // The DAG planner interface: what ReserveDAG, QueryDeadline, the experiments and the benchmarks
 // call, through a planner the registry builds by name (core/registry/registry.h).
 //
-// Every planner answers both questions. Turnaround planners (cpa, bl_*_bd_*, heft, barbosa)
-// answer a deadline query with their own plan: feasible when it completes by K, and their
-// completion is the tightest deadline they can promise. Deadline planners (dl_*) answer
-// ReserveDAG with the plan of their tightest deadline.
+// Every planner answers both questions, on one speed or on groups of several (DagPlanningInput).
+// Turnaround planners (cpa, bl_*_bd_*, heft, barbosa) answer a deadline query with their own plan:
+// feasible when it completes by K, and their completion is the tightest deadline they can promise.
+// Deadline planners (dl_*) answer ReserveDAG with the plan of their tightest deadline.
 #pragma once
 
 #include <memory>
@@ -16,6 +16,7 @@
 #include "core/dag/dag_plan.h"
 #include "core/dag/ressched.h"
 #include "core/dag/resscheddl.h"
+#include "core/model/cluster.h"
 #include "core/model/dag.h"
 #include "core/model/plan_control.h"
 #include "core/timeline/timeline.h"
@@ -29,11 +30,20 @@ struct DagPlanningInput {
   // Historical average of available processors (Aida & Casanova §4.2), used by the *_cpar
   // variants when their own q is 0; 0 here means P.
   int historical_q = 0;
-  // Relative processor speeds for HEFT and Barbosa (one per processor); empty: all 1.
+  // Relative processor speeds for HEFT and Barbosa (one per processor); empty: all 1. Unused
+  // when `groups` is set.
   std::vector<double> speeds;
   // Asked during planning (per task, per CPA widening step, before each tightest-deadline
   // probe); a stop answers CANCELLED.
   PlanControl control;
+  // A cluster of processor groups of different speeds: the groups, and per group what it has
+  // free for the DAG (group_free.h), whose free processors sum to `timeline`'s. Empty on one
+  // speed. HEFT and Barbosa then map tasks onto the groups' processors (a task inside one
+  // group); the other planners plan the whole DAG in one group, at its speed: each group is
+  // tried and the earliest completion wins (ties: the slower group). Every task's
+  // TaskReservation::group says where it runs.
+  std::vector<ProcessorGroup> groups = {};
+  std::vector<Timeline> group_free = {};
 };
 
 struct DeadlineAnswer {

@@ -17,17 +17,15 @@ struct Interval {
   Time end = 0;
 };
 
-// Earliest s >= ready such that [s, s + d) overlaps no interval of `busy` (sorted, disjoint) and,
-// with a timeline, processor j is among the free ones over the whole window.
+// Earliest s >= ready such that [s, s + d) overlaps no interval of `busy` (sorted, disjoint) and
+// processor j is free over the whole window.
 std::optional<Time> EarliestSlot(const std::vector<Interval>& busy, int j, Time ready, Duration d,
-                                 const Timeline* timeline) {
+                                 const ProcessorFree& free) {
   Time s = ready;
   while (true) {
-    if (timeline != nullptr) {
-      const auto t = timeline->EarliestStart(s, d, j + 1);
-      if (!t) return std::nullopt;
-      s = *t;
-    }
+    const auto t = free.EarliestFree(j, s, d);
+    if (!t) return std::nullopt;
+    s = *t;
     // Disjoint and sorted by start, so also sorted by end: the first interval ending after s is the
     // only one that can overlap a window starting at s first.
     const auto it = std::partition_point(busy.begin(), busy.end(),
@@ -129,11 +127,23 @@ absl::StatusOr<DagPlan> HeftPlanWithCosts(const Dag& dag, const TaskCosts& costs
                                           const Timeline* timeline, const PlanControl& control) {
   if (dag.tasks.empty()) return ValidateDag(dag, 1);  // names the empty DAG
   if (auto s = CheckCosts(dag, costs); !s.ok()) return s;
-  const int n = static_cast<int>(dag.tasks.size());
   const int m = static_cast<int>(costs.front().size());
   if (timeline != nullptr && timeline->capacity() != m) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%d processor speeds for a timeline of %d processors", m, timeline->capacity()));
+  }
+  return HeftPlanOn(dag, costs, release, ProcessorFree(m, timeline), control);
+}
+
+absl::StatusOr<DagPlan> HeftPlanOn(const Dag& dag, const TaskCosts& costs, Time release,
+                                   const ProcessorFree& free, const PlanControl& control) {
+  if (dag.tasks.empty()) return ValidateDag(dag, 1);  // names the empty DAG
+  if (auto s = CheckCosts(dag, costs); !s.ok()) return s;
+  const int n = static_cast<int>(dag.tasks.size());
+  const int m = static_cast<int>(costs.front().size());
+  if (free.processors() != m) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%d processor costs for %d processors", m, free.processors()));
   }
   if (auto s = ValidateDag(dag, m); !s.ok()) return s;
   const auto order = TopologicalOrder(dag);
@@ -166,7 +176,7 @@ absl::StatusOr<DagPlan> HeftPlanWithCosts(const Dag& dag, const TaskCosts& costs
         const TaskReservation& p = plan.tasks[e->from];
         ready = std::max(ready, p.end + (proc[e->from] == j ? 0 : e->transfer));
       }
-      const auto s = EarliestSlot(busy[j], j, ready, costs[i][j], timeline);
+      const auto s = EarliestSlot(busy[j], j, ready, costs[i][j], free);
       if (s && *s + costs[i][j] < best_end) {
         best_j = j;
         best_start = *s;
@@ -181,6 +191,7 @@ absl::StatusOr<DagPlan> HeftPlanWithCosts(const Dag& dag, const TaskCosts& costs
     }
     proc[i] = best_j;
     plan.tasks[i] = TaskReservation{1, best_start, best_end, {best_j}};
+    if (free.groups() > 1) plan.tasks[i].group = free.group_of(best_j);
     if (best_end > best_start) {  // an empty interval blocks nothing
       auto& b = busy[best_j];
       const auto at = std::lower_bound(b.begin(), b.end(), best_start,
@@ -213,6 +224,12 @@ ScheduleToValidate MappedDagPlanToValidate(const Dag& dag, const DagPlan& plan,
 
 absl::Status ValidateProcessorMapping(const std::vector<const DagPlan*>& plans, int processors,
                                       const Timeline* timeline) {
+  return ValidateProcessorMapping(plans, ProcessorFree(processors, timeline));
+}
+
+absl::Status ValidateProcessorMapping(const std::vector<const DagPlan*>& plans,
+                                      const ProcessorFree& free) {
+  const int processors = free.processors();
   struct Use {
     Time start;
     Time end;
@@ -237,11 +254,16 @@ absl::Status ValidateProcessorMapping(const std::vector<const DagPlan*>& plans, 
           return absl::InternalError(
               absl::StrFormat("plan %d task %d: processor ids not ascending and distinct", p, i));
         }
-        if (timeline != nullptr && t.start < t.end && j >= timeline->MinFree(t.start, t.end)) {
+        if (!free.FreeOver(j, t.start, t.end)) {
+          return absl::InternalError(absl::StrFormat(
+              "plan %d task %d: processor %d over [%d, %d) but its group has only %d free there", p,
+              i, j, t.start, t.end, free.timeline(free.group_of(j))->MinFree(t.start, t.end)));
+        }
+        const int group = free.groups() > 1 ? free.group_of(j) : -1;
+        if (group != t.group) {
           return absl::InternalError(
-              absl::StrFormat("plan %d task %d: processor %d over [%d, %d) but only %d are "
-                              "free there",
-                              p, i, j, t.start, t.end, timeline->MinFree(t.start, t.end)));
+              absl::StrFormat("plan %d task %d: processor %d is in group %d, the task says %d", p,
+                              i, j, free.group_of(j), t.group));
         }
         if (t.start < t.end) {
           uses[j].push_back({t.start, t.end, static_cast<int>(p), static_cast<int>(i)});

@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/dag/dag_plan.h"
+#include "core/dag/processor_free.h"
 #include "core/metrics/validate.h"
 #include "core/model/cluster.h"
 #include "core/model/dag.h"
@@ -62,6 +63,11 @@ absl::StatusOr<DagPlan> HeftPlanWithCosts(const Dag& dag, const TaskCosts& costs
                                           const Timeline* timeline,
                                           const PlanControl& control = {});
 
+// Same on processors free where `free` says (processor_free.h): on several groups, each task's
+// TaskReservation::group is the group of its processor.
+absl::StatusOr<DagPlan> HeftPlanOn(const Dag& dag, const TaskCosts& costs, Time release,
+                                   const ProcessorFree& free, const PlanControl& control = {});
+
 // DagPlanToValidate for plans mapped on processors (HEFT, Barbosa): an edge whose two tasks ran on
 // the same single processor needs no transfer (HEFT's rule), and, unless `check_durations`, the
 // models are dropped because durations then depend on the processors' speeds, which the validator
@@ -75,5 +81,9 @@ ScheduleToValidate MappedDagPlanToValidate(const Dag& dag, const DagPlan& plan,
 // and, with a timeline, the convention above (j < MinFree(start, end)).
 absl::Status ValidateProcessorMapping(const std::vector<const DagPlan*>& plans, int processors,
                                       const Timeline* timeline);
+// The same on processors free where `free` says, each task's processors in the group its
+// TaskReservation::group names (-1 with one group).
+absl::Status ValidateProcessorMapping(const std::vector<const DagPlan*>& plans,
+                                      const ProcessorFree& free);
 
 }  // namespace resched

@@ -5,6 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/dag/group_free.h"
 #include "core/online/partitioned_policy.h"
 #include "core/online/policies.h"
 
@@ -525,19 +526,34 @@ absl::Status ClusterPlan::CheckHoldGroup(int group, int k) const {
 }
 
 int ClusterPlan::GroupMinFree(int group, Time start, Time end) const {
-  Timeline own(spec_.groups[group].count);
-  auto book = [&](const Allocation& a) {
-    const Time from = std::max(a.start, start);
-    const Time to = std::min(a.end, end);
-    if (from < to) (void)own.ForceAdd(from, to, a.k);  // never empty nor k < 1 here
+  const std::vector<Timeline> own = OwnBookingsByGroup(start, end);
+  return std::min(own[group].MinFree(start, end), timeline_.MinFree(start, end));
+}
+
+std::vector<Timeline> ClusterPlan::OwnBookingsByGroup(Time from, Time to) const {
+  std::vector<Timeline> own;
+  for (const ProcessorGroup& g : spec_.groups) own.emplace_back(g.count);
+  auto book = [&](int group, const Allocation& a) {
+    const Time start = std::max(a.start, from);
+    const Time end = std::min(a.end, to);
+    if (group < 0 || group >= static_cast<int>(own.size()) || start >= end) return;
+    (void)own[group].ForceAdd(start, end, a.k);  // never empty nor k < 1 here
   };
   for (const auto& [seq, job] : jobs_) {
-    if (job->placed && job->group == group) book(job->allocation);
+    if (job->placed) book(job->group, job->allocation);
   }
-  for (const auto& [n, r] : reservations_) {
-    if (r.group == group) book({r.k, r.start, r.end});
+  for (const auto& [n, r] : reservations_) book(r.group, {r.k, r.start, r.end});
+  for (const auto& [n, d] : dags_) {
+    for (const DagTaskBooking& t : d.tasks) {
+      if (t.booking >= 0) book(t.group, t.allocation);
+    }
   }
-  return std::min(own.MinFree(start, end), timeline_.MinFree(start, end));
+  return own;
+}
+
+std::vector<Timeline> ClusterPlan::FreeByGroup() const {
+  if (spec_.homogeneous()) return {};
+  return SplitFreeAmongGroups(timeline_, OwnBookingsByGroup(now_, kTimeMax), spec_.groups, now_);
 }
 
 ScheduleToValidate ClusterPlan::ToValidate() const {
@@ -562,6 +578,7 @@ ScheduleToValidate ClusterPlan::ToValidate() const {
   for (const auto& [n, d] : dags_) {
     for (const DagTaskBooking& t : d.tasks) {
       s.holds.push_back(t.allocation);
+      s.hold_groups.push_back(t.group);
     }
   }
   return s;

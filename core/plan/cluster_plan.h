@@ -45,6 +45,8 @@ struct DagTaskBooking {
   std::string task;
   Allocation allocation;
   ReservationId booking = -1;
+  // On processor groups of different speeds: the group the task runs in (TaskReservation::group).
+  int group = -1;
 };
 struct DagReservation {
   std::string id;  // "d<n>"
@@ -96,9 +98,13 @@ class ClusterPlan {
   const Timeline& timeline() const { return timeline_; }
   const OnlinePolicy& policy() const { return *policy_; }
   // OK on a cluster of one speed; UNIMPLEMENTED naming `operation` on processor groups of
-  // different speeds, for what assumes identical processors (DAG bookings, Replan). On such a
-  // cluster SubmitJob places each job in one group (JobRecord::group) at that group's speed.
+  // different speeds, for what assumes identical processors (Replan). On such a cluster
+  // SubmitJob places each job in one group (JobRecord::group) at that group's speed, and a DAG's
+  // tasks each run in one group (DagTaskBooking::group).
   absl::Status RequireOneSpeed(std::string_view operation) const;
+  // On processor groups of different speeds: what each group has free from now on for a DAG's
+  // tasks (core/dag/group_free.h), for DagPlanningInput::group_free. Empty on one speed.
+  std::vector<Timeline> FreeByGroup() const;
 
   // Validates and places a job with the policy; assigns its id ("j<n>").
   absl::StatusOr<const JobRecord*> Submit(Job job);
@@ -121,7 +127,9 @@ class ClusterPlan {
   absl::Status RemoveReservation(const std::string& id);
 
   // Books every task of `plan` (computed on this plan's timeline) or none: FAILED_PRECONDITION
-  // naming the task when one no longer fits. Tasks must not start before now.
+  // naming the task when one no longer fits. Tasks must not start before now. On groups of
+  // different speeds every task names its group (TaskReservation::group) and must fit in what
+  // FreeByGroup() gives it there; on one speed none may name one (INVALID_ARGUMENT).
   absl::StatusOr<const DagReservation*> CommitDag(const Dag& dag, const DagPlan& plan,
                                                   std::string algorithm, std::string label,
                                                   Time release, std::string owner = {});
@@ -193,9 +201,14 @@ class ClusterPlan {
   // INVALID_ARGUMENT unless `group` is -1 (any) or, on groups of different speeds, an index
   // into spec().groups whose count is at least k.
   absl::Status CheckHoldGroup(int group, int k) const;
-  // The fewest processors of `group` free over [start, end): its count less its placed jobs and
-  // its holds, and no more than the cluster has free.
+  // The fewest processors of `group` free over [start, end): its count less its placed jobs, its
+  // holds and its DAG tasks, and no more than the cluster has free.
   int GroupMinFree(int group, Time start, Time end) const;
+  // Each group's own bookings (placed jobs, holds and DAG tasks naming it) that end after `from`.
+  std::vector<Timeline> OwnBookingsByGroup(Time from, Time to) const;
+  // INVALID_ARGUMENT unless every task of `plan` names a group (holding its processors) exactly
+  // when the cluster has groups of several speeds.
+  absl::Status CheckTaskGroups(const Dag& dag, const DagPlan& plan) const;
   // A restored job's group must exist exactly on a cluster of several speeds; its model is put
   // back on that group's speed (a snapshot keeps the reference model). DATA_LOSS otherwise.
   absl::Status RestoreGroup(JobRecord& job, const std::string& what) const;
@@ -252,7 +265,8 @@ class ClusterPlan {
   std::vector<JobRecord*> replanned_;  // queued, placed by a Replan: by planned start
   std::vector<JobRecord*> running_;    // started, not ended
   std::map<std::int64_t, ExternalReservation> reservations_;  // by creation order
-  // The bookings of holds that name a group, for the groups' policy (PlanState::group_bookings).
+  // The bookings of holds and DAG tasks that name a group, for the groups' policy
+  // (PlanState::group_bookings).
   absl::flat_hash_map<ReservationId, int> group_bookings_;
   std::vector<JobRecord*> changed_;  // in order of change
   absl::flat_hash_set<JobRecord*> changed_set_;

@@ -27,7 +27,6 @@ absl::StatusOr<const DagReservation*> ClusterPlan::CommitDag(const Dag& dag, con
                                                              std::string algorithm,
                                                              std::string label, Time release,
                                                              std::string owner) {
-  if (absl::Status s = RequireOneSpeed("ReserveDAG"); !s.ok()) return s;
   const auto active = std::count_if(dags_.begin(), dags_.end(), [&](const auto& entry) {
     return entry.second.completion > now_;
   });
@@ -39,6 +38,9 @@ absl::StatusOr<const DagReservation*> ClusterPlan::CommitDag(const Dag& dag, con
   if (plan.tasks.size() != dag.tasks.size()) {
     return absl::InternalError("a DAG plan must have one reservation per task");
   }
+  if (absl::Status s = CheckTaskGroups(dag, plan); !s.ok()) return s;
+  // On several speeds each task must also fit in its group, as the planner saw it.
+  std::vector<Timeline> group_free = FreeByGroup();
   DagReservation record;
   record.algorithm = std::move(algorithm);
   record.label = std::move(label);
@@ -56,18 +58,31 @@ absl::StatusOr<const DagReservation*> ClusterPlan::CommitDag(const Dag& dag, con
                           dag.tasks[i].name, FormatInstant(t.start), FormatInstant(now_)));
       break;
     }
-    absl::StatusOr<ReservationId> booking = timeline_.Add(t.start, t.end, t.k);
+    const bool fits_group =
+        t.group < 0 || t.start >= t.end || group_free[t.group].MinFree(t.start, t.end) >= t.k;
+    absl::StatusOr<ReservationId> booking =
+        fits_group ? timeline_.Add(t.start, t.end, t.k)
+                   : absl::ResourceExhaustedError("the task's group is full");
     if (!booking.ok()) {
       failure = absl::FailedPreconditionError(absl::StrFormat(
-          "task '%s' no longer fits: %d processors over [%s, %s); nothing was reserved",
-          dag.tasks[i].name, t.k, FormatInstant(t.start), FormatInstant(t.end)));
+          "task '%s' no longer fits: %d processors%s over [%s, %s); nothing was reserved",
+          dag.tasks[i].name, t.k,
+          t.group < 0 ? ""
+                      : absl::StrFormat(" of group %d ('%s')", t.group, spec_.groups[t.group].name),
+          FormatInstant(t.start), FormatInstant(t.end)));
       break;
     }
-    record.tasks.push_back({dag.tasks[i].name, Allocation{t.k, t.start, t.end}, *booking});
+    if (t.group >= 0 && t.start < t.end) {
+      (void)group_free[t.group].ForceAdd(t.start, t.end, t.k);  // checked to fit just above
+    }
+    record.tasks.push_back({dag.tasks[i].name, Allocation{t.k, t.start, t.end}, *booking, t.group});
   }
   if (!failure.ok()) {
     for (const DagTaskBooking& b : record.tasks) timeline_.ReleaseHeld(b.booking);
     return failure;
+  }
+  for (const DagTaskBooking& b : record.tasks) {
+    if (b.group >= 0) group_bookings_[b.booking] = b.group;
   }
   for (const DagTaskBooking& b : record.tasks) {
     next_dag_expiry_ = std::min(next_dag_expiry_, b.allocation.end);
@@ -87,6 +102,7 @@ absl::Status ClusterPlan::ReleaseDag(const std::string& id) {
   for (const DagTaskBooking& t : it->second.tasks) {
     if (t.booking < 0) continue;  // already ended
     timeline_.ReleaseHeld(t.booking);
+    group_bookings_.erase(t.booking);
     freed_from = std::min(freed_from, t.allocation.start);
   }
   dags_.erase(it);
@@ -105,6 +121,7 @@ void ClusterPlan::ExpireDags() {
       if (t.booking < 0) continue;
       if (t.allocation.end <= now_) {
         timeline_.ReleaseHeld(t.booking);
+        group_bookings_.erase(t.booking);
         t.booking = -1;
       } else {
         next_dag_expiry_ = std::min(next_dag_expiry_, t.allocation.end);
@@ -120,6 +137,26 @@ void ClusterPlan::ExpireDags() {
       ++it;
     }
   }
+}
+
+absl::Status ClusterPlan::CheckTaskGroups(const Dag& dag, const DagPlan& plan) const {
+  const int groups = spec_.homogeneous() ? 0 : static_cast<int>(spec_.groups.size());
+  for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
+    const TaskReservation& t = plan.tasks[i];
+    if (groups == 0 && t.group != -1) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "placements[%d].group: task '%s' names group %d, but the processors of cluster '%s' "
+          "all have one speed",
+          i, dag.tasks[i].name, t.group, spec_.name));
+    }
+    if (groups > 0 && (t.group < 0 || t.group >= groups || t.k > spec_.groups[t.group].count)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "placements[%d].group: task '%s' must run in one of the %d processor groups of "
+          "cluster '%s' that holds its %d processors; got group %d",
+          i, dag.tasks[i].name, groups, spec_.name, t.k, t.group));
+    }
+  }
+  return absl::OkStatus();
 }
 
 const DagReservation* ClusterPlan::FindDag(const std::string& id) const {

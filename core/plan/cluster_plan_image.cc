@@ -147,12 +147,17 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::FromImage(ClusterPlanI
   }
   for (auto& [seq, dag] : image.dags) {
     for (const DagTaskBooking& task : dag.tasks) {
+      const std::string what = absl::StrCat("task ", task.task, " of ", dag.id);
+      if (task.group != -1) {
+        if (auto s = plan->CheckHoldGroup(task.group, task.allocation.k); !s.ok()) {
+          return absl::DataLossError(absl::StrCat(what, ": ", s.message()));
+        }
+      }
       if (task.booking < 0) continue;  // ended: freed
-      if (auto s = CheckBooking(plan->timeline_, task.booking, task.allocation,
-                                absl::StrCat("task ", task.task, " of ", dag.id));
-          !s.ok()) {
+      if (auto s = CheckBooking(plan->timeline_, task.booking, task.allocation, what); !s.ok()) {
         return s;
       }
+      if (task.group != -1) plan->group_bookings_[task.booking] = task.group;
     }
     plan->dags_.emplace(seq, std::move(dag));
   }

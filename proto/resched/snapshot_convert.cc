@@ -90,6 +90,7 @@ void Put(const DagReservation& d, pb::SnapshotDag* out) {
     task->set_task(t.task);
     Put(t.allocation, task->mutable_allocation());
     task->set_booking(t.booking);
+    if (t.group >= 0) task->set_group(t.group);
   }
   for (const Edge& e : d.edges) {
     pb::SnapshotEdge* edge = out->add_edges();
@@ -110,7 +111,7 @@ DagReservation Get(const pb::SnapshotDag& d) {
   r.release = d.release();
   r.tasks.reserve(d.tasks_size());
   for (const pb::SnapshotDagTask& t : d.tasks()) {
-    r.tasks.push_back({t.task(), Get(t.allocation()), t.booking()});
+    r.tasks.push_back({t.task(), Get(t.allocation()), t.booking(), t.has_group() ? t.group() : -1});
   }
   for (const pb::SnapshotEdge& e : d.edges()) r.edges.push_back({e.from(), e.to(), e.transfer()});
   r.completion = d.completion();

@@ -132,10 +132,11 @@ pb::Allocation ToProto(const Allocation& a) {
   return out;
 }
 
-pb::TaskPlacement ToProto(const std::string& task, const Allocation& a) {
+pb::TaskPlacement ToProto(const std::string& task, const Allocation& a, int group) {
   pb::TaskPlacement p;
   p.set_task(task);
   *p.mutable_allocation() = ToProto(a);
+  if (group >= 0) p.set_group(group);
   return p;
 }
 
@@ -147,7 +148,9 @@ pb::DagReservation ToProto(const DagReservation& d, const std::string& cluster) 
   out.set_label(d.label);
   out.set_owner(d.owner);
   *out.mutable_release() = ToTimestamp(d.release);
-  for (const DagTaskBooking& t : d.tasks) *out.add_placements() = ToProto(t.task, t.allocation);
+  for (const DagTaskBooking& t : d.tasks) {
+    *out.add_placements() = ToProto(t.task, t.allocation, t.group);
+  }
   for (const Edge& e : d.edges) {
     pb::DagEdge* edge = out.add_edges();
     edge->set_from(d.tasks[e.from].task);

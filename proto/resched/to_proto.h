@@ -35,6 +35,7 @@ pb::Reservation ToProto(const ExternalReservation& r, const std::string& cluster
 pb::JobState ToProto(JobState state);
 pb::DagReservation ToProto(const DagReservation& d, const std::string& cluster);
 pb::Allocation ToProto(const Allocation& a);
-pb::TaskPlacement ToProto(const std::string& task, const Allocation& a);
+// `group`: the task's processor group on a cluster of several speeds; -1 leaves it unset.
+pb::TaskPlacement ToProto(const std::string& task, const Allocation& a, int group = -1);
 
 }  // namespace resched

@@ -190,5 +190,46 @@ TEST(RenderDagTaskTable, ShowsTheProcessorIds) {
             "d1   prep  3  @0s    @1m30s  0-1,5\n");
 }
 
+TEST(RenderDagTaskTable, NamesEachTasksGroupOnSeveralSpeeds) {
+  v1::Schedule s = Text<v1::Schedule>(R"pb(
+    dag_tasks {
+      dag_id: "d1"
+      task: "prep"
+      group: 1
+      allocation {
+        processors: 2
+        start {}
+        end { seconds: 90 }
+        processor_ids: [ 4, 5 ]
+      }
+    }
+    dag_tasks {
+      dag_id: "d1"
+      task: "post"
+      group: 0
+      allocation {
+        processors: 1
+        start { seconds: 90 }
+        end { seconds: 120 }
+        processor_ids: [ 0 ]
+      }
+    })pb");
+  EXPECT_EQ(RenderDagTaskTable(Pointers(s.dag_tasks()), TimeStyle::kSimulated, {"fast", "slow"}),
+            "DAG  TASK  GROUP  K  START   END     PROCESSORS\n"
+            "d1   prep  slow   2  @0s     @1m30s  4-5\n"
+            "d1   post  fast   1  @1m30s  @2m     0\n");
+}
+
+TEST(RenderPlacementTable, ShowsTheGroupOfEachTaskOnSeveralSpeeds) {
+  auto placements = Diamond();
+  for (int i = 0; i < placements.size(); ++i) placements[i].set_group(i % 2);
+  EXPECT_EQ(RenderPlacementTable(placements, TimeStyle::kSimulated),
+            "   TASK   GROUP  K  START  END   DURATION\n"
+            "0  prep   #0     4  @10m   @20m       10m\n"
+            "1  left   #1     2  @20m   @50m       30m\n"
+            "2  right  #0     1  @20m   @40m       20m\n"
+            "3  merge  #1     4  @50m   @1h        10m\n");
+}
+
 }  // namespace
 }  // namespace resched::cli

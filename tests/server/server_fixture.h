@@ -188,11 +188,20 @@ class ServerTest : public ::testing::Test {
     for (int i = 0; i < schedule.jobs_size(); ++i) s.items[i].model = &models[i];
     for (const auto& r : schedule.reservations()) {
       s.holds.push_back({r.processors(), *FromProto(r.start(), "s"), *FromProto(r.end(), "e")});
+      s.hold_groups.push_back(r.has_group() ? r.group() : -1);
     }
     for (const auto& t : schedule.dag_tasks()) {
       const auto& a = t.allocation();
       s.holds.push_back({a.processors(), *FromProto(a.start(), "s"), *FromProto(a.end(), "e")});
+      s.hold_groups.push_back(t.has_group() ? t.group() : -1);
       EXPECT_EQ(a.processor_ids_size(), a.processors()) << t.dag_id() << "/" << t.task();
+      if (t.has_group() && t.group() >= 0 && t.group() < static_cast<int>(s.groups.size())) {
+        for (int id : a.processor_ids()) {
+          EXPECT_GE(id, group_first_id[t.group()]) << t.dag_id() << "/" << t.task();
+          EXPECT_LT(id, group_first_id[t.group()] + s.groups[t.group()].count)
+              << t.dag_id() << "/" << t.task();
+        }
+      }
     }
     const auto status = ValidateSchedule(s);
     EXPECT_OK(status);

@@ -69,6 +69,7 @@ void ExpectSameImage(const ClusterPlanImage& a, const ClusterPlanImage& b) {
     ASSERT_EQ(a.dags[i].second.tasks.size(), b.dags[i].second.tasks.size());
     for (std::size_t t = 0; t < a.dags[i].second.tasks.size(); ++t) {
       EXPECT_EQ(a.dags[i].second.tasks[t].booking, b.dags[i].second.tasks[t].booking);
+      EXPECT_EQ(a.dags[i].second.tasks[t].group, b.dags[i].second.tasks[t].group);
     }
   }
   EXPECT_EQ(a.past_holds.size(), b.past_holds.size());
@@ -142,6 +143,14 @@ TEST(ClusterPlanImageTest, ARestoredPlanOnTwoSpeedsGoesOnAsThePlanDoes) {
     RunRandomOps({plan.get()}, 7, options);
     ASSERT_OK(plan->AddReservation(2, plan->now() + 100'000 * kS, plan->now() + 100'100 * kS,
                                    "fast", false, /*group=*/1));
+    // A DAG whose tasks hold processors of each group; the restored plan counts them there.
+    const Dag dag{{{"slow", RuntimeModel(RigidModel{3, 100 * kS})},
+                   {"fast", RuntimeModel(RigidModel{2, 100 * kS})}},
+                  {}};
+    const Time at = plan->now() + 200'000 * kS;
+    DagPlan placed{{{3, at, at + 100 * kS, {}, 0}, {2, at, at + 50 * kS, {}, 1}}, 0, 0};
+    Summarize(placed);
+    ASSERT_OK(plan->CommitDag(dag, placed, "cpa", "groups", plan->now()));
     (void)plan->TakeChangedJobs();
     auto restored = Restored(*plan);
     ASSERT_NE(restored, nullptr);
@@ -149,6 +158,12 @@ TEST(ClusterPlanImageTest, ARestoredPlanOnTwoSpeedsGoesOnAsThePlanDoes) {
     ASSERT_OK(ValidateSchedule(restored->ToValidate()));
     RunRandomOps({plan.get(), restored.get()}, 107, options,
                  [&](int) { EXPECT_EQ(Outcome(*plan), Outcome(*restored)); });
+    // The fast group's 4 processors hold the DAG task's 2 over [at, at + 50 s) on both.
+    for (ClusterPlan* p : {plan.get(), restored.get()}) {
+      EXPECT_THAT(p->AddReservation(3, at, at + 10 * kS, "fast", false, /*group=*/1),
+                  testing::StatusIs(absl::StatusCode::kResourceExhausted,
+                                    ::testing::HasSubstr("of group 1")));
+    }
   }
 }
 

@@ -57,19 +57,6 @@ TEST(ClusterPlanGroups, PartitionedPoliciesAndPeriodicReplansAreNotBuiltForSever
                                 ::testing::HasSubstr("cluster.replan_every")));
 }
 
-TEST(ClusterPlanGroups, DagBookingsAndReplansAreRefusedOnSeveralSpeedsSayingWhy) {
-  auto plan = testing::MakePlanOn("conservative", kTwoSpeedGroups);
-  const JobId queued = testing::Submit(*plan, testing::RigidJob(4, 10, 5));
-  EXPECT_THAT(plan->CommitDag(Dag{}, DagPlan{}, "heft", "", 0),
-              testing::StatusIs(absl::StatusCode::kUnimplemented,
-                                ::testing::HasSubstr("ReserveDAG on cluster 'test'")));
-  EXPECT_THAT(plan->ApplyReplan({{queued, testing::AllocationOf(*plan, queued)}}),
-              testing::StatusIs(absl::StatusCode::kUnimplemented,
-                                ::testing::HasSubstr("Replan on cluster 'test'")));
-  EXPECT_TRUE(plan->Dags().empty());
-  EXPECT_FALSE(plan->FindJob(queued)->replanned);
-}
-
 TEST(ClusterPlanGroups, GroupsOfOneSpeedAreOnePool) {
   auto plan = testing::MakePlanOn("conservative", {{"a", 2, 1.0}, {"b", 2, 1.0}});
   const JobId wide = testing::Submit(*plan, testing::RigidJob(4, 10));  // spans both groups
