@@ -132,7 +132,6 @@ grpc::Status ReschedService::ReplanCluster(ClusterState& state, const std::strin
     response->set_attempts(attempt);
     absl::StatusOr<std::unique_ptr<ClusterPlan>> snapshot = state.Snapshot();
     if (!snapshot.ok()) return ToGrpc(snapshot.status());
-    if (absl::Status s = (*snapshot)->RequireOneSpeed("Replan"); !s.ok()) return ToGrpc(s);
     trace::ScopedSpan planning(kPlanSpan);
     if (planning.recording()) {
       planning.SetAttribute("resched.algorithm", name);

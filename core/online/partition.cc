@@ -94,6 +94,10 @@ void Partition::Sync(PlanState& state, const std::function<int(const JobRecord&)
     const auto live = state.timeline().Get(id);
     if (live && part >= 0 && part < parts()) running_[part].push_back(*live);
   }
+  // So do the jobs a Replan placed in a part, until they start (then they are running jobs).
+  for (const JobRecord* job : state.group_jobs()) {
+    if (job->placed) running_[part_of(*job)].push_back(job->allocation);
+  }
 }
 
 Partition::Trial Partition::Try(PlanState& state, int part, std::vector<JobRecord*> jobs,

@@ -42,7 +42,8 @@ class Partition {
   // Learns which bookings started, ended or vanished since the last call, and adopts queued and
   // running jobs booked by someone else (a plan putting its queue back after a refused
   // reservation) into the part `part_of` names. The state's group bookings (holds naming a
-  // part) count in their part. Call first in every entry point of the policy.
+  // part) and group jobs (placed by a Replan) count in their part. Call first in every entry
+  // point of the policy.
   void Sync(PlanState& state, const std::function<int(const JobRecord&)>& part_of);
 
   // What a part's policy would do with its queued jobs (`jobs`, submission order), computed on

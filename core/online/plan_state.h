@@ -62,6 +62,10 @@ class PlanState {
   void set_group_bookings(const absl::flat_hash_map<ReservationId, int>* bookings) {
     group_bookings_ = bookings;
   }
+  // Queued jobs out of the policy's queue that hold their group's processors (placed by a
+  // Replan on a cluster of several speeds, each in its JobRecord::group); empty otherwise.
+  const std::vector<JobRecord*>& group_jobs() const { return group_jobs_ ? *group_jobs_ : kNone; }
+  void set_group_jobs(const std::vector<JobRecord*>* jobs) { group_jobs_ = jobs; }
 
   // Books `allocation` for `job`; the caller guarantees it fits (a policy computed it on this
   // timeline), so a failure here is a bug and aborts loudly in debug builds.
@@ -80,6 +84,7 @@ class PlanState {
   const std::vector<JobRecord*>* running_;
   StartBounds* start_bounds_;
   const absl::flat_hash_map<ReservationId, int>* group_bookings_ = nullptr;
+  const std::vector<JobRecord*>* group_jobs_ = nullptr;
   std::vector<JobRecord*> moved_;
   static inline const std::vector<JobRecord*> kNone;
   static inline const absl::flat_hash_map<ReservationId, int> kNoGroupBookings;

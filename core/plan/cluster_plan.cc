@@ -20,7 +20,7 @@ std::optional<std::int64_t> ParseReservationId(const std::string& id) {
 }
 
 // On groups of several speeds: the cluster's policy run once per group (grouped_policy.cc), or
-// UNIMPLEMENTED for what assumes identical processors and is not built for groups yet.
+// UNIMPLEMENTED for a partitioned policy, which would need a partition inside each group.
 absl::StatusOr<std::unique_ptr<OnlinePolicy>> MakeGroupedOrRefuse(
     const ClusterSpec& spec, const AlgorithmParams& params, std::unique_ptr<OnlinePolicy> policy) {
   if (dynamic_cast<const PartitionedPolicy*>(policy.get()) != nullptr) {
@@ -31,12 +31,6 @@ absl::StatusOr<std::unique_ptr<OnlinePolicy>> MakeGroupedOrRefuse(
         "or give every group the same speed",
         spec.policy));
   }
-  if (spec.replan.every > 0) {
-    return absl::UnimplementedError(
-        "cluster.replan_every: a periodic Replan is not built for groups of different speeds "
-        "yet (the offline planners assume identical processors); set it to 0 or give every "
-        "group the same speed");
-  }
   return MakeGroupedPolicy(spec.groups, [name = spec.policy, params] {
     // Built once already with these parameters, so it cannot fail here.
     return *MakePolicy(name, params);
@@ -44,15 +38,6 @@ absl::StatusOr<std::unique_ptr<OnlinePolicy>> MakeGroupedOrRefuse(
 }
 
 }  // namespace
-
-absl::Status ClusterPlan::RequireOneSpeed(std::string_view operation) const {
-  if (spec_.homogeneous()) return absl::OkStatus();
-  return absl::UnimplementedError(absl::StrFormat(
-      "%s on cluster '%s': its processor groups have different speeds, and %s is not built "
-      "for them yet (it would place work as if every processor had one speed); submit jobs "
-      "with SubmitJob, which places each job in one group at that group's speed",
-      operation, spec_.name, operation));
-}
 
 absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::Create(const ClusterSpec& spec,
                                                                  const AlgorithmParams& params,
@@ -127,6 +112,8 @@ std::unique_ptr<ClusterPlan> ClusterPlan::Clone() const {
 PlanState ClusterPlan::MakeState() {
   PlanState state(now_, last_start_, timeline_, queue_, &running_, &start_bounds_);
   state.set_group_bookings(&group_bookings_);
+  // On one speed replanned jobs are bookings no part made, as before groups existed.
+  if (!spec_.homogeneous()) state.set_group_jobs(&replanned_);
   return state;
 }
 
@@ -526,11 +513,12 @@ absl::Status ClusterPlan::CheckHoldGroup(int group, int k) const {
 }
 
 int ClusterPlan::GroupMinFree(int group, Time start, Time end) const {
-  const std::vector<Timeline> own = OwnBookingsByGroup(start, end);
+  const std::vector<Timeline> own = OwnBookingsByGroup(start, end, QueuedJobsIn::kAll);
   return std::min(own[group].MinFree(start, end), timeline_.MinFree(start, end));
 }
 
-std::vector<Timeline> ClusterPlan::OwnBookingsByGroup(Time from, Time to) const {
+std::vector<Timeline> ClusterPlan::OwnBookingsByGroup(Time from, Time to,
+                                                      QueuedJobsIn queued) const {
   std::vector<Timeline> own;
   for (const ProcessorGroup& g : spec_.groups) own.emplace_back(g.count);
   auto book = [&](int group, const Allocation& a) {
@@ -540,7 +528,12 @@ std::vector<Timeline> ClusterPlan::OwnBookingsByGroup(Time from, Time to) const 
     (void)own[group].ForceAdd(start, end, a.k);  // never empty nor k < 1 here
   };
   for (const auto& [seq, job] : jobs_) {
-    if (job->placed) book(job->group, job->allocation);
+    if (!job->placed) continue;
+    if (job->state == JobState::kQueued && queued != QueuedJobsIn::kAll &&
+        (queued == QueuedJobsIn::kNone || job->replanned)) {
+      continue;
+    }
+    book(job->group, job->allocation);
   }
   for (const auto& [n, r] : reservations_) book(r.group, {r.k, r.start, r.end});
   for (const auto& [n, d] : dags_) {
@@ -553,7 +546,14 @@ std::vector<Timeline> ClusterPlan::OwnBookingsByGroup(Time from, Time to) const 
 
 std::vector<Timeline> ClusterPlan::FreeByGroup() const {
   if (spec_.homogeneous()) return {};
-  return SplitFreeAmongGroups(timeline_, OwnBookingsByGroup(now_, kTimeMax), spec_.groups, now_);
+  return SplitFreeAmongGroups(timeline_, OwnBookingsByGroup(now_, kTimeMax, QueuedJobsIn::kAll),
+                              spec_.groups, now_);
+}
+
+std::vector<Timeline> ClusterPlan::FreeByGroupForQueued() const {
+  if (spec_.homogeneous()) return {};
+  return SplitFreeAmongGroups(
+      FreeForQueued(), OwnBookingsByGroup(now_, kTimeMax, QueuedJobsIn::kNone), spec_.groups, now_);
 }
 
 ScheduleToValidate ClusterPlan::ToValidate() const {

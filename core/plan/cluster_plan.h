@@ -97,14 +97,14 @@ class ClusterPlan {
   Time now() const { return now_; }
   const Timeline& timeline() const { return timeline_; }
   const OnlinePolicy& policy() const { return *policy_; }
-  // OK on a cluster of one speed; UNIMPLEMENTED naming `operation` on processor groups of
-  // different speeds, for what assumes identical processors (Replan). On such a cluster
-  // SubmitJob places each job in one group (JobRecord::group) at that group's speed, and a DAG's
-  // tasks each run in one group (DagTaskBooking::group).
-  absl::Status RequireOneSpeed(std::string_view operation) const;
-  // On processor groups of different speeds: what each group has free from now on for a DAG's
-  // tasks (core/dag/group_free.h), for DagPlanningInput::group_free. Empty on one speed.
+  // On processor groups of different speeds every job (JobRecord::group), DAG task
+  // (DagTaskBooking::group) and replanned job runs inside one group, at that group's speed.
+  // What each group has free from now on for a DAG's tasks (core/dag/group_free.h), for
+  // DagPlanningInput::group_free; empty on one speed.
   std::vector<Timeline> FreeByGroup() const;
+  // The same with every queued job's processors free (FreeForQueued per group), for a Replan
+  // of each group's queue.
+  std::vector<Timeline> FreeByGroupForQueued() const;
 
   // Validates and places a job with the policy; assigns its id ("j<n>").
   absl::StatusOr<const JobRecord*> Submit(Job job);
@@ -204,8 +204,10 @@ class ClusterPlan {
   // The fewest processors of `group` free over [start, end): its count less its placed jobs, its
   // holds and its DAG tasks, and no more than the cluster has free.
   int GroupMinFree(int group, Time start, Time end) const;
-  // Each group's own bookings (placed jobs, holds and DAG tasks naming it) that end after `from`.
-  std::vector<Timeline> OwnBookingsByGroup(Time from, Time to) const;
+  // Each group's own bookings over [from, to): its placed jobs (the queued ones as `queued`
+  // says), the holds and the DAG tasks naming it.
+  enum class QueuedJobsIn { kAll, kPolicyQueueOnly, kNone };
+  std::vector<Timeline> OwnBookingsByGroup(Time from, Time to, QueuedJobsIn queued) const;
   // INVALID_ARGUMENT unless every task of `plan` names a group (holding its processors) exactly
   // when the cluster has groups of several speeds.
   absl::Status CheckTaskGroups(const Dag& dag, const DagPlan& plan) const;

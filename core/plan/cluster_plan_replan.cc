@@ -1,9 +1,11 @@
 // A committed Replan and the replanned queue it leaves (cluster_plan.h). Replanned jobs live
 // beside the policy's queue, not in it: every policy plans around them as it plans around
-// reservations, and only this file moves them, earlier, in their order, at their width.
+// reservations, and only this file moves them, earlier, in their order, at their width. On
+// groups of different speeds a replanned job stays in its group, whose capacity it counts in.
 #include <algorithm>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_format.h"
 #include "core/plan/cluster_plan.h"
@@ -58,11 +60,17 @@ absl::Status ClusterPlan::CheckPlanned(const std::vector<PlannedJob>& planned,
     JobRecord* job = it->second;
     const Allocation& a = p.allocation;
     const Time earliest = std::max(now_, job->job.release);
-    if (a.k < 1 || a.k > capacity()) {
+    // A job in a group keeps it: its processors and its model's speed are the group's.
+    const int processors = job->group >= 0 ? spec_.groups[job->group].count : capacity();
+    if (a.k < 1 || a.k > processors) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "plan[%d]: job '%s' must get a width in [1, %d], got %d", i, p.id, capacity(), a.k));
+          "plan[%d]: job '%s' must get a width in [1, %d]%s, got %d", i, p.id, processors,
+          job->group >= 0
+              ? absl::StrFormat(" (its group %d, '%s')", job->group, spec_.groups[job->group].name)
+              : "",
+          a.k));
     }
-    const std::vector<int> widths = job->job.model.Widths(capacity());
+    const std::vector<int> widths = job->job.model.Widths(processors);
     if (std::find(widths.begin(), widths.end(), a.k) == widths.end()) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "plan[%d]: job '%s' cannot run on %d processors (its model)", i, p.id, a.k));
@@ -83,7 +91,6 @@ absl::Status ClusterPlan::CheckPlanned(const std::vector<PlannedJob>& planned,
 }
 
 absl::Status ClusterPlan::ApplyReplan(const std::vector<PlannedJob>& planned) {
-  if (absl::Status s = RequireOneSpeed("Replan"); !s.ok()) return s;
   std::vector<JobRecord*> jobs;
   if (absl::Status s = CheckPlanned(planned, jobs); !s.ok()) return s;
 
@@ -102,10 +109,22 @@ absl::Status ClusterPlan::ApplyReplan(const std::vector<PlannedJob>& planned) {
       state.Unplace(*job);
     }
   }
+  // On several speeds each job must also fit in its group, beside the group's other bookings.
+  std::vector<Timeline> own_bookings;
+  if (!spec_.homogeneous()) own_bookings = OwnBookingsByGroup(now_, kTimeMax, QueuedJobsIn::kAll);
   std::vector<ReservationId> booked;
-  for (const PlannedJob& p : planned) {
+  for (std::size_t i = 0; i < planned.size(); ++i) {
+    const PlannedJob& p = planned[i];
     const Allocation& a = p.allocation;
-    absl::StatusOr<ReservationId> id = timeline_.Add(a.start, a.end, a.k);
+    Timeline* group = own_bookings.empty() ? nullptr : &own_bookings[jobs[i]->group];
+    const bool fits_group = group == nullptr || a.start >= a.end ||
+                            group->MinFree(std::max(a.start, now_), a.end) >= a.k;
+    absl::StatusOr<ReservationId> id = fits_group
+                                           ? timeline_.Add(a.start, a.end, a.k)
+                                           : absl::ResourceExhaustedError("its group is full");
+    if (id.ok() && group != nullptr && a.start < a.end) {
+      (void)group->ForceAdd(std::max(a.start, now_), a.end, a.k);  // checked just above
+    }
     if (!id.ok()) {
       for (ReservationId b : booked) timeline_.ReleaseHeld(b);
       for (const Previous& back : previous) {
@@ -113,9 +132,13 @@ absl::Status ClusterPlan::ApplyReplan(const std::vector<PlannedJob>& planned) {
       }
       state.ForgetMoves();
       return absl::FailedPreconditionError(absl::StrFormat(
-          "job '%s' of the plan no longer fits: %d processors over [%s, %s) are not free "
+          "job '%s' of the plan no longer fits: %d processors%s over [%s, %s) are not free "
           "(the cluster changed while it was planned)",
-          p.id, a.k, FormatInstant(a.start), FormatInstant(a.end)));
+          p.id, a.k,
+          group == nullptr ? ""
+                           : absl::StrFormat(" of group %d ('%s')", jobs[i]->group,
+                                             spec_.groups[jobs[i]->group].name),
+          FormatInstant(a.start), FormatInstant(a.end)));
     }
     booked.push_back(*id);
   }
@@ -161,7 +184,21 @@ void ClusterPlan::Reoptimize(Time freed_from) {
 }
 
 void ClusterPlan::CompressReplanned(Time freed_from) {
+  if (replanned_.empty()) return;
   PlanState state = MakeState();
+  // On several speeds a job also needs room in its group: each group's bookings, with each
+  // replanned job's own so that it can leave its slot.
+  std::vector<Timeline> own_bookings;
+  absl::flat_hash_map<const JobRecord*, ReservationId> own_booking;
+  if (!spec_.homogeneous()) {
+    own_bookings = OwnBookingsByGroup(now_, kTimeMax, QueuedJobsIn::kPolicyQueueOnly);
+    for (const JobRecord* job : replanned_) {
+      const Allocation& a = job->allocation;
+      if (a.start < a.end) {
+        own_booking[job] = *own_bookings[job->group].ForceAdd(a.start, a.end, a.k);
+      }
+    }
+  }
   Time previous_start = now_;
   bool predecessor_moved = false;
   for (JobRecord* job : replanned_) {
@@ -171,13 +208,29 @@ void ClusterPlan::CompressReplanned(Time freed_from) {
       continue;
     }
     const Allocation old = job->allocation;
+    const Duration length = old.end - old.start;
     state.Unplace(*job);
-    const Time not_before = std::max({now_, job->job.release, previous_start});
+    Timeline* group = own_bookings.empty() ? nullptr : &own_bookings[job->group];
+    if (group != nullptr && own_booking.contains(job)) group->ReleaseHeld(own_booking[job]);
     // Its own slot is free again and starts no earlier than `not_before`: a start is found.
-    const std::optional<Time> start =
-        timeline_.EarliestStart(not_before, old.end - old.start, old.k);
-    const Time chosen = start && *start < old.start ? *start : old.start;
-    state.Place(*job, Allocation{old.k, chosen, chosen + (old.end - old.start)}, true);
+    // The earliest start where both the cluster and the group have room: each search starts
+    // where the other found room, so the starts only rise, up to the job's own.
+    Time chosen = old.start;
+    for (Time from = std::max({now_, job->job.release, previous_start});;) {
+      const std::optional<Time> start = timeline_.EarliestStart(from, length, old.k);
+      if (!start || *start >= old.start) break;
+      if (group == nullptr || length == 0 || group->MinFree(*start, *start + length) >= old.k) {
+        chosen = *start;
+        break;
+      }
+      const std::optional<Time> in_group = group->EarliestStart(*start, length, old.k);
+      if (!in_group || *in_group >= old.start) break;
+      from = *in_group;
+    }
+    state.Place(*job, Allocation{old.k, chosen, chosen + length}, true);
+    if (group != nullptr && length > 0) {
+      own_booking[job] = *group->ForceAdd(chosen, chosen + length, old.k);
+    }
     previous_start = chosen;
     predecessor_moved |= chosen != old.start;
   }

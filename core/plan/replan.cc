@@ -118,41 +118,67 @@ absl::StatusOr<ReplanTrial> TryReplan(const ClusterPlan& plan,
 absl::StatusOr<ReplanProposal> ProposeReplan(const ClusterPlan& plan, const OfflinePlanner& planner,
                                              ReplanObjective objective, const PlanControl& control,
                                              bool lower_bounds) {
-  OfflineProblem problem;
-  problem.free = plan.FreeForQueued();
-  problem.now = plan.now();
-  for (const JobRecord* job : plan.QueuedJobs()) {
-    problem.jobs.push_back({job->job.id, job->job.model, job->job.weight, job->job.release});
+  // One problem on one speed; on several, one per group with its queued jobs, which keep their
+  // group: their models are at its speed.
+  const std::vector<const JobRecord*> queued = plan.QueuedJobs();
+  std::vector<OfflineProblem> problems;
+  std::vector<std::vector<std::size_t>> positions;  // of each problem's jobs in `queued`
+  if (plan.spec().homogeneous()) {
+    problems.emplace_back().free = plan.FreeForQueued();
+    positions.emplace_back();
+  } else {
+    for (Timeline& free : plan.FreeByGroupForQueued()) {
+      problems.emplace_back().free = std::move(free);
+      positions.emplace_back();
+    }
+  }
+  for (std::size_t i = 0; i < queued.size(); ++i) {
+    const JobRecord* job = queued[i];
+    const std::size_t p = problems.size() == 1 ? 0 : static_cast<std::size_t>(job->group);
+    problems[p].jobs.push_back({job->job.id, job->job.model, job->job.weight, job->job.release});
+    positions[p].push_back(i);
   }
   ReplanProposal proposal;
-  const auto started = std::chrono::steady_clock::now();
-  absl::StatusOr<OfflinePlan> offline = planner.Plan(problem, control);
-  proposal.planner_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (!offline.ok()) return offline.status();
-  if (offline->allocations.size() != problem.jobs.size()) {
-    return absl::InternalError(absl::StrFormat("the planner placed %d of %d jobs",
-                                               offline->allocations.size(), problem.jobs.size()));
-  }
-  for (std::size_t i = 0; i < problem.jobs.size(); ++i) {
-    proposal.planned.push_back({problem.jobs[i].id, offline->allocations[i]});
-  }
-  if (lower_bounds && !problem.jobs.empty()) {
+  proposal.planned.resize(queued.size());
+  double weights = 0;
+  double weighted_bound = 0;  // the LP bounds' sum, in weight x microseconds after now
+  for (std::size_t p = 0; p < problems.size(); ++p) {
+    OfflineProblem& problem = problems[p];
+    if (problem.jobs.empty() && problems.size() > 1) continue;
+    problem.now = plan.now();
+    const auto started = std::chrono::steady_clock::now();
+    absl::StatusOr<OfflinePlan> offline = planner.Plan(problem, control);
+    proposal.planner_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!offline.ok()) return offline.status();
+    if (offline->allocations.size() != problem.jobs.size()) {
+      return absl::InternalError(absl::StrFormat("the planner placed %d of %d jobs",
+                                                 offline->allocations.size(), problem.jobs.size()));
+    }
+    for (std::size_t i = 0; i < problem.jobs.size(); ++i) {
+      proposal.planned[positions[p][i]] = {problem.jobs[i].id, offline->allocations[i]};
+    }
+    if (!lower_bounds || problem.jobs.empty()) continue;
+    // With several groups, bounds for the plans that keep every job in its group: the latest
+    // group's makespan bound, and the sum of the groups' weighted-completion bounds.
     if (objective == ReplanObjective::kMakespan || objective == ReplanObjective::kBicriteria) {
       absl::Status error;
-      proposal.makespan_lower_bound =
+      const std::optional<Time> bound =
           MakespanLowerBound(problem, offline->makespan_lower_bound, control, error);
       if (!error.ok()) return error;
+      if (bound) {
+        proposal.makespan_lower_bound = std::max(proposal.makespan_lower_bound.value_or(0), *bound);
+      }
     }
     if (objective == ReplanObjective::kWeightedCompletion ||
         objective == ReplanObjective::kBicriteria) {
       absl::StatusOr<double> lp = WeightedCompletionLowerBound(problem, control);
       if (!lp.ok()) return lp.status();
-      // The LP bounds sum w (C - now) in weight x microseconds; the figures sum w C in seconds.
-      double weights = 0;
+      weighted_bound += *lp;
       for (const OfflineJob& job : problem.jobs) weights += job.weight;
+      // The LP bounds sum w (C - now) in weight x microseconds; the figures sum w C in seconds.
       proposal.weighted_completion_lower_bound =
-          (*lp + weights * static_cast<double>(problem.now)) /
+          (weighted_bound + weights * static_cast<double>(plan.now())) /
           static_cast<double>(kMicrosPerSecond);
     }
   }

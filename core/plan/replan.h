@@ -64,8 +64,10 @@ struct ReplanProposal {
 };
 
 // Plans every queued job of `plan` with `planner` on FreeForQueued(), computes the objective's
-// lower bounds (unless `lower_bounds` is false), and tries the plan. CANCELLED when `control`
-// says stop.
+// lower bounds (unless `lower_bounds` is false), and tries the plan. On groups of different
+// speeds each group's queued jobs are planned in that group, on what it has free
+// (FreeByGroupForQueued), and the bounds are those of plans that keep every job in its group.
+// CANCELLED when `control` says stop.
 absl::StatusOr<ReplanProposal> ProposeReplan(const ClusterPlan& plan, const OfflinePlanner& planner,
                                              ReplanObjective objective, const PlanControl& control,
                                              bool lower_bounds = true);

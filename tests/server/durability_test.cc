@@ -106,8 +106,6 @@ class DurabilityTest : public ServerTest {
                     std::map<std::string, pb::SubmitJobResponse>& answered) {
     auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
     int kind = pick(11);
-    // Replan is not built for groups of different speeds: a job instead.
-    if (cluster == kTwoSpeedCluster && kind == 10) kind = 0;
     grpc::ClientContext context;
     if (kind < 5) {
       pb::JobSpec spec;

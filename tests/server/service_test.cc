@@ -320,18 +320,34 @@ TEST_F(ServerTest, WhatIsNotBuiltForSeveralSpeedsAnswersUnimplementedSayingWhat)
   EXPECT_EQ(partitioned.error_code(), grpc::StatusCode::UNIMPLEMENTED);
   EXPECT_NE(partitioned.error_message().find("cluster.policy"), std::string::npos)
       << partitioned.error_message();
+}
 
+// Replan on two speeds: each group's queued jobs planned in their group, at its speed.
+TEST_F(ServerTest, ReplanOnSeveralSpeedsKeepsEachJobInItsGroup) {
+  pb::Cluster cluster;
   grpc::ClientContext create;
   ASSERT_OK(stub_->CreateCluster(&create, TwoSpeedCluster("fcfs"), &cluster));
+  std::map<std::string, int> group_of;
+  // FCFS in a bad order on both groups: wide and narrow jobs alternating.
+  for (int i = 0; i < 8; ++i) {
+    pb::SubmitJobResponse job;
+    ASSERT_OK(Submit("mixed", Rigid(i % 2 == 0 ? 3 : 2, 600), &job));
+    group_of[job.job().id()] = job.job().group();
+  }
   pb::ReplanRequest replan;
   replan.set_cluster("mixed");
   replan.mutable_algorithm()->set_name("mrt");
+  replan.set_force(true);
   pb::ReplanResponse replanned;
   grpc::ClientContext again;
-  const grpc::Status replans = stub_->Replan(&again, replan, &replanned);
-  EXPECT_EQ(replans.error_code(), grpc::StatusCode::UNIMPLEMENTED);
-  EXPECT_NE(replans.error_message().find("Replan on cluster 'mixed'"), std::string::npos)
-      << replans.error_message();
+  ASSERT_OK(stub_->Replan(&again, replan, &replanned));
+  EXPECT_TRUE(replanned.applied());
+  EXPECT_TRUE(replanned.has_makespan_lower_bound());
+  const pb::Schedule schedule = Schedule("mixed");
+  for (const pb::Job& job : schedule.jobs()) {
+    EXPECT_EQ(job.group(), group_of[job.id()]) << job.id();
+  }
+  ExpectValid(schedule);
 }
 
 // ReserveDAG and QueryDeadline on two speeds: every task runs in one group at its speed, the

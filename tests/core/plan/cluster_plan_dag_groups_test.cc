@@ -194,7 +194,7 @@ TEST(ClusterPlanDagGroups, ACommitChecksEachTaskInItsGroupAndReleaseFreesIt) {
   EXPECT_OK(plan->AddReservation(2, 20 * kS, 30 * kS, "fast", false, /*group=*/1));
 }
 
-TEST(ClusterPlanDagGroups, OnOneSpeedATaskNamesNoGroupAndReplanStaysRefusedOnSeveral) {
+TEST(ClusterPlanDagGroups, OnOneSpeedATaskNamesNoGroup) {
   auto one_speed = testing::MakePlan("conservative", 4);
   const Dag one{{{"t", RuntimeModel(RigidModel{2, 100 * kS})}}, {}};
   DagPlan placed{{{2, 0, 100 * kS, {}, 0}}, 0, 0};
@@ -202,12 +202,6 @@ TEST(ClusterPlanDagGroups, OnOneSpeedATaskNamesNoGroupAndReplanStaysRefusedOnSev
   EXPECT_THAT(one_speed->CommitDag(one, placed, "cpa", "", 0),
               testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                 ::testing::HasSubstr("all have one speed")));
-  auto plan = testing::MakePlanOn("conservative", kSlowAndFast);
-  const JobId queued = testing::Submit(*plan, testing::RigidJob(3, 10, 5));
-  EXPECT_THAT(plan->ApplyReplan({{queued, testing::AllocationOf(*plan, queued)}}),
-              testing::StatusIs(absl::StatusCode::kUnimplemented,
-                                ::testing::HasSubstr("Replan on cluster 'test'")));
-  EXPECT_FALSE(plan->FindJob(queued)->replanned);
 }
 
 }  // namespace

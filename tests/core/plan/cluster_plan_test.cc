@@ -45,23 +45,18 @@ TEST(ClusterPlanReportStarted, AcknowledgesARunningJobAndRefusesAQueuedOneSaying
 
 const std::vector<ProcessorGroup> kTwoSpeedGroups = {{"slow", 4, 1.0}, {"fast", 2, 2.0}};
 
-TEST(ClusterPlanGroups, PartitionedPoliciesAndPeriodicReplansAreNotBuiltForSeveralSpeeds) {
+TEST(ClusterPlanGroups, PartitionedPoliciesAreNotBuiltForSeveralSpeeds) {
   ClusterSpec split{"test", kTwoSpeedGroups, ClockKind::kSimulated, "split", {}};
   EXPECT_THAT(ClusterPlan::Create(split, {}, 0),
               testing::StatusIs(absl::StatusCode::kUnimplemented,
                                 ::testing::HasSubstr("cluster.policy: 'split' cuts the cluster")));
-  ClusterSpec replanned{"test", kTwoSpeedGroups, ClockKind::kSimulated, "fcfs", {}};
-  replanned.replan.every = 60 * kS;
-  EXPECT_THAT(ClusterPlan::Create(replanned, {}, 0),
-              testing::StatusIs(absl::StatusCode::kUnimplemented,
-                                ::testing::HasSubstr("cluster.replan_every")));
 }
 
 TEST(ClusterPlanGroups, GroupsOfOneSpeedAreOnePool) {
   auto plan = testing::MakePlanOn("conservative", {{"a", 2, 1.0}, {"b", 2, 1.0}});
   const JobId wide = testing::Submit(*plan, testing::RigidJob(4, 10));  // spans both groups
   EXPECT_EQ(plan->FindJob(wide)->group, -1);
-  EXPECT_OK(plan->RequireOneSpeed("ReserveDAG"));
+  EXPECT_TRUE(plan->FreeByGroup().empty());
 }
 
 }  // namespace
