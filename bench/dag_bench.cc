@@ -4,6 +4,9 @@
 //   BM_PlanDag/<name>: one turnaround plan (target: <= 5 ms median for bl_cpar_bd_cpar).
 //   BM_TightestDeadline/<name>: the tightest-deadline search (target: <= 100 ms).
 //   BM_TimelineCopy: the snapshot every plan starts from, as a baseline in the same run.
+//   BM_PlanDagOnGroups/<name>: the same on two processor groups of different speeds (864 at
+//   speed 1, 288 at speed 2), every reservation a hold of any group (the split's worst case);
+//   BM_SplitFreeAmongGroups: what each group has free, built once per plan (group_free.h).
 // Medians: run with --benchmark_repetitions=10 --benchmark_report_aggregates_only=true.
 #include <benchmark/benchmark.h>
 
@@ -11,6 +14,7 @@
 
 #include "core/dag/cpa.h"
 #include "core/dag/dag_planner.h"
+#include "core/dag/group_free.h"
 #include "core/registry/registry.h"
 #include "core/workload/dag_generator.h"
 
@@ -108,6 +112,45 @@ void BM_TightestDeadline(benchmark::State& state, const char* name,
   state.counters["deadline_h"] = static_cast<double>(tightest - input.release) / 3600e6;
 }
 
+const std::vector<ProcessorGroup> kTwoSpeeds = {{"slow", 864, 1.0}, {"fast", 288, 2.0}};
+
+std::vector<Timeline> SplitBusyTimeline(Time from) {
+  std::vector<Timeline> own;
+  for (const ProcessorGroup& g : kTwoSpeeds) own.emplace_back(g.count);
+  return SplitFreeAmongGroups(BusyTimeline(), std::move(own), kTwoSpeeds, from);
+}
+
+void BM_SplitFreeAmongGroups(benchmark::State& state) {
+  const Time release = 100 * kDay;
+  for (auto _ : state) {
+    std::vector<Timeline> free = SplitBusyTimeline(release);
+    benchmark::DoNotOptimize(free);
+  }
+}
+
+void BM_PlanDagOnGroups(benchmark::State& state, const char* name) {
+  DagPlanningInput input = Input();
+  input.groups = kTwoSpeeds;
+  input.group_free = SplitBusyTimeline(input.release);
+  const std::unique_ptr<DagPlanner> planner = PlannerOrSkip(state, name);
+  if (planner == nullptr) return;
+  Time completion = 0;
+  int fast_tasks = 0;
+  for (auto _ : state) {
+    absl::StatusOr<DagPlan> plan = planner->Plan(input);
+    if (!plan.ok()) {
+      state.SkipWithError(std::string(plan.status().message()).c_str());
+      return;
+    }
+    completion = plan->completion;
+    fast_tasks = 0;
+    for (const TaskReservation& t : plan->tasks) fast_tasks += t.group == 1 ? 1 : 0;
+    benchmark::DoNotOptimize(completion);
+  }
+  state.counters["turnaround_h"] = static_cast<double>(completion - input.release) / 3600e6;
+  state.counters["fast_tasks"] = fast_tasks;
+}
+
 void BM_CpaAllocation(benchmark::State& state) {
   const DagPlanningInput input = Input();
   const absl::StatusOr<DagGraph> g = BuildDagGraph(HundredTasks(), kProcessors);
@@ -139,6 +182,13 @@ BENCHMARK_CAPTURE(BM_PlanDag, bl_cpar_bd_cpar, "bl_cpar_bd_cpar")->Unit(benchmar
 BENCHMARK_CAPTURE(BM_PlanDag, bl_cpa_bd_cpa, "bl_cpa_bd_cpa")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_PlanDag, bl_cpar_bd_half, "bl_cpar_bd_half")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_PlanDag, bl_cpar_bd_all, "bl_cpar_bd_all")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PlanDag, heft, "heft")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PlanDag, barbosa, "barbosa")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SplitFreeAmongGroups)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PlanDagOnGroups, bl_cpar_bd_cpar, "bl_cpar_bd_cpar")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PlanDagOnGroups, heft, "heft")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PlanDagOnGroups, barbosa, "barbosa")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_TightestDeadline, dl_rc_cpar, "dl_rc_cpar")->Unit(benchmark::kMillisecond);
 // A/B: the CPA guide re-run on the remaining tasks (the default, §5.2.2) against the whole DAG's
 // CPA widths kept.

@@ -53,7 +53,9 @@ int Show(Context& ctx, const ParsedArgs& args) {
             << "\n";
   }
   if (schedule.reservations_size() > 0) {
-    ctx.out << RenderReservationTable(Pointers(schedule.reservations()), options.style) << "\n";
+    ctx.out << RenderReservationTable(Pointers(schedule.reservations()), options.style,
+                                      GroupNames(schedule))
+            << "\n";
   }
   if (schedule.dag_tasks_size() > 0) {
     ctx.out << RenderDagTaskTable(Pointers(schedule.dag_tasks()), options.style,

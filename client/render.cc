@@ -154,7 +154,7 @@ std::string RenderJobDetails(const Job& j, TimeStyle style) {
 }
 
 std::string RenderReservationTable(const std::vector<const Reservation*>& reservations,
-                                   TimeStyle style) {
+                                   TimeStyle style, const std::vector<std::string>& group_names) {
   const bool with_groups = std::any_of(reservations.begin(), reservations.end(),
                                        [](const Reservation* r) { return r->has_group(); });
   std::vector<std::string> headers = {"ID"};
@@ -163,7 +163,9 @@ std::string RenderReservationTable(const std::vector<const Reservation*>& reserv
   Table t(headers);
   for (const Reservation* r : reservations) {
     std::vector<std::string> row = {r->id()};
-    if (with_groups) row.push_back(r->has_group() ? absl::StrCat("#", r->group()) : "any");
+    if (with_groups) {
+      row.push_back(r->has_group() ? GroupLabel(true, r->group(), group_names) : "any");
+    }
     row.insert(row.end(),
                {absl::StrCat(r->processors()), FormatTime(r->has_start(), r->start(), style),
                 FormatTime(r->has_end(), r->end(), style), r->reason()});

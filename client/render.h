@@ -32,8 +32,11 @@ std::vector<std::string> GroupNames(const resched::v1::Schedule& schedule);
 std::string GroupLabel(bool has_group, int group, const std::vector<std::string>& group_names);
 std::string RenderJobDetails(const resched::v1::Job& job, TimeStyle style);
 
+// ID, GROUP (when a hold names one: "any" for the others, names as RenderJobTable), K, START,
+// END, REASON.
 std::string RenderReservationTable(const std::vector<const resched::v1::Reservation*>& reservations,
-                                   TimeStyle style);
+                                   TimeStyle style,
+                                   const std::vector<std::string>& group_names = {});
 
 // Pointers to the elements of a repeated field, for the functions above.
 template <typename T>

@@ -68,6 +68,11 @@ TEST(RenderReservationTable, ShowsTheGroupWhenOneIsNamed) {
             "ID  GROUP  K  START  END  REASON\n"
             "r1  any    1  -      -\n"
             "r2  #0     2  -      -\n");
+  // With the schedule's group names, as `schedule show` prints it.
+  EXPECT_EQ(RenderReservationTable({&any, &fast}, TimeStyle::kSimulated, {"fast", "slow"}),
+            "ID  GROUP  K  START  END  REASON\n"
+            "r1  any    1  -      -\n"
+            "r2  fast   2  -      -\n");
 }
 
 }  // namespace
