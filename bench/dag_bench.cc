@@ -10,6 +10,7 @@
 // Medians: run with --benchmark_repetitions=10 --benchmark_report_aggregates_only=true.
 #include <benchmark/benchmark.h>
 
+#include <optional>
 #include <random>
 
 #include "core/dag/cpa.h"
@@ -74,22 +75,30 @@ std::unique_ptr<DagPlanner> PlannerOrSkip(benchmark::State& state, const char* n
   return *std::move(planner);
 }
 
-void BM_PlanDag(benchmark::State& state, const char* name) {
-  const DagPlanningInput input = Input();
+// Plans `input` with `name` once per iteration; the last plan, or nullopt when skipped.
+std::optional<DagPlan> PlanEachIteration(benchmark::State& state, const char* name,
+                                         const DagPlanningInput& input) {
   const std::unique_ptr<DagPlanner> planner = PlannerOrSkip(state, name);
-  if (planner == nullptr) return;
-  Time completion = 0;
+  if (planner == nullptr) return std::nullopt;
+  std::optional<DagPlan> last;
   for (auto _ : state) {
     absl::StatusOr<DagPlan> plan = planner->Plan(input);
     if (!plan.ok()) {
       state.SkipWithError(std::string(plan.status().message()).c_str());
-      return;
+      return std::nullopt;
     }
-    completion = plan->completion;
-    benchmark::DoNotOptimize(completion);
+    last = *std::move(plan);
+    benchmark::DoNotOptimize(last->completion);
   }
-  state.counters["turnaround_h"] = static_cast<double>(completion - input.release) / 3600e6;
-  state.counters["q"] = input.historical_q;
+  if (last) {
+    state.counters["turnaround_h"] = static_cast<double>(last->completion - input.release) / 3600e6;
+  }
+  return last;
+}
+
+void BM_PlanDag(benchmark::State& state, const char* name) {
+  const DagPlanningInput input = Input();
+  if (PlanEachIteration(state, name, input)) state.counters["q"] = input.historical_q;
 }
 
 void BM_TightestDeadline(benchmark::State& state, const char* name,
@@ -116,6 +125,7 @@ const std::vector<ProcessorGroup> kTwoSpeeds = {{"slow", 864, 1.0}, {"fast", 288
 
 std::vector<Timeline> SplitBusyTimeline(Time from) {
   std::vector<Timeline> own;
+  own.reserve(kTwoSpeeds.size());
   for (const ProcessorGroup& g : kTwoSpeeds) own.emplace_back(g.count);
   return SplitFreeAmongGroups(BusyTimeline(), std::move(own), kTwoSpeeds, from);
 }
@@ -132,23 +142,11 @@ void BM_PlanDagOnGroups(benchmark::State& state, const char* name) {
   DagPlanningInput input = Input();
   input.groups = kTwoSpeeds;
   input.group_free = SplitBusyTimeline(input.release);
-  const std::unique_ptr<DagPlanner> planner = PlannerOrSkip(state, name);
-  if (planner == nullptr) return;
-  Time completion = 0;
-  int fast_tasks = 0;
-  for (auto _ : state) {
-    absl::StatusOr<DagPlan> plan = planner->Plan(input);
-    if (!plan.ok()) {
-      state.SkipWithError(std::string(plan.status().message()).c_str());
-      return;
-    }
-    completion = plan->completion;
-    fast_tasks = 0;
+  if (const std::optional<DagPlan> plan = PlanEachIteration(state, name, input)) {
+    int fast_tasks = 0;
     for (const TaskReservation& t : plan->tasks) fast_tasks += t.group == 1 ? 1 : 0;
-    benchmark::DoNotOptimize(completion);
+    state.counters["fast_tasks"] = fast_tasks;
   }
-  state.counters["turnaround_h"] = static_cast<double>(completion - input.release) / 3600e6;
-  state.counters["fast_tasks"] = fast_tasks;
 }
 
 void BM_CpaAllocation(benchmark::State& state) {
