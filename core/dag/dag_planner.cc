@@ -9,6 +9,7 @@
 #include "core/dag/barbosa.h"
 #include "core/dag/dag_graph.h"
 #include "core/dag/heft.h"
+#include "core/model/group_order.h"
 
 namespace resched {
 namespace {
@@ -34,15 +35,6 @@ int WidestFor(AllocationSource source, int p, int q) {
 }
 
 // Planners that answer a deadline query with their turnaround plan.
-// Group indices by speed, ascending (ties in listed order): the order ties are settled in.
-std::vector<int> SlowestFirst(const std::vector<ProcessorGroup>& groups) {
-  std::vector<int> order(groups.size());
-  for (std::size_t g = 0; g < groups.size(); ++g) order[g] = static_cast<int>(g);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return groups[a].speed < groups[b].speed; });
-  return order;
-}
-
 // The input's groups and their free timelines must agree (the caller builds both).
 absl::Status CheckGroups(const DagPlanningInput& input) {
   int total = 0;
@@ -223,7 +215,7 @@ class InOneGroup final : public DagPlanner {
     if (absl::Status s = CheckGroups(input); !s.ok()) return s;
     std::optional<DagPlan> best;
     std::vector<std::pair<int, absl::Status>> failures;
-    for (int g : SlowestFirst(input.groups)) {
+    for (int g : GroupsSlowestFirst(input.groups)) {
       const GroupInput in(input, g);
       absl::StatusOr<DagPlan> plan = inner_->Plan(in.input);
       if (!plan.ok()) {
@@ -245,7 +237,7 @@ class InOneGroup final : public DagPlanner {
     std::optional<DeadlineAnswer> best;
     int probes = 0;
     std::vector<std::pair<int, absl::Status>> failures;
-    for (int g : SlowestFirst(input.groups)) {
+    for (int g : GroupsSlowestFirst(input.groups)) {
       const GroupInput in(input, g);
       absl::StatusOr<DeadlineAnswer> answer = inner_->AnswerDeadline(in.input, deadline);
       if (!answer.ok()) {

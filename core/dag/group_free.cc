@@ -1,16 +1,14 @@
 #include "core/dag/group_free.h"
 
 #include <algorithm>
-#include <numeric>
+
+#include "core/model/group_order.h"
 
 namespace resched {
 
 std::vector<Timeline> SplitFreeAmongGroups(const Timeline& shared, std::vector<Timeline> own,
                                            const std::vector<ProcessorGroup>& groups, Time from) {
-  std::vector<int> slowest_first(groups.size());
-  std::iota(slowest_first.begin(), slowest_first.end(), 0);
-  std::stable_sort(slowest_first.begin(), slowest_first.end(),
-                   [&](int a, int b) { return groups[a].speed < groups[b].speed; });
+  const std::vector<int> slowest_first = GroupsSlowestFirst(groups);
   // Every instant where some free count changes; between two of them nothing does.
   std::vector<Time> cuts;
   auto collect = [&](const Timeline& t) {

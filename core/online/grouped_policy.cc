@@ -21,11 +21,11 @@
 // now, like Split's (docs/timeline.md, "SubmitJob at any backlog").
 #include <algorithm>
 #include <memory>
-#include <numeric>
 #include <optional>
 #include <utility>
 #include <vector>
 
+#include "core/model/group_order.h"
 #include "core/online/partitioned_policy.h"
 #include "core/online/policies.h"
 
@@ -35,12 +35,9 @@ namespace {
 class Grouped final : public PartitionedPolicy {
  public:
   Grouped(std::vector<ProcessorGroup> groups, InnerPolicyFactory make_inner)
-      : PartitionedPolicy(std::move(make_inner)), groups_(std::move(groups)) {
-    slowest_first_.resize(groups_.size());
-    std::iota(slowest_first_.begin(), slowest_first_.end(), 0);
-    std::stable_sort(slowest_first_.begin(), slowest_first_.end(),
-                     [&](int a, int b) { return groups_[a].speed < groups_[b].speed; });
-  }
+      : PartitionedPolicy(std::move(make_inner)),
+        groups_(std::move(groups)),
+        slowest_first_(GroupsSlowestFirst(groups_)) {}
   std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Grouped>(*this); }
 
   void PlaceNew(PlanState& state, JobRecord& job) override {
