@@ -10,15 +10,22 @@
 // Policies that re-plan the whole queue at every decision run at Q = 0 and 1,000, with 200 jobs
 // measured: dasedf, dbos, iterative and bicriteria-batch (the papers' algorithms re-plan by
 // design), easy (its estimates for every waiting job are re-planned at each event) and split
-// (each part's queue likewise). So do fcfs and conservative on two groups of different speeds
-// ("@two-speeds": 48 processors at speed 1 and 16 at speed 2), where each submission tries the
-// job in both groups (core/online/grouped_policy.cc), plus Q = 10,000. docs/timeline.md,
-// "SubmitJob at any backlog", has the figures.
+// (each part's queue likewise).
+//
+// fcfs and conservative also run on two groups of different speeds ("@two-speeds": 48
+// processors at speed 1 and 16 at speed 2), where each submission tries the job in both groups
+// (core/online/grouped_policy.cc) on the groups' kept timelines, as on one pool. The baseline
+// in the same run is "@two-speeds-rebuilt": the same policy rebuilding each group's timeline
+// at every submission (as before the kept ones), at Q = 0, 1,000 and 10,000 with 200 jobs and
+// the clock still.
+// docs/timeline.md, "SubmitJob at any backlog", has the figures.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -26,7 +33,9 @@
 #include "bench/job_mix.h"
 #include "core/model/cluster.h"
 #include "core/model/job.h"
+#include "core/online/policies.h"
 #include "core/plan/cluster_plan.h"
+#include "core/registry/registry.h"
 
 namespace {
 
@@ -38,18 +47,38 @@ using resched::bench::RandomJob;
 const std::vector<resched::ProcessorGroup> kOnePool = {{"", 64, 1.0}};
 const std::vector<resched::ProcessorGroup> kTwoSpeeds = {{"slow", 48, 1.0}, {"fast", 16, 2.0}};
 
-void SubmitOnBacklog(benchmark::State& state, const std::string& policy, JobKind kind,
-                     const std::vector<resched::ProcessorGroup>& groups) {
+// The plan a benchmark fills and submits to.
+using PlanFactory = std::function<std::unique_ptr<resched::ClusterPlan>()>;
+
+PlanFactory PlanOn(const std::string& policy, const std::vector<resched::ProcessorGroup>& groups) {
+  return [policy, groups] {
+    const resched::ClusterSpec spec{"bench", groups, resched::ClockKind::kSimulated, policy, {}};
+    return *resched::ClusterPlan::Create(spec, {}, 0);
+  };
+}
+
+// The baseline of the groups' kept timelines: every submission rebuilds each group's timeline.
+PlanFactory RebuildingGroupsPlanOn(const std::string& policy,
+                                   const std::vector<resched::ProcessorGroup>& groups) {
+  return [policy, groups] {
+    const resched::ClusterSpec spec{"bench", groups, resched::ClockKind::kSimulated, policy, {}};
+    auto grouped = resched::MakeGroupedPolicy(
+        groups, [policy] { return *resched::MakePolicy(policy, {}); },
+        /*keep_group_timelines=*/false);
+    return *resched::ClusterPlan::CreateWithPolicy(spec, {}, 0, std::move(grouped));
+  };
+}
+
+void SubmitOnBacklog(benchmark::State& state, const PlanFactory& make_plan, JobKind kind) {
   const int queued = static_cast<int>(state.range(0));
   const int measured = static_cast<int>(state.range(1));
   // Seconds the clock moves before each measured submission (not timed): jobs start and end
   // between submissions, as on a live cluster.
   const resched::Duration clock_step = state.range(2) * resched::kMicrosPerSecond;
-  const resched::ClusterSpec spec{"bench", groups, resched::ClockKind::kSimulated, policy, {}};
   std::vector<double> micros;
   std::size_t queue_at_end = 0;
   for (auto _ : state) {
-    auto plan = *resched::ClusterPlan::Create(spec, {}, 0);
+    auto plan = make_plan();
     std::mt19937_64 rng(42);
     for (int i = 0; i < queued; ++i) {
       if (!plan->Submit(RandomJob(rng, JobKind::kMixed)).ok()) std::abort();
@@ -80,20 +109,40 @@ void SubmitOnBacklog(benchmark::State& state, const std::string& policy, JobKind
   state.counters["queued_at_end"] = static_cast<double>(queue_at_end);
 }
 
-void Register(const std::string& policy, bool replans_whole_queue, bool two_speeds = false) {
-  const std::string name = two_speeds ? policy + "@two-speeds" : policy;
+// How a benchmark's plans are made and how deep their queues go.
+enum class Setting {
+  kOnePool,            // one pool of 64: Q = 0 and 10,000, 2,000 jobs; the clock still or moving
+  kOnePoolReplanning,  // one pool, a policy that re-plans its queue: Q = 0 and 1,000, 200 jobs
+  kTwoSpeeds,          // two speeds, kept group timelines: as kOnePool
+  kTwoSpeedsRebuilt,   // two speeds, rebuilt group timelines: Q = 0 to 10,000, 200 jobs
+};
+
+void Register(const std::string& policy, Setting setting) {
+  const bool two_speeds = setting == Setting::kTwoSpeeds || setting == Setting::kTwoSpeedsRebuilt;
+  const std::string name = policy + (setting == Setting::kTwoSpeeds          ? "@two-speeds"
+                                     : setting == Setting::kTwoSpeedsRebuilt ? "@two-speeds-rebuilt"
+                                                                             : "");
+  const PlanFactory make_plan = setting == Setting::kTwoSpeedsRebuilt
+                                    ? RebuildingGroupsPlanOn(policy, kTwoSpeeds)
+                                    : PlanOn(policy, two_speeds ? kTwoSpeeds : kOnePool);
   for (const auto& [label, kind] :
        {std::pair{"rigid", JobKind::kRigid}, std::pair{"moldable", JobKind::kMoldable}}) {
-    auto* b = benchmark::RegisterBenchmark(
-        ("BM_PlanSubmit/" + name + "/" + label).c_str(),
-        [policy, kind = kind, two_speeds](benchmark::State& state) {
-          SubmitOnBacklog(state, policy, kind, two_speeds ? kTwoSpeeds : kOnePool);
-        });
-    if (replans_whole_queue) {
-      b->Args({0, 200, 0})->Args({1'000, 200, 0});
-      if (two_speeds) b->Args({10'000, 200, 0});
-    } else {
-      b->Args({0, 2'000, 0})->Args({10'000, 2'000, 0})->Args({10'000, 2'000, 60});
+    auto* b = benchmark::RegisterBenchmark(("BM_PlanSubmit/" + name + "/" + label).c_str(),
+                                           [make_plan, kind = kind](benchmark::State& state) {
+                                             SubmitOnBacklog(state, make_plan, kind);
+                                           });
+    switch (setting) {
+      case Setting::kOnePool:
+      case Setting::kTwoSpeeds:
+        b->Args({0, 2'000, 0})->Args({10'000, 2'000, 0})->Args({10'000, 2'000, 60});
+        break;
+      case Setting::kOnePoolReplanning:
+        b->Args({0, 200, 0})->Args({1'000, 200, 0});
+        break;
+      case Setting::kTwoSpeedsRebuilt:
+        // Filling 10k queued jobs this way takes about 1.5 minutes: the clock stays.
+        b->Args({0, 200, 0})->Args({1'000, 200, 0})->Args({10'000, 200, 0});
+        break;
     }
     b->Iterations(1)->Unit(benchmark::kMillisecond);
   }
@@ -102,11 +151,14 @@ void Register(const std::string& policy, bool replans_whole_queue, bool two_spee
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (const char* policy : {"fcfs", "conservative"}) Register(policy, false);
+  for (const char* policy : {"fcfs", "conservative"}) Register(policy, Setting::kOnePool);
   for (const char* policy : {"easy", "split", "dasedf", "dbos", "iterative", "bicriteria-batch"}) {
-    Register(policy, true);
+    Register(policy, Setting::kOnePoolReplanning);
   }
-  for (const char* policy : {"fcfs", "conservative"}) Register(policy, true, /*two_speeds=*/true);
+  for (const char* policy : {"fcfs", "conservative"}) {
+    Register(policy, Setting::kTwoSpeeds);
+    Register(policy, Setting::kTwoSpeedsRebuilt);
+  }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

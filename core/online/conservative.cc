@@ -7,6 +7,7 @@
 // guarantee is ever broken.
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "core/online/moldable_fit.h"
 #include "core/online/policies.h"
@@ -19,6 +20,12 @@ class Conservative final : public OnlinePolicy {
  public:
   std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Conservative>(); }
   void PlaceNew(PlanState& state, JobRecord& job) override { Place(state, job, kTimeMax); }
+  bool PlacesNewJobAlone() const override { return true; }
+  std::optional<NewPlacement> PlacementOfNew(PlanState& state, const JobRecord& job) override {
+    const auto fit = Fit(state, job, kTimeMax);
+    if (!fit) return std::nullopt;
+    return NewPlacement{*fit, /*guaranteed=*/true};
+  }
 
   void Reoptimize(PlanState& state, Time freed_from) override {
     for (JobRecord* job : state.queue()) {
@@ -36,11 +43,13 @@ class Conservative final : public OnlinePolicy {
   }
 
  private:
-  static void Place(PlanState& state, JobRecord& job, Time start_limit) {
+  static std::optional<Allocation> Fit(PlanState& state, const JobRecord& job, Time start_limit) {
     const Time not_before = std::max(state.now(), job.job.release);
-    const auto fit = EarliestCompletion(state.timeline(), job.job.model, not_before, start_limit,
-                                        state.start_bounds());
-    if (fit) state.Place(job, *fit, /*guaranteed=*/true);
+    return EarliestCompletion(state.timeline(), job.job.model, not_before, start_limit,
+                              state.start_bounds());
+  }
+  static void Place(PlanState& state, JobRecord& job, Time start_limit) {
+    if (const auto fit = Fit(state, job, start_limit)) state.Place(job, *fit, /*guaranteed=*/true);
   }
 };
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <optional>
 
 #include "core/online/moldable_fit.h"
 #include "core/online/policies.h"
@@ -19,10 +20,18 @@ class Fcfs final : public OnlinePolicy {
  public:
   std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Fcfs>(); }
   void PlaceNew(PlanState& state, JobRecord& job) override {
-    Place(
-        state, job,
-        std::max({state.now(), job.job.release, state.last_start(), LatestQueuedStart(state, job)}),
-        kTimeMax);
+    if (const auto placement = PlacementOfNew(state, job)) {
+      state.Place(job, placement->allocation, placement->guaranteed);
+    }
+  }
+  bool PlacesNewJobAlone() const override { return true; }
+  std::optional<NewPlacement> PlacementOfNew(PlanState& state, const JobRecord& job) override {
+    const Time not_before =
+        std::max({state.now(), job.job.release, state.last_start(), LatestQueuedStart(state, job)});
+    const auto fit = EarliestCompletion(state.timeline(), job.job.model, not_before);
+    // Validated jobs always fit eventually: every hold ends and some width is <= P.
+    if (!fit) return std::nullopt;
+    return NewPlacement{*fit, /*guaranteed=*/true};
   }
 
   void Reoptimize(PlanState& state, Time freed_from) override {

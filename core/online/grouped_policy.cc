@@ -16,9 +16,11 @@
 // passes them as PlanState::group_bookings); a hold of any group counts on the shared timeline
 // only: where processors run short, it costs the group that books last.
 //
-// Cost: every submission tries each group that fits the job, and each try builds the group's
-// private timeline from the shared one (Partition::Try), so it grows with the bookings ahead of
-// now, like Split's (docs/timeline.md, "SubmitJob at any backlog").
+// Cost: with FCFS or conservative backfilling in each group and no hold of any group, each
+// group's timeline is kept between calls (part_views.h) and a submission searches it once per
+// group. Otherwise every submission tries each group that fits the job, and each try builds the
+// group's private timeline from the shared one (Partition::Try), so it grows with the bookings
+// ahead of now, like Split's (docs/timeline.md, "SubmitJob at any backlog").
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -34,15 +36,19 @@ namespace {
 
 class Grouped final : public PartitionedPolicy {
  public:
-  Grouped(std::vector<ProcessorGroup> groups, InnerPolicyFactory make_inner)
+  Grouped(std::vector<ProcessorGroup> groups, InnerPolicyFactory make_inner,
+          bool keep_group_timelines)
       : PartitionedPolicy(std::move(make_inner)),
         groups_(std::move(groups)),
-        slowest_first_(GroupsSlowestFirst(groups_)) {}
+        slowest_first_(GroupsSlowestFirst(groups_)),
+        keep_group_timelines_(keep_group_timelines) {}
   std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Grouped>(*this); }
 
   void PlaceNew(PlanState& state, JobRecord& job) override {
-    Prepare(state);
     const RuntimeModel reference = job.job.model.OnSpeed(1);
+    if (keep_group_timelines_ && PlaceOnKeptTimelines(state, job, reference)) return;
+    job.job.model = reference;
+    Prepare(state);
     std::optional<Partition::Trial> best;
     Time best_end = kTimeMax;
     int best_group = -1;
@@ -69,6 +75,32 @@ class Grouped final : public PartitionedPolicy {
   }
 
  private:
+  // The same choice, where the groups' kept timelines are their private ones and the groups'
+  // policy places a new job alone (FCFS, conservative): each group is searched once on its
+  // timeline, instead of building it and re-booking the group's queue (issue 12 §1). False,
+  // with nothing changed but the partition's sync, where that does not apply.
+  bool PlaceOnKeptTimelines(PlanState& state, JobRecord& job, const RuntimeModel& reference) {
+    if (!PrepareForNewJob(state) || !inner(0).PlacesNewJobAlone()) return false;
+    std::optional<NewPlacement> best;
+    int best_group = -1;
+    for (int group : slowest_first_) {
+      if (reference.Widths(groups_[group].count).empty()) continue;
+      job.job.model = reference.OnSpeed(groups_[group].speed);
+      job.group = group;
+      auto placement = partition().PlacementOn(state, group, job, inner(group));
+      if (!placement) return false;  // Try's fallbacks decide where such a job goes
+      if (!best || placement->allocation.end < best->allocation.end) {
+        best = placement;
+        best_group = group;
+      }
+    }
+    if (!best) return false;
+    job.job.model = reference.OnSpeed(groups_[best_group].speed);
+    job.group = best_group;
+    partition().CommitNew(state, best_group, job, *best);
+    return true;
+  }
+
   std::vector<int> PartCapacities(int /*capacity*/) override {
     std::vector<int> capacities;
     capacities.reserve(groups_.size());
@@ -82,13 +114,15 @@ class Grouped final : public PartitionedPolicy {
 
   std::vector<ProcessorGroup> groups_;
   std::vector<int> slowest_first_;  // group indices by speed, ascending; ties in listed order
+  bool keep_group_timelines_;
 };
 
 }  // namespace
 
 std::unique_ptr<OnlinePolicy> MakeGroupedPolicy(std::vector<ProcessorGroup> groups,
-                                                InnerPolicyFactory make_inner) {
-  return std::make_unique<Grouped>(std::move(groups), std::move(make_inner));
+                                                InnerPolicyFactory make_inner,
+                                                bool keep_group_timelines) {
+  return std::make_unique<Grouped>(std::move(groups), std::move(make_inner), keep_group_timelines);
 }
 
 }  // namespace resched

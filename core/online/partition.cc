@@ -55,6 +55,11 @@ Partition::Partition(std::vector<int> capacities)
       last_start_(capacities_.size(), kTimeMin) {}
 
 void Partition::Sync(PlanState& state, const std::function<int(const JobRecord&)>& part_of) {
+  if (!views_) {
+    int sum = 0;
+    for (int capacity : capacities_) sum += capacity;
+    if (sum == state.timeline().capacity()) views_.emplace(capacities_);
+  }
   absl::flat_hash_set<ReservationId> queued;
   for (const JobRecord* job : state.queue()) {
     if (!job->placed) continue;
@@ -68,6 +73,7 @@ void Partition::Sync(PlanState& state, const std::function<int(const JobRecord&)
   for (const JobRecord* job : state.running()) {
     if (job->placed && !bookings_.contains(job->reservation)) {
       bookings_[job->reservation] = Booking{part_of(*job), job->allocation.start};
+      if (views_) views_->Adopt(job->reservation);  // a Replan's job, now started
     }
   }
   for (auto& list : running_) list.clear();
@@ -97,6 +103,108 @@ void Partition::Sync(PlanState& state, const std::function<int(const JobRecord&)
   // So do the jobs a Replan placed in a part, until they start (then they are running jobs).
   for (const JobRecord* job : state.group_jobs()) {
     if (job->placed) running_[part_of(*job)].push_back(job->allocation);
+  }
+  SyncViews(state, part_of);
+}
+
+PartViews::Owner Partition::OwnerOf(
+    const PlanState& state, ReservationId id,
+    const absl::flat_hash_map<ReservationId, int>* replanned) const {
+  if (const auto it = bookings_.find(id); it != bookings_.end()) {
+    return {it->second.part, PartViews::Kind::kJob};
+  }
+  const auto& holds = state.group_bookings();
+  if (const auto it = holds.find(id);
+      it != holds.end() && it->second >= 0 && it->second < parts()) {
+    return {it->second, PartViews::Kind::kHold};
+  }
+  if (replanned == nullptr) return {PartViews::kUnknown};
+  if (const auto it = replanned->find(id); it != replanned->end()) {
+    return {it->second, PartViews::Kind::kReplanned};
+  }
+  return {PartViews::kNoPart};
+}
+
+void Partition::Released(const PlanState& state, ReservationId id, const Allocation& booking) {
+  const auto it = bookings_.find(id);
+  if (it == bookings_.end()) return;
+  // Released with its start passed: it started (Sync's rule).
+  if (booking.start <= state.now()) {
+    last_start_[it->second.part] = std::max(last_start_[it->second.part], booking.start);
+  }
+  bookings_.erase(it);
+}
+
+void Partition::SyncViews(PlanState& state, const std::function<int(const JobRecord&)>& part_of) {
+  if (!views_) return;
+  absl::flat_hash_map<ReservationId, int> replanned;
+  for (const JobRecord* job : state.group_jobs()) {
+    if (job->placed) replanned[job->reservation] = part_of(*job);
+  }
+  // With `replanned` every owner is known, so only a record not followed stops the catch-up.
+  if (views_->CatchUp(
+          state.timeline(), [&](ReservationId id) { return OwnerOf(state, id, &replanned); },
+          [&](ReservationId id, const Allocation& a) { Released(state, id, a); })) {
+    return;
+  }
+  std::vector<std::pair<ReservationId, PartViews::Owner>> owned;
+  owned.reserve(bookings_.size() + state.group_bookings().size() + replanned.size());
+  for (const auto& [id, booking] : bookings_) {
+    owned.push_back({id, {booking.part, PartViews::Kind::kJob}});
+  }
+  for (const auto& [id, part] : state.group_bookings()) {
+    if (part >= 0 && part < parts()) owned.push_back({id, {part, PartViews::Kind::kHold}});
+  }
+  for (const auto& [id, part] : replanned) {
+    if (!bookings_.contains(id)) owned.push_back({id, {part, PartViews::Kind::kReplanned}});
+  }
+  views_->Rebuild(state.timeline(), owned);
+}
+
+bool Partition::CatchUpForNewJob(PlanState& state) {
+  if (!views_ ||
+      !views_->CatchUp(
+          state.timeline(), [&](ReservationId id) { return OwnerOf(state, id, nullptr); },
+          [&](ReservationId id, const Allocation& a) { Released(state, id, a); })) {
+    return false;
+  }
+  // Sync counts the starts of the live bookings no longer queued. No queued job starts by now
+  // when a new job comes (the plan starts every job that is due before it returns), so those
+  // are the part's job bookings starting by now.
+  for (int part = 0; part < parts(); ++part) {
+    last_start_[part] = std::max(last_start_[part], views_->LatestJobStartBy(part, state.now()));
+  }
+  return true;
+}
+
+bool Partition::ViewsExact(const PlanState& state) const {
+  return views_ && views_->Exact(state.timeline(), state.now());
+}
+
+std::optional<NewPlacement> Partition::PlacementOn(PlanState& state, int part, JobRecord& job,
+                                                   OnlinePolicy& policy) {
+  // The state's queue holds the job alone, so last_start() counts the queued jobs' starts too
+  // (OnlinePolicy::PlacementOfNew).
+  std::vector<JobRecord*> alone{&job};
+  const Time latest = std::max(last_start_[part], views_->LatestJobStart(part));
+  PlanState sub(state.now(), latest, views_->view(part), alone, nullptr, &views_->bounds(part));
+  return policy.PlacementOfNew(sub, job);
+}
+
+void Partition::CommitNew(PlanState& state, int part, JobRecord& job,
+                          const NewPlacement& placement) {
+  state.Place(job, placement.allocation, placement.guaranteed);
+  bookings_[job.reservation] = Booking{part, placement.allocation.start};
+  CatchUpOwnChanges(state);
+}
+
+void Partition::CatchUpOwnChanges(PlanState& state) {
+  // What the partition itself booked is known; a change made elsewhere stops the catch-up
+  // there, for the next Sync.
+  if (views_) {
+    (void)views_->CatchUp(
+        state.timeline(), [&](ReservationId id) { return OwnerOf(state, id, nullptr); },
+        [&](ReservationId id, const Allocation& a) { Released(state, id, a); });
   }
 }
 
@@ -170,6 +278,7 @@ void Partition::Commit(PlanState& state, const Trial& trial) {
       bookings_[job->reservation] = Booking{trial.part, fit->start};
     }
   }
+  CatchUpOwnChanges(state);
 }
 
 void Partition::SaveTo(PolicyImage& image) const {

@@ -16,6 +16,11 @@
 // remembered here by reservation id. A plan cloned for a dry run keeps that knowledge: the
 // policy's Clone copies the partition, and the timeline snapshot keeps the reservation ids.
 // Bookings no part made (external holds, DAG tasks) count against the shared term only.
+//
+// When the parts' capacities sum to the cluster's (the groups of a cluster of several speeds),
+// the partition also keeps each part's bookings on a view of its own between calls
+// (part_views.h), so that a new job can be tried in each part without building its private
+// timeline (CatchUpForNewJob, PlacementOn, CommitNew).
 #pragma once
 
 #include <functional>
@@ -25,6 +30,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "core/online/part_views.h"
 #include "core/online/plan_state.h"
 #include "core/online/policy.h"
 #include "core/online/policy_image.h"
@@ -45,6 +52,19 @@ class Partition {
   // part) and group jobs (placed by a Replan) count in their part. Call first in every entry
   // point of the policy.
   void Sync(PlanState& state, const std::function<int(const JobRecord&)>& part_of);
+  // Sync's effect on what a new job's placement reads, from the shared timeline's recorded
+  // changes alone: O(changes) instead of O(bookings). False when that is not enough (no views,
+  // a booking someone else made, a record not followed); call Sync then.
+  bool CatchUpForNewJob(PlanState& state);
+  // True when each part's view is its private timeline (PartViews::Exact); only then may
+  // PlacementOn and CommitNew be used, until the next change made elsewhere.
+  bool ViewsExact(const PlanState& state) const;
+  // Where `policy` (the part's, with PlacesNewJobAlone()) would place `job` in `part`, read on
+  // the part's view with the bounds earlier searches there learned. Changes nothing shared.
+  std::optional<NewPlacement> PlacementOn(PlanState& state, int part, JobRecord& job,
+                                          OnlinePolicy& policy);
+  // Books `job` in `part` at `placement`, as Commit would book a trial holding it alone.
+  void CommitNew(PlanState& state, int part, JobRecord& job, const NewPlacement& placement);
 
   // What a part's policy would do with its queued jobs (`jobs`, submission order), computed on
   // the part's private timeline; nothing shared changes until Commit.
@@ -73,10 +93,24 @@ class Partition {
     Time start = 0;
   };
 
+  // The owner of a booking added on the shared timeline, from what the partition and the state
+  // know; `replanned` maps the bookings of the state's group jobs to their parts (full Sync
+  // only; without it, an unknown booking is kUnknown rather than of no part).
+  PartViews::Owner OwnerOf(const PlanState& state, ReservationId id,
+                           const absl::flat_hash_map<ReservationId, int>* replanned) const;
+  // A released job booking: forgotten, and counted as a start when it started.
+  void Released(const PlanState& state, ReservationId id, const Allocation& booking);
+  // Brings the views up to the shared timeline after a full Sync, rebuilding them when the
+  // record was not followed.
+  void SyncViews(PlanState& state, const std::function<int(const JobRecord&)>& part_of);
+  // Mirrors the partition's own bookings just made, so that the record stays short.
+  void CatchUpOwnChanges(PlanState& state);
+
   std::vector<int> capacities_;
   std::map<ReservationId, Booking> bookings_;     // every live booking made through Commit
   std::vector<std::vector<Allocation>> running_;  // per part, from Sync
   std::vector<Time> last_start_;                  // per part, latest start seen
+  std::optional<PartViews> views_;  // built at the first Sync when the capacities sum to P
 };
 
 }  // namespace resched

@@ -59,6 +59,15 @@ void PartitionedPolicy::Prepare(PlanState& state) {
   partition_->Sync(state, [this](const JobRecord& job) { return PartOf(job); });
 }
 
+bool PartitionedPolicy::PrepareForNewJob(PlanState& state) {
+  if (!partition_) BuildPartition(state.timeline().capacity());
+  BeforeSync(state);
+  if (!partition_->CatchUpForNewJob(state)) {
+    partition_->Sync(state, [this](const JobRecord& job) { return PartOf(job); });
+  }
+  return partition_->ViewsExact(state);
+}
+
 std::vector<JobRecord*> PartitionedPolicy::QueueOf(PlanState& state, int part,
                                                    const JobRecord* extra) const {
   std::vector<JobRecord*> jobs;

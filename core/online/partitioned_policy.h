@@ -39,6 +39,10 @@ class PartitionedPolicy : public OnlinePolicy {
 
   // Builds the partition on first use, then syncs it; call first in every entry point.
   void Prepare(PlanState& state);
+  // Prepare for a new job's placement, from the shared timeline's recorded changes when they
+  // suffice (Partition::CatchUpForNewJob); true when the parts' views may then be used
+  // (Partition::ViewsExact). Either way the partition is synced.
+  bool PrepareForNewJob(PlanState& state);
   // Builds the partition and the parts' policies.
   void BuildPartition(int capacity);
   // The part's queued jobs in submission order; `extra` (a new job) is included when given.

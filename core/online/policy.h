@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -10,6 +11,12 @@
 #include "core/online/policy_image.h"
 
 namespace resched {
+
+// Where a policy's PlaceNew would book a new job (OnlinePolicy::PlacementOfNew).
+struct NewPlacement {
+  Allocation allocation;
+  bool guaranteed = true;
+};
 
 class OnlinePolicy {
  public:
@@ -24,6 +31,18 @@ class OnlinePolicy {
   // Places every queued job from scratch, in submission order (after a forced change such as
   // a reservation that displaces queued work). Nothing is placed on entry.
   virtual void Rebuild(PlanState& state) = 0;
+  // True when PlaceNew books the new job and moves no other, at an allocation that depends on
+  // the queue only through the latest start among the other jobs (FCFS, conservative
+  // backfilling). Such a policy answers PlacementOfNew, so a job can be tried in several places
+  // without booking it (the groups' policy, grouped_policy.cc).
+  virtual bool PlacesNewJobAlone() const { return false; }
+  // Only when PlacesNewJobAlone(): where PlaceNew would book `job`, computed without booking
+  // it; nullopt when no width fits. The caller may pass a state whose queue holds `job` alone
+  // and whose last_start() is the latest start among all the other jobs, queued ones included.
+  virtual std::optional<NewPlacement> PlacementOfNew(PlanState& /*state*/,
+                                                     const JobRecord& /*job*/) {
+    return std::nullopt;
+  }
   // True when the policy decides at every event (job ends, releases), as EASY does; false when
   // its plan only changes on submissions and freed capacity.
   virtual bool DecidesAtEvents() const { return false; }

@@ -50,6 +50,13 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::Create(const ClusterSp
     if (!grouped.ok()) return grouped.status();
     policy = std::move(grouped);
   }
+  return CreateWithPolicy(spec, params, now, *std::move(policy), limits);
+}
+
+absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::CreateWithPolicy(
+    const ClusterSpec& spec, const AlgorithmParams& params, Time now,
+    std::unique_ptr<OnlinePolicy> policy, ClusterLimits limits) {
+  if (auto status = ValidateClusterSpec(spec); !status.ok()) return status;
   if (spec.replan.every > 0) {
     if (auto status = CheckAlgorithm("cluster.replan_algorithm", spec.replan.algorithm,
                                      AlgorithmKind::kPlanner, spec.replan.params);
@@ -61,7 +68,7 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::Create(const ClusterSp
       return planner.status();
     }
   }
-  auto plan = std::unique_ptr<ClusterPlan>(new ClusterPlan(spec, *std::move(policy), now, limits));
+  auto plan = std::unique_ptr<ClusterPlan>(new ClusterPlan(spec, std::move(policy), now, limits));
   plan->params_ = params;
   if (spec.replan.every > 0 && spec.clock == ClockKind::kSimulated) {
     plan->next_replan_ = now + spec.replan.every;

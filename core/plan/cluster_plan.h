@@ -81,6 +81,11 @@ class ClusterPlan {
   static absl::StatusOr<std::unique_ptr<ClusterPlan>> Create(const ClusterSpec& spec,
                                                              const AlgorithmParams& params,
                                                              Time now, ClusterLimits limits = {});
+  // The same with `policy` in place of the one the spec names: a variant of the same policy
+  // that tests compare it with (e.g. MakeGroupedPolicy without kept group timelines).
+  static absl::StatusOr<std::unique_ptr<ClusterPlan>> CreateWithPolicy(
+      const ClusterSpec& spec, const AlgorithmParams& params, Time now,
+      std::unique_ptr<OnlinePolicy> policy, ClusterLimits limits = {});
   ClusterPlan(const ClusterPlan&) = delete;
   ClusterPlan& operator=(const ClusterPlan&) = delete;
   // A deep copy for what-if queries (dry runs).

@@ -309,7 +309,9 @@ absl::StatusOr<ReservationId> Timeline::Insert(Time start, Time end, int k, bool
   r.live = true;
   if (++r.generation == 0) r.generation = 1;  // ids stay > 0
   ++live_reservations_;
-  return static_cast<ReservationId>((std::uint64_t{r.generation} << 32) | (slot + 1u));
+  const auto id = static_cast<ReservationId>((std::uint64_t{r.generation} << 32) | (slot + 1u));
+  changes_.Append({id, r.reservation, /*added=*/true}, live_reservations_);
+  return id;
 }
 
 void Timeline::ReleaseHeld(ReservationId id, Time searches_from) {
@@ -319,6 +321,34 @@ void Timeline::ReleaseHeld(ReservationId id, Time searches_from) {
   [[maybe_unused]] const absl::Status removed = Remove(id);
   assert(removed.ok());
   if (ended) version_.value = version;
+  if (changes_.stream != 0 && !changes_.entries.empty()) {
+    changes_.entries.back().searches_from = searches_from;  // Remove recorded it just now
+  }
+}
+
+std::uint64_t Timeline::RecordChanges() {
+  changes_.entries.clear();
+  changes_.stream = Version::Next();
+  return changes_.stream;
+}
+
+void Timeline::DropChanges(std::size_t count) {
+  auto& entries = changes_.entries;
+  entries.erase(entries.begin(),
+                entries.begin() + static_cast<std::ptrdiff_t>(std::min(count, entries.size())));
+  // A burst of changes leaves no large buffer behind on a cluster that is quiet again.
+  if (entries.empty() && entries.capacity() > kMinChangeBound / 16) entries.shrink_to_fit();
+}
+
+void Timeline::ChangeRecord::Append(const TimelineChange& change, std::size_t live_reservations) {
+  if (stream == 0) return;
+  // Room for a policy that re-books every queued job at once (n releases, then n adds).
+  if (entries.size() >= std::max<std::size_t>(kMinChangeBound, 4 * live_reservations)) {
+    stream = 0;  // the reader rebuilds instead; the memory goes
+    std::vector<TimelineChange>().swap(entries);
+    return;
+  }
+  entries.push_back(change);
 }
 
 std::uint64_t Timeline::Version::Next() {
@@ -341,6 +371,7 @@ absl::Status Timeline::Remove(ReservationId id) {
   Unpin(r.start);
   Unpin(r.end);
   --live_reservations_;
+  changes_.Append({id, r, /*added=*/false}, live_reservations_);
   return absl::OkStatus();
 }
 

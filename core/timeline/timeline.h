@@ -45,6 +45,14 @@ struct TimelineImage {
   std::vector<std::uint32_t> free_slots;  // the slots of removed reservations, reused last first
 };
 
+// One add or release on a timeline that records its changes (Timeline::RecordChanges).
+struct TimelineChange {
+  ReservationId id = 0;
+  Allocation reservation;
+  bool added = false;
+  Time searches_from = kTimeMin;  // a release's, as ReleaseHeld was given it
+};
+
 struct TimelineStep {
   Time start = 0;
   Time end = 0;  // exclusive; kTimeMax for the last step
@@ -110,6 +118,18 @@ class Timeline {
   // timeline objects, copies included: facts learned from searches ("nothing fits before s"),
   // which only adds leave true, hold while it stays the same (core/online/start_bounds.h).
   std::uint64_t capacity_version() const { return version_.value; }
+
+  // The change record, for structures that mirror some of the bookings (core/online/part_views.h)
+  // and catch up with what others changed instead of rescanning every booking. RecordChanges()
+  // starts a fresh record under a new stream number (never 0); every add and release is then
+  // appended in order until the reader drops what it has read. A copy or an assignment does not
+  // record (stream 0), and a record that outgrows max(65536, 4 x live reservations) is dropped
+  // (stream 0): a reader that finds another stream than its own must rebuild from the bookings.
+  std::uint64_t RecordChanges();
+  std::uint64_t change_stream() const { return changes_.stream; }
+  const std::vector<TimelineChange>& changes() const { return changes_.entries; }
+  // Drops the first `count` recorded changes (those the reader has applied).
+  void DropChanges(std::size_t count);
 
   // Number of breakpoints, the sentinel at kTimeMin included (1 for an empty timeline).
   std::size_t breakpoint_count() const { return breakpoints_; }
@@ -198,8 +218,27 @@ class Timeline {
     static std::uint64_t Next();
   };
 
+  // Not copied: a copy is another timeline, whose changes no reader of this one follows.
+  struct ChangeRecord {
+    std::uint64_t stream = 0;
+    std::vector<TimelineChange> entries;
+    ChangeRecord() = default;
+    ChangeRecord(const ChangeRecord& /*other*/) {}
+    ChangeRecord(ChangeRecord&&) = default;
+    ChangeRecord& operator=(const ChangeRecord& /*other*/) {
+      stream = 0;
+      entries.clear();
+      return *this;
+    }
+    ChangeRecord& operator=(ChangeRecord&&) = default;
+    ~ChangeRecord() = default;
+    void Append(const TimelineChange& change, std::size_t live_reservations);
+  };
+  static constexpr std::size_t kMinChangeBound = 65536;
+
   int capacity_;
   Version version_;
+  ChangeRecord changes_;
   std::size_t live_reservations_ = 0;
   std::size_t breakpoints_ = 0;
   std::vector<Leaf, HugePageAllocator<Leaf>> leaves_;

@@ -1,0 +1,105 @@
+#include "core/online/part_views.h"
+
+#include <iterator>
+
+namespace resched {
+
+PartViews::PartViews(const std::vector<int>& capacities)
+    : bounds_(capacities.size()), job_starts_(capacities.size()) {
+  views_.reserve(capacities.size());
+  for (int capacity : capacities) {
+    views_.emplace_back(capacity);
+    capacity_sum_ += capacity;
+  }
+}
+
+void PartViews::Mirror(ReservationId id, const Allocation& a, const Owner& owner) {
+  // ForceAdd: a view may go over its capacity where the plan put a booking the part's
+  // policy would not have (Exact() then says so); it fails only for an empty window or k < 1,
+  // which no booking of the shared timeline has.
+  const auto booked = views_[owner.part].ForceAdd(a.start, a.end, a.k);
+  if (!booked.ok()) return;
+  mirrored_[id] = Mirrored{owner.part, *booked, owner.kind};
+  if (owner.kind == Kind::kJob) job_starts_[owner.part].insert(a.start);
+  if (owner.kind == Kind::kReplanned) ++replanned_;
+}
+
+bool PartViews::CatchUp(Timeline& shared, const OwnerOf& owner_of, const OnJobReleased& released) {
+  if (!Follows(shared)) return false;
+  const std::vector<TimelineChange>& changes = shared.changes();
+  std::size_t read = 0;
+  bool complete = true;
+  for (; read < changes.size(); ++read) {
+    const TimelineChange& change = changes[read];
+    if (change.added) {
+      const Owner owner = owner_of(change.id);
+      if (owner.part == kUnknown) {
+        complete = false;
+        break;
+      }
+      if (owner.part >= 0) Mirror(change.id, change.reservation, owner);
+      continue;
+    }
+    const auto it = mirrored_.find(change.id);
+    if (it == mirrored_.end()) continue;  // a booking of no part
+    const Mirrored m = it->second;
+    mirrored_.erase(it);
+    views_[m.part].ReleaseHeld(m.view_booking, change.searches_from);
+    if (m.kind == Kind::kJob) {
+      auto& starts = job_starts_[m.part];
+      starts.erase(starts.find(change.reservation.start));
+    }
+    if (m.kind == Kind::kReplanned) --replanned_;
+    if (m.kind != Kind::kHold) released(change.id, change.reservation);
+  }
+  shared.DropChanges(read);
+  return complete;
+}
+
+void PartViews::Rebuild(Timeline& shared,
+                        const std::vector<std::pair<ReservationId, Owner>>& owned) {
+  for (std::size_t part = 0; part < views_.size(); ++part) {
+    views_[part] = Timeline(views_[part].capacity());
+    job_starts_[part].clear();
+  }
+  mirrored_.clear();
+  replanned_ = 0;
+  for (const auto& [id, owner] : owned) {
+    if (const auto a = shared.Get(id)) Mirror(id, *a, owner);
+  }
+  stream_ = shared.RecordChanges();
+}
+
+void PartViews::Adopt(ReservationId id) {
+  const auto it = mirrored_.find(id);
+  if (it == mirrored_.end() || it->second.kind != Kind::kReplanned) return;
+  it->second.kind = Kind::kJob;
+  --replanned_;
+  if (const auto a = views_[it->second.part].Get(it->second.view_booking)) {
+    job_starts_[it->second.part].insert(a->start);
+  }
+}
+
+bool PartViews::Exact(const Timeline& shared, Time now) const {
+  if (!Follows(shared) || capacity_sum_ != shared.capacity() || replanned_ != 0 ||
+      mirrored_.size() != shared.reservation_count()) {
+    return false;
+  }
+  for (const Timeline& view : views_) {
+    if (view.MinFree(now, kTimeMax) < 0) return false;
+  }
+  return true;
+}
+
+Time PartViews::LatestJobStart(int part) const {
+  const auto& starts = job_starts_[part];
+  return starts.empty() ? kTimeMin : *starts.rbegin();
+}
+
+Time PartViews::LatestJobStartBy(int part, Time t) const {
+  const auto& starts = job_starts_[part];
+  const auto after = starts.upper_bound(t);
+  return after == starts.begin() ? kTimeMin : *std::prev(after);
+}
+
+}  // namespace resched
