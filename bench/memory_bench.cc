@@ -4,7 +4,9 @@
 //
 // - BM_BytesPerQueuedJob: 10 clusters of 64 processors (SIMULATED, conservative backfilling),
 //   100k queued jobs each (the server's default max_active_jobs_per_cluster), submit_bench's mix
-//   of rigid and Amdahl jobs: 1M queued jobs in all. Counters: bytes_per_job, total_MiB.
+//   of rigid and Amdahl jobs: 1M queued jobs in all. Counters: bytes_per_job, total_MiB. /0: one
+//   pool; /1: two groups of different speeds (48 at speed 1, 16 at speed 2), whose kept group
+//   timelines (core/online/part_views.h) hold every booking a second time.
 // - BM_BytesPerReservation: one timeline of 1,024 processors, 1M reservations of 1 to 32
 //   processors and 1 minute to 2 hours at random starts. Counter: bytes_per_reservation.
 #include <benchmark/benchmark.h>
@@ -34,16 +36,17 @@ double HeapBytesInUse() {
 void BM_BytesPerQueuedJob(benchmark::State& state) {
   constexpr int kClusters = 10;
   constexpr int kJobsPerCluster = 100'000;
+  const std::vector<resched::ProcessorGroup> groups =
+      state.range(0) == 0
+          ? std::vector<resched::ProcessorGroup>{{"", 64, 1.0}}
+          : std::vector<resched::ProcessorGroup>{{"slow", 48, 1.0}, {"fast", 16, 2.0}};
   for (auto _ : state) {
     const double before = HeapBytesInUse();
     std::vector<std::unique_ptr<resched::ClusterPlan>> plans;
     std::mt19937_64 rng(42);
     for (int c = 0; c < kClusters; ++c) {
-      const resched::ClusterSpec spec{absl::StrCat("c", c),
-                                      {{"", 64, 1.0}},
-                                      resched::ClockKind::kSimulated,
-                                      "conservative",
-                                      {}};
+      const resched::ClusterSpec spec{
+          absl::StrCat("c", c), groups, resched::ClockKind::kSimulated, "conservative", {}};
       plans.push_back(*resched::ClusterPlan::Create(spec, {}, 0));
       for (int i = 0; i < kJobsPerCluster; ++i) {
         if (!plans.back()->Submit(resched::bench::RandomJob(rng)).ok()) std::abort();
@@ -57,7 +60,7 @@ void BM_BytesPerQueuedJob(benchmark::State& state) {
     state.counters["total_MiB"] = bytes / (1 << 20);
   }
 }
-BENCHMARK(BM_BytesPerQueuedJob)->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK(BM_BytesPerQueuedJob)->Arg(0)->Arg(1)->Iterations(1)->Unit(benchmark::kSecond);
 
 void BM_BytesPerReservation(benchmark::State& state) {
   constexpr int kReservations = 1'000'000;

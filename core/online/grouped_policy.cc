@@ -80,7 +80,7 @@ class Grouped final : public PartitionedPolicy {
   // timeline, instead of building it and re-booking the group's queue (issue 12 §1). False,
   // with nothing changed but the partition's sync, where that does not apply.
   bool PlaceOnKeptTimelines(PlanState& state, JobRecord& job, const RuntimeModel& reference) {
-    if (!PrepareForNewJob(state) || !inner(0).PlacesNewJobAlone()) return false;
+    if (!InnerPlacesNewJobAlone() || !PrepareForNewJob(state)) return false;
     std::optional<NewPlacement> best;
     int best_group = -1;
     for (int group : slowest_first_) {

@@ -5,13 +5,15 @@
 namespace resched {
 
 PartViews::PartViews(const std::vector<int>& capacities)
-    : bounds_(capacities.size()), job_starts_(capacities.size()) {
+    : capacities_(capacities), bounds_(capacities.size()), job_starts_(capacities.size()) {
   views_.reserve(capacities.size());
   for (int capacity : capacities) {
     views_.emplace_back(capacity);
     capacity_sum_ += capacity;
   }
 }
+
+PartViews::PartViews(const PartViews& other) : PartViews(other.capacities_) {}
 
 void PartViews::Mirror(ReservationId id, const Allocation& a, const Owner& owner) {
   // ForceAdd: a view may go over its capacity where the plan put a booking the part's
@@ -59,7 +61,7 @@ bool PartViews::CatchUp(Timeline& shared, const OwnerOf& owner_of, const OnJobRe
 void PartViews::Rebuild(Timeline& shared,
                         const std::vector<std::pair<ReservationId, Owner>>& owned) {
   for (std::size_t part = 0; part < views_.size(); ++part) {
-    views_[part] = Timeline(views_[part].capacity());
+    views_[part] = Timeline(capacities_[part]);
     job_starts_[part].clear();
   }
   mirrored_.clear();

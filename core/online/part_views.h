@@ -42,6 +42,13 @@ class PartViews {
   using OnJobReleased = std::function<void(ReservationId, const Allocation&)>;
 
   explicit PartViews(const std::vector<int>& capacities);
+  // A copy (a plan's copy for a dry run) follows no record: the copied shared timeline records
+  // nothing, so the copy's first sync rebuilds it, and copying the views would be wasted.
+  PartViews(const PartViews& other);
+  PartViews& operator=(const PartViews&) = delete;
+  PartViews(PartViews&&) = default;
+  PartViews& operator=(PartViews&&) = default;
+  ~PartViews() = default;
 
   // Applies, in order, the changes `shared` recorded since the last call. False when the views
   // do not follow `shared`'s record (Rebuild them), or at an added booking whose owner is
@@ -76,6 +83,7 @@ class PartViews {
   };
   void Mirror(ReservationId id, const Allocation& a, const Owner& owner);
 
+  std::vector<int> capacities_;
   std::vector<Timeline> views_;
   std::vector<StartBounds> bounds_;
   std::vector<std::multiset<Time>> job_starts_;  // per part, of its kJob bookings

@@ -3,12 +3,15 @@
 namespace resched {
 
 PartitionedPolicy::PartitionedPolicy(InnerPolicyFactory make_inner)
-    : make_inner_(std::move(make_inner)), decides_at_events_(make_inner_()->DecidesAtEvents()) {}
+    : make_inner_(std::move(make_inner)),
+      decides_at_events_(make_inner_()->DecidesAtEvents()),
+      inner_places_new_job_alone_(make_inner_()->PlacesNewJobAlone()) {}
 
 PartitionedPolicy::PartitionedPolicy(const PartitionedPolicy& other)
     : OnlinePolicy(other),
       make_inner_(other.make_inner_),
       decides_at_events_(other.decides_at_events_),
+      inner_places_new_job_alone_(other.inner_places_new_job_alone_),
       partition_(other.partition_) {
   for (const auto& policy : other.policies_) policies_.push_back(policy->Clone());
 }

@@ -50,6 +50,8 @@ class PartitionedPolicy : public OnlinePolicy {
   // Re-plans the part's queue with `decide` (its policy on the part's sub-state) and books it.
   void RunPart(PlanState& state, int part, const std::function<void(PlanState&)>& decide);
 
+  // Whether the parts' policy places a new job alone (OnlinePolicy::PlacesNewJobAlone).
+  bool InnerPlacesNewJobAlone() const { return inner_places_new_job_alone_; }
   Partition& partition() { return *partition_; }
   const Partition& partition() const { return *partition_; }
   OnlinePolicy& inner(int part) { return *policies_[part]; }
@@ -57,6 +59,7 @@ class PartitionedPolicy : public OnlinePolicy {
  private:
   InnerPolicyFactory make_inner_;
   bool decides_at_events_;
+  bool inner_places_new_job_alone_;
   std::optional<Partition> partition_;
   std::vector<std::unique_ptr<OnlinePolicy>> policies_;  // one per part
 };
