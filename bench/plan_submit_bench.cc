@@ -9,8 +9,12 @@
 //
 // Policies that re-plan the whole queue at every decision run at Q = 0 and 1,000, with 200 jobs
 // measured: dasedf, dbos, iterative and bicriteria-batch (the papers' algorithms re-plan by
-// design), easy (its estimates for every waiting job are re-planned at each event) and split
-// (each part's queue likewise).
+// design) and easy (its estimates for every waiting job are re-planned at each event).
+//
+// split (Split(2) with FCFS in each part) places a new job on its part's kept timeline
+// (core/online/part_views.h) and runs as fcfs does. The baseline in the same run is
+// "split-rebuilt": each submission plans its part in full (as before the kept timelines), at
+// Q = 0, 1,000 and 10,000 with 200 jobs and the clock still.
 //
 // fcfs and conservative also run on two groups of different speeds ("@two-speeds": 48
 // processors at speed 1 and 16 at speed 2), where each submission tries the job in both groups
@@ -54,6 +58,18 @@ PlanFactory PlanOn(const std::string& policy, const std::vector<resched::Process
   return [policy, groups] {
     const resched::ClusterSpec spec{"bench", groups, resched::ClockKind::kSimulated, policy, {}};
     return *resched::ClusterPlan::Create(spec, {}, 0);
+  };
+}
+
+// The baseline of Split's kept part timelines: every submission plans its part in full.
+PlanFactory RebuildingSplitPlan() {
+  return [] {
+    const resched::ClusterSpec spec{"bench", kOnePool, resched::ClockKind::kSimulated, "split", {}};
+    // The registry's defaults: rho = 2 over [1 s, 1 day].
+    auto split = resched::MakeSplitPolicy(
+        2, 1, 86400, [] { return *resched::MakePolicy("fcfs", {}); },
+        /*keep_part_timelines=*/false);
+    return *resched::ClusterPlan::CreateWithPolicy(spec, {}, 0, std::move(split));
   };
 }
 
@@ -115,16 +131,19 @@ enum class Setting {
   kOnePoolReplanning,  // one pool, a policy that re-plans its queue: Q = 0 and 1,000, 200 jobs
   kTwoSpeeds,          // two speeds, kept group timelines: as kOnePool
   kTwoSpeedsRebuilt,   // two speeds, rebuilt group timelines: Q = 0 to 10,000, 200 jobs
+  kSplitRebuilt,       // one pool, split planning its part in full: as kTwoSpeedsRebuilt
 };
 
 void Register(const std::string& policy, Setting setting) {
   const bool two_speeds = setting == Setting::kTwoSpeeds || setting == Setting::kTwoSpeedsRebuilt;
   const std::string name = policy + (setting == Setting::kTwoSpeeds          ? "@two-speeds"
                                      : setting == Setting::kTwoSpeedsRebuilt ? "@two-speeds-rebuilt"
+                                     : setting == Setting::kSplitRebuilt     ? "-rebuilt"
                                                                              : "");
-  const PlanFactory make_plan = setting == Setting::kTwoSpeedsRebuilt
-                                    ? RebuildingGroupsPlanOn(policy, kTwoSpeeds)
-                                    : PlanOn(policy, two_speeds ? kTwoSpeeds : kOnePool);
+  const PlanFactory make_plan =
+      setting == Setting::kTwoSpeedsRebuilt ? RebuildingGroupsPlanOn(policy, kTwoSpeeds)
+      : setting == Setting::kSplitRebuilt   ? RebuildingSplitPlan()
+                                            : PlanOn(policy, two_speeds ? kTwoSpeeds : kOnePool);
   for (const auto& [label, kind] :
        {std::pair{"rigid", JobKind::kRigid}, std::pair{"moldable", JobKind::kMoldable}}) {
     auto* b = benchmark::RegisterBenchmark(("BM_PlanSubmit/" + name + "/" + label).c_str(),
@@ -140,6 +159,7 @@ void Register(const std::string& policy, Setting setting) {
         b->Args({0, 200, 0})->Args({1'000, 200, 0});
         break;
       case Setting::kTwoSpeedsRebuilt:
+      case Setting::kSplitRebuilt:
         // Filling 10k queued jobs this way takes about 1.5 minutes: the clock stays.
         b->Args({0, 200, 0})->Args({1'000, 200, 0})->Args({10'000, 200, 0});
         break;
@@ -151,8 +171,9 @@ void Register(const std::string& policy, Setting setting) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (const char* policy : {"fcfs", "conservative"}) Register(policy, Setting::kOnePool);
-  for (const char* policy : {"easy", "split", "dasedf", "dbos", "iterative", "bicriteria-batch"}) {
+  for (const char* policy : {"fcfs", "conservative", "split"}) Register(policy, Setting::kOnePool);
+  Register("split", Setting::kSplitRebuilt);
+  for (const char* policy : {"easy", "dasedf", "dbos", "iterative", "bicriteria-batch"}) {
     Register(policy, Setting::kOnePoolReplanning);
   }
   for (const char* policy : {"fcfs", "conservative"}) {

@@ -16,11 +16,11 @@
 // passes them as PlanState::group_bookings); a hold of any group counts on the shared timeline
 // only: where processors run short, it costs the group that books last.
 //
-// Cost: with FCFS or conservative backfilling in each group and no hold of any group, each
-// group's timeline is kept between calls (part_views.h) and a submission searches it once per
-// group. Otherwise every submission tries each group that fits the job, and each try builds the
-// group's private timeline from the shared one (Partition::Try), so it grows with the bookings
-// ahead of now, like Split's (docs/timeline.md, "SubmitJob at any backlog").
+// Cost: with FCFS or conservative backfilling in each group, each group's timeline is kept
+// between calls (part_views.h) and a submission searches it once per group. Otherwise, or where
+// a hold of any group is in the way of the job, every submission tries each group that fits the
+// job, and each try builds the group's private timeline from the shared one (Partition::Try),
+// so it grows with the bookings ahead of now (docs/timeline.md, "SubmitJob at any backlog").
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -38,15 +38,14 @@ class Grouped final : public PartitionedPolicy {
  public:
   Grouped(std::vector<ProcessorGroup> groups, InnerPolicyFactory make_inner,
           bool keep_group_timelines)
-      : PartitionedPolicy(std::move(make_inner)),
+      : PartitionedPolicy(std::move(make_inner), keep_group_timelines),
         groups_(std::move(groups)),
-        slowest_first_(GroupsSlowestFirst(groups_)),
-        keep_group_timelines_(keep_group_timelines) {}
+        slowest_first_(GroupsSlowestFirst(groups_)) {}
   std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Grouped>(*this); }
 
   void PlaceNew(PlanState& state, JobRecord& job) override {
     const RuntimeModel reference = job.job.model.OnSpeed(1);
-    if (keep_group_timelines_ && PlaceOnKeptTimelines(state, job, reference)) return;
+    if (PlaceOnKeptTimelines(state, job, reference)) return;
     job.job.model = reference;
     Prepare(state);
     std::optional<Partition::Trial> best;
@@ -75,12 +74,13 @@ class Grouped final : public PartitionedPolicy {
   }
 
  private:
-  // The same choice, where the groups' kept timelines are their private ones and the groups'
-  // policy places a new job alone (FCFS, conservative): each group is searched once on its
-  // timeline, instead of building it and re-booking the group's queue (issue 12 §1). False,
-  // with nothing changed but the partition's sync, where that does not apply.
+  // The same choice where the groups' policy places a new job alone (FCFS, conservative): each
+  // group is searched once on its kept timeline, instead of building its private one and
+  // re-booking its queue (issue 12 §1). False, with nothing changed but the partition's sync,
+  // where that does not apply: another policy, or a group whose answer the cluster has no room
+  // for (a hold of any group in the way).
   bool PlaceOnKeptTimelines(PlanState& state, JobRecord& job, const RuntimeModel& reference) {
-    if (!InnerPlacesNewJobAlone() || !PrepareForNewJob(state)) return false;
+    if (!PrepareForNewJob(state)) return false;
     std::optional<NewPlacement> best;
     int best_group = -1;
     for (int group : slowest_first_) {
@@ -88,7 +88,7 @@ class Grouped final : public PartitionedPolicy {
       job.job.model = reference.OnSpeed(groups_[group].speed);
       job.group = group;
       auto placement = partition().PlacementOn(state, group, job, inner(group));
-      if (!placement) return false;  // Try's fallbacks decide where such a job goes
+      if (!placement) return false;  // the full way decides
       if (!best || placement->allocation.end < best->allocation.end) {
         best = placement;
         best_group = group;
@@ -114,7 +114,6 @@ class Grouped final : public PartitionedPolicy {
 
   std::vector<ProcessorGroup> groups_;
   std::vector<int> slowest_first_;  // group indices by speed, ascending; ties in listed order
-  bool keep_group_timelines_;
 };
 
 }  // namespace

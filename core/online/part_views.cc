@@ -9,16 +9,16 @@ PartViews::PartViews(const std::vector<int>& capacities)
   views_.reserve(capacities.size());
   for (int capacity : capacities) {
     views_.emplace_back(capacity);
-    capacity_sum_ += capacity;
   }
 }
 
 PartViews::PartViews(const PartViews& other) : PartViews(other.capacities_) {}
 
 void PartViews::Mirror(ReservationId id, const Allocation& a, const Owner& owner) {
-  // ForceAdd: a view may go over its capacity where the plan put a booking the part's
-  // policy would not have (Exact() then says so); it fails only for an empty window or k < 1,
+  // ForceAdd: a view may go over its capacity where the plan put a booking the part's policy
+  // would not have (searches treat that as full); it fails only for an empty window or k < 1,
   // which no booking of the shared timeline has.
+  if (mirrored_.contains(id)) return;  // adopted before its add was read
   const auto booked = views_[owner.part].ForceAdd(a.start, a.end, a.k);
   if (!booked.ok()) return;
   mirrored_[id] = Mirrored{owner.part, *booked, owner.kind};
@@ -26,7 +26,7 @@ void PartViews::Mirror(ReservationId id, const Allocation& a, const Owner& owner
   if (owner.kind == Kind::kReplanned) ++replanned_;
 }
 
-bool PartViews::CatchUp(Timeline& shared, const OwnerOf& owner_of, const OnJobReleased& released) {
+bool PartViews::CatchUp(Timeline& shared, const OwnerOf& owner_of, const OnReleased& released) {
   if (!Follows(shared)) return false;
   const std::vector<TimelineChange>& changes = shared.changes();
   std::size_t read = 0;
@@ -42,6 +42,9 @@ bool PartViews::CatchUp(Timeline& shared, const OwnerOf& owner_of, const OnJobRe
       if (owner.part >= 0) Mirror(change.id, change.reservation, owner);
       continue;
     }
+    // Every release is reported: the caller may know a booking no view holds (a part adopted
+    // a running job whose booking was of no part when it was made).
+    released(change.id, change.reservation);
     const auto it = mirrored_.find(change.id);
     if (it == mirrored_.end()) continue;  // a booking of no part
     const Mirrored m = it->second;
@@ -52,7 +55,6 @@ bool PartViews::CatchUp(Timeline& shared, const OwnerOf& owner_of, const OnJobRe
       starts.erase(starts.find(change.reservation.start));
     }
     if (m.kind == Kind::kReplanned) --replanned_;
-    if (m.kind != Kind::kHold) released(change.id, change.reservation);
   }
   shared.DropChanges(read);
   return complete;
@@ -72,25 +74,16 @@ void PartViews::Rebuild(Timeline& shared,
   stream_ = shared.RecordChanges();
 }
 
-void PartViews::Adopt(ReservationId id) {
+void PartViews::Adopt(ReservationId id, int part, const Allocation& booking) {
   const auto it = mirrored_.find(id);
-  if (it == mirrored_.end() || it->second.kind != Kind::kReplanned) return;
+  if (it == mirrored_.end()) {
+    Mirror(id, booking, Owner{part, Kind::kJob});
+    return;
+  }
+  if (it->second.kind != Kind::kReplanned) return;
   it->second.kind = Kind::kJob;
   --replanned_;
-  if (const auto a = views_[it->second.part].Get(it->second.view_booking)) {
-    job_starts_[it->second.part].insert(a->start);
-  }
-}
-
-bool PartViews::Exact(const Timeline& shared, Time now) const {
-  if (!Follows(shared) || capacity_sum_ != shared.capacity() || replanned_ != 0 ||
-      mirrored_.size() != shared.reservation_count()) {
-    return false;
-  }
-  for (const Timeline& view : views_) {
-    if (view.MinFree(now, kTimeMax) < 0) return false;
-  }
-  return true;
+  job_starts_[it->second.part].insert(booking.start);
 }
 
 Time PartViews::LatestJobStart(int part) const {

@@ -3,12 +3,12 @@
 // read from the shared timeline's change record (Timeline::RecordChanges) instead of rescanning
 // every booking.
 //
-// When the parts' capacities sum to the cluster's and every booking belongs to some part (no
-// hold of any group), a part's private timeline (Partition::Try) is its view from now on: its
-// free(t) = min(capacity - own(t), shared free(t)), and the shared term never binds while every
-// other part stays within its capacity. The groups' policy then tries a new job in each group
-// on the group's view (issue 12 §1), without copying the shared timeline or re-booking the
-// group's queue.
+// A part's private timeline (Partition::Try) has free(t) = min(view free(t), shared free(t)):
+// it allows a subset of the allocations its view allows. So the earliest-completion allocation
+// on the view, when the shared timeline has room for it, is also the one on the private
+// timeline. A policy that places a new job alone then places it on the part's view, checked
+// against the shared timeline (Partition::PlacementOn), without copying the shared timeline or
+// re-booking the part's queue (issue 12 §1); where the check fails, the part is planned in full.
 #pragma once
 
 #include <cstdint>
@@ -38,8 +38,8 @@ class PartViews {
     Kind kind = Kind::kHold;
   };
   using OwnerOf = std::function<Owner(ReservationId)>;
-  // Called for every released booking of kind kJob or kReplanned.
-  using OnJobReleased = std::function<void(ReservationId, const Allocation&)>;
+  // Called for every booking the shared timeline released, mirrored or not.
+  using OnReleased = std::function<void(ReservationId, const Allocation&)>;
 
   explicit PartViews(const std::vector<int>& capacities);
   // A copy (a plan's copy for a dry run) follows no record: the copied shared timeline records
@@ -53,20 +53,25 @@ class PartViews {
   // Applies, in order, the changes `shared` recorded since the last call. False when the views
   // do not follow `shared`'s record (Rebuild them), or at an added booking whose owner is
   // kUnknown: the changes from that one on stay recorded for a later call.
-  bool CatchUp(Timeline& shared, const OwnerOf& owner_of, const OnJobReleased& released);
+  bool CatchUp(Timeline& shared, const OwnerOf& owner_of, const OnReleased& released);
   // Rebuilds every view from `owned` (live bookings of `shared` and their owners) and starts a
   // fresh change record on `shared`.
   void Rebuild(Timeline& shared, const std::vector<std::pair<ReservationId, Owner>>& owned);
-  // A mirrored booking of kind kReplanned becomes kJob (its job started and a part adopted it).
-  void Adopt(ReservationId id);
+  // A part adopted the job of booking `id` (it started, booked by someone else): a booking of
+  // kind kReplanned becomes kJob, one of no part is mirrored in `part` as kJob.
+  void Adopt(ReservationId id, int part, const Allocation& booking);
+  // True when a running job may await adoption: a booking of no part or of kind kReplanned is
+  // live (on `shared`, followed).
+  bool MayHoldUnadoptedJobs(const Timeline& shared) const {
+    return replanned_ != 0 || mirrored_.size() < shared.reservation_count();
+  }
   bool Follows(const Timeline& shared) const {
     return stream_ != 0 && shared.change_stream() == stream_;
   }
 
-  // True when each view is its part's private timeline from `now` on: the views follow
-  // `shared`, the capacities sum to its capacity, every booking of `shared` belongs to a part,
-  // no Replan's job is among them, and no view is over its capacity after `now`.
-  bool Exact(const Timeline& shared, Time now) const;
+  // True when the views follow `shared` and no Replan's job is among them (a part's latest job
+  // start would miss it): PlacementOn may read them.
+  bool Usable(const Timeline& shared) const { return Follows(shared) && replanned_ == 0; }
 
   Timeline& view(int part) { return views_[part]; }
   StartBounds& bounds(int part) { return bounds_[part]; }
@@ -90,7 +95,6 @@ class PartViews {
   absl::flat_hash_map<ReservationId, Mirrored> mirrored_;
   std::size_t replanned_ = 0;  // mirrored bookings of kind kReplanned
   std::uint64_t stream_ = 0;   // the shared record followed; 0: none
-  int capacity_sum_ = 0;
 };
 
 }  // namespace resched

@@ -55,11 +55,7 @@ Partition::Partition(std::vector<int> capacities)
       last_start_(capacities_.size(), kTimeMin) {}
 
 void Partition::Sync(PlanState& state, const std::function<int(const JobRecord&)>& part_of) {
-  if (!views_) {
-    int sum = 0;
-    for (int capacity : capacities_) sum += capacity;
-    if (sum == state.timeline().capacity()) views_.emplace(capacities_);
-  }
+  if (!views_) views_.emplace(capacities_);
   absl::flat_hash_set<ReservationId> queued;
   for (const JobRecord* job : state.queue()) {
     if (!job->placed) continue;
@@ -73,7 +69,8 @@ void Partition::Sync(PlanState& state, const std::function<int(const JobRecord&)
   for (const JobRecord* job : state.running()) {
     if (job->placed && !bookings_.contains(job->reservation)) {
       bookings_[job->reservation] = Booking{part_of(*job), job->allocation.start};
-      if (views_) views_->Adopt(job->reservation);  // a Replan's job, now started
+      // A Replan's job, now started.
+      if (views_) views_->Adopt(job->reservation, part_of(*job), job->allocation);
     }
   }
   for (auto& list : running_) list.clear();
@@ -161,12 +158,23 @@ void Partition::SyncViews(PlanState& state, const std::function<int(const JobRec
   views_->Rebuild(state.timeline(), owned);
 }
 
-bool Partition::CatchUpForNewJob(PlanState& state) {
+bool Partition::CatchUpForNewJob(PlanState& state,
+                                 const std::function<int(const JobRecord&)>& part_of) {
   if (!views_ ||
       !views_->CatchUp(
           state.timeline(), [&](ReservationId id) { return OwnerOf(state, id, nullptr); },
           [&](ReservationId id, const Allocation& a) { Released(state, id, a); })) {
     return false;
+  }
+  // Sync adopts a running job someone else booked (a Replan's job that started). Only a
+  // booking of no part or a Replan's can be one, so the running jobs are scanned only then.
+  if (views_->MayHoldUnadoptedJobs(state.timeline())) {
+    for (const JobRecord* job : state.running()) {
+      if (!job->placed || bookings_.contains(job->reservation)) continue;
+      const int part = part_of(*job);
+      bookings_[job->reservation] = Booking{part, job->allocation.start};
+      views_->Adopt(job->reservation, part, job->allocation);
+    }
   }
   // Sync counts the starts of the live bookings no longer queued. No queued job starts by now
   // when a new job comes (the plan starts every job that is due before it returns), so those
@@ -177,8 +185,8 @@ bool Partition::CatchUpForNewJob(PlanState& state) {
   return true;
 }
 
-bool Partition::ViewsExact(const PlanState& state) const {
-  return views_ && views_->Exact(state.timeline(), state.now());
+bool Partition::ViewsUsable(const PlanState& state) const {
+  return views_ && views_->Usable(state.timeline());
 }
 
 std::optional<NewPlacement> Partition::PlacementOn(PlanState& state, int part, JobRecord& job,
@@ -188,7 +196,13 @@ std::optional<NewPlacement> Partition::PlacementOn(PlanState& state, int part, J
   std::vector<JobRecord*> alone{&job};
   const Time latest = std::max(last_start_[part], views_->LatestJobStart(part));
   PlanState sub(state.now(), latest, views_->view(part), alone, nullptr, &views_->bounds(part));
-  return policy.PlacementOfNew(sub, job);
+  std::optional<NewPlacement> placement = policy.PlacementOfNew(sub, job);
+  // The private timeline is the view where the shared one has room (part_views.h).
+  if (placement) {
+    const Allocation& a = placement->allocation;
+    if (state.timeline().MinFree(a.start, a.end) < a.k) return std::nullopt;
+  }
+  return placement;
 }
 
 void Partition::CommitNew(PlanState& state, int part, JobRecord& job,

@@ -17,9 +17,8 @@
 // policy's Clone copies the partition, and the timeline snapshot keeps the reservation ids.
 // Bookings no part made (external holds, DAG tasks) count against the shared term only.
 //
-// When the parts' capacities sum to the cluster's (the groups of a cluster of several speeds),
-// the partition also keeps each part's bookings on a view of its own between calls
-// (part_views.h), so that a new job can be tried in each part without building its private
+// The partition also keeps each part's bookings on a view of its own between calls
+// (part_views.h), so that a new job can be placed in a part without building its private
 // timeline (CatchUpForNewJob, PlacementOn, CommitNew).
 #pragma once
 
@@ -55,12 +54,13 @@ class Partition {
   // Sync's effect on what a new job's placement reads, from the shared timeline's recorded
   // changes alone: O(changes) instead of O(bookings). False when that is not enough (no views,
   // a booking someone else made, a record not followed); call Sync then.
-  bool CatchUpForNewJob(PlanState& state);
-  // True when each part's view is its private timeline (PartViews::Exact); only then may
-  // PlacementOn and CommitNew be used, until the next change made elsewhere.
-  bool ViewsExact(const PlanState& state) const;
-  // Where `policy` (the part's, with PlacesNewJobAlone()) would place `job` in `part`, read on
-  // the part's view with the bounds earlier searches there learned. Changes nothing shared.
+  bool CatchUpForNewJob(PlanState& state, const std::function<int(const JobRecord&)>& part_of);
+  // True when PlacementOn may read the parts' views (PartViews::Usable), until the next change
+  // made elsewhere.
+  bool ViewsUsable(const PlanState& state) const;
+  // Where `policy` (the part's, with PlacesNewJobAlone()) would place `job` in `part`: its
+  // answer on the part's view, with the bounds earlier searches there learned, when the shared
+  // timeline has room for it; nullopt otherwise (plan the part in full then). Changes nothing.
   std::optional<NewPlacement> PlacementOn(PlanState& state, int part, JobRecord& job,
                                           OnlinePolicy& policy);
   // Books `job` in `part` at `placement`, as Commit would book a trial holding it alone.

@@ -2,16 +2,16 @@
 
 namespace resched {
 
-PartitionedPolicy::PartitionedPolicy(InnerPolicyFactory make_inner)
+PartitionedPolicy::PartitionedPolicy(InnerPolicyFactory make_inner, bool keep_part_timelines)
     : make_inner_(std::move(make_inner)),
       decides_at_events_(make_inner_()->DecidesAtEvents()),
-      inner_places_new_job_alone_(make_inner_()->PlacesNewJobAlone()) {}
+      places_on_kept_timelines_(keep_part_timelines && make_inner_()->PlacesNewJobAlone()) {}
 
 PartitionedPolicy::PartitionedPolicy(const PartitionedPolicy& other)
     : OnlinePolicy(other),
       make_inner_(other.make_inner_),
       decides_at_events_(other.decides_at_events_),
-      inner_places_new_job_alone_(other.inner_places_new_job_alone_),
+      places_on_kept_timelines_(other.places_on_kept_timelines_),
       partition_(other.partition_) {
   for (const auto& policy : other.policies_) policies_.push_back(policy->Clone());
 }
@@ -63,12 +63,12 @@ void PartitionedPolicy::Prepare(PlanState& state) {
 }
 
 bool PartitionedPolicy::PrepareForNewJob(PlanState& state) {
+  if (!places_on_kept_timelines_) return false;
   if (!partition_) BuildPartition(state.timeline().capacity());
   BeforeSync(state);
-  if (!partition_->CatchUpForNewJob(state)) {
-    partition_->Sync(state, [this](const JobRecord& job) { return PartOf(job); });
-  }
-  return partition_->ViewsExact(state);
+  const auto part_of = [this](const JobRecord& job) { return PartOf(job); };
+  if (!partition_->CatchUpForNewJob(state, part_of)) partition_->Sync(state, part_of);
+  return partition_->ViewsUsable(state);
 }
 
 std::vector<JobRecord*> PartitionedPolicy::QueueOf(PlanState& state, int part,

@@ -17,7 +17,9 @@ namespace resched {
 
 class PartitionedPolicy : public OnlinePolicy {
  public:
-  explicit PartitionedPolicy(InnerPolicyFactory make_inner);
+  // `keep_part_timelines` false: a new job always plans its part in full (the reference the
+  // kept part timelines are tested against).
+  explicit PartitionedPolicy(InnerPolicyFactory make_inner, bool keep_part_timelines = true);
 
   void Reoptimize(PlanState& state, Time freed_from) override;
   void Rebuild(PlanState& state) override;
@@ -39,9 +41,10 @@ class PartitionedPolicy : public OnlinePolicy {
 
   // Builds the partition on first use, then syncs it; call first in every entry point.
   void Prepare(PlanState& state);
-  // Prepare for a new job's placement, from the shared timeline's recorded changes when they
-  // suffice (Partition::CatchUpForNewJob); true when the parts' views may then be used
-  // (Partition::ViewsExact). Either way the partition is synced.
+  // Prepare for a new job's placement on the parts' kept timelines (Partition::PlacementOn),
+  // from the shared timeline's recorded changes when they suffice (CatchUpForNewJob). True when
+  // they may be used: the policy keeps them, the parts' policy places a new job alone and the
+  // views are usable (Partition::ViewsUsable). False: call Prepare and plan the part in full.
   bool PrepareForNewJob(PlanState& state);
   // Builds the partition and the parts' policies.
   void BuildPartition(int capacity);
@@ -50,8 +53,6 @@ class PartitionedPolicy : public OnlinePolicy {
   // Re-plans the part's queue with `decide` (its policy on the part's sub-state) and books it.
   void RunPart(PlanState& state, int part, const std::function<void(PlanState&)>& decide);
 
-  // Whether the parts' policy places a new job alone (OnlinePolicy::PlacesNewJobAlone).
-  bool InnerPlacesNewJobAlone() const { return inner_places_new_job_alone_; }
   Partition& partition() { return *partition_; }
   const Partition& partition() const { return *partition_; }
   OnlinePolicy& inner(int part) { return *policies_[part]; }
@@ -59,7 +60,7 @@ class PartitionedPolicy : public OnlinePolicy {
  private:
   InnerPolicyFactory make_inner_;
   bool decides_at_events_;
-  bool inner_places_new_job_alone_;
+  bool places_on_kept_timelines_;  // kept, and the parts' policy places a new job alone
   std::optional<Partition> partition_;
   std::vector<std::unique_ptr<OnlinePolicy>> policies_;  // one per part
 };

@@ -25,8 +25,11 @@ std::unique_ptr<OnlinePolicy> MakeDasedfPolicy(double epsilon);
 // Saule et al. §6, Alg. 2: MoldableEDF inside DBOS(rho).
 std::unique_ptr<OnlinePolicy> MakeDbosPolicy(double rho, double epsilon);
 // Saule et al. §3.3.2, Alg. 1: Split(rho), jobs routed by p(1) class over [p_min_s, p_max_s].
+// `keep_part_timelines` false: each submission plans its part in full (the reference of the
+// kept part timelines, core/online/part_views.h).
 std::unique_ptr<OnlinePolicy> MakeSplitPolicy(int rho, double p_min_s, double p_max_s,
-                                              InnerPolicyFactory make_inner);
+                                              InnerPolicyFactory make_inner,
+                                              bool keep_part_timelines = true);
 // Saule et al. §4: the main/auxiliary reservation scheme with x auxiliary processors and the
 // max-stretch threshold t.
 std::unique_ptr<OnlinePolicy> MakeReserveAuxPolicy(double x, double t,

@@ -37,14 +37,24 @@ namespace {
 
 class Split final : public PartitionedPolicy {
  public:
-  Split(InnerPolicyFactory make_inner, int rho, double p_min_s, double p_max_s)
-      : PartitionedPolicy(std::move(make_inner)),
+  Split(InnerPolicyFactory make_inner, int rho, double p_min_s, double p_max_s,
+        bool keep_part_timelines)
+      : PartitionedPolicy(std::move(make_inner), keep_part_timelines),
         rho_(std::max(1, rho)),
         p_min_s_(p_min_s),
         p_max_s_(p_max_s) {}
   std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Split>(*this); }
 
   void PlaceNew(PlanState& state, JobRecord& job) override {
+    // With a policy that places a new job alone (FCFS, as in "split"), on the part's kept
+    // timeline (part_views.h) when the cluster has room for its answer; else the part in full.
+    if (PrepareForNewJob(state)) {
+      const int part = PartOf(job);
+      if (auto placement = partition().PlacementOn(state, part, job, inner(part))) {
+        partition().CommitNew(state, part, job, *placement);
+        return;
+      }
+    }
     Prepare(state);
     const int part = PartOf(job);
     RunPart(state, part, [&](PlanState& sub) { inner(part).PlaceNew(sub, job); });
@@ -87,8 +97,9 @@ class Split final : public PartitionedPolicy {
 }  // namespace
 
 std::unique_ptr<OnlinePolicy> MakeSplitPolicy(int rho, double p_min_s, double p_max_s,
-                                              InnerPolicyFactory make_inner) {
-  return std::make_unique<Split>(std::move(make_inner), rho, p_min_s, p_max_s);
+                                              InnerPolicyFactory make_inner,
+                                              bool keep_part_timelines) {
+  return std::make_unique<Split>(std::move(make_inner), rho, p_min_s, p_max_s, keep_part_timelines);
 }
 
 }  // namespace resched

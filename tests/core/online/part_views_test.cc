@@ -1,7 +1,7 @@
 // PartViews: each part's bookings mirrored from the shared timeline's change record. Adds and
 // releases reach the owner's view in order; an unknown owner stops the catch-up where it is and
 // a later call resumes there; a record not followed (a copy, a new timeline) asks for a
-// rebuild; Exact() holds only where each view is its part's private timeline.
+// rebuild; Usable() holds while the views follow and no Replan's job awaits adoption.
 #include "core/online/part_views.h"
 
 #include <gtest/gtest.h>
@@ -54,7 +54,8 @@ TEST(PartViews, AddsAndReleasesReachTheOwnersViewInOrder) {
   EXPECT_EQ(f.views.view(0).FreeAt(15), 3);
   EXPECT_EQ(f.views.view(1).FreeAt(15), 1);
   EXPECT_EQ(f.views.LatestJobStart(0), kTimeMin);
-  EXPECT_EQ(f.released, std::vector<ReservationId>{job});  // jobs only, not holds
+  // Every release, mirrored or not: the caller may know a booking no view holds.
+  EXPECT_EQ(f.released, (std::vector<ReservationId>{job, hold, other}));
 }
 
 TEST(PartViews, AnUnknownOwnerStopsTheCatchUpAndALaterCallResumesThere) {
@@ -92,44 +93,38 @@ TEST(PartViews, ARecordNotFollowedAsksForARebuildThatMirrorsTheGivenBookings) {
   EXPECT_NE(other.change_stream(), 0u);
   EXPECT_EQ(f.views.view(0).FreeAt(5), 1);
   EXPECT_EQ(f.views.LatestJobStart(0), 0);
-  EXPECT_TRUE(f.views.Exact(other, 0));
+  EXPECT_TRUE(f.views.Usable(other));
 }
 
-TEST(PartViews, ExactOnlyWhereEachViewIsItsPartsPrivateTimeline) {
-  {
-    ViewsOnFour f;
-    EXPECT_TRUE(f.views.Exact(f.shared, 0));
-    // A booking of no part: the shared timeline may bind below a part's own count.
-    (void)testing::OkValue(f.shared.Add(0, 10, 1));
-    ASSERT_TRUE(f.CatchUp([](ReservationId) { return ViewOwner{PartViews::kNoPart}; }));
-    EXPECT_FALSE(f.views.Exact(f.shared, 0));
-  }
-  {
-    ViewsOnFour f;
-    // A part over its count (the plan booked more than the part holds) ...
-    (void)testing::OkValue(f.shared.Add(0, 10, 2));
-    ASSERT_TRUE(f.CatchUp([](ReservationId) { return ViewOwner{1, ViewKind::kHold}; }));
-    EXPECT_FALSE(f.views.Exact(f.shared, 0));
-    EXPECT_TRUE(f.views.Exact(f.shared, 10));  // ... only before now does not matter
-  }
-  {
-    ViewsOnFour f;
-    // A Replan's job until a part adopts it.
-    const ReservationId replanned = testing::OkValue(f.shared.Add(5, 10, 1));
-    ASSERT_TRUE(f.CatchUp([](ReservationId) { return ViewOwner{0, ViewKind::kReplanned}; }));
-    EXPECT_FALSE(f.views.Exact(f.shared, 0));
-    EXPECT_EQ(f.views.LatestJobStart(0), kTimeMin);
-    f.views.Adopt(replanned);
-    EXPECT_TRUE(f.views.Exact(f.shared, 0));
-    EXPECT_EQ(f.views.LatestJobStart(0), 5);
-  }
-  {
-    // Parts whose counts do not sum to the cluster's (Split's whole-cluster part).
-    Timeline shared(4);
-    PartViews views({4, 4});
-    views.Rebuild(shared, {});
-    EXPECT_FALSE(views.Exact(shared, 0));
-  }
+TEST(PartViews, UsableWhileFollowingAndNoReplannedJobAwaitsAdoption) {
+  ViewsOnFour f;
+  EXPECT_TRUE(f.views.Usable(f.shared));
+  // A booking of no part and a part over its count leave the views usable: a placement read
+  // on a view is checked against the shared timeline (Partition::PlacementOn).
+  const ReservationId of_no_part = testing::OkValue(f.shared.Add(0, 10, 1));
+  (void)testing::OkValue(f.shared.Add(0, 10, 2));
+  ASSERT_TRUE(f.CatchUp([&](ReservationId id) {
+    return id == of_no_part ? ViewOwner{PartViews::kNoPart} : ViewOwner{1, ViewKind::kHold};
+  }));
+  EXPECT_TRUE(f.views.Usable(f.shared));
+  EXPECT_EQ(f.views.view(1).FreeAt(5), -1);  // 2 on a part of 1: over its count
+  // A Replan's job, until a part adopts it: the part's latest job start would miss it.
+  const ReservationId replanned = testing::OkValue(f.shared.Add(5, 10, 1));
+  ASSERT_TRUE(f.CatchUp([](ReservationId) { return ViewOwner{0, ViewKind::kReplanned}; }));
+  EXPECT_FALSE(f.views.Usable(f.shared));
+  EXPECT_EQ(f.views.LatestJobStart(0), kTimeMin);
+  EXPECT_TRUE(f.views.MayHoldUnadoptedJobs(f.shared));
+  f.views.Adopt(replanned, 0, Allocation{1, 5, 10});
+  EXPECT_TRUE(f.views.Usable(f.shared));
+  EXPECT_EQ(f.views.LatestJobStart(0), 5);
+  // A running job booked as of no part, adopted: mirrored in the part as a job.
+  EXPECT_TRUE(f.views.MayHoldUnadoptedJobs(f.shared));  // `of_no_part` is still live
+  f.views.Adopt(of_no_part, 0, Allocation{1, 0, 10});
+  EXPECT_FALSE(f.views.MayHoldUnadoptedJobs(f.shared));
+  EXPECT_EQ(f.views.view(0).FreeAt(7), 1);  // 3 less the adopted one and the replanned one
+  // Another timeline, or a copy of the views, is not followed.
+  EXPECT_FALSE(f.views.Usable(f.shared.Snapshot()));
+  EXPECT_FALSE(PartViews(f.views).Usable(f.shared));
 }
 
 }  // namespace

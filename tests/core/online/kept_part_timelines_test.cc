@@ -1,10 +1,11 @@
-// The groups' kept timelines (part_views.h) change no decision: a cluster of two speeds whose
-// groups' policy searches each group's kept timeline is driven in lockstep with one whose
-// policy rebuilds every group's timeline at each submission (the reference), through random
-// submissions, cancels, early ends, holds of a group and of any group, displacing holds, clock
-// moves, Replans, dry runs on copies and restarts from images. After every step both must
-// hold the same jobs at the same allocations in the same groups and remember the same bookings,
-// and every schedule goes through the validator.
+// The parts' kept timelines (part_views.h) change no decision. A cluster of two speeds whose
+// groups' policy places new jobs on each group's kept timeline, and a Split cluster doing the
+// same in its parts, are each driven in lockstep with one whose policy rebuilds the part's
+// timeline at each submission (the reference), through random submissions, cancels, early
+// ends, holds of a group and of any group, displacing holds, clock moves, Replans, dry runs on
+// copies and restarts from images. After every step both must hold the same jobs at the same
+// allocations in the same groups and remember the same bookings, and every schedule goes
+// through the validator.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,11 +33,20 @@ using testing::kS;
 
 const std::vector<ProcessorGroup> kKeptGroups = {{"slow", 8, 1.0}, {"fast", 4, 2.0}};
 
-std::unique_ptr<ClusterPlan> KeptPlan(const std::string& policy, bool keep_group_timelines) {
+// "split": Split(3) over [1 s, 60 s] with FCFS in each part, on one pool of 12 processors; any
+// other policy: that policy in each group of kKeptGroups.
+std::unique_ptr<ClusterPlan> KeptPlan(const std::string& policy, bool keep_part_timelines) {
+  if (policy == "split") {
+    const ClusterSpec spec{"test", {{"", 12, 1.0}}, ClockKind::kSimulated, policy, {}};
+    const AlgorithmParams params = testing::PolicyTestParams("split");
+    auto split = MakeSplitPolicy(
+        3, 1, 60, [] { return testing::OkValue(MakePolicy("fcfs", {})); }, keep_part_timelines);
+    return testing::OkValue(ClusterPlan::CreateWithPolicy(spec, params, 0, std::move(split)));
+  }
   const ClusterSpec spec{"test", kKeptGroups, ClockKind::kSimulated, policy, {}};
   auto grouped = MakeGroupedPolicy(
       kKeptGroups, [policy] { return testing::OkValue(MakePolicy(policy, {})); },
-      keep_group_timelines);
+      keep_part_timelines);
   return testing::OkValue(ClusterPlan::CreateWithPolicy(spec, {}, 0, std::move(grouped)));
 }
 
@@ -113,7 +123,8 @@ void RunKeptAgainstReference(const std::string& policy, std::uint64_t seed, int 
     } else if (op <= 12) {
       // A hold of one group, or (one time in three) of any group, which the kept timelines
       // cannot follow: the groups' policy then rebuilds as the reference does.
-      const int group = rng() % 3 == 0 ? -1 : static_cast<int>(rng() % 2);
+      const bool one_pool = kept->spec().homogeneous();
+      const int group = one_pool || rng() % 3 == 0 ? -1 : static_cast<int>(rng() % 2);
       const Time start = kept->now() + static_cast<Time>(rng() % (100 * kS));
       const Time end = start + (1 + static_cast<Time>(rng() % 50)) * kS;
       const int k = 1 + static_cast<int>(rng() % 3);
@@ -164,8 +175,8 @@ void RunKeptAgainstReference(const std::string& policy, std::uint64_t seed, int 
   }
 }
 
-TEST(GroupedKeptTimelines, DecideAsRebuildingEveryGroupsTimelineDoes) {
-  for (const std::string policy : {"conservative", "fcfs", "easy"}) {
+TEST(KeptPartTimelines, DecideAsRebuildingEveryPartsTimelineDoes) {
+  for (const std::string policy : {"conservative", "fcfs", "easy", "split"}) {
     for (std::uint64_t seed = 1; seed <= 6; ++seed) {
       RunKeptAgainstReference(policy, seed, 300);
       if (::testing::Test::HasFailure()) return;
@@ -175,8 +186,8 @@ TEST(GroupedKeptTimelines, DecideAsRebuildingEveryGroupsTimelineDoes) {
 
 // A deep backlog with the clock moving: jobs end and start between submissions, and every
 // submission reads the groups' timelines as kept from the record of those changes.
-TEST(GroupedKeptTimelines, FollowJobsStartingAndEndingUnderADeepBacklog) {
-  for (const std::string policy : {"conservative", "fcfs"}) {
+TEST(KeptPartTimelines, FollowJobsStartingAndEndingUnderADeepBacklog) {
+  for (const std::string policy : {"conservative", "fcfs", "split"}) {
     SCOPED_TRACE(policy);
     std::unique_ptr<ClusterPlan> kept = KeptPlan(policy, true);
     std::unique_ptr<ClusterPlan> reference = KeptPlan(policy, false);
