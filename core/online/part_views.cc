@@ -15,10 +15,10 @@ PartViews::PartViews(const std::vector<int>& capacities)
 PartViews::PartViews(const PartViews& other) : PartViews(other.capacities_) {}
 
 void PartViews::Mirror(ReservationId id, const Allocation& a, const Owner& owner) {
+  if (mirrored_.contains(id)) return;  // adopted before its add was read
   // ForceAdd: a view may go over its capacity where the plan put a booking the part's policy
   // would not have (searches treat that as full); it fails only for an empty window or k < 1,
   // which no booking of the shared timeline has.
-  if (mirrored_.contains(id)) return;  // adopted before its add was read
   const auto booked = views_[owner.part].ForceAdd(a.start, a.end, a.k);
   if (!booked.ok()) return;
   mirrored_[id] = Mirrored{owner.part, *booked, owner.kind};

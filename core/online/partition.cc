@@ -139,11 +139,7 @@ void Partition::SyncViews(PlanState& state, const std::function<int(const JobRec
     if (job->placed) replanned[job->reservation] = part_of(*job);
   }
   // With `replanned` every owner is known, so only a record not followed stops the catch-up.
-  if (views_->CatchUp(
-          state.timeline(), [&](ReservationId id) { return OwnerOf(state, id, &replanned); },
-          [&](ReservationId id, const Allocation& a) { Released(state, id, a); })) {
-    return;
-  }
+  if (CatchUpViews(state, &replanned)) return;
   std::vector<std::pair<ReservationId, PartViews::Owner>> owned;
   owned.reserve(bookings_.size() + state.group_bookings().size() + replanned.size());
   for (const auto& [id, booking] : bookings_) {
@@ -160,12 +156,7 @@ void Partition::SyncViews(PlanState& state, const std::function<int(const JobRec
 
 bool Partition::CatchUpForNewJob(PlanState& state,
                                  const std::function<int(const JobRecord&)>& part_of) {
-  if (!views_ ||
-      !views_->CatchUp(
-          state.timeline(), [&](ReservationId id) { return OwnerOf(state, id, nullptr); },
-          [&](ReservationId id, const Allocation& a) { Released(state, id, a); })) {
-    return false;
-  }
+  if (!views_ || !CatchUpViews(state, nullptr)) return false;
   // Sync adopts a running job someone else booked (a Replan's job that started). Only a
   // booking of no part or a Replan's can be one, so the running jobs are scanned only then.
   if (views_->MayHoldUnadoptedJobs(state.timeline())) {
@@ -215,11 +206,14 @@ void Partition::CommitNew(PlanState& state, int part, JobRecord& job,
 void Partition::CatchUpOwnChanges(PlanState& state) {
   // What the partition itself booked is known; a change made elsewhere stops the catch-up
   // there, for the next Sync.
-  if (views_) {
-    (void)views_->CatchUp(
-        state.timeline(), [&](ReservationId id) { return OwnerOf(state, id, nullptr); },
-        [&](ReservationId id, const Allocation& a) { Released(state, id, a); });
-  }
+  if (views_) (void)CatchUpViews(state, nullptr);
+}
+
+bool Partition::CatchUpViews(PlanState& state,
+                             const absl::flat_hash_map<ReservationId, int>* replanned) {
+  return views_->CatchUp(
+      state.timeline(), [&](ReservationId id) { return OwnerOf(state, id, replanned); },
+      [&](ReservationId id, const Allocation& a) { Released(state, id, a); });
 }
 
 Partition::Trial Partition::Try(PlanState& state, int part, std::vector<JobRecord*> jobs,

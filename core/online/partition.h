@@ -105,6 +105,9 @@ class Partition {
   void SyncViews(PlanState& state, const std::function<int(const JobRecord&)>& part_of);
   // Mirrors the partition's own bookings just made, so that the record stays short.
   void CatchUpOwnChanges(PlanState& state);
+  // PartViews::CatchUp with the owners OwnerOf gives (`replanned` as there) and Released on
+  // every release; views_ must exist.
+  bool CatchUpViews(PlanState& state, const absl::flat_hash_map<ReservationId, int>* replanned);
 
   std::vector<int> capacities_;
   std::map<ReservationId, Booking> bookings_;     // every live booking made through Commit
