@@ -44,33 +44,8 @@ class Grouped final : public PartitionedPolicy {
   std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Grouped>(*this); }
 
   void PlaceNew(PlanState& state, JobRecord& job) override {
-    const RuntimeModel reference = job.job.model.OnSpeed(1);
-    if (PlaceOnKeptTimelines(state, job, reference)) return;
-    job.job.model = reference;
-    Prepare(state);
-    std::optional<Partition::Trial> best;
-    Time best_end = kTimeMax;
-    int best_group = -1;
-    for (int group : slowest_first_) {
-      if (reference.Widths(groups_[group].count).empty()) continue;
-      job.job.model = reference.OnSpeed(groups_[group].speed);
-      job.group = group;
-      Partition::Trial trial =
-          partition().Try(state, group, QueueOf(state, group, &job),
-                          [&job, this, group](PlanState& sub) { inner(group).PlaceNew(sub, job); });
-      const auto mine = std::find(trial.jobs.begin(), trial.jobs.end(), &job);
-      const std::optional<Allocation>& placed = trial.allocations[mine - trial.jobs.begin()];
-      // Strictly earlier only: on a tie the slower group, tried first, keeps the job.
-      if (placed && placed->end < best_end) {
-        best_end = placed->end;
-        best_group = group;
-        best = std::move(trial);
-      }
-    }
-    if (!best) return;  // no group holds a width of the job: the plan refuses such jobs first
-    job.job.model = reference.OnSpeed(groups_[best_group].speed);
-    job.group = best_group;
-    partition().Commit(state, *best);
+    if (PlaceOnKeptTimelines(state, job, job.job.model.OnSpeed(1))) return;
+    PlaceInEarliestGroup(state, job, groups_, slowest_first_);
   }
 
  private:
@@ -101,7 +76,7 @@ class Grouped final : public PartitionedPolicy {
     return true;
   }
 
-  std::vector<int> PartCapacities(int /*capacity*/) override {
+  std::vector<int> PartCapacities(int /*group*/, int /*capacity*/) override {
     std::vector<int> capacities;
     capacities.reserve(groups_.size());
     for (const ProcessorGroup& g : groups_) capacities.push_back(g.count);

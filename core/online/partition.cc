@@ -11,9 +11,11 @@
 namespace resched {
 namespace {
 
-// The private timeline of a part: free(t) = min(capacity - own(t), max(0, shared free(t))) from
-// `now` on. `shared` must no longer hold the part's queued jobs.
-Timeline PartTimeline(const Timeline& shared, const std::vector<Allocation>& own, int capacity,
+// The private timeline of a part: free(t) = min(capacity - own(t), max(0, outer free(t))) from
+// `now` on, where `outer` is the shared timeline or, inside a processor group, the group's
+// private timeline (itself built by this function). `outer` must no longer hold the part's
+// queued jobs.
+Timeline PartTimeline(const Timeline& outer, const std::vector<Allocation>& own, int capacity,
                       Time now) {
   Timeline part(capacity);
   for (const Allocation& r : own) {
@@ -23,8 +25,8 @@ Timeline PartTimeline(const Timeline& shared, const std::vector<Allocation>& own
   }
   std::vector<TimelineStep> mine, all;
   part.ForEachStep(now, kTimeMax, [&](const TimelineStep& s) { mine.push_back(s); });
-  shared.ForEachStep(now, kTimeMax, [&](const TimelineStep& s) { all.push_back(s); });
-  // Walk both step functions together and block what the shared timeline does not have.
+  outer.ForEachStep(now, kTimeMax, [&](const TimelineStep& s) { all.push_back(s); });
+  // Walk both step functions together and block what the outer timeline does not have.
   std::vector<Allocation> blocks;
   size_t i = 0, j = 0;
   Time t = now;
@@ -47,6 +49,15 @@ Timeline PartTimeline(const Timeline& shared, const std::vector<Allocation>& own
   return part;
 }
 
+// The bookings of a trial's placed jobs.
+absl::flat_hash_set<ReservationId> TrialBookings(const std::vector<JobRecord*>& jobs) {
+  absl::flat_hash_set<ReservationId> bookings;
+  for (const JobRecord* job : jobs) {
+    if (job->placed) bookings.insert(job->reservation);
+  }
+  return bookings;
+}
+
 }  // namespace
 
 Partition::Partition(std::vector<int> capacities)
@@ -54,8 +65,17 @@ Partition::Partition(std::vector<int> capacities)
       running_(capacities_.size()),
       last_start_(capacities_.size(), kTimeMin) {}
 
+Partition::Partition(std::vector<int> capacities, std::vector<int> group_of_part,
+                     std::vector<int> group_capacities)
+    : capacities_(std::move(capacities)),
+      group_of_part_(std::move(group_of_part)),
+      group_capacities_(std::move(group_capacities)),
+      group_holds_(group_capacities_.size()),
+      running_(capacities_.size()),
+      last_start_(capacities_.size(), kTimeMin) {}
+
 void Partition::Sync(PlanState& state, const std::function<int(const JobRecord&)>& part_of) {
-  if (!views_) views_.emplace(capacities_);
+  if (!views_ && !grouped()) views_.emplace(capacities_);
   absl::flat_hash_set<ReservationId> queued;
   for (const JobRecord* job : state.queue()) {
     if (!job->placed) continue;
@@ -92,10 +112,16 @@ void Partition::Sync(PlanState& state, const std::function<int(const JobRecord&)
       it = bookings_.erase(it);
     }
   }
-  // Holds that name a part count there as long as they are booked, like its running jobs.
-  for (const auto& [id, part] : state.group_bookings()) {
+  // Holds that name a part (its group, inside groups) count there as long as they are booked,
+  // like its running jobs.
+  for (auto& list : group_holds_) list.clear();
+  for (const auto& [id, group] : state.group_bookings()) {
     const auto live = state.timeline().Get(id);
-    if (live && part >= 0 && part < parts()) running_[part].push_back(*live);
+    if (!live || group < 0) continue;
+    if (!grouped() && group < parts()) running_[group].push_back(*live);
+    if (grouped() && group < static_cast<int>(group_holds_.size())) {
+      group_holds_[group].push_back(*live);
+    }
   }
   // So do the jobs a Replan placed in a part, until they start (then they are running jobs).
   for (const JobRecord* job : state.group_jobs()) {
@@ -222,7 +248,11 @@ Partition::Trial Partition::Try(PlanState& state, int part, std::vector<JobRecor
   for (const JobRecord* job : jobs) {
     if (job->placed) shared.ReleaseHeld(job->reservation);
   }
-  Timeline timeline = PartTimeline(shared, running_[part], capacities_[part], state.now());
+  Timeline timeline =
+      grouped()
+          ? PartTimeline(GroupTimeline(state, shared, group_of_part_[part], TrialBookings(jobs)),
+                         running_[part], capacities_[part], state.now())
+          : PartTimeline(shared, running_[part], capacities_[part], state.now());
   // The sub-state changes the job records; keep what the shared plan knows to put it back.
   struct Saved {
     Allocation allocation;
@@ -277,16 +307,40 @@ void Partition::Commit(PlanState& state, const Trial& trial) {
     state.Place(job, *trial.allocations[i], trial.guaranteed[i]);
     bookings_[job.reservation] = Booking{trial.part, trial.allocations[i]->start};
   }
-  // No width fits the part: never for a part the job was sent to. Placed last, on what is free.
+  // No width fits the part: never for a part the job was sent to. Placed last, on what is free
+  // (in the part's group, inside groups).
   for (JobRecord* job : trial.jobs) {
     if (job->placed) continue;
     const Time not_before = std::max(state.now(), job->job.release);
-    if (auto fit = EarliestCompletion(state.timeline(), job->job.model, not_before)) {
+    const std::optional<Timeline> group =
+        grouped()
+            ? std::optional(GroupTimeline(state, state.timeline(), group_of_part_[trial.part], {}))
+            : std::nullopt;
+    if (auto fit =
+            EarliestCompletion(group ? *group : state.timeline(), job->job.model, not_before)) {
       state.Place(*job, *fit, /*guaranteed=*/false);
       bookings_[job->reservation] = Booking{trial.part, fit->start};
     }
   }
   CatchUpOwnChanges(state);
+}
+
+Timeline Partition::GroupTimeline(const PlanState& state, const Timeline& shared, int group,
+                                  const absl::flat_hash_set<ReservationId>& excluded) const {
+  std::vector<Allocation> in_group = group_holds_[group];
+  for (int part = 0; part < parts(); ++part) {
+    if (group_of_part_[part] != group) continue;
+    in_group.insert(in_group.end(), running_[part].begin(), running_[part].end());
+  }
+  // Queued jobs are in bookings_ since Sync (or their trial's Commit).
+  for (const JobRecord* job : state.queue()) {
+    if (!job->placed || excluded.contains(job->reservation)) continue;
+    const auto it = bookings_.find(job->reservation);
+    if (it != bookings_.end() && group_of_part_[it->second.part] == group) {
+      in_group.push_back(job->allocation);
+    }
+  }
+  return PartTimeline(shared, in_group, group_capacities_[group], state.now());
 }
 
 void Partition::SaveTo(PolicyImage& image) const {

@@ -20,6 +20,12 @@
 // The partition also keeps each part's bookings on a view of its own between calls
 // (part_views.h), so that a new job can be placed in a part without building its private
 // timeline (CatchUpForNewJob, PlacementOn, CommitNew).
+//
+// On a cluster of processor groups of different speeds, each group is cut into parts of its
+// own: a part then also lies inside its group, and its private timeline is capped by the
+// group's private timeline (the group's count less every booking in the group, holds naming it
+// included, capped by the shared free) instead of by the shared one. The parts' views are not
+// kept then: every placement builds the private timelines.
 #pragma once
 
 #include <functional>
@@ -30,6 +36,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "core/online/part_views.h"
 #include "core/online/plan_state.h"
 #include "core/online/policy.h"
@@ -41,6 +48,10 @@ namespace resched {
 class Partition {
  public:
   explicit Partition(std::vector<int> capacities);
+  // Parts inside processor groups: part p lies in group group_of_part[p], of
+  // group_capacities[group] processors; holds naming a group count in the group, not a part.
+  Partition(std::vector<int> capacities, std::vector<int> group_of_part,
+            std::vector<int> group_capacities);
 
   int parts() const { return static_cast<int>(capacities_.size()); }
   int capacity(int part) const { return capacities_[part]; }
@@ -109,10 +120,19 @@ class Partition {
   // every release; views_ must exist.
   bool CatchUpViews(PlanState& state, const absl::flat_hash_map<ReservationId, int>* replanned);
 
+  bool grouped() const { return !group_of_part_.empty(); }
+  // The private timeline of group `group` on `shared`, without the bookings in `excluded` (a
+  // trial's jobs, already released from `shared`).
+  Timeline GroupTimeline(const PlanState& state, const Timeline& shared, int group,
+                         const absl::flat_hash_set<ReservationId>& excluded) const;
+
   std::vector<int> capacities_;
-  std::map<ReservationId, Booking> bookings_;     // every live booking made through Commit
-  std::vector<std::vector<Allocation>> running_;  // per part, from Sync
-  std::vector<Time> last_start_;                  // per part, latest start seen
+  std::vector<int> group_of_part_;                    // empty on one pool
+  std::vector<int> group_capacities_;                 // per group
+  std::vector<std::vector<Allocation>> group_holds_;  // per group, from Sync
+  std::map<ReservationId, Booking> bookings_;         // every live booking made through Commit
+  std::vector<std::vector<Allocation>> running_;      // per part, from Sync
+  std::vector<Time> last_start_;                      // per part, latest start seen
   std::optional<PartViews> views_;  // built at the first Sync when the capacities sum to P
 };
 

@@ -1,5 +1,7 @@
 #include "core/online/partitioned_policy.h"
 
+#include "core/model/group_order.h"
+
 namespace resched {
 
 PartitionedPolicy::PartitionedPolicy(InnerPolicyFactory make_inner, bool keep_part_timelines)
@@ -12,8 +14,16 @@ PartitionedPolicy::PartitionedPolicy(const PartitionedPolicy& other)
       make_inner_(other.make_inner_),
       decides_at_events_(other.decides_at_events_),
       places_on_kept_timelines_(other.places_on_kept_timelines_),
+      groups_(other.groups_),
+      slowest_first_(other.slowest_first_),
+      first_part_(other.first_part_),
       partition_(other.partition_) {
   for (const auto& policy : other.policies_) policies_.push_back(policy->Clone());
+}
+
+void PartitionedPolicy::RunInGroups(std::vector<ProcessorGroup> groups) {
+  groups_ = std::move(groups);
+  slowest_first_ = GroupsSlowestFirst(groups_);
 }
 
 void PartitionedPolicy::Reoptimize(PlanState& state, Time freed_from) {
@@ -51,7 +61,22 @@ absl::Status PartitionedPolicy::LoadImage(const PolicyImage& image, int capacity
 }
 
 void PartitionedPolicy::BuildPartition(int capacity) {
-  partition_.emplace(PartCapacities(capacity));
+  first_part_ = {0};
+  if (groups_.empty()) {
+    partition_.emplace(PartCapacities(0, capacity));
+    first_part_.push_back(partition_->parts());
+  } else {
+    std::vector<int> capacities, group_of_part, group_capacities;
+    for (int group = 0; group < static_cast<int>(groups_.size()); ++group) {
+      const std::vector<int> parts = PartCapacities(group, groups_[group].count);
+      capacities.insert(capacities.end(), parts.begin(), parts.end());
+      group_of_part.insert(group_of_part.end(), parts.size(), group);
+      group_capacities.push_back(groups_[group].count);
+      first_part_.push_back(static_cast<int>(capacities.size()));
+    }
+    partition_.emplace(std::move(capacities), std::move(group_of_part),
+                       std::move(group_capacities));
+  }
   policies_.clear();
   for (int p = 0; p < partition_->parts(); ++p) policies_.push_back(make_inner_());
 }
@@ -69,6 +94,47 @@ bool PartitionedPolicy::PrepareForNewJob(PlanState& state) {
   const auto part_of = [this](const JobRecord& job) { return PartOf(job); };
   if (!partition_->CatchUpForNewJob(state, part_of)) partition_->Sync(state, part_of);
   return partition_->ViewsUsable(state);
+}
+
+Partition::Trial PartitionedPolicy::TryNew(PlanState& state, JobRecord& job, int /*group*/) {
+  const int part = PartOf(job);
+  return partition_->Try(
+      state, part, QueueOf(state, part, &job),
+      [&job, this, part](PlanState& sub) { policies_[part]->PlaceNew(sub, job); });
+}
+
+void PartitionedPolicy::CommitNew(PlanState& state, JobRecord& /*job*/,
+                                  const Partition::Trial& trial) {
+  partition_->Commit(state, trial);
+}
+
+void PartitionedPolicy::PlaceInEarliestGroup(PlanState& state, JobRecord& job,
+                                             const std::vector<ProcessorGroup>& groups,
+                                             const std::vector<int>& slowest_first) {
+  const RuntimeModel reference = job.job.model.OnSpeed(1);
+  job.job.model = reference;
+  Prepare(state);
+  std::optional<Partition::Trial> best;
+  Time best_end = kTimeMax;
+  int best_group = -1;
+  for (int group : slowest_first) {
+    if (reference.Widths(groups[group].count).empty()) continue;
+    job.job.model = reference.OnSpeed(groups[group].speed);
+    job.group = group;
+    Partition::Trial trial = TryNew(state, job, group);
+    const auto mine = std::find(trial.jobs.begin(), trial.jobs.end(), &job);
+    const std::optional<Allocation>& placed = trial.allocations[mine - trial.jobs.begin()];
+    // Strictly earlier only: on a tie the slower group, tried first, keeps the job.
+    if (placed && placed->end < best_end) {
+      best_end = placed->end;
+      best_group = group;
+      best = std::move(trial);
+    }
+  }
+  if (!best) return;  // no group holds a width of the job: the plan refuses such jobs first
+  job.job.model = reference.OnSpeed(groups[best_group].speed);
+  job.group = best_group;
+  CommitNew(state, job, *best);
 }
 
 std::vector<JobRecord*> PartitionedPolicy::QueueOf(PlanState& state, int part,

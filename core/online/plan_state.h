@@ -48,6 +48,7 @@ class PlanState {
   const Timeline& timeline() const { return timeline_; }
   // Queued jobs in submission order.
   std::vector<JobRecord*>& queue() { return queue_; }
+  const std::vector<JobRecord*>& queue() const { return queue_; }
   // The jobs running now, when the caller gives them (the cluster's plan does): a batch policy
   // waits for its batch to end.
   const std::vector<JobRecord*>& running() const { return running_ ? *running_ : kNone; }

@@ -21,6 +21,10 @@
 //   to no part: where processors run short, it costs the part that books last.
 // - The part of each job is remembered by the policy, and Clone copies it with the partition's
 //   bookings, so a dry run on a cloned plan decides as the plan itself would.
+// - On a cluster of processor groups of different speeds, each group gets its own main and
+//   auxiliary parts (X clamped to the group's count) and whole-group part, as a cluster of its
+//   own would; the scheme chooses a part in each group, and the job goes to the group whose
+//   chosen plan ends it earliest, ties to the slower group (partitioned_policy.h).
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -59,9 +63,11 @@ class ReserveAux final : public PartitionedPolicy {
     if (absl::Status s = PartitionedPolicy::LoadImage(partition_only, capacity); !s.ok()) return s;
     part_of_.clear();
     for (const auto& [job, part] : image.job_parts) {
-      if (part < kMain || part > kWhole) {
+      // Three parts per group (one group on one pool).
+      const int parts = 3 * std::max<int>(1, static_cast<int>(groups().size()));
+      if (part < 0 || part >= parts) {
         return absl::DataLossError(absl::StrCat("the policy image puts job ", job, " in part ",
-                                                part, "; the scheme has parts 0 to 2"));
+                                                part, "; the scheme has parts 0 to ", parts - 1));
       }
       part_of_[job] = part;
     }
@@ -69,36 +75,51 @@ class ReserveAux final : public PartitionedPolicy {
   }
 
   void PlaceNew(PlanState& state, JobRecord& job) override {
-    Prepare(state);
-    auto place_new = [&](int part) {
-      return [&job, this, part](PlanState& sub) { inner(part).PlaceNew(sub, job); };
-    };
-    const bool fits_main = Fits(job, kMain);
-    const bool fits_aux = Fits(job, kAux);
-    if (!fits_main && !fits_aux) {
-      Choose(state, job,
-             partition().Try(state, kWhole, QueueOf(state, kWhole, &job), place_new(kWhole)));
+    if (!groups().empty()) {
+      PlaceInEarliestGroup(state, job, groups(), groups_slowest_first());
       return;
     }
+    Prepare(state);
+    CommitNew(state, job, TryNew(state, job, 0));
+  }
+
+ protected:
+  // The scheme's choice in `group`: the main part, unless its plan's maximum stretch reaches
+  // the threshold and the auxiliary part's plan has a smaller one.
+  Partition::Trial TryNew(PlanState& state, JobRecord& job, int group) override {
+    const int main_part = FirstPart(group) + kMain;
+    const int aux_part = FirstPart(group) + kAux;
+    auto try_in = [&](int part) {
+      return partition().Try(
+          state, part, QueueOf(state, part, &job),
+          [&job, this, part](PlanState& sub) { inner(part).PlaceNew(sub, job); });
+    };
+    const bool fits_main = Fits(job, main_part);
+    const bool fits_aux = Fits(job, aux_part);
+    if (!fits_main && !fits_aux) return try_in(FirstPart(group) + kWhole);
     std::optional<Partition::Trial> main;
     double main_stretch = std::numeric_limits<double>::infinity();
     if (fits_main) {
-      main = partition().Try(state, kMain, QueueOf(state, kMain, &job), place_new(kMain));
+      main = try_in(main_part);
       main_stretch = MaxStretch(*main);
-      if (main_stretch < threshold_) return Choose(state, job, *main);
+      if (main_stretch < threshold_) return *std::move(main);
     }
     if (fits_aux) {
-      Partition::Trial aux =
-          partition().Try(state, kAux, QueueOf(state, kAux, &job), place_new(kAux));
-      if (!main || MaxStretch(aux) < main_stretch) return Choose(state, job, aux);
+      Partition::Trial aux = try_in(aux_part);
+      if (!main || MaxStretch(aux) < main_stretch) return aux;
     }
-    Choose(state, job, *main);
+    return *std::move(main);
+  }
+
+  void CommitNew(PlanState& state, JobRecord& job, const Partition::Trial& trial) override {
+    part_of_[job.job.id] = trial.part;
+    partition().Commit(state, trial);
   }
 
  private:
   // Main part P - X, auxiliary part X (X clamped so the main part is never empty), then the
   // whole cluster for jobs neither part can hold.
-  std::vector<int> PartCapacities(int capacity) override {
+  std::vector<int> PartCapacities(int /*group*/, int capacity) override {
     const int aux = static_cast<int>(std::clamp<double>(x_, 0, capacity - 1));
     return {capacity - aux, aux, capacity};
   }
@@ -119,7 +140,8 @@ class ReserveAux final : public PartitionedPolicy {
 
   int PartOf(const JobRecord& job) const override {
     if (auto it = part_of_.find(job.job.id); it != part_of_.end()) return it->second;
-    return Fits(job, kMain) ? kMain : Fits(job, kAux) ? kAux : kWhole;
+    const int first = FirstPart(GroupOf(job));
+    return first + (Fits(job, first + kMain) ? kMain : Fits(job, first + kAux) ? kAux : kWhole);
   }
 
   static double MaxStretch(const Partition::Trial& trial) {
@@ -131,11 +153,6 @@ class ReserveAux final : public PartitionedPolicy {
       worst = std::max(worst, flow / static_cast<double>(job.model.SequentialTime()));
     }
     return worst;
-  }
-
-  void Choose(PlanState& state, JobRecord& job, const Partition::Trial& trial) {
-    part_of_[job.job.id] = trial.part;
-    partition().Commit(state, trial);
   }
 
   double x_;

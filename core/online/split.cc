@@ -23,6 +23,10 @@
 //   belongs to no group and, where processors run short, costs the group that books last.
 // - Thresholds are compared in floating point on microseconds; a time on a boundary goes to
 //   the higher group.
+// - On a cluster of processor groups of different speeds, each group is cut into rho groups of
+//   its own (plus its whole group), as a cluster of its own would be, and p is the job's time on
+//   that group's processors. A new job goes to the group whose Split ends it earliest, ties to
+//   the slower group (partitioned_policy.h).
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -46,6 +50,10 @@ class Split final : public PartitionedPolicy {
   std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Split>(*this); }
 
   void PlaceNew(PlanState& state, JobRecord& job) override {
+    if (!groups().empty()) {
+      PlaceInEarliestGroup(state, job, groups(), groups_slowest_first());
+      return;
+    }
     // With a policy that places a new job alone (FCFS, as in "split"), on the part's kept
     // timeline (part_views.h) when the cluster has room for its answer; else the part in full.
     if (PrepareForNewJob(state)) {
@@ -61,9 +69,9 @@ class Split final : public PartitionedPolicy {
   }
 
  private:
-  // rho groups, then the whole cluster for jobs no group can hold; the class thresholds depend
-  // on the number of groups, first known here.
-  std::vector<int> PartCapacities(int capacity) override {
+  // rho groups, then the whole cluster (group) for jobs no group can hold; the class thresholds
+  // depend on the number of groups, first known here.
+  std::vector<int> PartCapacities(int group, int capacity) override {
     const int groups = std::min(rho_, capacity);
     std::vector<int> capacities;
     capacities.reserve(groups + 1);
@@ -71,27 +79,33 @@ class Split final : public PartitionedPolicy {
       capacities.push_back(capacity / groups + (g < capacity % groups ? 1 : 0));
     }
     capacities.push_back(capacity);
+    if (static_cast<int>(thresholds_.size()) <= group) thresholds_.resize(group + 1);
+    std::vector<double>& thresholds = thresholds_[group];
+    thresholds.clear();
     const double delta = p_max_s_ / p_min_s_;
     // Group j + 1 starts at p_min * Delta^(j/rho), j >= 1; Delta <= 1 leaves one class.
     for (int g = 1; g < groups && delta > 1; ++g) {
-      thresholds_.push_back(p_min_s_ * kMicrosPerSecond *
-                            std::pow(delta, static_cast<double>(g) / groups));
+      thresholds.push_back(p_min_s_ * kMicrosPerSecond *
+                           std::pow(delta, static_cast<double>(g) / groups));
     }
     return capacities;
   }
 
   int PartOf(const JobRecord& job) const override {
+    const int group = GroupOf(job);
+    const std::vector<double>& thresholds = thresholds_[group];
     const double p = static_cast<double>(job.job.model.SequentialTime());
-    const int group = static_cast<int>(std::upper_bound(thresholds_.begin(), thresholds_.end(), p) -
-                                       thresholds_.begin());
-    const auto widths = job.job.model.Widths(partition().capacity(group));
-    return widths.empty() ? partition().parts() - 1 : group;
+    const int part = FirstPart(group) +
+                     static_cast<int>(std::upper_bound(thresholds.begin(), thresholds.end(), p) -
+                                      thresholds.begin());
+    const auto widths = job.job.model.Widths(partition().capacity(part));
+    return widths.empty() ? FirstPart(group + 1) - 1 : part;
   }
 
   int rho_;
   double p_min_s_;
   double p_max_s_;
-  std::vector<double> thresholds_;  // microseconds, ascending
+  std::vector<std::vector<double>> thresholds_;  // per group, microseconds, ascending
 };
 
 }  // namespace

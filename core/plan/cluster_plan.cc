@@ -19,17 +19,14 @@ std::optional<std::int64_t> ParseReservationId(const std::string& id) {
   return n;
 }
 
-// On groups of several speeds: the cluster's policy run once per group (grouped_policy.cc), or
-// UNIMPLEMENTED for a partitioned policy, which would need a partition inside each group.
-absl::StatusOr<std::unique_ptr<OnlinePolicy>> MakeGroupedOrRefuse(
-    const ClusterSpec& spec, const AlgorithmParams& params, std::unique_ptr<OnlinePolicy> policy) {
-  if (dynamic_cast<const PartitionedPolicy*>(policy.get()) != nullptr) {
-    // The request is valid; a partition inside each group is what is missing.
-    return absl::UnimplementedError(absl::StrFormat(
-        "cluster.policy: '%s' cuts the cluster into parts of its own, which is not built for "
-        "groups of different speeds yet; choose a policy that does not partition the cluster "
-        "or give every group the same speed",
-        spec.policy));
+// On groups of several speeds: the cluster's policy run once per group (grouped_policy.cc), or,
+// for a policy that cuts the cluster into parts of its own, those parts cut inside each group
+// (partitioned_policy.h).
+std::unique_ptr<OnlinePolicy> RunInGroups(const ClusterSpec& spec, const AlgorithmParams& params,
+                                          std::unique_ptr<OnlinePolicy> policy) {
+  if (auto* partitioned = dynamic_cast<PartitionedPolicy*>(policy.get())) {
+    partitioned->RunInGroups(spec.groups);
+    return policy;
   }
   return MakeGroupedPolicy(spec.groups, [name = spec.policy, params] {
     // Built once already with these parameters, so it cannot fail here.
@@ -45,11 +42,7 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterPlan::Create(const ClusterSp
   if (auto status = ValidateClusterSpec(spec); !status.ok()) return status;
   auto policy = MakePolicy(spec.policy, params);
   if (!policy.ok()) return policy.status();
-  if (!spec.homogeneous()) {
-    auto grouped = MakeGroupedOrRefuse(spec, params, std::move(*policy));
-    if (!grouped.ok()) return grouped.status();
-    policy = std::move(grouped);
-  }
+  if (!spec.homogeneous()) policy = RunInGroups(spec, params, *std::move(policy));
   return CreateWithPolicy(spec, params, now, *std::move(policy), limits);
 }
 

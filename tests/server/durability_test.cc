@@ -35,6 +35,11 @@ pb::Dag Chain(int tasks, int hours) {
 
 // A cluster of two groups of different speeds among the policies' clusters.
 constexpr char kTwoSpeedCluster[] = "speeds";
+// And one whose policy cuts each group into parts of its own.
+constexpr char kTwoSpeedSplitCluster[] = "speeds-split";
+bool OnTwoSpeeds(const std::string& cluster) {
+  return cluster == kTwoSpeedCluster || cluster == kTwoSpeedSplitCluster;
+}
 
 class DurabilityTest : public ServerTest {
  protected:
@@ -141,7 +146,7 @@ class DurabilityTest : public ServerTest {
       request.mutable_start()->set_seconds(start);
       request.mutable_end()->set_seconds(start + 600 * (1 + pick(6)));
       request.set_displace_queued(pick(2) == 0);
-      if (cluster == kTwoSpeedCluster && pick(2) == 0) request.set_group(pick(2));
+      if (OnTwoSpeeds(cluster) && pick(2) == 0) request.set_group(pick(2));
       pb::Reservation r;
       (void)stub_->AddReservation(&context, request, &r);  // may not fit
     } else if (kind == 8) {
@@ -150,7 +155,7 @@ class DurabilityTest : public ServerTest {
       *request.mutable_dag() = Chain(2 + pick(3), 1 + pick(2));
       request.set_request_id(absl::StrCat(cluster, "-dag-", step));
       // On two speeds the mapping planners too: their tasks land in either group.
-      if (cluster == kTwoSpeedCluster && pick(2) == 0) {
+      if (OnTwoSpeeds(cluster) && pick(2) == 0) {
         request.mutable_algorithm()->set_name(pick(2) == 0 ? "heft" : "barbosa");
       }
       pb::ReserveDAGResponse response;
@@ -187,6 +192,8 @@ void DurabilityTest::RestartKeepsTheAcknowledgedState(bool snapshots) {
   // And two groups of different speeds, whose jobs and holds keep their groups.
   CreateSimOn(kTwoSpeedCluster, {{"slow", 16, 1.0}, {"fast", 8, 2.0}}, "conservative");
   policies.push_back(kTwoSpeedCluster);
+  CreateSimOn(kTwoSpeedSplitCluster, {{"slow", 16, 1.0}, {"fast", 8, 2.0}}, "split");
+  policies.push_back(kTwoSpeedSplitCluster);
   // One more that replans itself as AdvanceClock passes every half hour: a replay must replan
   // the same way.
   pb::CreateClusterRequest periodic;
@@ -209,14 +216,13 @@ void DurabilityTest::RestartKeepsTheAcknowledgedState(bool snapshots) {
       ++changes;
     }
   }
-  std::swap(policies[policies.size() - 2], policies.back());  // "iterative" last, deleted below
   pb::DeleteClusterRequest deleted;
   deleted.set_name("iterative");
   deleted.set_force(true);
   pb::DeleteClusterResponse gone;
   grpc::ClientContext delete_context;
   ASSERT_OK(stub_->DeleteCluster(&delete_context, deleted, &gone));
-  policies.pop_back();
+  std::erase(policies, std::string("iterative"));
 
   auto check_restarts = [&](int restarts) {
     std::map<std::string, std::string> before;

@@ -313,13 +313,31 @@ TEST_F(ServerTest, ClustersOfSeveralSpeedsPlaceEachJobInOneGroupAtItsSpeed) {
       << too_wide.error_message();
 }
 
-TEST_F(ServerTest, WhatIsNotBuiltForSeveralSpeedsAnswersUnimplementedSayingWhat) {
+// Split and the reservation scheme cut each group into parts of its own.
+TEST_F(ServerTest, PartitionedPoliciesRunInsideEachGroupOnSeveralSpeeds) {
   pb::Cluster cluster;
-  grpc::ClientContext split;
-  const grpc::Status partitioned = stub_->CreateCluster(&split, TwoSpeedCluster("split"), &cluster);
-  EXPECT_EQ(partitioned.error_code(), grpc::StatusCode::UNIMPLEMENTED);
-  EXPECT_NE(partitioned.error_message().find("cluster.policy"), std::string::npos)
-      << partitioned.error_message();
+  grpc::ClientContext create;
+  ASSERT_OK(stub_->CreateCluster(&create, TwoSpeedCluster("split"), &cluster));
+  pb::SubmitJobResponse narrow, wide;
+  // Split(2): classes of 2 and 2 in the fast group, 4 and 4 in the slow one.
+  ASSERT_OK(Submit("mixed", Rigid(2, 10), &narrow));  // 5 s in the fast group's class
+  // Only the fast group's whole part holds 4 there, after the narrow job (ends at 10); the
+  // slow group's class of 4 ends it at 10 too: the slower group.
+  ASSERT_OK(Submit("mixed", Rigid(4, 10), &wide));
+  EXPECT_EQ(narrow.job().group(), 0);
+  EXPECT_EQ(Micros(narrow.job().allocation().end()), 5 * kMicrosPerSecond);
+  EXPECT_EQ(wide.job().group(), 1);
+  EXPECT_EQ(Micros(wide.job().allocation().end()), 10 * kMicrosPerSecond);
+  ExpectValid(Schedule("mixed"));
+
+  pb::CreateClusterRequest scheme = TwoSpeedCluster("reserve-aux-dasedf");
+  scheme.mutable_spec()->set_name("scheme");
+  grpc::ClientContext create_scheme;
+  ASSERT_OK(stub_->CreateCluster(&create_scheme, scheme, &cluster));
+  pb::SubmitJobResponse placed;
+  ASSERT_OK(Submit("scheme", Rigid(8, 10), &placed));  // only the slow group holds 8
+  EXPECT_EQ(placed.job().group(), 1);
+  ExpectValid(Schedule("scheme"));
 }
 
 // Replan on two speeds: each group's queued jobs planned in their group, at its speed.

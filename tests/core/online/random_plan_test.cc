@@ -130,20 +130,10 @@ TEST(RandomPlanTest, EveryBuiltPolicyKeepsAValidSchedule) {
   }
 }
 
-// A policy that cuts the cluster into parts of its own is refused on groups of different speeds.
-bool Partitioned(const std::string& policy) {
-  return policy == "split" || policy.starts_with("reserve-aux");
-}
-
+// Split and the reservation scheme included: their parts are then cut inside each group.
 TEST(RandomPlanTest, EveryBuiltPolicyKeepsAValidScheduleOnTwoSpeeds) {
   for (const auto& info : AlgorithmRegistry()) {
     if (info.kind != AlgorithmKind::kPolicy || !info.implemented()) continue;
-    if (Partitioned(info.name)) {
-      ClusterSpec spec{"test", kTwoSpeeds, ClockKind::kSimulated, info.name, {}};
-      EXPECT_EQ(ClusterPlan::Create(spec, {}, 0).status().code(), absl::StatusCode::kUnimplemented)
-          << info.name;
-      continue;
-    }
     for (std::uint64_t seed = 1; seed <= 5; ++seed) RunRandom(info.name, seed, kTwoSpeeds);
   }
 }

@@ -109,5 +109,50 @@ TEST(ReserveAuxTest, RandomRunsStayValid) {
   }
 }
 
+// On two speeds each group has a main and an auxiliary part of its own; the scheme chooses a
+// part in each group and the job goes to the group whose choice ends it earliest.
+TEST(ReserveAuxTest, OnTwoSpeedsEachGroupHasItsOwnAuxiliaryPart) {
+  // Slow group: main 3, auxiliary 1; fast group (twice as fast): main 1, auxiliary 1.
+  const std::vector<ProcessorGroup> groups = {{"slow", 4, 1.0}, {"fast", 2, 2.0}};
+  auto plan = testing::MakePlanOn("reserve-aux-fcfs", groups, {{"x", 1}, {"t", 1.5}});
+  const auto j1 = Submit(*plan, RigidJob(1, 10));  // fast main, 5 s: ends first
+  ExpectAllocation(*plan, j1, 1, 0, 5);
+  // Fast main would end it at 10 (stretch 2 >= T): the fast auxiliary part ends it at 5.
+  const auto j2 = Submit(*plan, RigidJob(1, 10));
+  ExpectAllocation(*plan, j2, 1, 0, 5);
+  // Fast: both parts end it at 10 (stretch 2); slow main too (stretch 1): the slower group.
+  const auto j3 = Submit(*plan, RigidJob(1, 10));
+  ExpectAllocation(*plan, j3, 1, 0, 10);
+  EXPECT_EQ(plan->FindJob(j1)->group, 1);
+  EXPECT_EQ(plan->FindJob(j2)->group, 1);
+  EXPECT_EQ(plan->FindJob(j3)->group, 0);
+}
+
+// Without auxiliary processors, the scheme over FCFS is FCFS run in each group.
+TEST(ReserveAuxTest, OnTwoSpeedsNoAuxiliaryProcessorsIsFcfsInEachGroup) {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    SCOPED_TRACE(seed);
+    const std::vector<ProcessorGroup> groups = {{"slow", 8, 1.0}, {"fast", 4, 2.0}};
+    auto scheme = testing::MakePlanOn("reserve-aux-fcfs", groups, {{"x", 0}, {"t", 1.2}});
+    auto fcfs = testing::MakePlanOn("fcfs", groups);
+    testing::RunRandomOps({scheme.get(), fcfs.get()}, seed, {.steps = 250, .max_k = 8}, [&](int) {
+      ASSERT_EQ(testing::Outcome(*scheme), testing::Outcome(*fcfs));
+    });
+  }
+}
+
+TEST(ReserveAuxTest, OnTwoSpeedsRandomRunsStayValid) {
+  const std::vector<ProcessorGroup> groups = {{"slow", 8, 1.0}, {"fast", 5, 2.5}};
+  for (const char* policy : {"reserve-aux-fcfs", "reserve-aux-dasedf"}) {
+    for (double x : {1.0, 3.0}) {
+      SCOPED_TRACE(std::string(policy) + " x=" + std::to_string(x));
+      auto plan = testing::MakePlanOn(policy, groups, {{"x", x}, {"t", 1.5}});
+      testing::RunRandomOps({plan.get()}, static_cast<std::uint64_t>(x), {.steps = 150});
+      auto clone = plan->Clone();  // a dry run's copy keeps each job's part
+      testing::RunRandomOps({clone.get()}, 7, {.steps = 50});
+    }
+  }
+}
+
 }  // namespace
 }  // namespace resched

@@ -135,5 +135,71 @@ TEST(SplitTest, PlannedEndsNeverGetLater) {
   }
 }
 
+// On two speeds each group is cut into classes of its own (p on the group's processors), and a
+// job goes to the group whose Split ends it earliest, the slower one on a tie.
+const std::vector<ProcessorGroup> kSlowAndFast = {{"slow", 4, 1.0}, {"fast", 2, 2.0}};
+constexpr int kSlow = 0;
+constexpr int kFast = 1;
+
+TEST(SplitTest, OnTwoSpeedsEachGroupIsCutIntoClassesOfItsOwn) {
+  auto plan = testing::MakePlanOn("split", kSlowAndFast, kTwoGroups);
+  // p = 40 s on the slow group, 20 s on the fast one: the long class of each (2 and 1 wide).
+  const auto j1 = Submit(*plan, RigidJob(1, 40));
+  ExpectAllocation(*plan, j1, 1, 0, 20);
+  const auto j2 = Submit(*plan, RigidJob(1, 40));  // 40 s either way: the slow group
+  ExpectAllocation(*plan, j2, 1, 0, 40);
+  const auto j3 = Submit(*plan, RigidJob(1, 40));  // the slow long class's second processor
+  ExpectAllocation(*plan, j3, 1, 0, 40);
+  // The fast group's short-class processor is idle, but not the long class's: after j1.
+  const auto j4 = Submit(*plan, RigidJob(1, 40));
+  ExpectAllocation(*plan, j4, 1, 20, 40);
+  const auto j5 = Submit(*plan, RigidJob(1, 4));  // short class: 2 s on the fast group
+  ExpectAllocation(*plan, j5, 1, 0, 2);
+  EXPECT_EQ(plan->FindJob(j1)->group, kFast);
+  EXPECT_EQ(plan->FindJob(j2)->group, kSlow);
+  EXPECT_EQ(plan->FindJob(j3)->group, kSlow);
+  EXPECT_EQ(plan->FindJob(j4)->group, kFast);
+  EXPECT_EQ(plan->FindJob(j5)->group, kFast);
+}
+
+// A part inside a group is capped by what its group has free, not only by the cluster.
+TEST(SplitTest, OnTwoSpeedsAHoldOfAGroupCapsItsParts) {
+  auto plan = testing::MakePlanOn("split", kSlowAndFast, kTwoGroups);
+  ASSERT_OK(plan->AddReservation(3, 0, 100 * kS, "hold", false, kSlow));
+  // 3 wide: only the slow group's whole part holds it; the cluster has 3 free, the group 1.
+  const auto wide = Submit(*plan, RigidJob(3, 10));
+  ExpectAllocation(*plan, wide, 3, 100, 110);
+  // A hold of any group counts on the cluster only: the fast group still runs at once.
+  ASSERT_OK(plan->AddReservation(1, 0, 100 * kS, "hold", false));
+  const auto narrow = Submit(*plan, RigidJob(1, 40));
+  ExpectAllocation(*plan, narrow, 1, 0, 20);
+}
+
+// With one class per group, Split with FCFS is FCFS run in each group (grouped_policy.cc).
+TEST(SplitTest, OnTwoSpeedsOneClassIsFcfsInEachGroup) {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    SCOPED_TRACE(seed);
+    const std::vector<ProcessorGroup> groups = {{"slow", 8, 1.0}, {"fast", 4, 2.0}};
+    auto split = testing::MakePlanOn("split", groups, {{"rho", 1}, {"p_min", 1}, {"p_max", 60}});
+    auto fcfs = testing::MakePlanOn("fcfs", groups);
+    testing::RunRandomOps({split.get(), fcfs.get()}, seed, {.steps = 250, .max_k = 8}, [&](int) {
+      ASSERT_EQ(testing::Outcome(*split), testing::Outcome(*fcfs));
+    });
+  }
+}
+
+TEST(SplitTest, OnTwoSpeedsRandomRunsStayValid) {
+  const std::vector<ProcessorGroup> groups = {{"slow", 8, 1.0}, {"fast", 5, 2.5}};
+  for (double rho : {2.0, 3.0}) {
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+      SCOPED_TRACE(std::to_string(rho) + " seed " + std::to_string(seed));
+      auto plan = testing::MakePlanOn("split", groups, {{"rho", rho}, {"p_min", 1}, {"p_max", 60}});
+      testing::RunRandomOps({plan.get()}, seed, {.steps = 250, .max_k = 8});
+      auto clone = plan->Clone();  // a dry run's copy keeps the groups' parts
+      testing::RunRandomOps({clone.get()}, seed + 10, {.steps = 50, .max_k = 8});
+    }
+  }
+}
+
 }  // namespace
 }  // namespace resched

@@ -43,15 +43,6 @@ TEST(ClusterPlanReportStarted, AcknowledgesARunningJobAndRefusesAQueuedOneSaying
   testing::ExpectAllocation(*plan, queued, 4, 10, 20);  // refused: nothing changed
 }
 
-const std::vector<ProcessorGroup> kTwoSpeedGroups = {{"slow", 4, 1.0}, {"fast", 2, 2.0}};
-
-TEST(ClusterPlanGroups, PartitionedPoliciesAreNotBuiltForSeveralSpeeds) {
-  ClusterSpec split{"test", kTwoSpeedGroups, ClockKind::kSimulated, "split", {}};
-  EXPECT_THAT(ClusterPlan::Create(split, {}, 0),
-              testing::StatusIs(absl::StatusCode::kUnimplemented,
-                                ::testing::HasSubstr("cluster.policy: 'split' cuts the cluster")));
-}
-
 TEST(ClusterPlanGroups, GroupsOfOneSpeedAreOnePool) {
   auto plan = testing::MakePlanOn("conservative", {{"a", 2, 1.0}, {"b", 2, 1.0}});
   const JobId wide = testing::Submit(*plan, testing::RigidJob(4, 10));  // spans both groups
