@@ -48,6 +48,7 @@ test-asan: deps
 	cmake -S . -B $(ASAN_DIR) $(SANITIZER_FLAGS) -DRESCHED_SANITIZE=ON
 	cmake --build $(ASAN_DIR) -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS)
 
 # The server's own concurrency under ThreadSanitizer: the worker pool, the journal's group commit,
