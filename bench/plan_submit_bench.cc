@@ -16,12 +16,12 @@
 // "split-rebuilt": each submission plans its part in full (as before the kept timelines), at
 // Q = 0, 1,000 and 10,000 with 200 jobs and the clock still.
 //
-// fcfs and conservative also run on two groups of different speeds ("@two-speeds": 48
+// fcfs, conservative and split also run on two groups of different speeds ("@two-speeds": 48
 // processors at speed 1 and 16 at speed 2), where each submission tries the job in both groups
-// (core/online/grouped_policy.cc) on the groups' kept timelines, as on one pool. The baseline
-// in the same run is "@two-speeds-rebuilt": the same policy rebuilding each group's timeline
-// at every submission (as before the kept ones), at Q = 0, 1,000 and 10,000 with 200 jobs and
-// the clock still.
+// (core/online/grouped_policy.cc; split: in its class's part of each group) on the kept
+// timelines, as on one pool. The baseline in the same run is "@two-speeds-rebuilt": the same
+// policy rebuilding each group's timeline at every submission (as before the kept ones), at
+// Q = 0, 1,000 and 10,000 with 200 jobs and the clock still.
 // docs/timeline.md, "SubmitJob at any backlog", has the figures.
 #include <benchmark/benchmark.h>
 
@@ -37,6 +37,7 @@
 #include "bench/job_mix.h"
 #include "core/model/cluster.h"
 #include "core/model/job.h"
+#include "core/online/partitioned_policy.h"
 #include "core/online/policies.h"
 #include "core/plan/cluster_plan.h"
 #include "core/registry/registry.h"
@@ -61,14 +62,18 @@ PlanFactory PlanOn(const std::string& policy, const std::vector<resched::Process
   };
 }
 
-// The baseline of Split's kept part timelines: every submission plans its part in full.
-PlanFactory RebuildingSplitPlan() {
-  return [] {
-    const resched::ClusterSpec spec{"bench", kOnePool, resched::ClockKind::kSimulated, "split", {}};
+// The baseline of Split's kept part timelines: every submission plans its part in full (in each
+// group, on several speeds).
+PlanFactory RebuildingSplitPlanOn(const std::vector<resched::ProcessorGroup>& groups) {
+  return [groups] {
+    const resched::ClusterSpec spec{"bench", groups, resched::ClockKind::kSimulated, "split", {}};
     // The registry's defaults: rho = 2 over [1 s, 1 day].
     auto split = resched::MakeSplitPolicy(
         2, 1, 86400, [] { return *resched::MakePolicy("fcfs", {}); },
         /*keep_part_timelines=*/false);
+    if (!spec.homogeneous()) {
+      dynamic_cast<resched::PartitionedPolicy&>(*split).RunInGroups(groups);
+    }
     return *resched::ClusterPlan::CreateWithPolicy(spec, {}, 0, std::move(split));
   };
 }
@@ -76,6 +81,7 @@ PlanFactory RebuildingSplitPlan() {
 // The baseline of the groups' kept timelines: every submission rebuilds each group's timeline.
 PlanFactory RebuildingGroupsPlanOn(const std::string& policy,
                                    const std::vector<resched::ProcessorGroup>& groups) {
+  if (policy == "split") return RebuildingSplitPlanOn(groups);
   return [policy, groups] {
     const resched::ClusterSpec spec{"bench", groups, resched::ClockKind::kSimulated, policy, {}};
     auto grouped = resched::MakeGroupedPolicy(
@@ -142,7 +148,7 @@ void Register(const std::string& policy, Setting setting) {
                                                                              : "");
   const PlanFactory make_plan =
       setting == Setting::kTwoSpeedsRebuilt ? RebuildingGroupsPlanOn(policy, kTwoSpeeds)
-      : setting == Setting::kSplitRebuilt   ? RebuildingSplitPlan()
+      : setting == Setting::kSplitRebuilt   ? RebuildingSplitPlanOn(kOnePool)
                                             : PlanOn(policy, two_speeds ? kTwoSpeeds : kOnePool);
   for (const auto& [label, kind] :
        {std::pair{"rigid", JobKind::kRigid}, std::pair{"moldable", JobKind::kMoldable}}) {
@@ -176,7 +182,7 @@ int main(int argc, char** argv) {
   for (const char* policy : {"easy", "dasedf", "dbos", "iterative", "bicriteria-batch"}) {
     Register(policy, Setting::kOnePoolReplanning);
   }
-  for (const char* policy : {"fcfs", "conservative"}) {
+  for (const char* policy : {"fcfs", "conservative", "split"}) {
     Register(policy, Setting::kTwoSpeeds);
     Register(policy, Setting::kTwoSpeedsRebuilt);
   }

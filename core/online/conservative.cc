@@ -21,8 +21,9 @@ class Conservative final : public OnlinePolicy {
   std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Conservative>(); }
   void PlaceNew(PlanState& state, JobRecord& job) override { Place(state, job, kTimeMax); }
   bool PlacesNewJobAlone() const override { return true; }
-  std::optional<NewPlacement> PlacementOfNew(PlanState& state, const JobRecord& job) override {
-    const auto fit = Fit(state, job, kTimeMax);
+  std::optional<NewPlacement> PlacementOfNew(PlanState& state, const JobRecord& job,
+                                             Time from) override {
+    const auto fit = Fit(state, job, kTimeMax, from);
     if (!fit) return std::nullopt;
     return NewPlacement{*fit, /*guaranteed=*/true};
   }
@@ -43,8 +44,9 @@ class Conservative final : public OnlinePolicy {
   }
 
  private:
-  static std::optional<Allocation> Fit(PlanState& state, const JobRecord& job, Time start_limit) {
-    const Time not_before = std::max(state.now(), job.job.release);
+  static std::optional<Allocation> Fit(PlanState& state, const JobRecord& job, Time start_limit,
+                                       Time from = kTimeMin) {
+    const Time not_before = std::max({state.now(), job.job.release, from});
     return EarliestCompletion(state.timeline(), job.job.model, not_before, start_limit,
                               state.start_bounds());
   }

@@ -20,14 +20,15 @@ class Fcfs final : public OnlinePolicy {
  public:
   std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Fcfs>(); }
   void PlaceNew(PlanState& state, JobRecord& job) override {
-    if (const auto placement = PlacementOfNew(state, job)) {
+    if (const auto placement = PlacementOfNew(state, job, kTimeMin)) {
       state.Place(job, placement->allocation, placement->guaranteed);
     }
   }
   bool PlacesNewJobAlone() const override { return true; }
-  std::optional<NewPlacement> PlacementOfNew(PlanState& state, const JobRecord& job) override {
-    const Time not_before =
-        std::max({state.now(), job.job.release, state.last_start(), LatestQueuedStart(state, job)});
+  std::optional<NewPlacement> PlacementOfNew(PlanState& state, const JobRecord& job,
+                                             Time from) override {
+    const Time not_before = std::max(
+        {state.now(), job.job.release, state.last_start(), LatestQueuedStart(state, job), from});
     const auto fit = EarliestCompletion(state.timeline(), job.job.model, not_before);
     // Validated jobs always fit eventually: every hold ends and some width is <= P.
     if (!fit) return std::nullopt;

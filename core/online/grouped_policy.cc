@@ -44,38 +44,11 @@ class Grouped final : public PartitionedPolicy {
   std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Grouped>(*this); }
 
   void PlaceNew(PlanState& state, JobRecord& job) override {
-    if (PlaceOnKeptTimelines(state, job, job.job.model.OnSpeed(1))) return;
+    if (PlaceOnKeptTimelines(state, job, groups_, slowest_first_)) return;
     PlaceInEarliestGroup(state, job, groups_, slowest_first_);
   }
 
  private:
-  // The same choice where the groups' policy places a new job alone (FCFS, conservative): each
-  // group is searched once on its kept timeline, instead of building its private one and
-  // re-booking its queue (issue 12 §1). False, with nothing changed but the partition's sync,
-  // where that does not apply: another policy, or a group whose answer the cluster has no room
-  // for (a hold of any group in the way).
-  bool PlaceOnKeptTimelines(PlanState& state, JobRecord& job, const RuntimeModel& reference) {
-    if (!PrepareForNewJob(state)) return false;
-    std::optional<NewPlacement> best;
-    int best_group = -1;
-    for (int group : slowest_first_) {
-      if (reference.Widths(groups_[group].count).empty()) continue;
-      job.job.model = reference.OnSpeed(groups_[group].speed);
-      job.group = group;
-      auto placement = partition().PlacementOn(state, group, job, inner(group));
-      if (!placement) return false;  // the full way decides
-      if (!best || placement->allocation.end < best->allocation.end) {
-        best = placement;
-        best_group = group;
-      }
-    }
-    if (!best) return false;
-    job.job.model = reference.OnSpeed(groups_[best_group].speed);
-    job.group = best_group;
-    partition().CommitNew(state, best_group, job, *best);
-    return true;
-  }
-
   std::vector<int> PartCapacities(int /*group*/, int /*capacity*/) override {
     std::vector<int> capacities;
     capacities.reserve(groups_.size());

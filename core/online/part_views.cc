@@ -12,7 +12,19 @@ PartViews::PartViews(const std::vector<int>& capacities)
   }
 }
 
-PartViews::PartViews(const PartViews& other) : PartViews(other.capacities_) {}
+PartViews::PartViews(const std::vector<int>& capacities, const std::vector<int>& group_of_part,
+                     const std::vector<int>& group_capacities)
+    : PartViews([&] {
+        std::vector<int> all = capacities;
+        all.insert(all.end(), group_capacities.begin(), group_capacities.end());
+        return all;
+      }()) {
+  group_of_part_ = group_of_part;
+}
+
+PartViews::PartViews(const PartViews& other) : PartViews(other.capacities_) {
+  group_of_part_ = other.group_of_part_;
+}
 
 void PartViews::Mirror(ReservationId id, const Allocation& a, const Owner& owner) {
   if (mirrored_.contains(id)) return;  // adopted before its add was read
@@ -21,7 +33,13 @@ void PartViews::Mirror(ReservationId id, const Allocation& a, const Owner& owner
   // which no booking of the shared timeline has.
   const auto booked = views_[owner.part].ForceAdd(a.start, a.end, a.k);
   if (!booked.ok()) return;
-  mirrored_[id] = Mirrored{owner.part, *booked, owner.kind};
+  ReservationId in_group = -1;
+  if (const int group_view = GroupViewOf(owner.part); group_view >= 0) {
+    if (const auto added = views_[group_view].ForceAdd(a.start, a.end, a.k); added.ok()) {
+      in_group = *added;
+    }
+  }
+  mirrored_[id] = Mirrored{owner.part, *booked, owner.kind, in_group};
   if (owner.kind == Kind::kJob) job_starts_[owner.part].insert(a.start);
   if (owner.kind == Kind::kReplanned) ++replanned_;
 }
@@ -50,6 +68,9 @@ bool PartViews::CatchUp(Timeline& shared, const OwnerOf& owner_of, const OnRelea
     const Mirrored m = it->second;
     mirrored_.erase(it);
     views_[m.part].ReleaseHeld(m.view_booking, change.searches_from);
+    if (m.group_view_booking >= 0) {
+      views_[GroupViewOf(m.part)].ReleaseHeld(m.group_view_booking, change.searches_from);
+    }
     if (m.kind == Kind::kJob) {
       auto& starts = job_starts_[m.part];
       starts.erase(starts.find(change.reservation.start));

@@ -9,6 +9,11 @@
 // timeline. A policy that places a new job alone then places it on the part's view, checked
 // against the shared timeline (Partition::PlacementOn), without copying the shared timeline or
 // re-booking the part's queue (issue 12 §1); where the check fails, the part is planned in full.
+//
+// Parts inside processor groups (partition.h) have one more view per group, after the parts'
+// views: a part's booking is mirrored on its part's view and on its group's, a hold naming the
+// group on the group's alone. An answer read on a part's view is then checked against its
+// group's view as well as the shared timeline.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +47,10 @@ class PartViews {
   using OnReleased = std::function<void(ReservationId, const Allocation&)>;
 
   explicit PartViews(const std::vector<int>& capacities);
+  // Parts inside groups: view capacities.size() + g is group g's, of group_capacities[g];
+  // an owner's part may name it (a hold of the group).
+  PartViews(const std::vector<int>& capacities, const std::vector<int>& group_of_part,
+            const std::vector<int>& group_capacities);
   // A copy (a plan's copy for a dry run) follows no record: the copied shared timeline records
   // nothing, so the copy's first sync rebuilds it, and copying the views would be wasted.
   PartViews(const PartViews& other);
@@ -85,10 +94,18 @@ class PartViews {
     int part = 0;
     ReservationId view_booking = 0;
     Kind kind = Kind::kHold;
+    ReservationId group_view_booking = -1;  // on its group's view, for a part's booking
   };
+  // The group view that also mirrors a booking of `view`, or -1.
+  int GroupViewOf(int view) const {
+    return view < static_cast<int>(group_of_part_.size())
+               ? static_cast<int>(group_of_part_.size()) + group_of_part_[view]
+               : -1;
+  }
   void Mirror(ReservationId id, const Allocation& a, const Owner& owner);
 
-  std::vector<int> capacities_;
+  std::vector<int> capacities_;     // per view: the parts', then the groups'
+  std::vector<int> group_of_part_;  // empty: no groups
   std::vector<Timeline> views_;
   std::vector<StartBounds> bounds_;
   std::vector<std::multiset<Time>> job_starts_;  // per part, of its kJob bookings

@@ -1,6 +1,7 @@
 #include "core/online/partition.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 
@@ -75,7 +76,13 @@ Partition::Partition(std::vector<int> capacities, std::vector<int> group_of_part
       last_start_(capacities_.size(), kTimeMin) {}
 
 void Partition::Sync(PlanState& state, const std::function<int(const JobRecord&)>& part_of) {
-  if (!views_ && !grouped()) views_.emplace(capacities_);
+  if (!views_) {
+    if (grouped()) {
+      views_.emplace(capacities_, group_of_part_, group_capacities_);
+    } else {
+      views_.emplace(capacities_);
+    }
+  }
   absl::flat_hash_set<ReservationId> queued;
   for (const JobRecord* job : state.queue()) {
     if (!job->placed) continue;
@@ -115,12 +122,14 @@ void Partition::Sync(PlanState& state, const std::function<int(const JobRecord&)
   // Holds that name a part (its group, inside groups) count there as long as they are booked,
   // like its running jobs.
   for (auto& list : group_holds_) list.clear();
-  for (const auto& [id, group] : state.group_bookings()) {
-    const auto live = state.timeline().Get(id);
-    if (!live || group < 0) continue;
-    if (!grouped() && group < parts()) running_[group].push_back(*live);
-    if (grouped() && group < static_cast<int>(group_holds_.size())) {
-      group_holds_[group].push_back(*live);
+  for (const auto& hold : state.group_bookings()) {
+    const auto live = state.timeline().Get(hold.first);
+    const std::optional<int> view = HoldView(state, hold.first);
+    if (!live || !view) continue;
+    if (*view < parts()) {
+      running_[*view].push_back(*live);
+    } else {
+      group_holds_[*view - parts()].push_back(*live);
     }
   }
   // So do the jobs a Replan placed in a part, until they start (then they are running jobs).
@@ -136,11 +145,7 @@ PartViews::Owner Partition::OwnerOf(
   if (const auto it = bookings_.find(id); it != bookings_.end()) {
     return {it->second.part, PartViews::Kind::kJob};
   }
-  const auto& holds = state.group_bookings();
-  if (const auto it = holds.find(id);
-      it != holds.end() && it->second >= 0 && it->second < parts()) {
-    return {it->second, PartViews::Kind::kHold};
-  }
+  if (const std::optional<int> view = HoldView(state, id)) return {*view, PartViews::Kind::kHold};
   if (replanned == nullptr) return {PartViews::kUnknown};
   if (const auto it = replanned->find(id); it != replanned->end()) {
     return {it->second, PartViews::Kind::kReplanned};
@@ -171,8 +176,10 @@ void Partition::SyncViews(PlanState& state, const std::function<int(const JobRec
   for (const auto& [id, booking] : bookings_) {
     owned.push_back({id, {booking.part, PartViews::Kind::kJob}});
   }
-  for (const auto& [id, part] : state.group_bookings()) {
-    if (part >= 0 && part < parts()) owned.push_back({id, {part, PartViews::Kind::kHold}});
+  for (const auto& hold : state.group_bookings()) {
+    if (const std::optional<int> view = HoldView(state, hold.first)) {
+      owned.push_back({hold.first, {*view, PartViews::Kind::kHold}});
+    }
   }
   for (const auto& [id, part] : replanned) {
     if (!bookings_.contains(id)) owned.push_back({id, {part, PartViews::Kind::kReplanned}});
@@ -212,14 +219,33 @@ std::optional<NewPlacement> Partition::PlacementOn(PlanState& state, int part, J
   // (OnlinePolicy::PlacementOfNew).
   std::vector<JobRecord*> alone{&job};
   const Time latest = std::max(last_start_[part], views_->LatestJobStart(part));
-  PlanState sub(state.now(), latest, views_->view(part), alone, nullptr, &views_->bounds(part));
-  std::optional<NewPlacement> placement = policy.PlacementOfNew(sub, job);
-  // The private timeline is the view where the shared one has room (part_views.h).
-  if (placement) {
+  Timeline& view = views_->view(part);
+  PlanState sub(state.now(), latest, view, alone, nullptr, &views_->bounds(part));
+  const Timeline* group = grouped() ? &views_->view(parts() + group_of_part_[part]) : nullptr;
+  const bool one_width = job.job.model.Widths(view.capacity()).size() == 1;
+  // The private timeline is the view where the shared one (and the group's view, inside groups)
+  // has room (part_views.h). Where it has none, a job of one width cannot start on the private
+  // timeline before the shared (and group) timelines have room for it again, so the search
+  // resumes from there, a few times at most before the full way decides.
+  Time from = kTimeMin;
+  for (int round = 0; round < kPlacementRounds; ++round) {
+    std::optional<NewPlacement> placement = policy.PlacementOfNew(sub, job, from);
+    if (!placement) return std::nullopt;
     const Allocation& a = placement->allocation;
-    if (state.timeline().MinFree(a.start, a.end) < a.k) return std::nullopt;
+    const Duration d = a.end - a.start;
+    Time resume = a.start;
+    const std::array<const Timeline*, 2> caps = {&state.timeline(), group};
+    for (const Timeline* cap : caps) {
+      if (cap == nullptr || cap->MinFree(a.start, a.end) >= a.k) continue;
+      const std::optional<Time> room = cap->EarliestStart(a.start, d, a.k);
+      if (!room) return std::nullopt;
+      resume = std::max(resume, *room);
+    }
+    if (resume == a.start) return placement;
+    if (!one_width) return std::nullopt;
+    from = resume;
   }
-  return placement;
+  return std::nullopt;
 }
 
 void Partition::CommitNew(PlanState& state, int part, JobRecord& job,
@@ -323,6 +349,19 @@ void Partition::Commit(PlanState& state, const Trial& trial) {
     }
   }
   CatchUpOwnChanges(state);
+}
+
+std::optional<int> Partition::HoldView(const PlanState& state, ReservationId id) const {
+  const auto& holds = state.group_bookings();
+  const auto it = holds.find(id);
+  if (it == holds.end() || it->second < 0) return std::nullopt;
+  const int group = it->second;
+  if (grouped()) {
+    if (group >= static_cast<int>(group_capacities_.size())) return std::nullopt;
+    return parts() + group;
+  }
+  if (group >= parts()) return std::nullopt;
+  return group;
 }
 
 Timeline Partition::GroupTimeline(const PlanState& state, const Timeline& shared, int group,

@@ -24,8 +24,8 @@
 // On a cluster of processor groups of different speeds, each group is cut into parts of its
 // own: a part then also lies inside its group, and its private timeline is capped by the
 // group's private timeline (the group's count less every booking in the group, holds naming it
-// included, capped by the shared free) instead of by the shared one. The parts' views are not
-// kept then: every placement builds the private timelines.
+// included, capped by the shared free) instead of by the shared one. The views then include one
+// per group, and an answer read on a part's view is checked against its group's view too.
 #pragma once
 
 #include <functional>
@@ -71,7 +71,9 @@ class Partition {
   bool ViewsUsable(const PlanState& state) const;
   // Where `policy` (the part's, with PlacesNewJobAlone()) would place `job` in `part`: its
   // answer on the part's view, with the bounds earlier searches there learned, when the shared
-  // timeline has room for it; nullopt otherwise (plan the part in full then). Changes nothing.
+  // timeline (and the group's view) has room for it; for a job of one width, searched again
+  // from where they have room, up to kPlacementRounds times. nullopt otherwise (plan the part
+  // in full then). Changes nothing but the view's learned bounds.
   std::optional<NewPlacement> PlacementOn(PlanState& state, int part, JobRecord& job,
                                           OnlinePolicy& policy);
   // Books `job` in `part` at `placement`, as Commit would book a trial holding it alone.
@@ -99,14 +101,17 @@ class Partition {
   absl::Status LoadFrom(const PolicyImage& image);
 
  private:
+  static constexpr int kPlacementRounds = 8;
+
   struct Booking {
     int part = 0;
     Time start = 0;
   };
 
   // The owner of a booking added on the shared timeline, from what the partition and the state
-  // know; `replanned` maps the bookings of the state's group jobs to their parts (full Sync
-  // only; without it, an unknown booking is kUnknown rather than of no part).
+  // know (a hold naming a group, inside groups: the group's view, PartViews); `replanned` maps the
+  // bookings of the state's group jobs to their parts (full Sync only; without it, an unknown
+  // booking is kUnknown rather than of no part).
   PartViews::Owner OwnerOf(const PlanState& state, ReservationId id,
                            const absl::flat_hash_map<ReservationId, int>* replanned) const;
   // A released job booking: forgotten, and counted as a start when it started.
@@ -121,6 +126,9 @@ class Partition {
   bool CatchUpViews(PlanState& state, const absl::flat_hash_map<ReservationId, int>* replanned);
 
   bool grouped() const { return !group_of_part_.empty(); }
+  // The view a hold naming a part (a group, inside groups) is mirrored on; nullopt for a booking
+  // that is no such hold.
+  std::optional<int> HoldView(const PlanState& state, ReservationId id) const;
   // The private timeline of group `group` on `shared`, without the bookings in `excluded` (a
   // trial's jobs, already released from `shared`).
   Timeline GroupTimeline(const PlanState& state, const Timeline& shared, int group,
@@ -133,7 +141,7 @@ class Partition {
   std::map<ReservationId, Booking> bookings_;         // every live booking made through Commit
   std::vector<std::vector<Allocation>> running_;      // per part, from Sync
   std::vector<Time> last_start_;                      // per part, latest start seen
-  std::optional<PartViews> views_;  // built at the first Sync when the capacities sum to P
+  std::optional<PartViews> views_;                    // built at the first Sync
 };
 
 }  // namespace resched

@@ -137,6 +137,39 @@ void PartitionedPolicy::PlaceInEarliestGroup(PlanState& state, JobRecord& job,
   CommitNew(state, job, *best);
 }
 
+bool PartitionedPolicy::PlaceOnKeptTimelines(PlanState& state, JobRecord& job,
+                                             const std::vector<ProcessorGroup>& groups,
+                                             const std::vector<int>& slowest_first) {
+  if (!PrepareForNewJob(state)) return false;
+  const RuntimeModel reference = job.job.model.OnSpeed(1);
+  std::optional<NewPlacement> best;
+  int best_group = -1;
+  for (int group : slowest_first) {
+    if (reference.Widths(groups[group].count).empty()) continue;
+    job.job.model = reference.OnSpeed(groups[group].speed);
+    job.group = group;
+    const int part = PartOf(job);
+    auto placement = partition_->PlacementOn(state, part, job, *policies_[part]);
+    if (!placement) {
+      job.job.model = reference;
+      return false;  // the full way decides
+    }
+    // Strictly earlier only: on a tie the slower group, tried first, keeps the job.
+    if (!best || placement->allocation.end < best->allocation.end) {
+      best = placement;
+      best_group = group;
+    }
+  }
+  if (!best) {
+    job.job.model = reference;
+    return false;
+  }
+  job.job.model = reference.OnSpeed(groups[best_group].speed);
+  job.group = best_group;
+  partition_->CommitNew(state, PartOf(job), job, *best);
+  return true;
+}
+
 std::vector<JobRecord*> PartitionedPolicy::QueueOf(PlanState& state, int part,
                                                    const JobRecord* extra) const {
   std::vector<JobRecord*> jobs;

@@ -37,10 +37,13 @@ class OnlinePolicy {
   // without booking it (the groups' policy, grouped_policy.cc).
   virtual bool PlacesNewJobAlone() const { return false; }
   // Only when PlacesNewJobAlone(): where PlaceNew would book `job`, computed without booking
-  // it; nullopt when no width fits. The caller may pass a state whose queue holds `job` alone
-  // and whose last_start() is the latest start among all the other jobs, queued ones included.
-  virtual std::optional<NewPlacement> PlacementOfNew(PlanState& /*state*/,
-                                                     const JobRecord& /*job*/) {
+  // it, among the starts at or after `not_before` (kTimeMin: PlaceNew's own answer); nullopt
+  // when no width fits. The answer is the earliest-completion allocation from the later of
+  // `not_before` and the policy's own earliest start. The caller may pass a state whose queue
+  // holds `job` alone and whose last_start() is the latest start among all the other jobs,
+  // queued ones included.
+  virtual std::optional<NewPlacement> PlacementOfNew(PlanState& /*state*/, const JobRecord& /*job*/,
+                                                     Time /*not_before*/) {
     return std::nullopt;
   }
   // True when the policy decides at every event (job ends, releases), as EASY does; false when

@@ -51,7 +51,9 @@ class Split final : public PartitionedPolicy {
 
   void PlaceNew(PlanState& state, JobRecord& job) override {
     if (!groups().empty()) {
-      PlaceInEarliestGroup(state, job, groups(), groups_slowest_first());
+      if (!PlaceOnKeptTimelines(state, job, groups(), groups_slowest_first())) {
+        PlaceInEarliestGroup(state, job, groups(), groups_slowest_first());
+      }
       return;
     }
     // With a policy that places a new job alone (FCFS, as in "split"), on the part's kept

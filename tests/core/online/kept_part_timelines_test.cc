@@ -1,11 +1,11 @@
 // The parts' kept timelines (part_views.h) change no decision. A cluster of two speeds whose
-// groups' policy places new jobs on each group's kept timeline, and a Split cluster doing the
-// same in its parts, are each driven in lockstep with one whose policy rebuilds the part's
-// timeline at each submission (the reference), through random submissions, cancels, early
-// ends, holds of a group and of any group, displacing holds, clock moves, Replans, dry runs on
-// copies and restarts from images. After every step both must hold the same jobs at the same
-// allocations in the same groups and remember the same bookings, and every schedule goes
-// through the validator.
+// groups' policy places new jobs on each group's kept timeline, and Split clusters (one pool,
+// and two speeds with Split in each group) doing the same in their parts, are each driven in
+// lockstep with one whose policy rebuilds the part's timeline at each submission (the reference),
+// through random submissions, cancels, early ends, holds of a group and of any group, displacing
+// holds, clock moves, Replans, dry runs on copies and restarts from images. After every step both
+// must hold the same jobs at the same allocations in the same groups and remember the same
+// bookings, and every schedule goes through the validator.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/online/partitioned_policy.h"
 #include "core/online/policies.h"
 #include "core/plan/cluster_plan.h"
 #include "core/plan/cluster_plan_image.h"
@@ -33,14 +34,21 @@ using testing::kS;
 
 const std::vector<ProcessorGroup> kKeptGroups = {{"slow", 8, 1.0}, {"fast", 4, 2.0}};
 
-// "split": Split(3) over [1 s, 60 s] with FCFS in each part, on one pool of 12 processors; any
-// other policy: that policy in each group of kKeptGroups.
+// "split": Split(3) over [1 s, 60 s] with FCFS in each part, on one pool of 12 processors;
+// "split@speeds": the same inside each group of kKeptGroups; any other policy: that policy in
+// each group of kKeptGroups.
 std::unique_ptr<ClusterPlan> KeptPlan(const std::string& policy, bool keep_part_timelines) {
-  if (policy == "split") {
-    const ClusterSpec spec{"test", {{"", 12, 1.0}}, ClockKind::kSimulated, policy, {}};
+  if (policy == "split" || policy == "split@speeds") {
+    const bool on_speeds = policy == "split@speeds";
+    const ClusterSpec spec{"test",
+                           on_speeds ? kKeptGroups : std::vector<ProcessorGroup>{{"", 12, 1.0}},
+                           ClockKind::kSimulated,
+                           "split",
+                           {}};
     const AlgorithmParams params = testing::PolicyTestParams("split");
     auto split = MakeSplitPolicy(
         3, 1, 60, [] { return testing::OkValue(MakePolicy("fcfs", {})); }, keep_part_timelines);
+    if (on_speeds) dynamic_cast<PartitionedPolicy&>(*split).RunInGroups(kKeptGroups);
     return testing::OkValue(ClusterPlan::CreateWithPolicy(spec, params, 0, std::move(split)));
   }
   const ClusterSpec spec{"test", kKeptGroups, ClockKind::kSimulated, policy, {}};
@@ -176,7 +184,7 @@ void RunKeptAgainstReference(const std::string& policy, std::uint64_t seed, int 
 }
 
 TEST(KeptPartTimelines, DecideAsRebuildingEveryPartsTimelineDoes) {
-  for (const std::string policy : {"conservative", "fcfs", "easy", "split"}) {
+  for (const std::string policy : {"conservative", "fcfs", "easy", "split", "split@speeds"}) {
     for (std::uint64_t seed = 1; seed <= 6; ++seed) {
       RunKeptAgainstReference(policy, seed, 300);
       if (::testing::Test::HasFailure()) return;
@@ -187,7 +195,7 @@ TEST(KeptPartTimelines, DecideAsRebuildingEveryPartsTimelineDoes) {
 // A deep backlog with the clock moving: jobs end and start between submissions, and every
 // submission reads the groups' timelines as kept from the record of those changes.
 TEST(KeptPartTimelines, FollowJobsStartingAndEndingUnderADeepBacklog) {
-  for (const std::string policy : {"conservative", "fcfs", "split"}) {
+  for (const std::string policy : {"conservative", "fcfs", "split", "split@speeds"}) {
     SCOPED_TRACE(policy);
     std::unique_ptr<ClusterPlan> kept = KeptPlan(policy, true);
     std::unique_ptr<ClusterPlan> reference = KeptPlan(policy, false);

@@ -126,5 +126,43 @@ TEST(PartViews, UsableWhileFollowingAndNoReplannedJobAwaitsAdoption) {
   EXPECT_FALSE(PartViews(f.views).Usable(f.shared));
 }
 
+// Parts inside groups: a part's booking is on its view and its group's, a hold of the group on
+// the group's view alone; a release takes it off both; a copy and a rebuild keep the groups.
+TEST(PartViews, InsideGroupsAPartsBookingIsAlsoOnItsGroupsView) {
+  Timeline shared{6};
+  // Parts 0 and 1 in group 0 (of 4), part 2 in group 1 (of 2); views 3 and 4 are the groups'.
+  PartViews views({2, 4, 2}, {0, 0, 1}, {4, 2});
+  views.Rebuild(shared, {});
+  const ReservationId job = testing::OkValue(shared.Add(0, 10, 2));
+  const ReservationId hold = testing::OkValue(shared.Add(0, 10, 1));
+  auto owner_of = [&](ReservationId id) {
+    return id == job ? ViewOwner{1, ViewKind::kJob} : ViewOwner{3, ViewKind::kHold};
+  };
+  auto ignore = [](ReservationId, const Allocation&) {};
+  ASSERT_TRUE(views.CatchUp(shared, owner_of, ignore));
+  EXPECT_EQ(views.view(1).FreeAt(5), 2);
+  EXPECT_EQ(views.view(3).FreeAt(5), 1);  // the job's 2 and the hold's 1
+  EXPECT_EQ(views.view(0).FreeAt(5), 2);  // the other part of the group: untouched
+  EXPECT_EQ(views.view(4).FreeAt(5), 2);  // the other group: untouched
+  shared.ReleaseHeld(job);
+  ASSERT_TRUE(views.CatchUp(shared, owner_of, ignore));
+  EXPECT_EQ(views.view(1).FreeAt(5), 4);
+  EXPECT_EQ(views.view(3).FreeAt(5), 3);
+
+  PartViews copy = views;
+  copy.Rebuild(shared, {{hold, ViewOwner{3, ViewKind::kHold}}});
+  (void)testing::OkValue(shared.Add(0, 10, 2));
+  ASSERT_TRUE(copy.CatchUp(
+      shared,
+      [](ReservationId) {
+        return ViewOwner{2, ViewKind::kJob};
+      },
+      ignore));
+  EXPECT_EQ(copy.view(3).FreeAt(5), 3);
+  EXPECT_EQ(copy.view(2).FreeAt(5), 0);
+  EXPECT_EQ(copy.view(4).FreeAt(5), 0);
+  EXPECT_EQ(copy.LatestJobStart(2), 0);
+}
+
 }  // namespace
 }  // namespace resched
