@@ -9,7 +9,11 @@
 //
 // Policies that re-plan the whole queue at every decision run at Q = 0 and 1,000, with 200 jobs
 // measured: dasedf, dbos, iterative and bicriteria-batch (the papers' algorithms re-plan by
-// design) and easy (its estimates for every waiting job are re-planned at each event).
+// design).
+//
+// easy decides a new job alone where nothing changed since its last pass (core/online/easy.cc)
+// and runs as fcfs does. The baseline in the same run is "easy-pass": every decision passes over
+// the whole queue (as before), at Q = 0 and 1,000 with 200 jobs.
 //
 // split (Split(2) with FCFS in each part) places a new job on its part's kept timeline
 // (core/online/part_views.h) and runs as fcfs does. The baseline in the same run is
@@ -138,17 +142,29 @@ enum class Setting {
   kTwoSpeeds,          // two speeds, kept group timelines: as kOnePool
   kTwoSpeedsRebuilt,   // two speeds, rebuilt group timelines: Q = 0 to 10,000, 200 jobs
   kSplitRebuilt,       // one pool, split planning its part in full: as kTwoSpeedsRebuilt
+  kEasyPass,           // one pool, easy passing over its whole queue: as kOnePoolReplanning
 };
+
+// The baseline of EASY deciding a new job alone: every decision passes over the whole queue.
+PlanFactory PassingEasyPlan() {
+  return [] {
+    const resched::ClusterSpec spec{"bench", kOnePool, resched::ClockKind::kSimulated, "easy", {}};
+    return *resched::ClusterPlan::CreateWithPolicy(
+        spec, {}, 0, resched::MakeEasyPolicy(/*decide_new_jobs_alone=*/false));
+  };
+}
 
 void Register(const std::string& policy, Setting setting) {
   const bool two_speeds = setting == Setting::kTwoSpeeds || setting == Setting::kTwoSpeedsRebuilt;
   const std::string name = policy + (setting == Setting::kTwoSpeeds          ? "@two-speeds"
                                      : setting == Setting::kTwoSpeedsRebuilt ? "@two-speeds-rebuilt"
                                      : setting == Setting::kSplitRebuilt     ? "-rebuilt"
+                                     : setting == Setting::kEasyPass         ? "-pass"
                                                                              : "");
   const PlanFactory make_plan =
       setting == Setting::kTwoSpeedsRebuilt ? RebuildingGroupsPlanOn(policy, kTwoSpeeds)
       : setting == Setting::kSplitRebuilt   ? RebuildingSplitPlanOn(kOnePool)
+      : setting == Setting::kEasyPass       ? PassingEasyPlan()
                                             : PlanOn(policy, two_speeds ? kTwoSpeeds : kOnePool);
   for (const auto& [label, kind] :
        {std::pair{"rigid", JobKind::kRigid}, std::pair{"moldable", JobKind::kMoldable}}) {
@@ -162,6 +178,7 @@ void Register(const std::string& policy, Setting setting) {
         b->Args({0, 2'000, 0})->Args({10'000, 2'000, 0})->Args({10'000, 2'000, 60});
         break;
       case Setting::kOnePoolReplanning:
+      case Setting::kEasyPass:
         b->Args({0, 200, 0})->Args({1'000, 200, 0});
         break;
       case Setting::kTwoSpeedsRebuilt:
@@ -177,9 +194,12 @@ void Register(const std::string& policy, Setting setting) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (const char* policy : {"fcfs", "conservative", "split"}) Register(policy, Setting::kOnePool);
+  for (const char* policy : {"fcfs", "conservative", "split", "easy"}) {
+    Register(policy, Setting::kOnePool);
+  }
   Register("split", Setting::kSplitRebuilt);
-  for (const char* policy : {"easy", "dasedf", "dbos", "iterative", "bicriteria-batch"}) {
+  Register("easy", Setting::kEasyPass);
+  for (const char* policy : {"dasedf", "dbos", "iterative", "bicriteria-batch"}) {
     Register(policy, Setting::kOnePoolReplanning);
   }
   for (const char* policy : {"fcfs", "conservative", "split"}) {

@@ -17,7 +17,9 @@ using InnerPolicyFactory = std::function<std::unique_ptr<OnlinePolicy>()>;
 // Saule et al. §3.1: first come, first served, each job at its earliest completion width.
 std::unique_ptr<OnlinePolicy> MakeFcfsPolicy();
 // Saule et al. §5.1: EASY backfilling (only the queue head holds a reservation).
-std::unique_ptr<OnlinePolicy> MakeEasyPolicy();
+// `decide_new_jobs_alone` false: every decision passes over the whole queue (the reference the
+// incremental decisions are tested against, easy.cc).
+std::unique_ptr<OnlinePolicy> MakeEasyPolicy(bool decide_new_jobs_alone = true);
 // Saule et al. §5.1: conservative backfilling (every job keeps its reservation).
 std::unique_ptr<OnlinePolicy> MakeConservativePolicy();
 // Saule et al. §3.2: dual approximation + EDF, bisection on the stretch to `epsilon`.

@@ -188,25 +188,23 @@ absl::StatusOr<const JobRecord*> ClusterPlan::Submit(Job job) {
   policy_->PlaceNew(state, *raw);
   AbsorbMoves(state);
   MarkChanged(raw);
-  if (policy_->DecidesAtEvents()) {
-    ProcessInstant();  // the policy decides again at now; a job placed at now starts now
-  } else {
-    // The clock did not move, so nothing came due but what this placement put at now: the
-    // new job and the jobs it moved (the whole queue is not scanned at every submission).
-    // In queue order, as ProcessInstant starts them; a job moved twice is listed once.
-    std::vector<JobRecord*> starting;
-    auto start_if_due = [&](JobRecord* job) {
-      if (job->placed && job->allocation.start <= now_ &&
-          std::find(starting.begin(), starting.end(), job) == starting.end()) {
-        starting.push_back(job);
-      }
-    };
-    for (JobRecord* job : state.moved()) start_if_due(job);
-    start_if_due(raw);
-    std::sort(starting.begin(), starting.end(),
-              [](const JobRecord* a, const JobRecord* b) { return a->sequence < b->sequence; });
-    Start(starting);
-  }
+  // The plan was settled at now before this call (every operation ends so), so nothing came due
+  // but what this placement put at now: the new job and the jobs it moved (the whole queue is
+  // not scanned at every submission). A policy that decides at events has just decided at now,
+  // and would decide the same again. In queue order, as ProcessInstant starts them; a job moved
+  // twice is listed once.
+  std::vector<JobRecord*> starting;
+  auto start_if_due = [&](JobRecord* job) {
+    if (job->placed && job->allocation.start <= now_ &&
+        std::find(starting.begin(), starting.end(), job) == starting.end()) {
+      starting.push_back(job);
+    }
+  };
+  for (JobRecord* job : state.moved()) start_if_due(job);
+  start_if_due(raw);
+  std::sort(starting.begin(), starting.end(),
+            [](const JobRecord* a, const JobRecord* b) { return a->sequence < b->sequence; });
+  Start(starting);
   return raw;
 }
 
@@ -408,13 +406,15 @@ absl::Status ClusterPlan::AdvanceTo(Time t) {
   ProcessInstant();
   ReplanIfDue();
   PruneEnded();
-  ExpireDags();
   return absl::OkStatus();
 }
 
 // Settles the plan at now_: ends what is due, lets an event-driven policy decide, then starts
 // what is due.
 void ClusterPlan::ProcessInstant() {
+  // DAG tasks that ended are released before the policy decides, as ended jobs and holds are:
+  // a policy that follows the timeline's change record (easy.cc) then sees the capacity back.
+  ExpireDags();
   std::vector<JobRecord*> due;
   for (JobRecord* job : running_) {
     if (job->allocation.end <= now_) due.push_back(job);
