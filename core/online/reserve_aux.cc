@@ -22,7 +22,7 @@
 // - The part of each job is remembered by the policy, and Clone copies it with the partition's
 //   bookings, so a dry run on a cloned plan decides as the plan itself would.
 // - On a cluster of processor groups of different speeds, each group gets its own main and
-//   auxiliary parts (X clamped to the group's count) and whole-group part, as a cluster of its
+//   auxiliary parts (X clamped to the group's count - 1) and whole-group part, as a cluster of its
 //   own would; the scheme chooses a part in each group, and the job goes to the group whose
 //   chosen plan ends it earliest, ties to the slower group (partitioned_policy.h).
 #include <algorithm>
@@ -62,9 +62,9 @@ class ReserveAux final : public PartitionedPolicy {
     partition_only.job_parts.clear();
     if (absl::Status s = PartitionedPolicy::LoadImage(partition_only, capacity); !s.ok()) return s;
     part_of_.clear();
+    // Three parts per group (one group on one pool).
+    const int parts = 3 * std::max<int>(1, static_cast<int>(groups().size()));
     for (const auto& [job, part] : image.job_parts) {
-      // Three parts per group (one group on one pool).
-      const int parts = 3 * std::max<int>(1, static_cast<int>(groups().size()));
       if (part < 0 || part >= parts) {
         return absl::DataLossError(absl::StrCat("the policy image puts job ", job, " in part ",
                                                 part, "; the scheme has parts 0 to ", parts - 1));
