@@ -97,7 +97,10 @@ bool PartitionedPolicy::PrepareForNewJob(PlanState& state) {
 }
 
 Partition::Trial PartitionedPolicy::TryNew(PlanState& state, JobRecord& job, int /*group*/) {
-  const int part = PartOf(job);
+  return TryNewIn(state, job, PartOf(job));
+}
+
+Partition::Trial PartitionedPolicy::TryNewIn(PlanState& state, JobRecord& job, int part) {
   return partition_->Try(
       state, part, QueueOf(state, part, &job),
       [&job, this, part](PlanState& sub) { policies_[part]->PlaceNew(sub, job); });

@@ -52,6 +52,8 @@ class PartitionedPolicy : public OnlinePolicy {
   // group set): the trial of the part it goes to. By default the job's part (PartOf) re-planned
   // by its policy with the job.
   virtual Partition::Trial TryNew(PlanState& state, JobRecord& job, int group);
+  // The trial of `part` re-planned by its policy with the new job.
+  Partition::Trial TryNewIn(PlanState& state, JobRecord& job, int part);
   // Books the trial TryNew chose for a new job.
   virtual void CommitNew(PlanState& state, JobRecord& job, const Partition::Trial& trial);
   // Called by Prepare before the partition syncs with the queue.

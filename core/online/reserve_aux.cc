@@ -89,23 +89,18 @@ class ReserveAux final : public PartitionedPolicy {
   Partition::Trial TryNew(PlanState& state, JobRecord& job, int group) override {
     const int main_part = FirstPart(group) + kMain;
     const int aux_part = FirstPart(group) + kAux;
-    auto try_in = [&](int part) {
-      return partition().Try(
-          state, part, QueueOf(state, part, &job),
-          [&job, this, part](PlanState& sub) { inner(part).PlaceNew(sub, job); });
-    };
     const bool fits_main = Fits(job, main_part);
     const bool fits_aux = Fits(job, aux_part);
-    if (!fits_main && !fits_aux) return try_in(FirstPart(group) + kWhole);
+    if (!fits_main && !fits_aux) return TryNewIn(state, job, FirstPart(group) + kWhole);
     std::optional<Partition::Trial> main;
     double main_stretch = std::numeric_limits<double>::infinity();
     if (fits_main) {
-      main = try_in(main_part);
+      main = TryNewIn(state, job, main_part);
       main_stretch = MaxStretch(*main);
       if (main_stretch < threshold_) return *std::move(main);
     }
     if (fits_aux) {
-      Partition::Trial aux = try_in(aux_part);
+      Partition::Trial aux = TryNewIn(state, job, aux_part);
       if (!main || MaxStretch(aux) < main_stretch) return aux;
     }
     return *std::move(main);
