@@ -13,10 +13,13 @@
 // its latency counted from the scheduled send time (so a late send counts as waiting).
 // Counters: health_per_s, get_job_per_s, submit_per_s, submit_vs_health (the target:
 // >= 0.8), and the p50 / p99 of the closed and the half-rate SubmitJob in µs (the target: p99 <=
-// 2 ms at half rate).
+// 2 ms at half rate). health_cpu_us, get_job_cpu_us and submit_cpu_us: the process's CPU time
+// (user and system, clients and server together, as they share the machine's cores) per call
+// of each closed phase, which says how much of a call's cost is the service's own work.
 #include <benchmark/benchmark.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -58,9 +61,17 @@ std::string Submit(pb::Resched::Stub& stub, int cluster, std::mt19937_64& rng) {
 
 struct Phase {
   double calls_per_s = 0;
+  double cpu_us_per_call = 0;  // the whole process's (clients and server), user and system
   double p50_us = 0;
   double p99_us = 0;
 };
+
+double ProcessCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
 
 // Runs `call(client, i)` kCallsPerClient times on each of kClients threads. With a positive
 // `rate` (calls per second over all clients) each client sends on a fixed schedule and a call's
@@ -69,6 +80,7 @@ Phase RunClients(const std::function<bool(int, int)>& call, double rate) {
   std::vector<std::vector<double>> micros(kClients);
   std::vector<std::thread> clients;
   clients.reserve(kClients);
+  const double cpu_before = ProcessCpuSeconds();
   const auto start = Clock::now();
   for (int client = 0; client < kClients; ++client) {
     clients.emplace_back([&, client] {
@@ -94,7 +106,8 @@ Phase RunClients(const std::function<bool(int, int)>& call, double rate) {
   for (const auto& m : micros) all.insert(all.end(), m.begin(), m.end());
   std::sort(all.begin(), all.end());
   auto at = [&](double q) { return all[static_cast<size_t>(q * (all.size() - 1))]; };
-  return {static_cast<double>(all.size()) / seconds, at(0.5), at(0.99)};
+  const double cpu_us = (ProcessCpuSeconds() - cpu_before) * 1e6 / static_cast<double>(all.size());
+  return {static_cast<double>(all.size()) / seconds, cpu_us, at(0.5), at(0.99)};
 }
 
 double MedianOf(std::vector<double> values) {
@@ -167,6 +180,9 @@ void BM_SubmitAtTheTransportsLimit(benchmark::State& state) {
 
     state.counters["health_per_s"] = Median(checks, &Phase::calls_per_s);
     state.counters["get_job_per_s"] = Median(gets, &Phase::calls_per_s);
+    state.counters["health_cpu_us"] = Median(checks, &Phase::cpu_us_per_call);
+    state.counters["get_job_cpu_us"] = Median(gets, &Phase::cpu_us_per_call);
+    state.counters["submit_cpu_us"] = Median(closed, &Phase::cpu_us_per_call);
     state.counters["submit_per_s"] = submit_per_s;
     state.counters["submit_vs_health"] = MedianOf(ratios);
     state.counters["submit_p50_us"] = Median(closed, &Phase::p50_us);
