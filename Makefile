@@ -1,5 +1,6 @@
 # The two commands a new user relies on (see README.md):
-#   make run   install what is missing, build, start resched-server on 127.0.0.1:50051
+#   make run   install what is missing, build, start resched-server on 127.0.0.1:50051, with
+#              its web view at http://127.0.0.1:8080/
 #   make test  install what is missing, build, run the whole suite (also under ASan+UBSan, and
 #              the server's concurrency tests under TSan), check the format and run clang-tidy
 BUILD_DIR ?= build
@@ -7,6 +8,7 @@ ASAN_DIR ?= build-asan
 TSAN_DIR ?= build-tsan
 JOBS ?= $(shell nproc)
 LISTEN ?= 127.0.0.1:50051
+HTTP_LISTEN ?= 127.0.0.1:8080
 
 .PHONY: all deps build build-tested run test test-release check-experiments test-asan test-tsan lint bench format clean \
   image image-smoke test-helm lint-all
@@ -26,7 +28,7 @@ build-tested: deps
 	cmake --build $(BUILD_DIR) -j$(JOBS)
 
 run: build-tested
-	$(BUILD_DIR)/server/resched-server --listen $(LISTEN)
+	$(BUILD_DIR)/server/resched-server --listen $(LISTEN) --http-listen $(HTTP_LISTEN)
 
 test: test-release check-experiments lint test-helm test-asan test-tsan
 

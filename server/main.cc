@@ -24,6 +24,7 @@
 #include "server/service.h"
 #include "server/trace/otlp_http_exporter.h"
 #include "server/tracing_settings.h"
+#include "server/web/http_view.h"
 #include "transport/tls_credentials.h"
 
 namespace {
@@ -54,6 +55,9 @@ void Usage() {
                "  --ephemeral  keep nothing on disk (tests, experiments)\n"
                "  --metrics-listen HOST:PORT  serve Prometheus metrics at /metrics there\n"
                "             (default: the config's metrics_listen, else none)\n"
+               "  --http-listen HOST:PORT  serve the web view (a page, its JSON API under\n"
+               "             /api/v1 and /metrics) there (default: the config's http_listen,\n"
+               "             else none); plain HTTP, so a non-loopback address needs --insecure\n"
                "  --log-format text|json  one line per event on stderr, as text (default) or\n"
                "             JSON objects (default: the config's log_format)\n"
                "  --otlp-endpoint URL  send trace spans there as OTLP/HTTP JSON (a collector's\n"
@@ -93,6 +97,7 @@ int main(int argc, char** argv) {
   std::string config_path;
   std::string data_dir;
   std::string metrics_listen;
+  std::string http_listen;
   std::string log_format;
   resched::server::TracingFlags tracing_flags;
   bool ephemeral = false;
@@ -119,6 +124,8 @@ int main(int argc, char** argv) {
       data_dir = value("--data-dir");
     } else if (arg == "--metrics-listen" || arg.rfind("--metrics-listen=", 0) == 0) {
       metrics_listen = value("--metrics-listen");
+    } else if (arg == "--http-listen" || arg.rfind("--http-listen=", 0) == 0) {
+      http_listen = value("--http-listen");
     } else if (arg == "--log-format" || arg.rfind("--log-format=", 0) == 0) {
       log_format = value("--log-format");
     } else if (arg == "--otlp-endpoint" || arg.rfind("--otlp-endpoint=", 0) == 0) {
@@ -319,6 +326,30 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (!listen_warning->empty()) Log(LogLevel::kWarning, "insecure", *listen_warning);
+  if (http_listen.empty()) http_listen = config->http_listen();
+  std::unique_ptr<resched::server::web::HttpView> http_view;
+  if (!http_listen.empty()) {
+    // Plain HTTP: tokens would cross the network in clear, so it counts as unprotected.
+    absl::StatusOr<std::string> http_warning = resched::server::CheckListenSecurity(
+        http_listen, {.tls = false, .tokens = false, .insecure = insecure});
+    if (!http_warning.ok()) {
+      Log(LogLevel::kError, "start_failed",
+          absl::StrCat("--http-listen: ", http_warning.status().message()));
+      return 2;
+    }
+    absl::StatusOr<std::unique_ptr<resched::server::web::HttpView>> started =
+        resched::server::web::HttpView::Start({.address = http_listen,
+                                               .channel = server->InProcessChannel({}),
+                                               .metrics = service.MetricsCollectables()});
+    if (!started.ok()) {
+      Log(LogLevel::kError, "start_failed", started.status().message());
+      return 1;
+    }
+    http_view = *std::move(started);
+    if (!http_warning->empty()) Log(LogLevel::kWarning, "insecure", *http_warning);
+    Log(LogLevel::kInfo, "web_view", absl::StrCat("web view at http://", http_listen, "/"),
+        {{"address", http_listen}});
+  }
   const char* transport =
       tls_files.client_ca.empty() ? (tls_files.enabled() ? "TLS" : "plaintext") : "mutual TLS";
   Log(LogLevel::kInfo, "listening",
@@ -332,6 +363,7 @@ int main(int argc, char** argv) {
 
   const int sig = WaitForTermination();
   Log(LogLevel::kInfo, "stopping", absl::StrCat(strsignal(sig), " received, shutting down"));
+  http_view.reset();  // its event streams are calls on the server
   service.BeginShutdown();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   server->Wait();

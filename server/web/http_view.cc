@@ -1,0 +1,226 @@
+#include "server/web/http_view.h"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "prometheus/text_serializer.h"
+#include "resched/v1/service.grpc.pb.h"
+#include "server/mutex.h"
+#include "server/web/assets.h"
+#include "server/web/event_stream.h"
+#include "server/web/json_gateway.h"
+
+namespace resched::server::web {
+namespace {
+
+namespace pb = ::resched::v1;
+
+// A unary call's longest wait for the service: the page asks again at its next refresh.
+constexpr auto kCallDeadline = std::chrono::seconds(30);
+
+template <class Request, class Response>
+using UnaryMethod = grpc::Status (pb::Resched::Stub::*)(grpc::ClientContext*, const Request&,
+                                                        Response*);
+
+void Send(const HttpReply& reply, httplib::Response& response) {
+  response.status = reply.status;
+  response.set_header("Cache-Control", "no-store");
+  response.set_content(reply.body, reply.content_type.c_str());
+}
+
+// HOST:PORT, the host possibly in brackets ([::1]:8080).
+absl::StatusOr<std::pair<std::string, int>> SplitHostPort(const std::string& address) {
+  const size_t colon = address.rfind(':');
+  int port = 0;
+  if (colon == std::string::npos || colon == 0 ||
+      !absl::SimpleAtoi(address.substr(colon + 1), &port) || port < 0 || port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--http-listen must be HOST:PORT with a port in [0, 65535], got '", address, "'"));
+  }
+  std::string host = address.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  return std::make_pair(host, port);
+}
+
+}  // namespace
+
+class HttpView::Impl {
+ public:
+  explicit Impl(Options options)
+      : stub_(pb::Resched::NewStub(options.channel)), metrics_(std::move(options.metrics)) {
+    // cpp-httplib's default also sets SO_REUSEPORT: a second server on a busy port would then
+    // start, and the kernel would split the browsers between two servers.
+    server_.set_socket_options([](socket_t sock) {
+      int yes = 1;
+      setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    });
+    Routes();
+  }
+
+  absl::Status Listen(const std::string& address) {
+    absl::StatusOr<std::pair<std::string, int>> host_port = SplitHostPort(address);
+    if (!host_port.ok()) return host_port.status();
+    const auto& [host, wanted] = *host_port;
+    port_ = wanted == 0 ? server_.bind_to_any_port(host)
+                        : (server_.bind_to_port(host, wanted) ? wanted : -1);
+    if (port_ <= 0) {
+      return absl::UnavailableError(absl::StrCat("cannot listen on ", address,
+                                                 " for the web view (address in use, or not "
+                                                 "an address of this machine)"));
+    }
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    // The socket already queues connections; waiting for the accept loop lets stop() end it.
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return absl::OkStatus();
+  }
+
+  ~Impl() {
+    streams_.CancelAll();  // a handler blocked on its stream's next event returns now
+    server_.stop();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  int port() const { return port_; }
+
+ private:
+  void Routes() {
+    server_.Get(R"(/api/v1/clusters)", Unary(&pb::Resched::Stub::ListClusters, NothingFromPath));
+    server_.Get(R"(/api/v1/clusters/([^/]+))",
+                Unary(&pb::Resched::Stub::GetCluster,
+                      [](const httplib::Request& http, pb::GetClusterRequest& request) {
+                        request.set_name(http.matches[1]);
+                      }));
+    server_.Get(R"(/api/v1/clusters/([^/]+)/schedule)",
+                Unary(&pb::Resched::Stub::GetSchedule, ClusterFromPath<pb::GetScheduleRequest>));
+    server_.Get(R"(/api/v1/clusters/([^/]+)/jobs)",
+                Unary(&pb::Resched::Stub::ListJobs, ClusterFromPath<pb::ListJobsRequest>));
+    server_.Get(R"(/api/v1/clusters/([^/]+)/jobs/([^/]+))",
+                Unary(&pb::Resched::Stub::GetJob,
+                      [](const httplib::Request& http, pb::GetJobRequest& request) {
+                        request.set_cluster(http.matches[1]);
+                        request.set_id(http.matches[2]);
+                      }));
+    server_.Get(R"(/api/v1/clusters/([^/]+)/dags)",
+                Unary(&pb::Resched::Stub::ListDagReservations,
+                      ClusterFromPath<pb::ListDagReservationsRequest>));
+    server_.Get(R"(/api/v1/algorithms)",
+                Unary(&pb::Resched::Stub::ListAlgorithms, NothingFromPath));
+    server_.Get(R"(/api/v1/clusters/([^/]+)/events)",
+                [this](const httplib::Request& http, httplib::Response& response) {
+                  Events(http, response);
+                });
+    server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
+      Metrics(response);
+    });
+    server_.Get(R"(/[^/]*)", [](const httplib::Request& http, httplib::Response& response) {
+      const std::optional<Asset> asset = FindAsset(http.path);
+      if (!asset) {
+        Send(ErrorReply(grpc::Status(grpc::StatusCode::NOT_FOUND,
+                                     absl::StrCat("no page at '", http.path, "'"))),
+             response);
+        return;
+      }
+      response.set_header("Cache-Control", "no-cache");
+      response.set_content(std::string(asset->body), std::string(asset->content_type).c_str());
+    });
+    server_.set_error_handler([](const httplib::Request& http, httplib::Response& response) {
+      if (!response.body.empty()) return;  // a handler's own answer
+      Send(ErrorReply(grpc::Status(response.status == 404 ? grpc::StatusCode::NOT_FOUND
+                                                          : grpc::StatusCode::INVALID_ARGUMENT,
+                                   absl::StrCat("no ", http.method, " at '", http.path, "'"))),
+           response);
+    });
+  }
+
+  static void NothingFromPath(const httplib::Request&, google::protobuf::Message&) {}
+  template <class Request>
+  static void ClusterFromPath(const httplib::Request& http, Request& request) {
+    request.set_cluster(http.matches[1]);
+  }
+
+  // A handler that fills the request from the query, then from the path, calls `method` and
+  // answers its response or its status as JSON.
+  template <class Request, class Response, class FromPath>
+  httplib::Server::Handler Unary(UnaryMethod<Request, Response> method, FromPath from_path) {
+    return [this, method, from_path](const httplib::Request& http, httplib::Response& response) {
+      Request request;
+      if (absl::Status parsed = MergeQuery(http.params, &request); !parsed.ok()) {
+        Send(ErrorReply(
+                 grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(parsed.message()))),
+             response);
+        return;
+      }
+      from_path(http, request);
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + kCallDeadline);
+      ForwardAuthorization(http.get_header_value("Authorization"), &context);
+      Response answer;
+      const grpc::Status status = (stub_.get()->*method)(&context, request, &answer);
+      Send(status.ok() ? JsonReply(answer) : ErrorReply(status), response);
+    };
+  }
+
+  void Events(const httplib::Request& http, httplib::Response& response) {
+    std::string authorization = http.get_header_value("Authorization");
+    // EventSource cannot set headers: the page passes its token as a parameter.
+    if (authorization.empty() && http.has_param("access_token")) {
+      authorization = absl::StrCat("Bearer ", http.get_param_value("access_token"));
+    }
+    auto stream = std::make_shared<EventStream>(*stub_, http.matches[1], authorization);
+    streams_.Add(stream);
+    response.set_header("Cache-Control", "no-store");
+    response.set_chunked_content_provider(
+        "text/event-stream",
+        [stream](size_t, httplib::DataSink& sink) {
+          std::string chunk;
+          const bool more = stream->Next(chunk);
+          if (!chunk.empty() && !sink.write(chunk.data(), chunk.size())) return false;
+          if (!more) sink.done();
+          return true;
+        },
+        [this, stream](bool) {
+          stream->Cancel();
+          streams_.Remove(stream);
+        });
+  }
+
+  void Metrics(httplib::Response& response) {
+    std::vector<prometheus::MetricFamily> families;
+    for (const auto& collectable : metrics_) {
+      std::vector<prometheus::MetricFamily> collected = collectable->Collect();
+      families.insert(families.end(), std::make_move_iterator(collected.begin()),
+                      std::make_move_iterator(collected.end()));
+    }
+    response.set_content(prometheus::TextSerializer().Serialize(families),
+                         "text/plain; version=0.0.4");
+  }
+
+  std::unique_ptr<pb::Resched::Stub> stub_;
+  const std::vector<std::shared_ptr<prometheus::Collectable>> metrics_;
+  EventStreams streams_;
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+absl::StatusOr<std::unique_ptr<HttpView>> HttpView::Start(Options options) {
+  const std::string address = options.address;
+  auto impl = std::make_unique<Impl>(std::move(options));
+  if (absl::Status listening = impl->Listen(address); !listening.ok()) return listening;
+  return std::unique_ptr<HttpView>(new HttpView(std::move(impl)));
+}
+
+HttpView::HttpView(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+HttpView::~HttpView() = default;
+
+int HttpView::port() const { return impl_->port(); }
+
+}  // namespace resched::server::web

@@ -1,0 +1,44 @@
+// resched-server's web view (--http-listen): a single page (server/web/assets, compiled into
+// the binary) and the read-only JSON API it draws from, served by cpp-httplib on its own
+// threads. The API is a client of the service over the gRPC server's in-process channel
+// (server/web/json_gateway.h); the page's live updates are WatchSchedule's events as
+// Server-Sent Events. The Prometheus metrics are served at /metrics on the same port.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "prometheus/collectable.h"
+
+namespace resched::server::web {
+
+class HttpView {
+ public:
+  struct Options {
+    std::string address;  // HOST:PORT; port 0 picks a free one (see port())
+    std::shared_ptr<grpc::Channel> channel;
+    std::vector<std::shared_ptr<prometheus::Collectable>> metrics;
+  };
+
+  // Listens on options.address and serves until destroyed. UNAVAILABLE naming the address when
+  // it cannot listen, INVALID_ARGUMENT when it is not HOST:PORT.
+  static absl::StatusOr<std::unique_ptr<HttpView>> Start(Options options);
+  // Ends every open event stream, then stops listening and waits for the handlers.
+  ~HttpView();
+  HttpView(const HttpView&) = delete;
+  HttpView& operator=(const HttpView&) = delete;
+
+  int port() const;
+
+  class Impl;
+
+ private:
+  explicit HttpView(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace resched::server::web

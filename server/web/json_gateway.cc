@@ -1,0 +1,139 @@
+#include "server/web/json_gateway.h"
+
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/util/json_util.h>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace resched::server::web {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::FieldDescriptor;
+
+const FieldDescriptor* FieldNamed(const Descriptor& type, const std::string& name) {
+  if (const FieldDescriptor* field = type.FindFieldByName(name)) return field;
+  for (int i = 0; i < type.field_count(); ++i) {
+    if (type.field(i)->json_name() == name) return type.field(i);
+  }
+  return nullptr;
+}
+
+// Only the message types whose JSON mapping is a string can come from a query parameter.
+bool TakesAString(const FieldDescriptor& field) {
+  if (field.cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) return true;
+  const std::string& type = field.message_type()->full_name();
+  return type == "google.protobuf.Timestamp" || type == "google.protobuf.Duration";
+}
+
+absl::StatusOr<nlohmann::json> JsonValue(const FieldDescriptor& field, const std::string& name,
+                                         const std::string& value) {
+  if (field.cpp_type() != FieldDescriptor::CPPTYPE_BOOL) return nlohmann::json(value);
+  if (value == "true") return nlohmann::json(true);
+  if (value == "false") return nlohmann::json(false);
+  return absl::InvalidArgumentError(
+      absl::StrCat("query parameter '", name, "' must be true or false, got '", value, "'"));
+}
+
+}  // namespace
+
+int HttpStatusOf(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::OK:
+      return 200;
+    case grpc::StatusCode::INVALID_ARGUMENT:
+    case grpc::StatusCode::FAILED_PRECONDITION:
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return 400;
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return 401;
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return 403;
+    case grpc::StatusCode::NOT_FOUND:
+      return 404;
+    case grpc::StatusCode::ALREADY_EXISTS:
+    case grpc::StatusCode::ABORTED:
+      return 409;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return 429;
+    case grpc::StatusCode::CANCELLED:
+      return 499;
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return 501;
+    case grpc::StatusCode::UNAVAILABLE:
+      return 503;
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return 504;
+    default:
+      return 500;
+  }
+}
+
+HttpReply ErrorReply(const grpc::Status& status) {
+  const std::string code =
+      absl::StatusCodeToString(static_cast<absl::StatusCode>(status.error_code()));
+  nlohmann::json body = {{"code", code}, {"message", status.error_message()}};
+  return {HttpStatusOf(status.error_code()), "application/json", body.dump()};
+}
+
+HttpReply JsonReply(const google::protobuf::Message& message) {
+  HttpReply reply;
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = false;
+  if (auto status = google::protobuf::util::MessageToJsonString(message, &reply.body, options);
+      !status.ok()) {
+    return ErrorReply(grpc::Status(
+        grpc::StatusCode::INTERNAL,
+        absl::StrCat("the answer does not convert to JSON: ", status.message().as_string())));
+  }
+  return reply;
+}
+
+absl::Status MergeQuery(const std::multimap<std::string, std::string>& params,
+                        google::protobuf::Message* request) {
+  const Descriptor& type = *request->GetDescriptor();
+  nlohmann::json object = nlohmann::json::object();
+  for (const auto& [name, value] : params) {
+    const FieldDescriptor* field = FieldNamed(type, name);
+    if (field == nullptr || !TakesAString(*field)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "query parameter '", name, "' is not a field of ", type.name(),
+          field == nullptr ? "" : " that a query can set (a message other than a time)"));
+    }
+    nlohmann::json& slot = object[field->json_name()];
+    if (!field->is_repeated()) {
+      if (!slot.is_null()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("query parameter '", name, "' is given twice; it takes one value"));
+      }
+      absl::StatusOr<nlohmann::json> parsed = JsonValue(*field, name, value);
+      if (!parsed.ok()) return parsed.status();
+      slot = *std::move(parsed);
+      continue;
+    }
+    if (slot.is_null()) slot = nlohmann::json::array();
+    for (absl::string_view item : absl::StrSplit(value, ',', absl::SkipEmpty())) {
+      absl::StatusOr<nlohmann::json> parsed = JsonValue(*field, name, std::string(item));
+      if (!parsed.ok()) return parsed.status();
+      slot.push_back(*std::move(parsed));
+    }
+  }
+  std::unique_ptr<google::protobuf::Message> parsed(request->New());
+  if (auto status = google::protobuf::util::JsonStringToMessage(object.dump(), parsed.get());
+      !status.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("query parameters: ", status.message().as_string()));
+  }
+  request->MergeFrom(*parsed);
+  return absl::OkStatus();
+}
+
+void ForwardAuthorization(const std::string& authorization, grpc::ClientContext* context) {
+  if (!authorization.empty()) context->AddMetadata("authorization", authorization);
+}
+
+}  // namespace resched::server::web

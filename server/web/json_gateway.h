@@ -1,0 +1,46 @@
+// The web view's JSON API (server/web/http_view.h) speaks to the service as any gRPC client
+// does, over the server's in-process channel: every call is authorized, limited, counted and
+// audited as the same call over the network would be, and every answer is the API's own message
+// in protobuf's JSON mapping, so the JSON matches the gRPC answer field for field.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <map>
+#include <string>
+
+#include "absl/status/status.h"
+#include "google/protobuf/message.h"
+
+namespace resched::server::web {
+
+struct HttpReply {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
+// The HTTP status for a gRPC status code, as HTTP/JSON gateways map them (NOT_FOUND 404,
+// PERMISSION_DENIED 403, UNAUTHENTICATED 401, RESOURCE_EXHAUSTED 429, ...).
+int HttpStatusOf(grpc::StatusCode code);
+
+// {"code": "NOT_FOUND", "message": "..."} with the status's HTTP code.
+HttpReply ErrorReply(const grpc::Status& status);
+
+// `message` in protobuf's JSON mapping (field names in lowerCamelCase, enums by name,
+// timestamps in RFC 3339, 64-bit integers as strings).
+HttpReply JsonReply(const google::protobuf::Message& message);
+
+// Sets fields of `request` from URL query parameters. A parameter names a field by its proto
+// name or JSON name; its value is read as the JSON mapping reads a string (a timestamp in
+// RFC 3339, a duration as "90s", an enum by name), "true"/"false" for a bool; a repeated field
+// takes several parameters or comma-separated values. INVALID_ARGUMENT naming the parameter for
+// an unknown name or a value the field cannot take; `request` is then unchanged.
+absl::Status MergeQuery(const std::multimap<std::string, std::string>& params,
+                        google::protobuf::Message* request);
+
+// The bearer token of an HTTP request's Authorization header, passed on as the gRPC call's
+// metadata (the service's token check then decides).
+void ForwardAuthorization(const std::string& authorization, grpc::ClientContext* context);
+
+}  // namespace resched::server::web

@@ -1,0 +1,179 @@
+// The web view over real HTTP (cpp-httplib's client) against the service on loopback: the JSON
+// API answers what the gRPC calls answer, errors name what is wrong, the page is served, and
+// the event stream follows the cluster live.
+#include "server/web/http_view.h"
+
+#include <google/protobuf/util/json_util.h>
+#include <google/protobuf/util/message_differencer.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <thread>
+
+#include "tests/server/server_fixture.h"
+
+namespace resched::server::web {
+namespace {
+
+using resched::server::testing::ServerTest;
+
+class HttpViewTest : public ServerTest {
+ protected:
+  void SetUp() override {
+    ServerTest::SetUp();
+    auto view = HttpView::Start({.address = "127.0.0.1:0",
+                                 .channel = server_->InProcessChannel({}),
+                                 .metrics = service_->MetricsCollectables()});
+    ASSERT_OK(view);
+    view_ = *std::move(view);
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", view_->port());
+  }
+  void TearDown() override {
+    view_.reset();
+    ServerTest::TearDown();
+  }
+
+  // The body of a GET that must answer `status`.
+  std::string Get(const std::string& path, int status = 200) {
+    httplib::Result result = client_->Get(path.c_str());
+    EXPECT_TRUE(result) << path;
+    if (!result) return "";
+    EXPECT_EQ(result->status, status) << path << ": " << result->body;
+    return result->body;
+  }
+
+  template <class Message>
+  static Message Parse(const std::string& json) {
+    Message message;
+    EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &message).ok()) << json;
+    return message;
+  }
+
+  std::unique_ptr<HttpView> view_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+TEST_F(HttpViewTest, TheScheduleIsGetSchedulesAnswerField) {
+  CreateSim("sim", 8, "conservative");
+  pb::SubmitJobResponse submitted;
+  ASSERT_OK(Submit("sim", Rigid(6, 100), &submitted));
+  ASSERT_OK(Submit("sim", Rigid(4, 50), &submitted));
+  ASSERT_OK(Submit("sim", Rigid(2, 30), &submitted));
+  pb::AdvanceClockResponse advanced;
+  ASSERT_OK(AdvanceBy("sim", 40, &advanced));  // the third job has finished
+
+  const pb::Schedule expected = Schedule("sim");
+  ASSERT_EQ(expected.jobs_size(), 3);
+  const auto json = Parse<pb::Schedule>(
+      Get("/api/v1/clusters/sim/schedule?include_finished=true&from=1970-01-01T00:00:00Z"));
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(json, expected))
+      << json.DebugString() << "\nagainst\n"
+      << expected.DebugString();
+  ExpectValid(json);
+  // Without include_finished the finished job is left out, as GetSchedule leaves it out.
+  EXPECT_EQ(Parse<pb::Schedule>(Get("/api/v1/clusters/sim/schedule")).jobs_size(), 2);
+}
+
+TEST_F(HttpViewTest, ClustersJobsAndAlgorithmsAnswerAsTheirCalls) {
+  CreateSim("sim", 8, "easy");
+  pb::SubmitJobResponse submitted;
+  ASSERT_OK(Submit("sim", Rigid(8, 100), &submitted));
+  ASSERT_OK(Submit("sim", Rigid(8, 100), &submitted));
+
+  const auto clusters = Parse<pb::ListClustersResponse>(Get("/api/v1/clusters"));
+  ASSERT_GE(clusters.clusters_size(), 2);  // the configuration's default cluster and sim
+  const auto cluster = Parse<pb::Cluster>(Get("/api/v1/clusters/sim"));
+  EXPECT_EQ(cluster.capacity(), 8);
+  EXPECT_EQ(cluster.running_jobs(), 1);
+  EXPECT_EQ(cluster.queued_jobs(), 1);
+
+  const auto queued = Parse<pb::ListJobsResponse>(Get("/api/v1/clusters/sim/jobs?states=QUEUED"));
+  ASSERT_EQ(queued.jobs_size(), 1);
+  EXPECT_EQ(queued.jobs(0).id(), submitted.job().id());
+  const auto both =
+      Parse<pb::ListJobsResponse>(Get("/api/v1/clusters/sim/jobs?states=QUEUED,RUNNING"));
+  EXPECT_EQ(both.jobs_size(), 2);
+  const auto job = Parse<pb::Job>(Get("/api/v1/clusters/sim/jobs/" + submitted.job().id()));
+  EXPECT_EQ(job.state(), pb::QUEUED);
+
+  const auto algorithms = Parse<pb::ListAlgorithmsResponse>(Get("/api/v1/algorithms"));
+  EXPECT_GT(algorithms.algorithms_size(), 5);
+  EXPECT_EQ(Parse<pb::ListDagReservationsResponse>(Get("/api/v1/clusters/sim/dags")).dags_size(),
+            0);
+}
+
+TEST_F(HttpViewTest, ErrorsNameWhatIsWrong) {
+  CreateSim("sim", 8, "fcfs");
+  EXPECT_THAT(Get("/api/v1/clusters/nope/schedule", 404),
+              ::testing::HasSubstr("cluster 'nope' not found"));
+  EXPECT_THAT(Get("/api/v1/clusters/sim/schedule?bogus=1", 400),
+              ::testing::HasSubstr("query parameter 'bogus' is not a field of GetScheduleRequest"));
+  EXPECT_THAT(Get("/api/v1/clusters/sim/schedule?include_finished=maybe", 400),
+              ::testing::HasSubstr("'include_finished' must be true or false, got 'maybe'"));
+  EXPECT_THAT(Get("/api/v1/clusters/sim/schedule?from=yesterday", 400),
+              ::testing::HasSubstr("query parameters"));
+  EXPECT_THAT(Get("/api/v1/clusters/sim/schedule?cluster=a&cluster=b", 400),
+              ::testing::HasSubstr("'cluster' is given twice"));
+  EXPECT_THAT(Get("/api/v1/clusters/sim/jobs?states=SLEEPING", 400),
+              ::testing::HasSubstr("query parameters"));
+  EXPECT_THAT(Get("/api/v1/nothing/here", 404), ::testing::HasSubstr("NOT_FOUND"));
+  EXPECT_THAT(Get("/nothing.js", 404), ::testing::HasSubstr("no page at '/nothing.js'"));
+}
+
+TEST_F(HttpViewTest, ThePageAndMetricsAreServed) {
+  httplib::Result page = client_->Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_THAT(page->body, ::testing::HasSubstr("<canvas id=\"gantt\""));
+  httplib::Result script = client_->Get("/app.js");
+  ASSERT_TRUE(script);
+  EXPECT_EQ(script->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
+  EXPECT_THAT(script->body, ::testing::HasSubstr("/api/v1/clusters"));
+  (void)Get("/api/v1/clusters");
+  EXPECT_THAT(Get("/metrics"),
+              ::testing::HasSubstr("resched_calls_total{code=\"OK\",method=\"ListClusters\"}"));
+}
+
+TEST_F(HttpViewTest, TheEventStreamFollowsTheClusterUntilTheViewStops) {
+  CreateSim("sim", 8, "fcfs");
+  std::atomic<bool> saw_snapshot = false;
+  std::atomic<bool> saw_job = false;
+  std::string received;
+  std::thread reader([&] {
+    httplib::Client client("127.0.0.1", view_->port());
+    client.Get("/api/v1/clusters/sim/events", [&](const char* data, size_t size) {
+      received.append(data, size);
+      if (received.find("event: SNAPSHOT\ndata: {") != std::string::npos) saw_snapshot = true;
+      if (received.find("event: JOB_CHANGED\ndata: {") != std::string::npos) saw_job = true;
+      return true;
+    });
+  });
+  auto wait_for = [](const std::atomic<bool>& flag) {
+    for (int i = 0; i < 500 && !flag; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return flag.load();
+  };
+  EXPECT_TRUE(wait_for(saw_snapshot));
+  pb::SubmitJobResponse submitted;
+  ASSERT_OK(Submit("sim", Rigid(2, 10), &submitted));
+  EXPECT_TRUE(wait_for(saw_job));
+  view_.reset();  // ends the open stream: the reader returns
+  reader.join();
+  EXPECT_NE(received.find("\"id\":\"" + submitted.job().id() + "\""), std::string::npos);
+}
+
+TEST_F(HttpViewTest, AnAddressItCannotTakeIsRefusedNamingIt) {
+  const std::string taken = "127.0.0.1:" + std::to_string(view_->port());
+  auto second =
+      HttpView::Start({.address = taken, .channel = server_->InProcessChannel({}), .metrics = {}});
+  ASSERT_FALSE(second.ok());
+  EXPECT_THAT(second.status().message(), ::testing::HasSubstr("cannot listen on " + taken));
+  auto malformed = HttpView::Start(
+      {.address = "localhost", .channel = server_->InProcessChannel({}), .metrics = {}});
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_THAT(malformed.status().message(), ::testing::HasSubstr("HOST:PORT"));
+}
+
+}  // namespace
+}  // namespace resched::server::web
