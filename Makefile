@@ -10,13 +10,17 @@ JOBS ?= $(shell nproc)
 LISTEN ?= 127.0.0.1:50051
 HTTP_LISTEN ?= 127.0.0.1:8080
 
-.PHONY: all deps build build-tested run test test-release check-experiments test-asan test-tsan lint bench format clean \
+.PHONY: all deps browser-deps build build-tested run test test-release check-experiments test-asan test-tsan lint bench format clean \
   image image-smoke test-helm lint-all
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
+
+# Headless Chromium and chromedriver for the web view's browser tests (not needed to run).
+browser-deps:
+	@scripts/install-deps.sh --browser
 
 build: build-tested
 	cmake --build $(BUILD_DIR) -j$(JOBS) --target benchmarks
@@ -32,7 +36,7 @@ run: build-tested
 
 test: test-release check-experiments lint test-helm test-asan test-tsan
 
-test-release: build-tested
+test-release: build-tested browser-deps
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS)
 
 # docs/experiments.md against the binary: the small-scale tables are re-run, the full-scale ones
@@ -46,7 +50,7 @@ SANITIZER_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEB
   -DRESCHED_BUILD_BENCH=OFF
 
 # The tests again with AddressSanitizer and UndefinedBehaviorSanitizer (no benchmarks).
-test-asan: deps
+test-asan: deps browser-deps
 	cmake -S . -B $(ASAN_DIR) $(SANITIZER_FLAGS) -DRESCHED_SANITIZE=ON
 	cmake --build $(ASAN_DIR) -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

@@ -4,6 +4,8 @@
 #   scripts/install-deps.sh --image   also podman and what docker/smoke-test.sh builds the image
 #                                     with (no Docker engine here: podman with runc, catatonit
 #                                     for --init, debootstrap for the base image)
+#   scripts/install-deps.sh --browser only chromium and chromium-driver, for the web view's
+#                                     browser tests
 #   scripts/install-deps.sh --helm    only what scripts/check-helm.sh needs: nodejs, npm, openssl and
 #                                     unzip, the pinned npm packages of scripts/helm-tools
 #                                     (npm ci, when node_modules is missing or stale), and helm
@@ -27,6 +29,13 @@ install_missing() {
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
+
+# The web view's browser tests (tests/server/web/page_browser_test.cc): Debian's Chromium and
+# its WebDriver, for make test only (make run needs no browser).
+if [[ "${1:-}" == --browser ]]; then
+  install_missing chromium chromium-driver
+  exit 0
+fi
 
 if [[ "${1:-}" == --helm ]]; then
   helm_version=v3.17.2

@@ -7,16 +7,27 @@ namespace resched::server::web {
 
 namespace pb = ::resched::v1;
 
-EventStream::EventStream(pb::Resched::Stub& stub, const std::string& cluster,
-                         const std::string& authorization) {
-  ForwardAuthorization(authorization, &context_);
-  pb::WatchScheduleRequest request;
-  request.set_cluster(cluster);
-  reader_ = stub.WatchSchedule(&context_, request);
+EventStream::EventStream(pb::Resched::Stub& stub, std::string cluster, std::string authorization)
+    : stub_(stub), cluster_(std::move(cluster)), authorization_(std::move(authorization)) {}
+
+EventStream::~EventStream() {
+  if (reader_ == nullptr || finished_) return;
+  context_.TryCancel();
+  pb::ScheduleEvent event;
+  while (reader_->Read(&event)) {
+  }
+  (void)reader_->Finish();
 }
 
 bool EventStream::Next(std::string& chunk) {
   chunk.clear();
+  if (reader_ == nullptr) {
+    if (cancelled_) return false;  // ended before it began: no call to end
+    ForwardAuthorization(authorization_, &context_);
+    pb::WatchScheduleRequest request;
+    request.set_cluster(cluster_);
+    reader_ = stub_.WatchSchedule(&context_, request);
+  }
   pb::ScheduleEvent event;
   if (reader_->Read(&event)) {
     const HttpReply json = JsonReply(event);
@@ -25,6 +36,7 @@ bool EventStream::Next(std::string& chunk) {
     return true;
   }
   const grpc::Status status = reader_->Finish();
+  finished_ = true;
   if (!cancelled_) chunk = absl::StrCat("event: end\ndata: ", ErrorReply(status).body, "\n\n");
   return false;
 }
@@ -34,10 +46,15 @@ void EventStream::Cancel() {
   context_.TryCancel();
 }
 
-void EventStreams::Add(const std::shared_ptr<EventStream>& stream) {
+bool EventStreams::Add(const std::shared_ptr<EventStream>& stream, int limit) {
   MutexLock lock(&mu_);
+  if (static_cast<int>(open_.size()) >= limit) {
+    stream->Cancel();
+    return false;
+  }
   if (closed_) stream->Cancel();
   open_.insert(stream);
+  return true;
 }
 
 void EventStreams::Remove(const std::shared_ptr<EventStream>& stream) {

@@ -17,8 +17,12 @@ namespace resched::server::web {
 
 class EventStream {
  public:
-  EventStream(resched::v1::Resched::Stub& stub, const std::string& cluster,
-              const std::string& authorization);
+  // The call starts at the first Next.
+  EventStream(resched::v1::Resched::Stub& stub, std::string cluster, std::string authorization);
+  // Ends a call still open (a client that went away) and collects its status.
+  ~EventStream();
+  EventStream(const EventStream&) = delete;
+  EventStream& operator=(const EventStream&) = delete;
 
   // Waits for the next event and sets `chunk` to it as SSE text. Returns false once the watch
   // has ended: `chunk` is then an "end" event with the call's status, or empty when the stream
@@ -28,15 +32,20 @@ class EventStream {
   void Cancel();
 
  private:
+  resched::v1::Resched::Stub& stub_;
+  const std::string cluster_;
+  const std::string authorization_;
   grpc::ClientContext context_;
   std::unique_ptr<grpc::ClientReaderInterface<resched::v1::ScheduleEvent>> reader_;
+  bool finished_ = false;
   std::atomic<bool> cancelled_{false};
 };
 
 // The open streams of a web view, so that stopping it ends them first.
 class EventStreams {
  public:
-  void Add(const std::shared_ptr<EventStream>& stream) ABSL_LOCKS_EXCLUDED(mu_);
+  // Keeps `stream` unless `limit` are open already (it is then cancelled and false returned).
+  bool Add(const std::shared_ptr<EventStream>& stream, int limit) ABSL_LOCKS_EXCLUDED(mu_);
   void Remove(const std::shared_ptr<EventStream>& stream) ABSL_LOCKS_EXCLUDED(mu_);
   void CancelAll() ABSL_LOCKS_EXCLUDED(mu_);
 

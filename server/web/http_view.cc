@@ -22,6 +22,10 @@ namespace pb = ::resched::v1;
 
 // A unary call's longest wait for the service: the page asks again at its next refresh.
 constexpr auto kCallDeadline = std::chrono::seconds(30);
+// An open event stream holds one of the HTTP server's threads: they are capped below the
+// thread count, so that the API always has threads left to answer.
+constexpr int kHttpThreads = 24;
+constexpr int kMaxEventStreams = 16;
 
 template <class Request, class Response>
 using UnaryMethod = grpc::Status (pb::Resched::Stub::*)(grpc::ClientContext*, const Request&,
@@ -30,7 +34,7 @@ using UnaryMethod = grpc::Status (pb::Resched::Stub::*)(grpc::ClientContext*, co
 void Send(const HttpReply& reply, httplib::Response& response) {
   response.status = reply.status;
   response.set_header("Cache-Control", "no-store");
-  response.set_content(reply.body, reply.content_type.c_str());
+  response.set_content(reply.body, reply.content_type);
 }
 
 // HOST:PORT, the host possibly in brackets ([::1]:8080).
@@ -61,6 +65,7 @@ class HttpView::Impl {
       int yes = 1;
       setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
     });
+    server_.new_task_queue = [] { return new httplib::ThreadPool(kHttpThreads); };
     Routes();
   }
 
@@ -128,7 +133,7 @@ class HttpView::Impl {
         return;
       }
       response.set_header("Cache-Control", "no-cache");
-      response.set_content(std::string(asset->body), std::string(asset->content_type).c_str());
+      response.set_content(std::string(asset->body), std::string(asset->content_type));
     });
     server_.set_error_handler([](const httplib::Request& http, httplib::Response& response) {
       if (!response.body.empty()) return;  // a handler's own answer
@@ -174,7 +179,15 @@ class HttpView::Impl {
       authorization = absl::StrCat("Bearer ", http.get_param_value("access_token"));
     }
     auto stream = std::make_shared<EventStream>(*stub_, http.matches[1], authorization);
-    streams_.Add(stream);
+    if (!streams_.Add(stream, kMaxEventStreams)) {
+      Send(ErrorReply(grpc::Status(
+               grpc::StatusCode::RESOURCE_EXHAUSTED,
+               absl::StrCat(kMaxEventStreams,
+                            " event streams are open on this web view, the limit; close a page "
+                            "or use WatchSchedule over gRPC"))),
+           response);
+      return;
+    }
     response.set_header("Cache-Control", "no-store");
     response.set_chunked_content_provider(
         "text/event-stream",

@@ -36,13 +36,28 @@ async function loadClusters() {
     row.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') select(name); });
     body.append(row);
   }
-  if (!state.selected && state.clusters.length > 0) select(state.clusters[0].spec.name);
+  if (!state.selected && state.clusters.length > 0) {
+    // The address's #NAME chooses the cluster (a link to one cluster's view).
+    const wanted = decodeURIComponent(location.hash.slice(1));
+    const known = state.clusters.some((c) => c.spec.name === wanted);
+    select(known ? wanted : state.clusters[0].spec.name);
+  }
+}
+
+// The window's start: the cluster's now less the past the picker asks for.
+function windowStart() {
+  const history = document.getElementById('history').value;
+  if (history === 'all') return new Date(0).toISOString();
+  const cluster = state.clusters.find((c) => c.spec.name === state.selected);
+  const now = cluster ? Date.parse(cluster.now) : Date.now();
+  return new Date(Math.max(0, now - Number(history) * 1000)).toISOString();
 }
 
 async function loadSchedule() {
   if (!state.selected) return;
+  const from = encodeURIComponent(windowStart());
   state.schedule = await getJson(
-    `/api/v1/clusters/${encodeURIComponent(state.selected)}/schedule?include_finished=true`);
+    `/api/v1/clusters/${encodeURIComponent(state.selected)}/schedule?include_finished=true&from=${from}`);
   draw();
   fillJobs();
   document.getElementById('cluster-now').textContent = `now: ${state.schedule.now}`;
@@ -50,6 +65,7 @@ async function loadSchedule() {
 
 function select(name) {
   state.selected = name;
+  history.replaceState(null, '', `#${encodeURIComponent(name)}`);
   document.getElementById('cluster').hidden = false;
   document.getElementById('cluster-name').textContent = name;
   for (const row of document.querySelectorAll('#clusters tbody tr')) {
@@ -66,16 +82,24 @@ function select(name) {
   loadSchedule().catch((e) => setStatus(e.message));
 }
 
+document.getElementById('history').addEventListener('change', () => {
+  loadSchedule().catch((e) => setStatus(e.message));
+});
+
 // Many events arrive together (a submission moves several jobs): one refresh per frame.
 function refreshSoon() {
   if (state.refreshPending) return;
   state.refreshPending = true;
   requestAnimationFrame(() => {
     state.refreshPending = false;
-    Promise.all([loadSchedule(), loadClusters()]).then(() => setStatus('live'))
+    loadClusters().then(loadSchedule).then(() => setStatus('live'))
       .catch((e) => setStatus(e.message));
   });
 }
+
+// A bar's colour by job state: waiting, running, or over (finished, failed or cancelled).
+const KIND_OF_STATE = { QUEUED: 'queued', RUNNING: 'running', FINISHED: 'ended', FAILED: 'ended',
+  CANCELLED: 'ended' };
 
 // The bars drawn, in canvas pixels, for hit tests (and the browser tests).
 window.reschedBars = [];
@@ -90,7 +114,7 @@ function draw() {
   const items = [];
   for (const job of schedule.jobs || []) {
     if (!job.allocation) continue;
-    items.push({ id: job.id, kind: job.state === 'RUNNING' || job.state === 'FINISHED' ? 'running' : 'queued',
+    items.push({ id: job.id, kind: KIND_OF_STATE[job.state] || 'queued',
       start: seconds(job.allocation.start), end: seconds(job.allocation.end),
       ids: job.allocation.processorIds || [] });
   }
@@ -102,7 +126,9 @@ function draw() {
   const from = Math.min(now, ...items.map((i) => i.start));
   const to = Math.max(now + 1, ...items.map((i) => i.end));
   const x = (t) => ((t - from) / (to - from)) * canvas.width;
-  const rowHeight = canvas.height / Math.max(1, schedule.capacity);
+  const chartHeight = canvas.height - AXIS_HEIGHT;
+  const rowHeight = chartHeight / Math.max(1, schedule.capacity);
+  drawTimeAxis(context, style, from, to, x, chartHeight);
   for (const item of items) {
     context.fillStyle = style.getPropertyValue(`--${item.kind}`);
     for (const p of item.ids) {
@@ -127,7 +153,22 @@ function draw() {
     }
   }
   context.fillStyle = style.getPropertyValue('--now');
-  context.fillRect(x(now), 0, 2, canvas.height);
+  context.fillRect(x(now), 0, 2, chartHeight);
+}
+
+const AXIS_HEIGHT = 20;
+
+// Ticks at a round step under the chart, labelled in UTC.
+function drawTimeAxis(context, style, from, to, x, top) {
+  const steps = [1, 5, 10, 30, 60, 300, 600, 1800, 3600, 7200, 21600, 43200, 86400, 604800];
+  const step = steps.find((s) => (to - from) / s <= 8) || steps[steps.length - 1];
+  context.fillStyle = style.getPropertyValue('--muted');
+  context.font = '12px system-ui, sans-serif';
+  for (let t = Math.ceil(from / step) * step; t <= to; t += step) {
+    context.fillRect(x(t), top, 1, 4);
+    const label = new Date(t * 1000).toISOString().slice(step >= 86400 ? 0 : 11, step >= 86400 ? 10 : 19);
+    context.fillText(label, Math.min(x(t) + 2, context.canvas.width - 60), top + 15);
+  }
 }
 
 function fillJobs() {
@@ -152,5 +193,10 @@ function fillJobs() {
 for (const button of document.querySelectorAll('#jobs th button')) {
   button.addEventListener('click', () => { state.sortKey = button.dataset.sort; fillJobs(); });
 }
+
+window.addEventListener('hashchange', () => {
+  const wanted = decodeURIComponent(location.hash.slice(1));
+  if (wanted && wanted !== state.selected) select(wanted);
+});
 
 loadClusters().then(() => setStatus('loaded')).catch((e) => setStatus(e.message));

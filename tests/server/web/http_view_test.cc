@@ -3,55 +3,18 @@
 // the event stream follows the cluster live.
 #include "server/web/http_view.h"
 
-#include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/message_differencer.h>
-#include <httplib.h>
 
 #include <atomic>
 #include <thread>
 
-#include "tests/server/server_fixture.h"
+#include "tests/server/web/web_fixture.h"
 
 namespace resched::server::web {
 namespace {
 
-using resched::server::testing::ServerTest;
-
-class HttpViewTest : public ServerTest {
- protected:
-  void SetUp() override {
-    ServerTest::SetUp();
-    auto view = HttpView::Start({.address = "127.0.0.1:0",
-                                 .channel = server_->InProcessChannel({}),
-                                 .metrics = service_->MetricsCollectables()});
-    ASSERT_OK(view);
-    view_ = *std::move(view);
-    client_ = std::make_unique<httplib::Client>("127.0.0.1", view_->port());
-  }
-  void TearDown() override {
-    view_.reset();
-    ServerTest::TearDown();
-  }
-
-  // The body of a GET that must answer `status`.
-  std::string Get(const std::string& path, int status = 200) {
-    httplib::Result result = client_->Get(path.c_str());
-    EXPECT_TRUE(result) << path;
-    if (!result) return "";
-    EXPECT_EQ(result->status, status) << path << ": " << result->body;
-    return result->body;
-  }
-
-  template <class Message>
-  static Message Parse(const std::string& json) {
-    Message message;
-    EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &message).ok()) << json;
-    return message;
-  }
-
-  std::unique_ptr<HttpView> view_;
-  std::unique_ptr<httplib::Client> client_;
-};
+namespace pb = ::resched::v1;
+using testing::HttpViewTest;
 
 TEST_F(HttpViewTest, TheScheduleIsGetSchedulesAnswerField) {
   CreateSim("sim", 8, "conservative");
@@ -161,6 +124,33 @@ TEST_F(HttpViewTest, TheEventStreamFollowsTheClusterUntilTheViewStops) {
   view_.reset();  // ends the open stream: the reader returns
   reader.join();
   EXPECT_NE(received.find("\"id\":\"" + submitted.job().id() + "\""), std::string::npos);
+}
+
+TEST_F(HttpViewTest, EventStreamsAreCappedAndTheApiStillAnswers) {
+  CreateSim("sim", 8, "fcfs");
+  constexpr int kCap = 16;  // http_view.cc's kMaxEventStreams
+  std::atomic<int> streaming = 0;
+  std::vector<std::thread> readers;
+  for (int i = 0; i < kCap; ++i) {
+    readers.emplace_back([&] {
+      httplib::Client client("127.0.0.1", view_->port());
+      bool counted = false;
+      client.Get("/api/v1/clusters/sim/events", [&](const char*, size_t) {
+        if (!counted) ++streaming;
+        counted = true;
+        return true;
+      });
+    });
+  }
+  for (int i = 0; i < 500 && streaming < kCap; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(streaming, kCap);
+  EXPECT_THAT(Get("/api/v1/clusters/sim/events", 429),
+              ::testing::HasSubstr("16 event streams are open on this web view, the limit"));
+  EXPECT_THAT(Get("/api/v1/clusters/sim"), ::testing::HasSubstr("\"capacity\":8"));
+  view_.reset();  // ends every stream
+  for (auto& reader : readers) reader.join();
 }
 
 TEST_F(HttpViewTest, AnAddressItCannotTakeIsRefusedNamingIt) {

@@ -1,0 +1,115 @@
+// The web view's page in headless Chromium (tests/server/web/browser.h) against the service: the
+// Gantt chart draws the schedule GetSchedule answers, and follows the cluster's clock through
+// its event stream without reloading. The screenshots are kept next to the test binary
+// (web-view-*.png) as artifacts.
+#include <fstream>
+#include <map>
+
+#include "tests/server/web/browser.h"
+#include "tests/server/web/web_fixture.h"
+
+namespace resched::server::web {
+namespace {
+
+namespace pb = ::resched::v1;
+using testing::Browser;
+using testing::HttpViewTest;
+
+class PageTest : public HttpViewTest {
+ protected:
+  void SetUp() override {
+    HttpViewTest::SetUp();
+    auto browser = Browser::Start();
+    ASSERT_OK(browser);
+    browser_ = *std::move(browser);
+  }
+  void TearDown() override {
+    browser_.reset();
+    HttpViewTest::TearDown();
+  }
+
+  std::string PageUrl(const std::string& cluster) const {
+    return "http://127.0.0.1:" + std::to_string(view_->port()) + "/#" + cluster;
+  }
+
+  // The bars the page drew, by job or reservation id: how many, and of which kind.
+  std::map<std::string, std::pair<int, std::string>> Bars() {
+    auto bars = browser_->Run("return window.reschedBars.map(b => [b.id, b.kind]);");
+    EXPECT_OK(bars);
+    std::map<std::string, std::pair<int, std::string>> out;
+    if (!bars.ok()) return out;
+    for (const auto& bar : *bars) {
+      auto& [count, kind] = out[bar[0].get<std::string>()];
+      ++count;
+      kind = bar[1].get<std::string>();
+    }
+    return out;
+  }
+
+  void KeepScreenshot(const std::string& name) {
+    auto png = browser_->Screenshot();
+    ASSERT_OK(png);
+    ASSERT_EQ(png->substr(0, 8), "\x89PNG\r\n\x1a\n");
+    std::ofstream(name, std::ios::binary) << *png;
+  }
+
+  std::unique_ptr<Browser> browser_;
+};
+
+TEST_F(PageTest, TheGanttDrawsTheScheduleAndFollowsTheClockWithoutReloading) {
+  CreateSim("sim", 16, "conservative");
+  pb::SubmitJobResponse wide_running, whole, narrow;
+  ASSERT_OK(Submit("sim", Rigid(8, 100), &wide_running));  // [0, 100) on 8
+  ASSERT_OK(Submit("sim", Rigid(16, 50), &whole));         // waits for it: [100, 150)
+  ASSERT_OK(Submit("sim", Rigid(4, 60), &narrow));         // backfilled: [0, 60)
+  pb::AddReservationRequest hold;
+  hold.set_cluster("sim");
+  hold.set_processors(2);
+  hold.mutable_start()->set_seconds(200);
+  hold.mutable_end()->set_seconds(300);
+  pb::Reservation reservation;
+  grpc::ClientContext context;
+  ASSERT_OK(stub_->AddReservation(&context, hold, &reservation));
+  const pb::Schedule schedule = Schedule("sim");
+  ExpectValid(schedule);
+
+  ASSERT_OK(browser_->Navigate(PageUrl("sim")));
+  ASSERT_OK(browser_->WaitFor("return window.reschedBars.length === 8 + 16 + 4 + 2;"));
+  // One bar per processor of each allocation, of the kind its state gives.
+  auto bars = Bars();
+  EXPECT_EQ(bars[wide_running.job().id()], std::make_pair(8, std::string("running")));
+  EXPECT_EQ(bars[whole.job().id()], std::make_pair(16, std::string("queued")));
+  EXPECT_EQ(bars[narrow.job().id()], std::make_pair(4, std::string("running")));
+  EXPECT_EQ(bars[reservation.id()], std::make_pair(2, std::string("reserved")));
+  // Time runs left to right: the queued job starts where the first one ends.
+  auto edges = browser_->Run(
+      "const of = (id) => window.reschedBars.filter(b => b.id === id);"
+      "return [of(arguments[0])[0].x + of(arguments[0])[0].width, of(arguments[1])[0].x,"
+      "        of(arguments[2])[0].x];",
+      {wide_running.job().id(), whole.job().id(), reservation.id()});
+  ASSERT_OK(edges);
+  EXPECT_NEAR((*edges)[0].get<double>(), (*edges)[1].get<double>(), 1.0);
+  EXPECT_GT((*edges)[2].get<double>(), (*edges)[1].get<double>());
+  // The table lists the same jobs.
+  auto rows = browser_->Run("return document.querySelectorAll('#jobs tbody tr').length;");
+  ASSERT_OK(rows);
+  EXPECT_EQ(*rows, 3);
+  KeepScreenshot("web-view-before.png");
+
+  // The clock moves by RPC; the page follows through its event stream, without reloading.
+  ASSERT_OK(browser_->Run("window.reschedMarker = 42; return true;"));
+  pb::AdvanceClockResponse advanced;
+  ASSERT_OK(AdvanceBy("sim", 100, &advanced));
+  ASSERT_OK(browser_->WaitFor("return window.reschedBars.some(b => b.id === '" + whole.job().id() +
+                              "' && b.kind === 'running');"));
+  bars = Bars();
+  EXPECT_EQ(bars[wide_running.job().id()].second, "ended");
+  EXPECT_EQ(bars[narrow.job().id()].second, "ended");
+  auto marker = browser_->Run("return window.reschedMarker;");
+  ASSERT_OK(marker);
+  EXPECT_EQ(*marker, 42) << "the page reloaded";
+  KeepScreenshot("web-view-after.png");
+}
+
+}  // namespace
+}  // namespace resched::server::web

@@ -1,0 +1,54 @@
+// The web view on a free loopback port, serving the in-process service of ServerTest, and a
+// plain HTTP client of it.
+#pragma once
+
+#include <google/protobuf/util/json_util.h>
+#include <httplib.h>
+
+#include <memory>
+#include <string>
+
+#include "server/web/http_view.h"
+#include "tests/server/server_fixture.h"
+
+namespace resched::server::web::testing {
+
+namespace pb = ::resched::v1;
+
+class HttpViewTest : public resched::server::testing::ServerTest {
+ protected:
+  void SetUp() override {
+    ServerTest::SetUp();
+    auto view = HttpView::Start({.address = "127.0.0.1:0",
+                                 .channel = server_->InProcessChannel({}),
+                                 .metrics = service_->MetricsCollectables()});
+    ASSERT_OK(view);
+    view_ = *std::move(view);
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", view_->port());
+  }
+  void TearDown() override {
+    view_.reset();
+    ServerTest::TearDown();
+  }
+
+  // The body of a GET that must answer `status`.
+  std::string Get(const std::string& path, int status = 200) {
+    httplib::Result result = client_->Get(path.c_str());
+    EXPECT_TRUE(result) << path;
+    if (!result) return "";
+    EXPECT_EQ(result->status, status) << path << ": " << result->body;
+    return result->body;
+  }
+
+  template <class Message>
+  static Message Parse(const std::string& json) {
+    Message message;
+    EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &message).ok()) << json;
+    return message;
+  }
+
+  std::unique_ptr<HttpView> view_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+}  // namespace resched::server::web::testing
