@@ -1,18 +1,44 @@
 // The web view: the cluster list, and for the selected cluster its schedule as a Gantt chart and
-// a table, kept live by the cluster's event stream. Reads the JSON API only.
+// a table, kept live by the cluster's event stream. Reads the JSON API only (docs/web.md).
 'use strict';
 
-const state = { clusters: [], selected: null, schedule: null, events: null, sortKey: 'start',
-  refreshPending: false };
+const state = {
+  clusters: [],
+  selected: null,
+  schedule: null,
+  dagEdges: new Map(), // DAG id -> [[from task, to task], ...]
+  events: null,
+  sortKey: 'start',
+  refreshPending: false,
+  view: null, // the time window shown, {from, to} in seconds; null: fit the schedule
+  detail: null, // the item whose details are shown
+  hovered: null, // the DAG task under the pointer, whose edges are drawn
+  items: [],
+};
+
+// A bar's colour by job state: waiting, running, or over (finished, failed or cancelled).
+const KIND_OF_STATE = {
+  QUEUED: 'queued', RUNNING: 'running', FINISHED: 'ended', FAILED: 'ended', CANCELLED: 'ended',
+};
+const AXIS_HEIGHT = 20;
 
 function seconds(timestamp) { return timestamp ? Date.parse(timestamp) / 1000 : 0; }
+function durationSeconds(text) { return text ? Number(String(text).replace(/s$/, '')) : 0; }
 function setStatus(text) { document.getElementById('status').textContent = text; }
+function token() { return sessionStorage.getItem('reschedToken') || ''; }
 
 async function getJson(path) {
-  const response = await fetch(path, { cache: 'no-store' });
+  const headers = token() ? { Authorization: `Bearer ${token()}` } : {};
+  const response = await fetch(path, { cache: 'no-store', headers });
   const body = await response.json();
   if (!response.ok) throw new Error(`${body.code}: ${body.message}`);
   return body;
+}
+
+function cell(row, value) {
+  const td = document.createElement('td');
+  td.textContent = value;
+  row.append(td);
 }
 
 async function loadClusters() {
@@ -26,14 +52,15 @@ async function loadClusters() {
     row.tabIndex = 0;
     row.dataset.cluster = name;
     row.setAttribute('aria-selected', String(name === state.selected));
-    for (const value of [name, cluster.capacity, `${((cluster.utilization || 0) * 100).toFixed(1)} %`,
-      cluster.queuedJobs || 0, cluster.runningJobs || 0]) {
-      const cell = document.createElement('td');
-      cell.textContent = value;
-      row.append(cell);
+    for (const value of [name, cluster.capacity,
+      `${((cluster.utilization || 0) * 100).toFixed(1)} %`, cluster.queuedJobs || 0,
+      cluster.runningJobs || 0]) {
+      cell(row, value);
     }
     row.addEventListener('click', () => select(name));
-    row.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') select(name); });
+    row.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') select(name);
+    });
     body.append(row);
   }
   if (!state.selected && state.clusters.length > 0) {
@@ -55,16 +82,26 @@ function windowStart() {
 
 async function loadSchedule() {
   if (!state.selected) return;
+  const cluster = encodeURIComponent(state.selected);
   const from = encodeURIComponent(windowStart());
-  state.schedule = await getJson(
-    `/api/v1/clusters/${encodeURIComponent(state.selected)}/schedule?include_finished=true&from=${from}`);
+  const [schedule, dags] = await Promise.all([
+    getJson(`/api/v1/clusters/${cluster}/schedule?include_finished=true&from=${from}`),
+    getJson(`/api/v1/clusters/${cluster}/dags`)]);
+  state.schedule = schedule;
+  state.dagEdges = new Map((dags.dags || []).map((d) => [d.id,
+    (d.edges || []).map((e) => [e.from, e.to])]));
+  state.items = itemsOf(schedule);
   draw();
   fillJobs();
-  document.getElementById('cluster-now').textContent = `now: ${state.schedule.now}`;
+  if (state.detail) showDetail(state.items.find((i) => i.id === state.detail.id) || null);
+  document.getElementById('cluster-now').textContent = `now: ${schedule.now}`;
 }
 
 function select(name) {
   state.selected = name;
+  state.view = null;
+  state.detail = null;
+  showDetail(null);
   history.replaceState(null, '', `#${encodeURIComponent(name)}`);
   document.getElementById('cluster').hidden = false;
   document.getElementById('cluster-name').textContent = name;
@@ -72,8 +109,9 @@ function select(name) {
     row.setAttribute('aria-selected', String(row.dataset.cluster === name));
   }
   if (state.events) state.events.close();
-  state.events = new EventSource(`/api/v1/clusters/${encodeURIComponent(name)}/events`);
-  state.events.onmessage = refreshSoon;
+  // EventSource cannot send headers: the token goes as a parameter (docs/web.md).
+  const query = token() ? `?access_token=${encodeURIComponent(token())}` : '';
+  state.events = new EventSource(`/api/v1/clusters/${encodeURIComponent(name)}/events${query}`);
   for (const kind of ['SNAPSHOT', 'JOB_CHANGED', 'RESERVATION_ADDED', 'RESERVATION_REMOVED',
     'CLOCK_ADVANCED', 'DAG_RESERVED', 'DAG_RELEASED']) {
     state.events.addEventListener(kind, refreshSoon);
@@ -81,10 +119,6 @@ function select(name) {
   state.events.addEventListener('end', (e) => setStatus(`live updates ended: ${e.data}`));
   loadSchedule().catch((e) => setStatus(e.message));
 }
-
-document.getElementById('history').addEventListener('change', () => {
-  loadSchedule().catch((e) => setStatus(e.message));
-});
 
 // Many events arrive together (a submission moves several jobs): one refresh per frame.
 function refreshSoon() {
@@ -97,66 +131,130 @@ function refreshSoon() {
   });
 }
 
-// A bar's colour by job state: waiting, running, or over (finished, failed or cancelled).
-const KIND_OF_STATE = { QUEUED: 'queued', RUNNING: 'running', FINISHED: 'ended', FAILED: 'ended',
-  CANCELLED: 'ended' };
+// Jobs, holds and DAG tasks as the chart draws them.
+function itemsOf(schedule) {
+  const items = [];
+  for (const job of schedule.jobs || []) {
+    if (!job.allocation) continue;
+    items.push({ id: job.id, kind: KIND_OF_STATE[job.state] || 'queued', job,
+      start: seconds(job.allocation.start), end: seconds(job.allocation.end),
+      ids: job.allocation.processorIds || [] });
+  }
+  for (const reservation of schedule.reservations || []) {
+    items.push({ id: reservation.id, kind: 'reserved', reservation,
+      start: seconds(reservation.start), end: seconds(reservation.end),
+      ids: reservation.processorIds || [] });
+  }
+  for (const task of schedule.dagTasks || []) {
+    items.push({ id: `${task.dagId}/${task.task}`, kind: 'dag', task,
+      start: seconds(task.allocation.start), end: seconds(task.allocation.end),
+      ids: task.allocation.processorIds || [] });
+  }
+  return items;
+}
 
-// The bars drawn, in canvas pixels, for hit tests (and the browser tests).
+// Consecutive processor ids, as [first, count] runs: one bar each, however wide the job.
+function runsOf(ids) {
+  const sorted = [...ids].sort((a, b) => a - b);
+  const runs = [];
+  for (const id of sorted) {
+    const last = runs[runs.length - 1];
+    if (last && last[0] + last[1] === id) last[1] += 1; else runs.push([id, 1]);
+  }
+  return runs;
+}
+
+function fitWindow() {
+  const now = seconds(state.schedule.now);
+  const from = Math.min(now, ...state.items.map((i) => i.start));
+  const to = Math.max(now + 1, ...state.items.map((i) => i.end));
+  return { from, to };
+}
+
+function hatchPattern(context, style) {
+  const tile = document.createElement('canvas');
+  tile.width = 6;
+  tile.height = 6;
+  const t = tile.getContext('2d');
+  t.fillStyle = style.getPropertyValue('--reserved');
+  t.globalAlpha = 0.5;
+  t.fillRect(0, 0, 6, 6);
+  t.globalAlpha = 1;
+  t.strokeStyle = style.getPropertyValue('--fg');
+  t.beginPath();
+  t.moveTo(0, 6);
+  t.lineTo(6, 0);
+  t.stroke();
+  return context.createPattern(tile, 'repeat');
+}
+
+// The bars drawn, in canvas pixels, for hit tests (and the browser tests), and the time the
+// last drawing took.
 window.reschedBars = [];
+window.reschedDrawMs = 0;
 
 function draw() {
+  const started = performance.now();
   const canvas = document.getElementById('gantt');
   const context = canvas.getContext('2d');
   const schedule = state.schedule;
   const style = getComputedStyle(document.documentElement);
   context.clearRect(0, 0, canvas.width, canvas.height);
-  window.reschedBars = [];
-  const items = [];
-  for (const job of schedule.jobs || []) {
-    if (!job.allocation) continue;
-    items.push({ id: job.id, kind: KIND_OF_STATE[job.state] || 'queued',
-      start: seconds(job.allocation.start), end: seconds(job.allocation.end),
-      ids: job.allocation.processorIds || [] });
-  }
-  for (const reservation of schedule.reservations || []) {
-    items.push({ id: reservation.id, kind: 'reserved', start: seconds(reservation.start),
-      end: seconds(reservation.end), ids: reservation.processorIds || [] });
-  }
-  const now = seconds(schedule.now);
-  const from = Math.min(now, ...items.map((i) => i.start));
-  const to = Math.max(now + 1, ...items.map((i) => i.end));
+  const { from, to } = state.view || fitWindow();
   const x = (t) => ((t - from) / (to - from)) * canvas.width;
   const chartHeight = canvas.height - AXIS_HEIGHT;
   const rowHeight = chartHeight / Math.max(1, schedule.capacity);
-  drawTimeAxis(context, style, from, to, x, chartHeight);
-  for (const item of items) {
-    context.fillStyle = style.getPropertyValue(`--${item.kind}`);
-    for (const p of item.ids) {
-      const bar = { id: item.id, kind: item.kind, x: x(item.start), y: p * rowHeight,
-        width: Math.max(1, x(item.end) - x(item.start)), height: Math.max(1, rowHeight - 1) };
-      if (item.kind === 'reserved') {
-        context.globalAlpha = 0.5;
-        context.fillRect(bar.x, bar.y, bar.width, bar.height);
-        context.globalAlpha = 1;
-        for (let h = bar.x - bar.height; h < bar.x + bar.width; h += 6) {
-          context.beginPath();
-          context.moveTo(Math.max(bar.x, h), bar.y + bar.height - Math.max(0, bar.x - h));
-          context.lineTo(Math.min(bar.x + bar.width, h + bar.height),
-            bar.y + Math.max(0, h + bar.height - bar.x - bar.width));
-          context.strokeStyle = style.getPropertyValue('--fg');
-          context.stroke();
-        }
-      } else {
-        context.fillRect(bar.x, bar.y, bar.width, bar.height);
-      }
-      window.reschedBars.push(bar);
+  const fills = { reserved: hatchPattern(context, style) };
+  const bars = [];
+  for (const item of state.items) {
+    if (item.end <= from || item.start >= to) continue;
+    context.fillStyle = fills[item.kind] || style.getPropertyValue(`--${item.kind}`);
+    const left = Math.max(0, x(item.start));
+    const width = Math.max(1, Math.min(canvas.width, x(item.end)) - left);
+    for (const [first, count] of runsOf(item.ids)) {
+      const bar = { id: item.id, kind: item.kind, first, count, x: left, y: first * rowHeight,
+        width, height: Math.max(1, count * rowHeight - (rowHeight > 3 ? 1 : 0)) };
+      context.fillRect(bar.x, bar.y, bar.width, bar.height);
+      bars.push(bar);
     }
   }
+  if (state.detail) outline(context, style, bars, state.detail.id);
+  if (state.hovered && state.hovered.kind === 'dag') drawEdges(context, style, bars, state.hovered);
+  drawTimeAxis(context, style, from, to, x, chartHeight);
+  const now = seconds(schedule.now);
   context.fillStyle = style.getPropertyValue('--now');
   context.fillRect(x(now), 0, 2, chartHeight);
+  window.reschedBars = bars;
+  window.reschedDrawMs = performance.now() - started;
 }
 
-const AXIS_HEIGHT = 20;
+function outline(context, style, bars, id) {
+  context.strokeStyle = style.getPropertyValue('--fg');
+  context.lineWidth = 2;
+  for (const bar of bars) {
+    if (bar.id === id) context.strokeRect(bar.x, bar.y, bar.width, bar.height);
+  }
+  context.lineWidth = 1;
+}
+
+// A DAG task's precedences: a line from each predecessor's end to each successor's start.
+function drawEdges(context, style, bars, item) {
+  const dag = item.task.dagId;
+  const barOf = (task) => bars.find((b) => b.id === `${dag}/${task}`);
+  context.strokeStyle = style.getPropertyValue('--fg');
+  context.lineWidth = 1.5;
+  for (const [pred, succ] of state.dagEdges.get(dag) || []) {
+    if (pred !== item.task.task && succ !== item.task.task) continue;
+    const a = barOf(pred);
+    const b = barOf(succ);
+    if (!a || !b) continue;
+    context.beginPath();
+    context.moveTo(a.x + a.width, a.y + a.height / 2);
+    context.lineTo(b.x, b.y + b.height / 2);
+    context.stroke();
+  }
+  context.lineWidth = 1;
+}
 
 // Ticks at a round step under the chart, labelled in UTC.
 function drawTimeAxis(context, style, from, to, x, top) {
@@ -166,8 +264,69 @@ function drawTimeAxis(context, style, from, to, x, top) {
   context.font = '12px system-ui, sans-serif';
   for (let t = Math.ceil(from / step) * step; t <= to; t += step) {
     context.fillRect(x(t), top, 1, 4);
-    const label = new Date(t * 1000).toISOString().slice(step >= 86400 ? 0 : 11, step >= 86400 ? 10 : 19);
+    const iso = new Date(t * 1000).toISOString();
+    const label = step >= 86400 ? iso.slice(0, 10) : iso.slice(11, 19);
     context.fillText(label, Math.min(x(t) + 2, context.canvas.width - 60), top + 15);
+  }
+}
+
+// The item under a canvas point (client coordinates), or null.
+function itemAt(clientX, clientY) {
+  const canvas = document.getElementById('gantt');
+  const box = canvas.getBoundingClientRect();
+  const px = ((clientX - box.left) * canvas.width) / box.width;
+  const py = ((clientY - box.top) * canvas.height) / box.height;
+  const bar = window.reschedBars.find((b) => px >= b.x && px <= b.x + b.width && py >= b.y &&
+    py <= b.y + b.height);
+  return bar ? state.items.find((i) => i.id === bar.id) || null : null;
+}
+
+function row(list, term, value) {
+  const dt = document.createElement('dt');
+  dt.textContent = term;
+  const dd = document.createElement('dd');
+  dd.textContent = value;
+  list.append(dt, dd);
+}
+
+function showDetail(item) {
+  state.detail = item;
+  const panel = document.getElementById('detail');
+  const list = document.getElementById('detail-list');
+  list.replaceChildren();
+  panel.hidden = item === null;
+  if (item === null) return;
+  const now = seconds(state.schedule.now);
+  if (item.job) {
+    const job = item.job;
+    document.getElementById('detail-title').textContent = `Job ${job.id}`;
+    row(list, 'State', job.state);
+    row(list, 'Model', JSON.stringify(job.spec.model));
+    row(list, 'Processors', job.allocation.processors);
+    row(list, 'Start', job.allocation.start);
+    row(list, 'End', job.allocation.end);
+    row(list, 'Submitted', job.submitted);
+    // Saule et al. §2.1: flow over the sequential time p(1), counted up to now while it runs.
+    const release = seconds(job.spec.release || job.submitted);
+    const p1 = durationSeconds(job.sequentialTime);
+    const reached = job.state === 'QUEUED' || job.state === 'RUNNING' ? now : item.end;
+    if (p1 > 0) row(list, 'Stretch so far', ((reached - release) / p1).toFixed(3));
+    if (job.guaranteed !== undefined) row(list, 'Guaranteed', String(job.guaranteed));
+  } else if (item.task) {
+    document.getElementById('detail-title').textContent = `DAG ${item.task.dagId}, task ${item.task.task}`;
+    row(list, 'Processors', item.task.allocation.processors);
+    row(list, 'Start', item.task.allocation.start);
+    row(list, 'End', item.task.allocation.end);
+    const edges = state.dagEdges.get(item.task.dagId) || [];
+    row(list, 'After', edges.filter((e) => e[1] === item.task.task).map((e) => e[0]).join(', ') || '-');
+    row(list, 'Before', edges.filter((e) => e[0] === item.task.task).map((e) => e[1]).join(', ') || '-');
+  } else {
+    const r = item.reservation;
+    document.getElementById('detail-title').textContent = `Reservation ${r.id}`;
+    row(list, 'Processors', r.processors);
+    row(list, 'Start', r.start);
+    row(list, 'End', r.end);
+    row(list, 'Reason', r.reason || '-');
   }
 }
 
@@ -180,23 +339,95 @@ function fillJobs() {
   const body = document.querySelector('#jobs tbody');
   body.replaceChildren();
   for (const job of jobs) {
-    const row = document.createElement('tr');
-    for (const value of [job.id, job.state, job.processors, job.start, job.end]) {
-      const cell = document.createElement('td');
-      cell.textContent = value;
-      row.append(cell);
-    }
-    body.append(row);
+    const tr = document.createElement('tr');
+    tr.tabIndex = 0;
+    tr.dataset.job = job.id;
+    for (const value of [job.id, job.state, job.processors, job.start, job.end]) cell(tr, value);
+    const open = () => { showDetail(state.items.find((i) => i.id === job.id) || null); draw(); };
+    tr.addEventListener('click', open);
+    tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') open(); });
+    body.append(tr);
   }
+}
+
+// Zoom around time t by `factor` (< 1 zooms in), and pan by `shift` seconds.
+function zoom(factor, t) {
+  const { from, to } = state.view || fitWindow();
+  const at = t === undefined ? (from + to) / 2 : t;
+  state.view = { from: at - (at - from) * factor, to: at + (to - at) * factor };
+  draw();
+}
+function pan(shift) {
+  const { from, to } = state.view || fitWindow();
+  state.view = { from: from + shift, to: to + shift };
+  draw();
+}
+
+function setUpChart() {
+  const canvas = document.getElementById('gantt');
+  const timeAt = (clientX) => {
+    const box = canvas.getBoundingClientRect();
+    const { from, to } = state.view || fitWindow();
+    return from + ((clientX - box.left) / box.width) * (to - from);
+  };
+  canvas.addEventListener('wheel', (e) => {
+    if (!state.schedule) return;
+    e.preventDefault();
+    zoom(e.deltaY < 0 ? 0.8 : 1.25, timeAt(e.clientX));
+  }, { passive: false });
+  let drag = null;
+  canvas.addEventListener('mousedown', (e) => { drag = { x: e.clientX, moved: false }; });
+  window.addEventListener('mouseup', () => { setTimeout(() => { drag = null; }); });
+  canvas.addEventListener('mousemove', (e) => {
+    if (!state.schedule) return;
+    if (drag && e.buttons === 1 && Math.abs(e.clientX - drag.x) > 2) {
+      pan(timeAt(drag.x) - timeAt(e.clientX));
+      drag = { x: e.clientX, moved: true };
+      return;
+    }
+    const item = itemAt(e.clientX, e.clientY);
+    canvas.title = item ? `${item.id} (${item.kind})` : '';
+    if (item !== state.hovered) {
+      state.hovered = item;
+      draw();
+    }
+  });
+  canvas.addEventListener('click', (e) => {
+    if (!state.schedule || (drag && drag.moved)) return;
+    showDetail(itemAt(e.clientX, e.clientY));
+    draw();
+  });
+  canvas.addEventListener('dblclick', () => { state.view = null; draw(); });
+  canvas.addEventListener('keydown', (e) => {
+    if (!state.schedule) return;
+    const { from, to } = state.view || fitWindow();
+    const moves = { '+': () => zoom(0.8), '=': () => zoom(0.8), '-': () => zoom(1.25),
+      ArrowLeft: () => pan(-(to - from) / 10), ArrowRight: () => pan((to - from) / 10),
+      0: () => { state.view = null; draw(); } };
+    if (moves[e.key]) {
+      e.preventDefault();
+      moves[e.key]();
+    }
+  });
 }
 
 for (const button of document.querySelectorAll('#jobs th button')) {
   button.addEventListener('click', () => { state.sortKey = button.dataset.sort; fillJobs(); });
 }
-
+document.getElementById('history').addEventListener('change', () => {
+  loadSchedule().catch((e) => setStatus(e.message));
+});
+document.getElementById('token').value = token();
+document.getElementById('token').addEventListener('change', (e) => {
+  sessionStorage.setItem('reschedToken', e.target.value);
+  // Everything again with the new token, the event stream included.
+  loadClusters().then(() => state.selected && select(state.selected))
+    .catch((err) => setStatus(err.message));
+});
 window.addEventListener('hashchange', () => {
   const wanted = decodeURIComponent(location.hash.slice(1));
   if (wanted && wanted !== state.selected) select(wanted);
 });
+setUpChart();
 
 loadClusters().then(() => setStatus('loaded')).catch((e) => setStatus(e.message));

@@ -32,18 +32,43 @@ class PageTest : public HttpViewTest {
     return "http://127.0.0.1:" + std::to_string(view_->port()) + "/#" + cluster;
   }
 
-  // The bars the page drew, by job or reservation id: how many, and of which kind.
+  // The bars the page drew, by job, reservation or DAG task id: how many processors they cover,
+  // and of which kind.
   std::map<std::string, std::pair<int, std::string>> Bars() {
-    auto bars = browser_->Run("return window.reschedBars.map(b => [b.id, b.kind]);");
+    auto bars = browser_->Run("return window.reschedBars.map(b => [b.id, b.kind, b.count]);");
     EXPECT_OK(bars);
     std::map<std::string, std::pair<int, std::string>> out;
     if (!bars.ok()) return out;
     for (const auto& bar : *bars) {
       auto& [count, kind] = out[bar[0].get<std::string>()];
-      ++count;
+      count += bar[2].get<int>();
       kind = bar[1].get<std::string>();
     }
     return out;
+  }
+
+  // Clicks (or wheels, with `wheel_delta`) the middle of the first bar of `id`, as a mouse
+  // would; returns the detail panel's text.
+  std::string PointAt(const std::string& id, int wheel_delta = 0) {
+    auto text = browser_->Run(
+        "const canvas = document.getElementById('gantt');"
+        "const box = canvas.getBoundingClientRect();"
+        "const b = window.reschedBars.find(b => b.id === arguments[0]);"
+        "const at = {clientX: box.left + (b.x + b.width / 2) * box.width / canvas.width,"
+        "            clientY: box.top + (b.y + b.height / 2) * box.height / canvas.height,"
+        "            bubbles: true, cancelable: true};"
+        "canvas.dispatchEvent(arguments[1] ? new WheelEvent('wheel', {...at, deltaY: arguments[1]})"
+        "                                  : new MouseEvent('click', at));"
+        "return document.getElementById('detail').innerText;",
+        {id, wheel_delta});
+    EXPECT_OK(text);
+    return text.ok() ? text->get<std::string>() : "";
+  }
+  double WidthOf(const std::string& id) {
+    auto width =
+        browser_->Run("return window.reschedBars.find(b => b.id === arguments[0]).width;", {id});
+    EXPECT_OK(width);
+    return width.ok() ? width->get<double>() : 0;
   }
 
   void KeepScreenshot(const std::string& name) {
@@ -74,7 +99,8 @@ TEST_F(PageTest, TheGanttDrawsTheScheduleAndFollowsTheClockWithoutReloading) {
   ExpectValid(schedule);
 
   ASSERT_OK(browser_->Navigate(PageUrl("sim")));
-  ASSERT_OK(browser_->WaitFor("return window.reschedBars.length === 8 + 16 + 4 + 2;"));
+  ASSERT_OK(browser_->WaitFor(
+      "return window.reschedBars.reduce((n, b) => n + b.count, 0) === 8 + 16 + 4 + 2;"));
   // One bar per processor of each allocation, of the kind its state gives.
   auto bars = Bars();
   EXPECT_EQ(bars[wide_running.job().id()], std::make_pair(8, std::string("running")));
@@ -96,6 +122,19 @@ TEST_F(PageTest, TheGanttDrawsTheScheduleAndFollowsTheClockWithoutReloading) {
   EXPECT_EQ(*rows, 3);
   KeepScreenshot("web-view-before.png");
 
+  // A click on a bar opens its details; the wheel zooms around the pointer, 0 fits again.
+  const std::string detail = PointAt(whole.job().id());
+  EXPECT_THAT(detail, ::testing::HasSubstr("Job " + whole.job().id()));
+  EXPECT_THAT(detail, ::testing::HasSubstr("QUEUED"));
+  EXPECT_THAT(detail, ::testing::HasSubstr("Stretch so far"));
+  const double fitted = WidthOf(whole.job().id());
+  PointAt(whole.job().id(), -100);
+  EXPECT_GT(WidthOf(whole.job().id()), fitted * 1.1);
+  ASSERT_OK(
+      browser_->Run("document.getElementById('gantt').dispatchEvent("
+                    "new KeyboardEvent('keydown', {key: '0'})); return true;"));
+  EXPECT_NEAR(WidthOf(whole.job().id()), fitted, 0.5);
+
   // The clock moves by RPC; the page follows through its event stream, without reloading.
   ASSERT_OK(browser_->Run("window.reschedMarker = 42; return true;"));
   pb::AdvanceClockResponse advanced;
@@ -109,6 +148,43 @@ TEST_F(PageTest, TheGanttDrawsTheScheduleAndFollowsTheClockWithoutReloading) {
   ASSERT_OK(marker);
   EXPECT_EQ(*marker, 42) << "the page reloaded";
   KeepScreenshot("web-view-after.png");
+}
+
+TEST_F(PageTest, DagTasksAreDrawnWithTheirPrecedences) {
+  CreateSim("sim", 8, "conservative");
+  pb::ReserveDAGRequest request;
+  request.set_cluster("sim");
+  for (const char* name : {"a", "b", "c"}) {
+    pb::DagTask* task = request.mutable_dag()->add_tasks();
+    task->set_name(name);
+    task->mutable_model()->mutable_amdahl()->mutable_t1()->set_seconds(3600);
+    task->mutable_model()->mutable_amdahl()->set_alpha(0.1);
+  }
+  for (const auto& [from, to] : {std::pair{"a", "b"}, std::pair{"a", "c"}}) {
+    pb::DagEdge* edge = request.mutable_dag()->add_edges();
+    edge->set_from(from);
+    edge->set_to(to);
+  }
+  request.mutable_algorithm()->set_name("heft");
+  pb::ReserveDAGResponse reserved;
+  grpc::ClientContext context;
+  ASSERT_OK(stub_->ReserveDAG(&context, request, &reserved));
+  const pb::Schedule schedule = Schedule("sim");
+  ExpectValid(schedule);
+  ASSERT_EQ(schedule.dag_tasks_size(), 3);
+
+  ASSERT_OK(browser_->Navigate(PageUrl("sim")));
+  ASSERT_OK(browser_->WaitFor("return window.reschedBars.some(b => b.kind === 'dag');"));
+  auto bars = Bars();
+  for (const pb::DagTaskSlot& slot : schedule.dag_tasks()) {
+    EXPECT_EQ(bars[slot.dag_id() + "/" + slot.task()],
+              std::make_pair(slot.allocation().processors(), std::string("dag")));
+  }
+  const std::string dag = schedule.dag_tasks(0).dag_id();
+  const std::string detail = PointAt(dag + "/a");
+  EXPECT_THAT(detail, ::testing::HasSubstr("DAG " + dag + ", task a"));
+  EXPECT_THAT(detail, ::testing::HasSubstr("b, c"));  // its successors
+  KeepScreenshot("web-view-dag.png");
 }
 
 }  // namespace
