@@ -79,6 +79,7 @@ class LoopbackServer {
   // The stub's channel, for other services' stubs (the health check).
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
   server::ReschedService& service() { return service_; }
+  grpc::Server& server() { return *server_; }
 
  private:
   std::string data_dir_;

@@ -7,15 +7,18 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "client/commands.h"
-#include "client/dag_import.h"
 #include "client/dag_render.h"
 #include "client/render.h"
 #include "client/table.h"
+#include "proto/resched/dag_import.h"
 
 namespace resched::cli {
 namespace {
 
 using Stub = resched::v1::Resched::StubInterface;
+using api::DagFormat;
+using api::DetectDagFormat;
+using api::ParseDagText;
 
 // The flags shared by reserve and query-deadline, after each command's own lines.
 constexpr absl::string_view kInputFlags =
@@ -82,8 +85,8 @@ resched::v1::Dag ReadDag(const ParsedArgs& args) {
   if (!file) throw UsageError("-f FILE is required: a Dag (JSON or YAML), WfCommons or DAX file");
   DagFormat format = DagFormat::kAuto;
   if (auto f = args.Get("format")) {
-    absl::StatusOr<DagFormat> parsed = ParseDagFormat(*f);
-    if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
+    absl::StatusOr<DagFormat> parsed = api::ParseDagFormat(*f);
+    if (!parsed.ok()) throw UsageError(absl::StrCat("--format ", parsed.status().message()));
     format = *parsed;
   }
   resched::WorkflowImportOptions options;

@@ -337,10 +337,13 @@ int main(int argc, char** argv) {
           absl::StrCat("--http-listen: ", http_warning.status().message()));
       return 2;
     }
+    resched::server::web::HttpView::Options options;
+    options.address = http_listen;
+    options.channel = server->InProcessChannel({});
+    options.metrics = service.MetricsCollectables();
+    options.max_body_bytes = static_cast<size_t>(max_bytes);
     absl::StatusOr<std::unique_ptr<resched::server::web::HttpView>> started =
-        resched::server::web::HttpView::Start({.address = http_listen,
-                                               .channel = server->InProcessChannel({}),
-                                               .metrics = service.MetricsCollectables()});
+        resched::server::web::HttpView::Start(std::move(options));
     if (!started.ok()) {
       Log(LogLevel::kError, "start_failed", started.status().message());
       return 1;

@@ -14,6 +14,7 @@
 #include "server/web/assets.h"
 #include "server/web/event_stream.h"
 #include "server/web/json_gateway.h"
+#include "server/web/what_if.h"
 
 namespace resched::server::web {
 namespace {
@@ -66,6 +67,8 @@ class HttpView::Impl {
       setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
     });
     server_.new_task_queue = [] { return new httplib::ThreadPool(kHttpThreads); };
+    // A what-if's DAG file: as large as a gRPC request may be.
+    server_.set_payload_max_length(options.max_body_bytes);
     Routes();
   }
 
@@ -121,6 +124,17 @@ class HttpView::Impl {
                 [this](const httplib::Request& http, httplib::Response& response) {
                   Events(http, response);
                 });
+    server_.Post(R"(/api/v1/clusters/([^/]+)/what-if/job)", [this](const httplib::Request& http,
+                                                                   httplib::Response& response) {
+      Send(WhatIfJob(*stub_, http.matches[1], http.body, http.get_header_value("Authorization")),
+           response);
+    });
+    server_.Post(R"(/api/v1/clusters/([^/]+)/what-if/dag)",
+                 [this](const httplib::Request& http, httplib::Response& response) {
+                   Send(WhatIfDag(*stub_, http.matches[1], http.params, http.body,
+                                  http.get_header_value("Authorization")),
+                        response);
+                 });
     server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
       Metrics(response);
     });

@@ -22,6 +22,7 @@ class HttpView {
     std::string address;  // HOST:PORT; port 0 picks a free one (see port())
     std::shared_ptr<grpc::Channel> channel;
     std::vector<std::shared_ptr<prometheus::Collectable>> metrics;
+    size_t max_body_bytes = 16 << 20;  // a what-if's DAG file at most (the server's gRPC limit)
   };
 
   // Listens on options.address and serves until destroyed. UNAVAILABLE naming the address when

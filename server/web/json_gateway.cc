@@ -77,7 +77,7 @@ HttpReply ErrorReply(const grpc::Status& status) {
   const std::string code =
       absl::StatusCodeToString(static_cast<absl::StatusCode>(status.error_code()));
   nlohmann::json body = {{"code", code}, {"message", status.error_message()}};
-  return {HttpStatusOf(status.error_code()), "application/json", body.dump()};
+  return {HttpStatusOf(status.error_code()), kJsonContentType, body.dump()};
 }
 
 HttpReply JsonReply(const google::protobuf::Message& message) {

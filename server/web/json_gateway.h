@@ -14,9 +14,14 @@
 
 namespace resched::server::web {
 
+// JSON with its charset spelled out. cpp-httplib compresses a response whose type is exactly
+// "application/json" with Brotli at its highest quality when the browser accepts it: 9 s for the
+// 5 MB schedule of 10k jobs, against 0.3 s to produce it (bench/web_render_bench.cc).
+inline constexpr char kJsonContentType[] = "application/json; charset=utf-8";
+
 struct HttpReply {
   int status = 200;
-  std::string content_type = "application/json";
+  std::string content_type = kJsonContentType;
   std::string body;
 };
 

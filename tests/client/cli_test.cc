@@ -18,11 +18,13 @@
 
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
-#include "tests/client/text_proto.h"
 #include "tests/testing/status.h"
+#include "tests/testing/text_proto.h"
 
 namespace resched::cli {
 namespace {
+
+using resched::testing::Text;
 
 using grpc::ServerContext;
 using grpc::Status;

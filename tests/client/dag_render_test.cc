@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "client/render.h"
-#include "tests/client/text_proto.h"
+#include "tests/testing/text_proto.h"
 
 namespace resched::cli {
 namespace {
+
+using resched::testing::Text;
 
 namespace v1 = resched::v1;
 

@@ -17,12 +17,14 @@
 #include "core/sim/simulator.h"
 #include "core/workload/swf_workload.h"
 #include "loadgen/grpc_sim_driver.h"
-#include "tests/client/text_proto.h"
 #include "tests/server/server_fixture.h"
 #include "tests/testing/status.h"
+#include "tests/testing/text_proto.h"
 
 namespace resched::cli {
 namespace {
+
+using resched::testing::Text;
 
 namespace v1 = resched::v1;
 

@@ -153,14 +153,75 @@ TEST_F(HttpViewTest, EventStreamsAreCappedAndTheApiStillAnswers) {
   for (auto& reader : readers) reader.join();
 }
 
+TEST_F(HttpViewTest, AWhatIfJobShowsWhereItWouldGoAndCommitsNothing) {
+  CreateSim("sim", 8, "conservative");
+  pb::SubmitJobResponse submitted;
+  ASSERT_OK(Submit("sim", Rigid(8, 100), &submitted));
+  httplib::Result result = client_->Post(
+      "/api/v1/clusters/sim/what-if/job",
+      R"({"model": {"rigid": {"k": 4, "time": "50s"}}, "name": "probe"})", "application/json");
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->status, 200) << result->body;
+  const auto answer = Parse<pb::SubmitJobResponse>(result->body);
+  EXPECT_EQ(answer.job().allocation().processors(), 4);
+  EXPECT_EQ(answer.job().allocation().start().seconds(), 100);  // after the running job
+  EXPECT_EQ(Schedule("sim").jobs_size(), 1);                    // nothing committed
+
+  result = client_->Post("/api/v1/clusters/sim/what-if/job", R"({"model": {"rigid": 4}})",
+                         "application/json");
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, 400);
+  EXPECT_THAT(result->body, ::testing::HasSubstr("body (a JobSpec in JSON)"));
+}
+
+constexpr char kWhatIfDax[] = R"(<?xml version="1.0"?>
+<adag xmlns="http://pegasus.isi.edu/schema/DAX" version="2.1" name="w">
+  <job id="ID0" name="prep" runtime="600"/>
+  <job id="ID1" name="left" runtime="3600"/>
+  <job id="ID2" name="right" runtime="1800"/>
+  <child ref="ID1"><parent ref="ID0"/></child>
+  <child ref="ID2"><parent ref="ID0"/></child>
+</adag>)";
+
+TEST_F(HttpViewTest, AWhatIfDagFileGetsAPlanAndTheTightestDeadlineAndCommitsNothing) {
+  CreateSim("sim", 8, "conservative");
+  httplib::Result result = client_->Post(
+      "/api/v1/clusters/sim/what-if/dag?algorithm=heft&file=w.dax", kWhatIfDax, "application/xml");
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->status, 200) << result->body;
+  const auto answer = Parse<pb::QueryDeadlineResponse>(result->body);
+  EXPECT_TRUE(answer.feasible());
+  EXPECT_EQ(answer.placements_size(), 3);
+  EXPECT_TRUE(answer.has_tightest_deadline());
+  for (const pb::TaskPlacement& placement : answer.placements()) {
+    EXPECT_LE(placement.allocation().end().seconds(), answer.tightest_deadline().seconds());
+  }
+  EXPECT_EQ(Parse<pb::ListDagReservationsResponse>(Get("/api/v1/clusters/sim/dags")).dags_size(),
+            0);  // nothing committed
+
+  result = client_->Post("/api/v1/clusters/sim/what-if/dag?format=xml", kWhatIfDax, "text/plain");
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, 400);
+  EXPECT_THAT(result->body, ::testing::HasSubstr(
+                                "query parameter 'format': xml: expected dag, wfcommons or dax"));
+  result = client_->Post("/api/v1/clusters/sim/what-if/dag?alpha=2", kWhatIfDax, "text/plain");
+  ASSERT_TRUE(result);
+  EXPECT_THAT(result->body, ::testing::HasSubstr("'alpha' must be in [0, 1], got '2'"));
+  result = client_->Post("/api/v1/clusters/sim/what-if/dag?commit=true", kWhatIfDax, "text/plain");
+  ASSERT_TRUE(result);
+  EXPECT_THAT(result->body, ::testing::HasSubstr("query parameter 'commit' is not one of"));
+  result = client_->Post("/api/v1/clusters/sim/what-if/dag?format=dax", "<adag", "text/plain");
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, 400);
+  EXPECT_THAT(result->body, ::testing::HasSubstr("body: as a DAX file"));
+}
+
 TEST_F(HttpViewTest, AnAddressItCannotTakeIsRefusedNamingIt) {
   const std::string taken = "127.0.0.1:" + std::to_string(view_->port());
-  auto second =
-      HttpView::Start({.address = taken, .channel = server_->InProcessChannel({}), .metrics = {}});
+  auto second = HttpView::Start(ViewOptions(taken));
   ASSERT_FALSE(second.ok());
   EXPECT_THAT(second.status().message(), ::testing::HasSubstr("cannot listen on " + taken));
-  auto malformed = HttpView::Start(
-      {.address = "localhost", .channel = server_->InProcessChannel({}), .metrics = {}});
+  auto malformed = HttpView::Start(ViewOptions("localhost"));
   ASSERT_FALSE(malformed.ok());
   EXPECT_THAT(malformed.status().message(), ::testing::HasSubstr("HOST:PORT"));
 }

@@ -1,18 +1,18 @@
-// The web view's page in headless Chromium (tests/server/web/browser.h) against the service: the
+// The web view's page in headless Chromium (tests/testing/browser.h) against the service: the
 // Gantt chart draws the schedule GetSchedule answers, and follows the cluster's clock through
 // its event stream without reloading. The screenshots are kept next to the test binary
 // (web-view-*.png) as artifacts.
 #include <fstream>
 #include <map>
 
-#include "tests/server/web/browser.h"
 #include "tests/server/web/web_fixture.h"
+#include "tests/testing/browser.h"
 
 namespace resched::server::web {
 namespace {
 
 namespace pb = ::resched::v1;
-using testing::Browser;
+using resched::testing::Browser;
 using testing::HttpViewTest;
 
 class PageTest : public HttpViewTest {
@@ -185,6 +185,53 @@ TEST_F(PageTest, DagTasksAreDrawnWithTheirPrecedences) {
   EXPECT_THAT(detail, ::testing::HasSubstr("DAG " + dag + ", task a"));
   EXPECT_THAT(detail, ::testing::HasSubstr("b, c"));  // its successors
   KeepScreenshot("web-view-dag.png");
+}
+
+constexpr char kUploadedDax[] = R"(<?xml version="1.0"?>
+<adag xmlns="http://pegasus.isi.edu/schema/DAX" version="2.1" name="w">
+  <job id="ID0" name="prep" runtime="600"/>
+  <job id="ID1" name="left" runtime="3600"/>
+  <job id="ID2" name="right" runtime="1800"/>
+  <child ref="ID1"><parent ref="ID0"/></child>
+  <child ref="ID2"><parent ref="ID0"/></child>
+</adag>)";
+
+TEST_F(PageTest, AnUploadedDaxAndAJobFormAreDrawnAsDryRunsOverTheSchedule) {
+  CreateSim("sim", 8, "conservative");
+  pb::SubmitJobResponse running;
+  ASSERT_OK(Submit("sim", Rigid(6, 1000), &running));
+  ASSERT_OK(browser_->Navigate(PageUrl("sim")));
+  ASSERT_OK(
+      browser_->WaitFor("return window.reschedBars.length > 0 && "
+                        "document.querySelector('#what-if-dag select').options.length > 0;"));
+  // The file input gets the file as a user's choice would give it, then the form is sent.
+  ASSERT_OK(
+      browser_->Run("document.getElementById('what-if').open = true;"
+                    "const form = document.getElementById('what-if-dag');"
+                    "const files = new DataTransfer();"
+                    "files.items.add(new File([arguments[0]], 'w.dax', {type: 'application/xml'}));"
+                    "form.file.files = files.files;"
+                    "form.algorithm.value = 'heft';"
+                    "form.requestSubmit(); return true;",
+                    {kUploadedDax}));
+  ASSERT_OK(browser_->WaitFor(
+      "return window.reschedBars.filter(b => b.kind === 'whatif').length === 3;"));
+  auto result = browser_->Run("return document.getElementById('what-if-result').textContent;");
+  ASSERT_OK(result);
+  EXPECT_THAT(result->get<std::string>(), ::testing::HasSubstr("Feasible: 3 task(s)"));
+  EXPECT_THAT(result->get<std::string>(), ::testing::HasSubstr("The tightest deadline"));
+  KeepScreenshot("web-view-what-if.png");
+  // Nothing was committed.
+  EXPECT_EQ(Schedule("sim").dag_tasks_size(), 0);
+
+  ASSERT_OK(
+      browser_->Run("const form = document.getElementById('what-if-job');"
+                    "form.k.value = '4'; form.seconds.value = '300';"
+                    "form.requestSubmit(); return true;"));
+  ASSERT_OK(
+      browser_->WaitFor("return window.reschedBars.filter(b => b.kind === 'whatif')"
+                        "    .map(b => b.count).join() === '4';"));
+  EXPECT_EQ(Schedule("sim").jobs_size(), 1);
 }
 
 }  // namespace

@@ -19,9 +19,7 @@ class HttpViewTest : public resched::server::testing::ServerTest {
  protected:
   void SetUp() override {
     ServerTest::SetUp();
-    auto view = HttpView::Start({.address = "127.0.0.1:0",
-                                 .channel = server_->InProcessChannel({}),
-                                 .metrics = service_->MetricsCollectables()});
+    auto view = HttpView::Start(ViewOptions("127.0.0.1:0"));
     ASSERT_OK(view);
     view_ = *std::move(view);
     client_ = std::make_unique<httplib::Client>("127.0.0.1", view_->port());
@@ -29,6 +27,14 @@ class HttpViewTest : public resched::server::testing::ServerTest {
   void TearDown() override {
     view_.reset();
     ServerTest::TearDown();
+  }
+
+  HttpView::Options ViewOptions(const std::string& address) {
+    HttpView::Options options;
+    options.address = address;
+    options.channel = server_->InProcessChannel({});
+    options.metrics = service_->MetricsCollectables();
+    return options;
   }
 
   // The body of a GET that must answer `status`.

@@ -1,15 +1,17 @@
-#include "client/dag_import.h"
+#include "proto/resched/dag_import.h"
 
 #include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
 #include "proto/resched/convert.h"
-#include "tests/client/text_proto.h"
 #include "tests/testing/status.h"
+#include "tests/testing/text_proto.h"
 
-namespace resched::cli {
+namespace resched::api {
 namespace {
+
+using resched::testing::EqualsText;
 
 namespace v1 = resched::v1;
 
@@ -38,7 +40,7 @@ TEST(ParseDagFormat, NamesAndErrors) {
   EXPECT_EQ(*ParseDagFormat("dax"), DagFormat::kDax);
   absl::StatusOr<DagFormat> bad = ParseDagFormat("xml");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(), "--format xml: expected dag, wfcommons or dax");
+  EXPECT_EQ(bad.status().message(), "xml: expected dag, wfcommons or dax");
   EXPECT_EQ(DagFormatName(DagFormat::kWfCommons), "wfcommons");
 }
 
@@ -173,4 +175,4 @@ TEST(ParseDagText, ErrorsSayWhichFormatWasRead) {
 }
 
 }  // namespace
-}  // namespace resched::cli
+}  // namespace resched::api

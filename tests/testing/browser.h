@@ -1,6 +1,7 @@
 // A headless Chromium driven through chromedriver's WebDriver protocol (W3C), for the web
-// view's browser tests: the page as a browser runs it, its JavaScript, canvas and event stream
-// included. Needs Debian's chromium and chromium-driver (scripts/install-deps.sh --browser).
+// view's browser tests and its render benchmark: the page as a browser runs it, its JavaScript,
+// canvas and event stream included. Needs Debian's chromium and chromium-driver
+// (scripts/install-deps.sh --browser).
 #pragma once
 
 #include <httplib.h>
@@ -13,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
-namespace resched::server::web::testing {
+namespace resched::testing {
 
 class Browser {
  public:
@@ -44,4 +45,4 @@ class Browser {
   std::string session_;
 };
 
-}  // namespace resched::server::web::testing
+}  // namespace resched::testing

@@ -1,5 +1,6 @@
-// DAG input for `dag reserve` and `dag query-deadline`: a resched Dag (JSON or YAML of the
-// message), a WfCommons JSON workflow or a Pegasus DAX XML file. The workflow formats go
+// DAG files as the API takes them (the CLI's `dag reserve` and `dag query-deadline`, the web
+// view's what-if): a resched Dag (JSON or YAML of the message), a WfCommons JSON workflow or a
+// Pegasus DAX XML file. The workflow formats go
 // through core's importers (core/workload), which give every task an Amdahl model; the core
 // Dag is then converted to the API message.
 #pragma once
@@ -12,11 +13,12 @@
 #include "core/workload/workflow_import.h"
 #include "resched/v1/types.pb.h"
 
-namespace resched::cli {
+namespace resched::api {
 
 enum class DagFormat { kAuto, kDag, kWfCommons, kDax };
 
-// "dag", "wfcommons", "dax" (any case); INVALID_ARGUMENT naming the choices otherwise.
+// "dag", "wfcommons", "dax" (any case); INVALID_ARGUMENT "NAME: expected dag, wfcommons or
+// dax" otherwise (the caller says which flag or parameter it came from).
 absl::StatusOr<DagFormat> ParseDagFormat(absl::string_view name);
 absl::string_view DagFormatName(DagFormat format);
 
@@ -32,4 +34,4 @@ absl::StatusOr<resched::v1::Dag> ParseDagText(absl::string_view path, absl::stri
                                               DagFormat format,
                                               const resched::WorkflowImportOptions& options);
 
-}  // namespace resched::cli
+}  // namespace resched::api

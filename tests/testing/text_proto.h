@@ -1,4 +1,4 @@
-// Protobuf messages from text format, for the client tests.
+// Protobuf messages from text format, for tests that compare messages.
 #pragma once
 
 #include <google/protobuf/text_format.h>
@@ -7,7 +7,7 @@
 
 #include <string>
 
-namespace resched::cli {
+namespace resched::testing {
 
 template <typename T>
 T Text(const std::string& text) {
@@ -27,4 +27,4 @@ template <typename T>
          << "got " << actual.ShortDebugString() << "\nexpected " << expected.ShortDebugString();
 }
 
-}  // namespace resched::cli
+}  // namespace resched::testing

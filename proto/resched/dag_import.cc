@@ -1,4 +1,4 @@
-#include "client/dag_import.h"
+#include "proto/resched/dag_import.h"
 
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -7,13 +7,12 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "client/durations.h"
 #include "core/workload/dax.h"
 #include "core/workload/wfcommons.h"
 #include "proto/resched/convert.h"
 #include "proto/resched/yaml_json.h"
 
-namespace resched::cli {
+namespace resched::api {
 namespace {
 
 namespace pb = resched::v1;
@@ -25,8 +24,7 @@ absl::StatusOr<DagFormat> ParseDagFormat(absl::string_view name) {
   if (lower == "dag") return DagFormat::kDag;
   if (lower == "wfcommons") return DagFormat::kWfCommons;
   if (lower == "dax") return DagFormat::kDax;
-  return absl::InvalidArgumentError(
-      absl::StrCat("--format ", name, ": expected dag, wfcommons or dax"));
+  return absl::InvalidArgumentError(absl::StrCat(name, ": expected dag, wfcommons or dax"));
 }
 
 absl::string_view DagFormatName(DagFormat format) {
@@ -68,8 +66,7 @@ absl::StatusOr<pb::Dag> ParseDagText(absl::string_view path, absl::string_view t
   if (format == DagFormat::kAuto) format = DetectDagFormat(path, text);
   if (format == DagFormat::kDag) {
     pb::Dag dag;
-    absl::Status st =
-        resched::api::ParseJsonOrYaml(std::string_view(text.data(), text.size()), &dag);
+    absl::Status st = ParseJsonOrYaml(std::string_view(text.data(), text.size()), &dag);
     if (!st.ok()) return st;
     return dag;
   }
@@ -85,4 +82,4 @@ absl::StatusOr<pb::Dag> ParseDagText(absl::string_view path, absl::string_view t
   return resched::ToProto(*dag);
 }
 
-}  // namespace resched::cli
+}  // namespace resched::api

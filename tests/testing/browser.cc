@@ -1,4 +1,4 @@
-#include "tests/server/web/browser.h"
+#include "tests/testing/browser.h"
 
 #include <netinet/in.h>
 #include <signal.h>
@@ -14,7 +14,7 @@
 
 extern char** environ;
 
-namespace resched::server::web::testing {
+namespace resched::testing {
 namespace {
 
 // A port nothing listens on now (the kernel's choice for a socket bound to port 0).
@@ -139,4 +139,4 @@ absl::StatusOr<std::string> Browser::Screenshot() {
   return png;
 }
 
-}  // namespace resched::server::web::testing
+}  // namespace resched::testing
