@@ -30,8 +30,9 @@ class Browser {
   // Runs `script`, a function body, in the page with `args` as its arguments; its return value.
   absl::StatusOr<nlohmann::json> Run(const std::string& script,
                                      const nlohmann::json& args = nlohmann::json::array());
-  // Runs `script` every 20 ms until it returns true; DEADLINE_EXCEEDED after `timeout`.
-  absl::Status WaitFor(const std::string& script, absl::Duration timeout = absl::Seconds(10));
+  // Runs `script` every 20 ms until it returns true; DEADLINE_EXCEEDED after `timeout` (long:
+  // the suite runs two tests at a time, the sanitizer builds slowly).
+  absl::Status WaitFor(const std::string& script, absl::Duration timeout = absl::Seconds(30));
   // The page as a PNG image.
   absl::StatusOr<std::string> Screenshot();
 

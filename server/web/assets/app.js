@@ -9,6 +9,7 @@ const state = {
   dagEdges: new Map(), // DAG id -> [[from task, to task], ...]
   events: null,
   sortKey: 'start',
+  sortDescending: false,
   refreshPending: false,
   view: null, // the time window shown, {from, to} in seconds; null: fit the schedule
   detail: null, // the item whose details are shown
@@ -22,6 +23,7 @@ const KIND_OF_STATE = {
   QUEUED: 'queued', RUNNING: 'running', FINISHED: 'ended', FAILED: 'ended', CANCELLED: 'ended',
 };
 const AXIS_HEIGHT = 20;
+const MAX_TABLE_ROWS = 2000;
 
 function seconds(timestamp) { return timestamp ? Date.parse(timestamp) / 1000 : 0; }
 function durationSeconds(text) { return text ? Number(String(text).replace(/s$/, '')) : 0; }
@@ -360,10 +362,23 @@ function fillJobs() {
     processors: job.allocation ? job.allocation.processors : 0,
     start: job.allocation ? job.allocation.start : '', end: job.allocation ? job.allocation.end : '' }));
   const key = state.sortKey;
-  jobs.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0));
+  const order = state.sortDescending ? -1 : 1;
+  // Numbers as numbers, ids as people read them (j2 before j10).
+  const compare = (a, b) => (typeof a === 'number' ? a - b
+    : String(a).localeCompare(String(b), undefined, { numeric: true }));
+  jobs.sort((a, b) => order * compare(a[key], b[key]));
+  for (const th of document.querySelectorAll('#jobs th')) {
+    const sorted = th.querySelector('button').dataset.sort === key;
+    th.setAttribute('aria-sort', sorted ? (state.sortDescending ? 'descending' : 'ascending') : 'none');
+  }
+  // A table of every job of a large cluster would cost more to build at each update than the
+  // chart: the first rows in the chosen order, and how many there are.
+  const shown = jobs.slice(0, MAX_TABLE_ROWS);
+  document.getElementById('jobs-shown').textContent = jobs.length > shown.length
+    ? `The first ${shown.length} of ${jobs.length} jobs in this order.` : '';
   const body = document.querySelector('#jobs tbody');
   body.replaceChildren();
-  for (const job of jobs) {
+  for (const job of shown) {
     const tr = document.createElement('tr');
     tr.tabIndex = 0;
     tr.dataset.job = job.id;
@@ -553,7 +568,12 @@ function drawWhatIf(context, style, x, rowHeight, capacity, bars) {
 }
 
 for (const button of document.querySelectorAll('#jobs th button')) {
-  button.addEventListener('click', () => { state.sortKey = button.dataset.sort; fillJobs(); });
+  button.addEventListener('click', () => {
+    // The same column again reverses the order.
+    state.sortDescending = state.sortKey === button.dataset.sort && !state.sortDescending;
+    state.sortKey = button.dataset.sort;
+    fillJobs();
+  });
 }
 document.getElementById('history').addEventListener('change', () => {
   loadSchedule().catch((e) => setStatus(e.message));

@@ -120,6 +120,18 @@ TEST_F(PageTest, TheGanttDrawsTheScheduleAndFollowsTheClockWithoutReloading) {
   auto rows = browser_->Run("return document.querySelectorAll('#jobs tbody tr').length;");
   ASSERT_OK(rows);
   EXPECT_EQ(*rows, 3);
+  // A header sorts by its column; the same header again reverses the order.
+  auto order = browser_->Run(
+      "const button = document.querySelector('#jobs th button[data-sort=\"id\"]');"
+      "const ids = () => [...document.querySelectorAll('#jobs tbody tr')].map(r => r.dataset.job);"
+      "button.click(); const up = ids(); button.click();"
+      "return [up, ids(), button.parentElement.getAttribute('aria-sort')];");
+  ASSERT_OK(order);
+  EXPECT_EQ((*order)[0],
+            nlohmann::json({wide_running.job().id(), whole.job().id(), narrow.job().id()}));
+  EXPECT_EQ((*order)[1],
+            nlohmann::json({narrow.job().id(), whole.job().id(), wide_running.job().id()}));
+  EXPECT_EQ((*order)[2], "descending");
   KeepScreenshot("web-view-before.png");
 
   // A click on a bar opens its details; the wheel zooms around the pointer, 0 fits again.
