@@ -178,6 +178,15 @@ function fitWindow() {
   return { from, to };
 }
 
+// Each DAG's tasks in its own shade of the DAG colour, so that DAGs side by side stay apart.
+const dagShades = new Map();
+function dagShade(packed, dagId) {
+  if (!dagShades.has(dagId)) dagShades.set(dagId, dagShades.size);
+  const factor = [1, 0.7, 1.25, 0.85, 1.12, 0.6][dagShades.get(dagId) % 6];
+  const channel = (shift) => Math.min(255, Math.round(((packed >>> shift) & 255) * factor));
+  return ((255 << 24) | (channel(16) << 16) | (channel(8) << 8) | channel(0)) >>> 0;
+}
+
 // CSS colours (the custom properties --NAME) as the 32-bit pixels of an ImageData, resolved by
 // the browser's own parser through a 1x1 canvas.
 function packedColours(style, names) {
@@ -222,7 +231,7 @@ function draw() {
     const right = Math.min(canvas.width, x(item.end));
     const x0 = Math.floor(left);
     const x1 = Math.min(image.width, Math.max(x0 + 1, Math.round(right)));
-    const colour = colours[item.kind];
+    const colour = item.task ? dagShade(colours.dag, item.task.dagId) : colours[item.kind];
     for (const [first, count] of item.runs) {
       const bar = { id: item.id, kind: item.kind, first, count, x: left, y: first * rowHeight,
         width: Math.max(1, right - left), height: Math.max(1, count * rowHeight - gap) };

@@ -15,6 +15,7 @@ namespace {
 
 namespace pb = ::resched::v1;
 using testing::HttpViewTest;
+using testing::kThreeTaskDax;
 
 TEST_F(HttpViewTest, TheScheduleIsGetSchedulesAnswerField) {
   CreateSim("sim", 8, "conservative");
@@ -174,19 +175,11 @@ TEST_F(HttpViewTest, AWhatIfJobShowsWhereItWouldGoAndCommitsNothing) {
   EXPECT_THAT(result->body, ::testing::HasSubstr("body (a JobSpec in JSON)"));
 }
 
-constexpr char kWhatIfDax[] = R"(<?xml version="1.0"?>
-<adag xmlns="http://pegasus.isi.edu/schema/DAX" version="2.1" name="w">
-  <job id="ID0" name="prep" runtime="600"/>
-  <job id="ID1" name="left" runtime="3600"/>
-  <job id="ID2" name="right" runtime="1800"/>
-  <child ref="ID1"><parent ref="ID0"/></child>
-  <child ref="ID2"><parent ref="ID0"/></child>
-</adag>)";
-
 TEST_F(HttpViewTest, AWhatIfDagFileGetsAPlanAndTheTightestDeadlineAndCommitsNothing) {
   CreateSim("sim", 8, "conservative");
-  httplib::Result result = client_->Post(
-      "/api/v1/clusters/sim/what-if/dag?algorithm=heft&file=w.dax", kWhatIfDax, "application/xml");
+  httplib::Result result =
+      client_->Post("/api/v1/clusters/sim/what-if/dag?algorithm=heft&file=w.dax", kThreeTaskDax,
+                    "application/xml");
   ASSERT_TRUE(result);
   ASSERT_EQ(result->status, 200) << result->body;
   const auto answer = Parse<pb::QueryDeadlineResponse>(result->body);
@@ -199,15 +192,17 @@ TEST_F(HttpViewTest, AWhatIfDagFileGetsAPlanAndTheTightestDeadlineAndCommitsNoth
   EXPECT_EQ(Parse<pb::ListDagReservationsResponse>(Get("/api/v1/clusters/sim/dags")).dags_size(),
             0);  // nothing committed
 
-  result = client_->Post("/api/v1/clusters/sim/what-if/dag?format=xml", kWhatIfDax, "text/plain");
+  result =
+      client_->Post("/api/v1/clusters/sim/what-if/dag?format=xml", kThreeTaskDax, "text/plain");
   ASSERT_TRUE(result);
   EXPECT_EQ(result->status, 400);
   EXPECT_THAT(result->body, ::testing::HasSubstr(
                                 "query parameter 'format': xml: expected dag, wfcommons or dax"));
-  result = client_->Post("/api/v1/clusters/sim/what-if/dag?alpha=2", kWhatIfDax, "text/plain");
+  result = client_->Post("/api/v1/clusters/sim/what-if/dag?alpha=2", kThreeTaskDax, "text/plain");
   ASSERT_TRUE(result);
   EXPECT_THAT(result->body, ::testing::HasSubstr("'alpha' must be in [0, 1], got '2'"));
-  result = client_->Post("/api/v1/clusters/sim/what-if/dag?commit=true", kWhatIfDax, "text/plain");
+  result =
+      client_->Post("/api/v1/clusters/sim/what-if/dag?commit=true", kThreeTaskDax, "text/plain");
   ASSERT_TRUE(result);
   EXPECT_THAT(result->body, ::testing::HasSubstr("query parameter 'commit' is not one of"));
   result = client_->Post("/api/v1/clusters/sim/what-if/dag?format=dax", "<adag", "text/plain");

@@ -14,6 +14,7 @@ namespace {
 namespace pb = ::resched::v1;
 using resched::testing::Browser;
 using testing::HttpViewTest;
+using testing::kThreeTaskDax;
 
 class PageTest : public HttpViewTest {
  protected:
@@ -199,15 +200,6 @@ TEST_F(PageTest, DagTasksAreDrawnWithTheirPrecedences) {
   KeepScreenshot("web-view-dag.png");
 }
 
-constexpr char kUploadedDax[] = R"(<?xml version="1.0"?>
-<adag xmlns="http://pegasus.isi.edu/schema/DAX" version="2.1" name="w">
-  <job id="ID0" name="prep" runtime="600"/>
-  <job id="ID1" name="left" runtime="3600"/>
-  <job id="ID2" name="right" runtime="1800"/>
-  <child ref="ID1"><parent ref="ID0"/></child>
-  <child ref="ID2"><parent ref="ID0"/></child>
-</adag>)";
-
 TEST_F(PageTest, AnUploadedDaxAndAJobFormAreDrawnAsDryRunsOverTheSchedule) {
   CreateSim("sim", 8, "conservative");
   pb::SubmitJobResponse running;
@@ -225,7 +217,7 @@ TEST_F(PageTest, AnUploadedDaxAndAJobFormAreDrawnAsDryRunsOverTheSchedule) {
                     "form.file.files = files.files;"
                     "form.algorithm.value = 'heft';"
                     "form.requestSubmit(); return true;",
-                    {kUploadedDax}));
+                    {kThreeTaskDax}));
   ASSERT_OK(browser_->WaitFor(
       "return window.reschedBars.filter(b => b.kind === 'whatif').length === 3;"));
   auto result = browser_->Run("return document.getElementById('what-if-result').textContent;");

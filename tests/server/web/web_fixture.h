@@ -15,6 +15,16 @@ namespace resched::server::web::testing {
 
 namespace pb = ::resched::v1;
 
+// A Pegasus DAX workflow of three tasks, one before the other two, for the what-if tests.
+inline constexpr char kThreeTaskDax[] = R"(<?xml version="1.0"?>
+<adag xmlns="http://pegasus.isi.edu/schema/DAX" version="2.1" name="w">
+  <job id="ID0" name="prep" runtime="600"/>
+  <job id="ID1" name="left" runtime="3600"/>
+  <job id="ID2" name="right" runtime="1800"/>
+  <child ref="ID1"><parent ref="ID0"/></child>
+  <child ref="ID2"><parent ref="ID0"/></child>
+</adag>)";
+
 class HttpViewTest : public resched::server::testing::ServerTest {
  protected:
   void SetUp() override {
