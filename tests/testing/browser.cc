@@ -1,9 +1,8 @@
 #include "tests/testing/browser.h"
 
-#include <netinet/in.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,32 +10,14 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "tests/testing/free_port.h"
 
 extern char** environ;
 
 namespace resched::testing {
-namespace {
-
-// A port nothing listens on now (the kernel's choice for a socket bound to port 0).
-int FreePort() {
-  const int sock = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  int port = 0;
-  if (bind(sock, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
-      getsockname(sock, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
-    port = ntohs(address.sin_port);
-  }
-  close(sock);
-  return port;
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<Browser>> Browser::Start() {
-  const int port = FreePort();
+  const int port = FreeLoopbackPort();
   if (port == 0) return absl::UnavailableError("no free loopback port for chromedriver");
   std::string port_flag = absl::StrCat("--port=", port);
   std::string driver_name = "chromedriver";

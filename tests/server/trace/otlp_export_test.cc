@@ -4,10 +4,7 @@
 // dropped.
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <netinet/in.h>
 #include <stdlib.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <condition_variable>
 #include <filesystem>
@@ -20,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/trace/otlp_http_exporter.h"
 #include "tests/server/server_fixture.h"
+#include "tests/testing/free_port.h"
 #include "tests/testing/status.h"
 
 namespace resched::server::testing {
@@ -297,22 +295,13 @@ TEST_F(StalledCollectorTest, CallsSucceedAndSpansAreDroppedAndCounted) {
   EXPECT_GT(Counter(*service_, "resched_trace_spans_exported_total"), 0);
 }
 
-// A loopback port that was free a moment ago: nothing listens there.
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), length), 0);
-  EXPECT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length), 0);
-  close(fd);
-  return ntohs(address.sin_port);
-}
-
 class CollectorDownTest : public TraceExportTest {
  protected:
-  CollectorDownTest() { collector_url_ = absl::StrCat("http://127.0.0.1:", FreePort()); }
+  CollectorDownTest() {
+    const int port = resched::testing::FreeLoopbackPort();  // nothing listens there
+    EXPECT_NE(port, 0);
+    collector_url_ = absl::StrCat("http://127.0.0.1:", port);
+  }
 };
 
 TEST_F(CollectorDownTest, CallsSucceedAndEverySpanIsCountedAsDropped) {
