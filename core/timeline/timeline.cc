@@ -24,6 +24,13 @@
 //   such keys, so when refs drops to 0 the entry is erased and its predecessor's segment grows
 //   over it with the same value. Underfull nodes borrow from or merge with a sibling at once
 //   (no lazy rebuild): the height stays O(log n) for the current n.
+// - Run summaries, kept once the tree is run_index_height_ tall: child i's entry also holds a
+//   RunSummary at the thresholds n.max[i] - run_offsets_[g], computed from the child's own
+//   entries (a leaf's segments; an inner node's children's summaries, each read at its nearest
+//   threshold at or below, so a bound on the runs and never an underestimate). A summary
+//   depends only on the child's keys, maxima and summaries, not on pending adds or minima, so
+//   updates recompute summaries only up the path where those changed (kShapeChanged), and a
+//   leaf's only when its max moved or a changed segment crossed a threshold.
 //
 // Costs (n = number of breakpoints, h = height = O(log n / log kFanout), B = node size; every
 // node visit is a linear scan of at most B keys in a few cache lines):
@@ -45,7 +52,12 @@
 //   short for the request on the way, the cost is O(min(g, h B (L/d + 2)) h B). When the
 //   walk is long compared with d (a request that waits far behind a busy stretch), it is still
 //   linear in L/d: the min/max summaries cannot tell, for a given k, how long a child's free
-//   runs are.
+//   runs are. The run summaries can, for k near a child's max (wide requests): a mixed child
+//   whose summary shows no run of d at a threshold at or below k is read like a short one,
+//   and one whose last segment is below that threshold needs no suffix path. Such a request
+//   crosses busy subtrees near the root in O(h B) each instead of descending into them.
+// - Add and Remove with run summaries: the summaries of the changed entries up the paths, each
+//   O(B kRunLevels), stopping where nothing they depend on changed.
 // - LatestStart is the mirror walk, leftwards from the segment containing deadline - 1, with
 //   the same cost (a mixed child shorter than d: its free suffix and free prefix), and it
 //   gives up as soon as no run ending at or before the current point can start at or after t0.
@@ -54,10 +66,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cassert>
 #include <climits>
 #include <cstring>
 #include <limits>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -76,6 +92,8 @@ constexpr int kMaxCapacity = 1 << 28;
 
 // Upper bound of the root's key span: above every key (keys are <= kTimeMax).
 constexpr Time kNoKey = std::numeric_limits<Time>::max();
+// "No such segment" in a run summary (Timeline::RunSummary).
+constexpr Time kNoRun = kNoKey;
 
 // Number of keys[0, count) that are <= key (resp. < key); keys are sorted. Branch-free: the
 // arrays are short, and the comparisons are unpredictable.
@@ -106,6 +124,7 @@ void ForArrays(N& a, const N& b, F&& f) {
     f(a.min, b.min);
     f(a.max, b.max);
     f(a.child, b.child);
+    f(a.run, b.run);
   }
 }
 // Copies src's entries [from, from + len) to dst's [to, to + len); dst may be src.
@@ -243,6 +262,13 @@ Timeline::Timeline(int capacity) : capacity_(std::clamp(capacity, 0, kMaxCapacit
   l.refs[0] = 1;  // the extra reference pins the sentinel
   l.count = 1;
   breakpoints_ = 1;
+  // A wide request on a busy profile waits for free capacity close to the max: thresholds
+  // 3.1 %, 8 % and 20 % of the capacity below it tell those runs apart (measured,
+  // docs/timeline.md).
+  constexpr int kRunOffsetPerMille[kRunLevels] = {31, 80, 200};
+  for (int g = 0; g < kRunLevels; ++g) {
+    run_offsets_[g] = static_cast<int>(std::int64_t{capacity_} * kRunOffsetPerMille[g] / 1000);
+  }
 }
 
 const Timeline::Record* Timeline::FindRecord(ReservationId id) const {
@@ -423,8 +449,13 @@ void Timeline::Push(Inner& n, int i, int h) {
   }
 }
 
-// Recomputes the cached leftmost key and min/max of child i of n (height h).
-void Timeline::Refresh(Inner& n, int i, int h) {
+// Recomputes the cached leftmost key and min/max of child i of n (height h), and its run
+// summary unless upkeep says it still holds. Returns what changed (kMinChanged,
+// kShapeChanged).
+int Timeline::Refresh(Inner& n, int i, int h, RunUpkeep upkeep) {
+  const Time old_key = n.min_key[i];
+  const int old_min = n.min[i];
+  const int old_max = n.max[i];
   int lo = INT_MAX, hi = INT_MIN;
   if (h == 1) {
     const Leaf& l = leaves_[n.child[i]];
@@ -443,6 +474,159 @@ void Timeline::Refresh(Inner& n, int i, int h) {
   }
   n.min[i] = lo + n.lazy[i];
   n.max[i] = hi + n.lazy[i];
+  int changed = (n.min[i] != old_min ? kMinChanged : 0) |
+                (n.min_key[i] != old_key || n.max[i] != old_max ? kShapeChanged : 0);
+  if (upkeep == RunUpkeep::kRecompute && runs_kept_) changed |= RefreshRuns(n, i, h);
+  return changed;
+}
+
+// Recomputes the run summary of child i of n (height h); kShapeChanged if it changed.
+int Timeline::RefreshRuns(Inner& n, int i, int h) {
+  const RunSummary runs = SummarizeRuns(n.child[i], h - 1, n.max[i] - n.lazy[i]);
+  if (SameRuns(runs, n.run[i])) return 0;
+  n.run[i] = runs;
+  return kShapeChanged;
+}
+
+bool Timeline::SameRuns(const RunSummary& a, const RunSummary& b) {
+  for (int g = 0; g < kRunLevels; ++g) {
+    if (a.first_blocked[g] != b.first_blocked[g] || a.free_from[g] != b.free_from[g] ||
+        a.longest[g] != b.longest[g]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+int Timeline::RunLevelAbove(int offset) const {
+  int g = 0;
+  for (int o : run_offsets_) g += o < offset;  // branch-free: offsets increase
+  return g;
+}
+
+namespace {
+
+// Starts loading an inner node's run summaries, which lie past the arrays a descent reads.
+template <typename InnerNode>
+void PrefetchRuns(const InnerNode& n) {
+  const char* from = reinterpret_cast<const char*>(n.run);
+  for (std::size_t at = 0; at < sizeof n.run; at += 64) __builtin_prefetch(from + at);
+}
+
+// Free runs at one threshold, fed a node's entries in time order.
+struct RunScan {
+  Time first_blocked = kNoRun;
+  Time run_start;  // start of the open run; kNoRun when the last entry ends blocked
+  Duration longest = 0;
+
+  explicit RunScan(Time node_start) : run_start(node_start) {}
+  // An entry [.., next_start) whose first segment below the threshold starts at first, whose
+  // last one ends at last_end (kNoRun: at next_start), and whose inner runs last <= inner.
+  void Blocked(Time first, Time last_end, Duration inner, Time next_start) {
+    if (first_blocked == kNoRun) {
+      first_blocked = first;
+    } else {
+      longest = std::max(longest, first - run_start);
+    }
+    longest = std::max(longest, inner);
+    run_start = last_end == kNoRun ? next_start : last_end;
+  }
+};
+
+// Bit j of mask[g] set where value[j] >= level[g], for j < count (<= 32). Four lanes at a
+// time, every level in one pass: this runs for most nodes an update passes through.
+template <std::size_t N, std::size_t G>
+void AtLeast(const int (&value)[N], int count, const int (&level)[G], std::uint32_t (&mask)[G]) {
+  static_assert(N <= 32 && N % 4 == 0);
+  for (std::uint32_t& m : mask) m = 0;
+#ifdef __SSE2__
+  __m128i below[G];
+  for (std::size_t g = 0; g < G; ++g) below[g] = _mm_set1_epi32(level[g] - 1);
+  for (int j = 0; j < static_cast<int>(N); j += 4) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(value + j));
+    for (std::size_t g = 0; g < G; ++g) {
+      const int lanes = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(v, below[g])));
+      mask[g] |= static_cast<std::uint32_t>(lanes) << j;
+    }
+  }
+#else
+  for (int j = 0; j < static_cast<int>(N); ++j) {
+    for (std::size_t g = 0; g < G; ++g) mask[g] |= std::uint32_t{value[j] >= level[g]} << j;
+  }
+#endif
+  const std::uint32_t used = count == 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << count) - 1;
+  for (std::uint32_t& m : mask) m &= used;
+}
+
+}  // namespace
+
+// The run summary of node (height h, max free capacity max in its own frame). Leaves read their
+// runs from bit masks of the segments at or above each threshold; inner nodes compose their
+// children's summaries.
+Timeline::RunSummary Timeline::SummarizeRuns(Index node, int h, int max) const {
+  return h == 0 ? SummarizeLeafRuns(leaves_[node], max) : SummarizeInnerRuns(inners_[node], max);
+}
+
+Timeline::RunSummary Timeline::SummarizeLeafRuns(const Leaf& l, int max) const {
+  RunSummary out;
+  const std::uint32_t all = l.count == 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << l.count) - 1;
+  int levels[kRunLevels];
+  for (int g = 0; g < kRunLevels; ++g) levels[g] = max - run_offsets_[g];
+  std::uint32_t free_masks[kRunLevels];
+  AtLeast(l.free, l.count, levels, free_masks);
+  for (int g = 0; g < kRunLevels; ++g) {
+    const std::uint32_t free = free_masks[g];
+    const std::uint32_t blocked = ~free & all;
+    if (blocked == 0) {
+      out.first_blocked[g] = kNoRun;
+      out.free_from[g] = l.key[0];
+      out.longest[g] = 0;
+      continue;
+    }
+    const int first = std::countr_zero(blocked);
+    const int last = 31 - std::countl_zero(blocked);
+    out.first_blocked[g] = l.key[first];
+    out.free_from[g] = last + 1 < l.count ? l.key[last + 1] : kNoRun;
+    // The free segments strictly between the first and last blocked ones, run by run.
+    std::uint32_t inner =
+        free & ((std::uint32_t{1} << last) - 1) & ~((std::uint32_t{2} << first) - 1);
+    Duration longest = 0;
+    while (inner != 0) {
+      const int from = std::countr_zero(inner);
+      const int to = from + std::countr_one(inner >> from);  // <= last: a blocked segment
+      longest = std::max(longest, l.key[to] - l.key[from]);
+      inner &= ~std::uint32_t{0} << to;
+    }
+    out.longest[g] = longest;
+  }
+  return out;
+}
+
+Timeline::RunSummary Timeline::SummarizeInnerRuns(const Inner& n, int max) const {
+  RunSummary out;
+  for (int g = 0; g < kRunLevels; ++g) {
+    const int level = max - run_offsets_[g];
+    RunScan scan(n.min_key[0]);
+    // A child wholly free at this level has no blocked segment at its own threshold at or
+    // below it, so its min is not needed: summaries depend only on keys, maxima and runs.
+    for (int j = 0; j < n.count; ++j) {
+      const Time next = j + 1 < n.count ? n.min_key[j + 1] : kNoRun;
+      if (n.max[j] < level) {
+        scan.Blocked(n.min_key[j], kNoRun, 0, next);
+        continue;
+      }
+      // The child's threshold at or below this one: its summary bounds the runs here. Without
+      // one (or without a claim there), the child counts as free, which bounds its runs too.
+      const RunSummary& r = n.run[j];
+      const int c = RunLevelAbove(n.max[j] - level);
+      if (c == kRunLevels || r.first_blocked[c] == kNoRun) continue;
+      scan.Blocked(r.first_blocked[c], r.free_from[c], r.longest[c], next);
+    }
+    out.first_blocked[g] = scan.first_blocked;
+    out.free_from[g] = scan.first_blocked == kNoRun ? n.min_key[0] : scan.run_start;
+    out.longest[g] = scan.longest;
+  }
+  return out;
 }
 
 // Makes `key` a breakpoint (copying the value of the segment that contained it) or takes one
@@ -457,9 +641,35 @@ void Timeline::Pin(Time key) {
   r.child[1] = sibling;
   r.lazy[0] = r.lazy[1] = 0;
   ++height_;
-  Refresh(r, 0, height_);
-  Refresh(r, 1, height_);
+  Refresh(r, 0, height_, RunUpkeep::kRecompute);
+  Refresh(r, 1, height_, RunUpkeep::kRecompute);
   root_ = root;
+  FollowHeight();
+}
+
+void Timeline::SetRunIndexHeight(int height) {
+  run_index_height_ = height;
+  runs_kept_ = false;
+  FollowHeight();
+}
+
+void Timeline::FollowHeight() {
+  if (!runs_kept_ && height_ >= run_index_height_) {
+    runs_kept_ = true;
+    SummarizeAllRuns(root_, height_);
+  } else if (runs_kept_ && height_ < run_index_height_ - 1) {
+    runs_kept_ = false;  // what is stored goes stale, and is recomputed when kept again
+  }
+}
+
+// Recomputes every run summary below node (height h), children first.
+void Timeline::SummarizeAllRuns(Index node, int h) {
+  if (h == 0) return;
+  Inner& n = inners_[node];
+  for (int i = 0; i < n.count; ++i) {
+    SummarizeAllRuns(n.child[i], h - 1);
+    n.run[i] = SummarizeRuns(n.child[i], h - 1, n.max[i] - n.lazy[i]);
+  }
 }
 
 // Pins key below node (height h); returns the new right sibling if node split, else kNil.
@@ -472,7 +682,7 @@ Timeline::Index Timeline::PinIn(Index node, int h, Time key) {
     Push(n, i, h);
     const Index sibling = PinIn(n.child[i], h - 1, key);
     if (sibling == kNil) return kNil;  // a copied value changes no summary
-    Refresh(inners_[node], i, h);
+    Refresh(inners_[node], i, h, RunUpkeep::kRecompute);
     return InsertChild(node, i + 1, sibling, h);
   }
   Leaf* l = &leaves_[node];
@@ -527,7 +737,7 @@ Timeline::Index Timeline::InsertChild(Index node, int pos, Index child, int h) {
   n->child[pos] = child;
   n->lazy[pos] = 0;
   ++n->count;
-  Refresh(*n, pos, h);
+  Refresh(*n, pos, h, RunUpkeep::kRecompute);
   return sibling;
 }
 
@@ -541,26 +751,35 @@ void Timeline::Unpin(Time key) {
     root_ = r.child[0];
     --height_;
   }
+  FollowHeight();
 }
 
-// Returns whether an entry was erased below node (height h).
-bool Timeline::UnpinIn(Index node, int h, Time key) {
+// Returns kErased when an entry was erased below node (height h), with what changed in node's
+// entries (kMinChanged, kShapeChanged); 0 when nothing was. An erased key had its
+// predecessor's value, so the steps stay the same: only a moved start (the leaf's first key)
+// or a rebalancing changes a run summary.
+int Timeline::UnpinIn(Index node, int h, Time key) {
   if (h == 0) {
     Leaf& l = leaves_[node];
     const int p = CountAtMost(l.key, l.count, key) - 1;  // key is a breakpoint: l.key[p]
-    if (--l.refs[p] > 0) return false;
+    if (--l.refs[p] > 0) return 0;
     MoveEntries(l, p, l, p + 1, l.count - p - 1);
     --l.count;
     --breakpoints_;
-    return true;
+    return kErased | kMinChanged | (p == 0 ? kShapeChanged : 0);
   }
   Inner& n = inners_[node];
   const int i = CountAtMost(n.min_key, n.count, key) - 1;
   Push(n, i, h);
-  if (!UnpinIn(n.child[i], h - 1, key)) return false;
-  Refresh(n, i, h);
-  if (Count(n.child[i], h - 1) < (h == 1 ? kLeafMin : kInnerMin)) Rebalance(node, i, h);
-  return true;
+  const int below = UnpinIn(n.child[i], h - 1, key);
+  if (below == 0) return 0;
+  int changed =
+      Refresh(n, i, h, (below & kShapeChanged) != 0 ? RunUpkeep::kRecompute : RunUpkeep::kKeep);
+  if (Count(n.child[i], h - 1) < (h == 1 ? kLeafMin : kInnerMin)) {
+    Rebalance(node, i, h);
+    changed |= kMinChanged | kShapeChanged;
+  }
+  return kErased | changed;
 }
 
 // Child i of node (height h) is underfull: merge it with a neighbour if both fit in one node,
@@ -600,24 +819,22 @@ void Timeline::Rebalance(Index node, int i, int h) {
     MoveEntries(n, b, n, b + 1, n.count - b - 1);
     --n.count;
   } else {
-    Refresh(n, b, h);
+    Refresh(n, b, h, RunUpkeep::kRecompute);
   }
-  Refresh(n, a, h);
+  Refresh(n, a, h, RunUpkeep::kRecompute);
 }
 
 // Adds delta to the breakpoints with key in [lo, hi) below node (height h), whose keys are
 // below node_hi. lo and hi are breakpoints, so a child lies inside the window exactly when
 // its time span does: it then takes the add as a pending add, and only the children holding
 // lo or hi are entered.
-void Timeline::AddRange(Index node, int h, Time lo, Time hi, Time node_hi, int delta) {
-  if (h == 0) {
-    Leaf& l = leaves_[node];
-    for (int j = 0; j < l.count; ++j) {
-      if (l.key[j] >= lo && l.key[j] < hi) l.free[j] += delta;
-    }
-    return;
+int Timeline::AddRange(Index node, int h, Time lo, Time hi, Time node_hi, int delta) {
+  if (h == 0) {  // the root is a leaf, and has no summary above it
+    AddToLeaf(leaves_[node], lo, hi, delta);
+    return kMinChanged | kShapeChanged;
   }
   Inner& n = inners_[node];
+  int changed = 0;
   for (int i = std::max(0, CountAtMost(n.min_key, n.count, lo) - 1);
        i < n.count && n.min_key[i] < hi; ++i) {
     const Time child_hi = ChildEnd(n, i, node_hi);
@@ -625,12 +842,54 @@ void Timeline::AddRange(Index node, int h, Time lo, Time hi, Time node_hi, int d
       n.lazy[i] += delta;
       n.min[i] += delta;
       n.max[i] += delta;
+      changed |= kMinChanged | kShapeChanged;
+    } else if (h == 1) {
+      changed |= AddToLeafChild(n, i, lo, hi, delta);
     } else {
       Push(n, i, h);
-      AddRange(n.child[i], h - 1, lo, hi, child_hi, delta);
-      Refresh(n, i, h);
+      if (runs_kept_) PrefetchRuns(inners_[n.child[i]]);  // Refresh may read them on return
+      if (const int below = AddRange(n.child[i], h - 1, lo, hi, child_hi, delta); below != 0) {
+        changed |= Refresh(n, i, h,
+                           (below & kShapeChanged) != 0 ? RunUpkeep::kRecompute : RunUpkeep::kKeep);
+      }
     }
   }
+  return changed;
+}
+
+// Adds delta to the segments of l with key in [lo, hi), which are [from, to).
+std::pair<int, int> Timeline::AddToLeaf(Leaf& l, Time lo, Time hi, int delta) {
+  int from = l.count;
+  int to = 0;
+  for (int j = 0; j < l.count; ++j) {
+    if (l.key[j] >= lo && l.key[j] < hi) {
+      l.free[j] += delta;
+      from = std::min(from, j);
+      to = j + 1;
+    }
+  }
+  return {from, to};
+}
+
+// AddRange on child i of n, a leaf; returns what changed in n's entry. The run summary is
+// recomputed only when the leaf's max moved (and with it every threshold) or a changed segment
+// crossed a threshold: most changes happen far below the thresholds, which lie near the max.
+int Timeline::AddToLeafChild(Inner& n, int i, Time lo, Time hi, int delta) {
+  Push(n, i, 1);
+  const int old_max = n.max[i];
+  Leaf& l = leaves_[n.child[i]];
+  const auto [from, to] = AddToLeaf(l, lo, hi, delta);
+  int changed = Refresh(n, i, 1, RunUpkeep::kKeep);
+  if (!runs_kept_) return changed;
+  const int max = n.max[i];
+  bool crossed = max != old_max;
+  for (int j = from; j < to && !crossed; ++j) {
+    const int low = std::min(l.free[j], l.free[j] - delta);
+    const int high = std::max(l.free[j], l.free[j] - delta);
+    for (const int offset : run_offsets_) crossed |= low < max - offset && max - offset <= high;
+  }
+  if (crossed) changed |= RefreshRuns(n, i, 1);
+  return changed;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -740,12 +999,29 @@ void Timeline::EarliestChild(const Inner& n, int i, int h, int acc, Time hi,
     if (!w.cand) w.cand = first;
     return;
   }
+  const RunSummary& runs = n.run[i];
+  const int level = RunLevelAbove(n.max[i] + acc - w.k);
   acc += n.lazy[i];
-  if (Wide{hi} - first < w.d) {
+  Time first_blocked = kNoRun;  // bounds at a threshold <= k, when the summary has one
+  Time free_from = kNoRun;
+  bool short_runs = Wide{hi} - first < w.d;
+  if (runs_kept_ && level < kRunLevels && runs.first_blocked[level] != kNoRun) {
+    first_blocked = runs.first_blocked[level];
+    free_from = runs.free_from[level];
+    const Wide suffix = free_from == kNoRun ? 0 : Wide{hi} - free_from;
+    short_runs = short_runs ||
+                 (runs.longest[level] < w.d && Wide{first_blocked} - first < w.d && suffix < w.d);
+  }
+  if (short_runs) {
     // A run of d cannot lie inside the child, so its gaps do not matter: either the open run
     // lasts to the child's first blocked segment, or the next candidate is its free suffix.
-    if (w.cand && w.Reaches(FirstBlocked(n.child[i], h - 1, acc, w.k))) {
+    if (w.cand && w.Reaches(first_blocked) &&
+        w.Reaches(FirstBlocked(n.child[i], h - 1, acc, w.k))) {
       w.done = true;
+      return;
+    }
+    if (first_blocked != kNoRun && free_from == kNoRun) {
+      w.cand.reset();  // blocked at a lower threshold, so at k too
       return;
     }
     const Time suffix = LastBlockedEnd(n.child[i], h - 1, acc, w.k, hi);
@@ -920,7 +1196,8 @@ absl::Status Timeline::CheckInvariants() const {
   std::vector<Exact> in_order;
   int min = 0, max = 0;
   std::size_t nodes = 0;
-  if (absl::Status s = CheckNode(root_, height_, 0, true, in_order, min, max, nodes); !s.ok()) {
+  if (absl::Status s = CheckNode(root_, height_, 0, true, kNoKey, in_order, min, max, nodes);
+      !s.ok()) {
     return s;
   }
   if (nodes + free_leaves_.size() + free_inners_.size() != leaves_.size() + inners_.size()) {
@@ -949,8 +1226,9 @@ absl::Status Timeline::CheckInvariants() const {
 
 // Checks node sizes and the cached summaries of the children; appends the entries in key
 // order with exact free values and returns the subtree's exact min/max free.
-absl::Status Timeline::CheckNode(Index node, int h, int acc, bool root, std::vector<Exact>& out,
-                                 int& min, int& max, std::size_t& nodes) const {
+absl::Status Timeline::CheckNode(Index node, int h, int acc, bool root, Time node_hi,
+                                 std::vector<Exact>& out, int& min, int& max,
+                                 std::size_t& nodes) const {
   ++nodes;
   min = INT_MAX;
   max = INT_MIN;
@@ -973,8 +1251,9 @@ absl::Status Timeline::CheckNode(Index node, int h, int acc, bool root, std::vec
   for (int i = 0; i < n.count; ++i) {
     const std::size_t first = out.size();
     int child_min, child_max;
-    if (absl::Status s =
-            CheckNode(n.child[i], h - 1, acc + n.lazy[i], false, out, child_min, child_max, nodes);
+    const Time child_hi = ChildEnd(n, i, node_hi);
+    if (absl::Status s = CheckNode(n.child[i], h - 1, acc + n.lazy[i], false, child_hi, out,
+                                   child_min, child_max, nodes);
         !s.ok()) {
       return s;
     }
@@ -982,8 +1261,62 @@ absl::Status Timeline::CheckNode(Index node, int h, int acc, bool root, std::vec
         child_max != n.max[i] + acc) {
       return absl::InternalError(absl::StrFormat("stale summary above %d", n.min_key[i]));
     }
+    if (runs_kept_) {
+      const RunSummary runs = SummarizeRuns(n.child[i], h - 1, n.max[i] - n.lazy[i]);
+      if (!SameRuns(runs, n.run[i])) {
+        return absl::InternalError(absl::StrFormat("stale run summary above %d", n.min_key[i]));
+      }
+      if (absl::Status s = CheckRuns(n.run[i], n.max[i] + acc, out.data() + first,
+                                     out.data() + out.size(), child_hi);
+          !s.ok()) {
+        return s;
+      }
+    }
     min = std::min(min, child_min);
     max = std::max(max, child_max);
+  }
+  return absl::OkStatus();
+}
+
+// Checks a child's run summary against its exact steps [from, to), the last one ending at end;
+// max: the child's exact max free capacity.
+absl::Status Timeline::CheckRuns(const RunSummary& runs, int max, const Exact* from,
+                                 const Exact* to, Time end) const {
+  // The step containing t (from->key <= t < end).
+  auto step_at = [&](Time t) {
+    return std::upper_bound(from, to, t, [](Time x, const Exact& e) { return x < e.key; }) - 1;
+  };
+  for (int g = 0; g < kRunLevels; ++g) {
+    const Time first_blocked = runs.first_blocked[g];
+    const Time free_from = runs.free_from[g];
+    if (first_blocked == kNoRun) continue;
+    const std::int64_t level = std::int64_t{max} - run_offsets_[g];
+    auto fail = [&](const char* what, Time at) {
+      return absl::InternalError(absl::StrFormat(
+          "run summary of the child at %d, threshold %d: %s at %d", from->key, level, what, at));
+    };
+    if (first_blocked < from->key || first_blocked >= end ||
+        step_at(first_blocked)->free >= level) {
+      return fail("first_blocked is not below the threshold", first_blocked);
+    }
+    if (free_from == kNoRun
+            ? (to - 1)->free >= level
+            : free_from <= from->key || free_from > end || step_at(free_from - 1)->free >= level) {
+      return fail("free_from does not end a step below the threshold", free_from);
+    }
+    for (const Exact* e = from; e != to;) {
+      if (e->free < level) {
+        ++e;
+        continue;
+      }
+      const Time run_start = e->key;
+      while (e != to && e->free >= level) ++e;
+      const Time run_end = e == to ? end : e->key;
+      const bool covered = run_end <= first_blocked ||
+                           (free_from != kNoRun && run_start >= free_from) ||
+                           Wide{run_end} - run_start <= runs.longest[g];
+      if (!covered) return fail("a run is longer than the summary says", run_start);
+    }
   }
   return absl::OkStatus();
 }

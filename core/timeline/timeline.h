@@ -10,7 +10,9 @@
 // children along the two boundary paths, O(kFanout log n). Searches walk the tree in time
 // order and skip every child that is uniformly free (min >= k) or uniformly blocked (max < k)
 // as a whole, and read a mixed child shorter than the request only along its two boundary
-// paths (no run long enough fits inside it), so they never scan segment by segment.
+// paths (no run long enough fits inside it), so they never scan segment by segment. On deep
+// trees each child's entry also summarizes where its free runs lie at a few thresholds near
+// its max (RunSummary), which lets a wide request skip a busy subtree as it skips a short one.
 //
 // Nodes live in two vectors (indices, not pointers), so Snapshot() is a contiguous copy.
 #pragma once
@@ -141,6 +143,15 @@ class Timeline {
   // counts and free values against the reservation records.
   absl::Status CheckInvariants() const;
 
+  // The free-run summaries that let a wide search skip whole subtrees cost an update about a
+  // third more, and pay only on deep trees: they are kept once the tree is `height` levels
+  // tall (kRunIndexHeight by default: from about 50k breakpoints, 25k reservations) and
+  // dropped below height - 1. Searches answer the same either way. Tests lower it to cover
+  // small timelines.
+  static constexpr int kRunIndexHeight = 4;
+  void SetRunIndexHeight(int height);
+  bool keeps_run_summaries() const { return runs_kept_; }
+
  private:
   using Index = std::int32_t;
   static constexpr Index kNil = -1;
@@ -151,6 +162,9 @@ class Timeline {
   // do not split and merge the same node over and over.
   static constexpr int kLeafMin = kLeafCap / 4;
   static constexpr int kInnerMin = kFanout / 4;
+  // Free-run summaries per child, at kRunLevels thresholds below the child's max free capacity
+  // (run_offsets_): what lets a search skip a mixed child that holds no run long enough.
+  static constexpr int kRunLevels = 3;
 
   // Values are exact once the pending adds on the path from the root are added.
   struct alignas(64) Leaf {
@@ -159,6 +173,24 @@ class Timeline {
     std::int32_t refs[kLeafCap];  // reservations starting or ending at key; sentinel pinned
     int count;
   };
+  // Where a child's free runs can be, at the thresholds max - run_offsets_[g] (max: the child's
+  // max free capacity; relative, so pending adds leave them valid). At each threshold, every
+  // maximal run of the child lies before first_blocked, or from free_from on, or lasts at most
+  // longest. These are bounds: a summary is composed from the children's at their nearest
+  // threshold at or below.
+  struct RunSummary {
+    Time first_blocked[kRunLevels];  // kNoRun: no claim at this threshold
+    Time free_from[kRunLevels];      // kNoRun: the child's last segment is below the threshold
+    Duration longest[kRunLevels];
+  };
+  // kKeep: nothing a run summary depends on (the keys, maxima and summaries of the child's
+  // entries) changed, so the child's still holds.
+  enum class RunUpkeep { kRecompute, kKeep };
+  // What an update changed in a node's entries: a min (the parent's min/max must follow), a
+  // key, max or run summary (the node's own run summary too); kErased: Unpin erased a key.
+  static constexpr int kMinChanged = 1;
+  static constexpr int kShapeChanged = 2;
+  static constexpr int kErased = 4;
   struct alignas(64) Inner {
     Time min_key[kFanout];  // leftmost key of the child
     int lazy[kFanout];      // pending add for the whole child
@@ -166,6 +198,7 @@ class Timeline {
     int max[kFanout];
     Index child[kFanout];  // leaf indices at height 1, inner ones above
     int count;
+    RunSummary run[kFanout];
   };
   struct EarliestWalk;  // search states, defined in timeline.cc
   struct LatestWalk;
@@ -179,14 +212,25 @@ class Timeline {
   Index NewInner();
   int Count(Index node, int h) const;
   void Push(Inner& n, int i, int h);
-  void Refresh(Inner& n, int i, int h);
+  int Refresh(Inner& n, int i, int h, RunUpkeep upkeep);
+  int RefreshRuns(Inner& n, int i, int h);
+  static bool SameRuns(const RunSummary& a, const RunSummary& b);
+  RunSummary SummarizeRuns(Index node, int h, int max) const;
+  void FollowHeight();  // starts or stops keeping run summaries as the height changed
+  void SummarizeAllRuns(Index node, int h);
+  RunSummary SummarizeLeafRuns(const Leaf& l, int max) const;
+  RunSummary SummarizeInnerRuns(const Inner& n, int max) const;
+  int RunLevelAbove(int offset) const;
   void Pin(Time key);
   Index PinIn(Index node, int h, Time key);
   Index InsertChild(Index node, int pos, Index child, int h);
   void Unpin(Time key);
-  bool UnpinIn(Index node, int h, Time key);
+  int UnpinIn(Index node, int h, Time key);
   void Rebalance(Index node, int i, int h);
-  void AddRange(Index node, int h, Time lo, Time hi, Time node_hi, int delta);
+  // Returns what changed in node's entries (kMinChanged, kShapeChanged).
+  int AddRange(Index node, int h, Time lo, Time hi, Time node_hi, int delta);
+  static std::pair<int, int> AddToLeaf(Leaf& l, Time lo, Time hi, int delta);
+  int AddToLeafChild(Inner& n, int i, Time lo, Time hi, int delta);
 
   // Const queries carry the pending adds of the ancestors in `acc` instead of pushing them.
   void SegmentMin(Index node, int h, int acc, Time lo, Time hi, Time node_hi, int& best) const;
@@ -201,8 +245,10 @@ class Timeline {
   void LatestBefore(Index node, int h, int acc, LatestWalk& w) const;
   void LatestChild(const Inner& n, int i, int h, int acc, LatestWalk& w) const;
   void StepRange(Index node, int h, int acc, StepWalk& w) const;
-  absl::Status CheckNode(Index node, int h, int acc, bool root, std::vector<Exact>& out, int& min,
-                         int& max, std::size_t& nodes) const;
+  absl::Status CheckNode(Index node, int h, int acc, bool root, Time node_hi,
+                         std::vector<Exact>& out, int& min, int& max, std::size_t& nodes) const;
+  absl::Status CheckRuns(const RunSummary& runs, int max, const Exact* from, const Exact* to,
+                         Time end) const;
 
   // A fresh value from a process-wide counter at construction, on every copy or assignment
   // and on Renew(), so that no two timelines and no two removal epochs share one.
@@ -237,6 +283,9 @@ class Timeline {
   static constexpr std::size_t kMinChangeBound = 65536;
 
   int capacity_;
+  int run_offsets_[kRunLevels];  // increasing
+  int run_index_height_ = kRunIndexHeight;
+  bool runs_kept_ = false;
   Version version_;
   ChangeRecord changes_;
   std::size_t live_reservations_ = 0;

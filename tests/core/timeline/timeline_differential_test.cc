@@ -48,7 +48,10 @@ std::uint64_t SeedOffset() {
 
 class Driver {
  public:
-  Driver(std::uint64_t seed, int capacity) : rng_(seed), timeline_(capacity), ref_(capacity) {}
+  Driver(std::uint64_t seed, int capacity, int run_index_height)
+      : rng_(seed), timeline_(capacity), ref_(capacity) {
+    timeline_.SetRunIndexHeight(run_index_height);
+  }
 
   void Step(int op) {
     if (op % 1000 == 0) scale_ = Uniform(0, 2) == 0 ? kLarge : kSmall;
@@ -241,8 +244,12 @@ TEST(TimelineDifferentialTest, MatchesReference) {
   constexpr int kOpsPerSeed = 25'000;
   const std::uint64_t seeds[] = {1, 2, 3, 20240607, 0xdeadbeef};
   const int capacities[] = {16, 1, 100, 4, 1024};
+  // Run summaries kept throughout (0), from the first inner node (1), or from height 2 and
+  // dropped at a single leaf (2); the default height, which these small trees never reach,
+  // checks the plain walk.
+  const int run_index_heights[] = {0, 2, Timeline::kRunIndexHeight, 1, 2};
   for (int s = 0; s < 5; ++s) {
-    Driver driver(seeds[s] + SeedOffset(), capacities[s]);
+    Driver driver(seeds[s] + SeedOffset(), capacities[s], run_index_heights[s]);
     for (int op = 0; op < kOpsPerSeed; ++op) {
       SCOPED_TRACE(absl::StrFormat("seed=%d capacity=%d op=%d", seeds[s], capacities[s], op));
       driver.Step(op);
@@ -259,12 +266,15 @@ TEST(TimelineDifferentialTest, WideRequestsOnBusyProfiles) {
     std::uint64_t seed;
     int capacity;
   };
-  for (const Case c : {Case{11, 64}, Case{12, 1024}, Case{13, 7}, Case{14, 1000}}) {
+  for (const Case c :
+       {Case{11, 64}, Case{12, 1024}, Case{13, 7}, Case{14, 1000}, Case{15, 1024}, Case{16, 64}}) {
     std::mt19937_64 rng(c.seed + SeedOffset());
     auto uniform = [&](std::int64_t lo, std::int64_t hi) {
       return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
     };
     Timeline timeline(c.capacity);
+    // The last two cases search with the plain walk, the others with run summaries.
+    if (c.seed < 15) timeline.SetRunIndexHeight(0);
     ReferenceTimeline ref(c.capacity);
     std::vector<ReservationId> live;
     const Time horizon = 20'000;
@@ -377,9 +387,11 @@ std::optional<Time> ScanLatest(const std::vector<std::pair<Time, int>>& steps, T
 
 // Thousands of reservations make a tree of height 3, where the searches skip subtrees three
 // levels up and cross between them; the reference tests keep trees small. Wide requests on
-// a half-loaded profile have mixed subtrees to cross.
+// a half-loaded profile have mixed subtrees to cross. Seed 21 keeps run summaries from the
+// start, seed 22 from height 3 (built when the tree gets there), then drops and rebuilds them,
+// seed 23 walks without them.
 TEST(TimelineDifferentialTest, DeepTreesMatchAScan) {
-  for (const std::uint64_t seed : {21, 22}) {
+  for (const std::uint64_t seed : {21, 22, 23}) {
     std::mt19937_64 rng(seed + SeedOffset());
     auto uniform = [&](std::int64_t lo, std::int64_t hi) {
       return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
@@ -387,10 +399,13 @@ TEST(TimelineDifferentialTest, DeepTreesMatchAScan) {
     constexpr int kCapacity = 1024;
     const Time horizon = 4'000'000;
     Timeline timeline(kCapacity);
+    timeline.SetRunIndexHeight(seed == 21 ? 0 : seed == 22 ? 3 : Timeline::kRunIndexHeight);
     std::vector<ReservationId> ids;
     std::vector<Allocation> live;
     for (int round = 0; round < 12; ++round) {
       SCOPED_TRACE(absl::StrFormat("seed=%d round=%d", seed, round));
+      if (seed == 22 && round == 6) timeline.SetRunIndexHeight(Timeline::kRunIndexHeight);
+      if (seed == 22 && round == 9) timeline.SetRunIndexHeight(2);
       // Grow to about 6000 reservations, then churn.
       for (int op = 0; op < 1000; ++op) {
         if (live.size() > 5000 && uniform(0, 1) == 0) {

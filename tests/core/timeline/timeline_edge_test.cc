@@ -308,5 +308,39 @@ TEST(TimelineEdgeTest, CapacityVersionMovesOnRemovalsAndCopiesOnly) {
   EXPECT_NE(copy.capacity_version(), t.capacity_version());
 }
 
+// Run summaries are built when the tree reaches the run index height, kept through updates,
+// dropped when it shrinks two levels, and built again when it grows back; searches answer as
+// before at every stage. Bookings at the extremes of time keep the summaries' lengths finite.
+TEST(TimelineEdgeTest, RunSummariesFollowTheTreeHeight) {
+  Timeline t(kP);
+  t.SetRunIndexHeight(2);
+  EXPECT_FALSE(t.keeps_run_summaries());
+  std::vector<ReservationId> ids = {MustAdd(t, kTimeMin, kTimeMin + 3, kP),
+                                    MustAdd(t, kTimeMax - 3, kTimeMax, 1)};
+  for (int round = 0; round < 2; ++round) {
+    // Every tenth time unit a booking of 7, the whole cluster every third one: free runs of
+    // 3 for kP, of everything after 7 for kP - 3.
+    Time last_end = 0;
+    for (Time start = 0; !t.keeps_run_summaries(); start += 10) {
+      ids.push_back(MustAdd(t, start, start + 7, start % 30 == 0 ? kP : 3));
+      last_end = start + 7;
+      ASSERT_LT(start, 100'000) << "the tree never reached height 2";
+    }
+    ASSERT_OK(t.CheckInvariants());
+    EXPECT_EQ(t.EarliestStart(0, 4, kP), last_end);
+    EXPECT_EQ(t.EarliestStart(0, 4, kP - 3), 7);
+    EXPECT_EQ(t.EarliestStart(kTimeMax - 5, 4, kP), kTimeMax);
+    EXPECT_EQ(t.LatestStart(0, 30, 4, kP), std::nullopt);
+    EXPECT_EQ(t.LatestStart(0, 30, 4, kP - 3), 26);
+    while (ids.size() > 2) {
+      ASSERT_OK(t.Remove(ids.back()));
+      ids.pop_back();
+    }
+    ASSERT_OK(t.CheckInvariants());
+    EXPECT_FALSE(t.keeps_run_summaries()) << "a single leaf keeps none";
+    EXPECT_EQ(t.EarliestStart(kTimeMin, 4, kP), kTimeMin + 3);
+  }
+}
+
 }  // namespace
 }  // namespace resched
