@@ -71,6 +71,7 @@
 #include <climits>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -110,6 +111,14 @@ int CountBelow(const Time (&keys)[N], int count, Time key) {
   return c;
 }
 
+// The largest of values[0, count).
+template <std::size_t N>
+int MaxOf(const int (&values)[N], int count) {
+  int top = INT_MIN;
+  for (int j = 0; j < count; ++j) top = std::max(top, values[j]);
+  return top;
+}
+
 // Calls f(a.x, b.x) for every per-entry array x of two nodes of the same kind (leaves or
 // inner nodes), so that moving entries is written once.
 template <typename N, typename F>
@@ -124,12 +133,11 @@ void ForArrays(N& a, const N& b, F&& f) {
     f(a.min, b.min);
     f(a.max, b.max);
     f(a.child, b.child);
-    f(a.run, b.run);
   }
 }
 // Copies src's entries [from, from + len) to dst's [to, to + len); dst may be src.
 template <typename N>
-void MoveEntries(N& dst, int to, const N& src, int from, int len) {
+void MoveArrays(N& dst, int to, const N& src, int from, int len) {
   ForArrays(dst, src, [&](auto& d, const auto& s) {
     std::memmove(d + to, s + from, static_cast<std::size_t>(len) * sizeof(d[0]));
   });
@@ -423,11 +431,21 @@ Timeline::Index Timeline::NewInner() {
     return slot;
   }
   inners_.emplace_back();
+  run_blocks_.emplace_back();
   return static_cast<Index>(inners_.size() - 1);
 }
 
 int Timeline::Count(Index node, int h) const {
   return h == 0 ? leaves_[node].count : inners_[node].count;
+}
+
+template <typename N>
+void Timeline::MoveEntries(N& dst, int to, const N& src, int from, int len) {
+  MoveArrays(dst, to, src, from, len);
+  if constexpr (std::is_same_v<N, Inner>) {
+    std::memmove(RunsOf(dst).run + to, RunsOf(src).run + from,
+                 static_cast<std::size_t>(len) * sizeof(RunSummary));
+  }
 }
 
 // Applies the pending add of child i of n (height h) to the child's own values. The child's
@@ -480,22 +498,38 @@ int Timeline::Refresh(Inner& n, int i, int h, RunUpkeep upkeep) {
   return changed;
 }
 
-// Recomputes the run summary of child i of n (height h); kShapeChanged if it changed.
+// Recomputes the run summary of child i of n (height h); returns the thresholds it changed at.
 int Timeline::RefreshRuns(Inner& n, int i, int h) {
   const RunSummary runs = SummarizeRuns(n.child[i], h - 1, n.max[i] - n.lazy[i]);
-  if (SameRuns(runs, n.run[i])) return 0;
-  n.run[i] = runs;
-  return kShapeChanged;
+  RunSummary& stored = RunsOf(n).run[i];
+  const int changed = ChangedRuns(runs, stored);
+  if (changed != 0) stored = runs;
+  return changed;
 }
 
-bool Timeline::SameRuns(const RunSummary& a, const RunSummary& b) {
+int Timeline::ChangedRuns(const RunSummary& a, const RunSummary& b) {
+  int changed = 0;
   for (int g = 0; g < kRunLevels; ++g) {
     if (a.first_blocked[g] != b.first_blocked[g] || a.free_from[g] != b.free_from[g] ||
         a.longest[g] != b.longest[g]) {
-      return false;
+      changed |= kRunsChanged << g;
     }
   }
-  return true;
+  return changed;
+}
+
+bool Timeline::Matters(const Inner& n, int i, int entry, int old_max, int top) const {
+  if ((entry & kShapeChanged) != 0) {
+    // Below every threshold of n, before and after, it is read as one blocked stretch.
+    return std::max(old_max, n.max[i]) >= top - run_offsets_[kRunLevels - 1];
+  }
+  for (const int offset : run_offsets_) {
+    const int level = top - offset;
+    if (n.max[i] < level) continue;
+    const int read = RunLevelAbove(n.max[i] - level);  // as SummarizeInnerRuns reads it
+    if (read < kRunLevels && (entry & (kRunsChanged << read)) != 0) return true;
+  }
+  return false;
 }
 
 int Timeline::RunLevelAbove(int offset) const {
@@ -506,11 +540,11 @@ int Timeline::RunLevelAbove(int offset) const {
 
 namespace {
 
-// Starts loading an inner node's run summaries, which lie past the arrays a descent reads.
-template <typename InnerNode>
-void PrefetchRuns(const InnerNode& n) {
-  const char* from = reinterpret_cast<const char*>(n.run);
-  for (std::size_t at = 0; at < sizeof n.run; at += 64) __builtin_prefetch(from + at);
+// Starts loading a block of run summaries.
+template <typename Block>
+void Prefetch(const Block& block) {
+  const char* from = reinterpret_cast<const char*>(&block);
+  for (std::size_t at = 0; at < sizeof block; at += 64) __builtin_prefetch(from + at);
 }
 
 // Free runs at one threshold, fed a node's entries in time order.
@@ -617,7 +651,7 @@ Timeline::RunSummary Timeline::SummarizeInnerRuns(const Inner& n, int max) const
       }
       // The child's threshold at or below this one: its summary bounds the runs here. Without
       // one (or without a claim there), the child counts as free, which bounds its runs too.
-      const RunSummary& r = n.run[j];
+      const RunSummary& r = RunsOf(n).run[j];
       const int c = RunLevelAbove(n.max[j] - level);
       if (c == kRunLevels || r.first_blocked[c] == kNoRun) continue;
       scan.Blocked(r.first_blocked[c], r.free_from[c], r.longest[c], next);
@@ -668,7 +702,7 @@ void Timeline::SummarizeAllRuns(Index node, int h) {
   Inner& n = inners_[node];
   for (int i = 0; i < n.count; ++i) {
     SummarizeAllRuns(n.child[i], h - 1);
-    n.run[i] = SummarizeRuns(n.child[i], h - 1, n.max[i] - n.lazy[i]);
+    RunsOf(n).run[i] = SummarizeRuns(n.child[i], h - 1, n.max[i] - n.lazy[i]);
   }
 }
 
@@ -773,8 +807,9 @@ int Timeline::UnpinIn(Index node, int h, Time key) {
   Push(n, i, h);
   const int below = UnpinIn(n.child[i], h - 1, key);
   if (below == 0) return 0;
-  int changed =
+  const int entry =
       Refresh(n, i, h, (below & kShapeChanged) != 0 ? RunUpkeep::kRecompute : RunUpkeep::kKeep);
+  int changed = (entry & kMinChanged) | ((entry & kReshaped) != 0 ? kShapeChanged : 0);
   if (Count(n.child[i], h - 1) < (h == 1 ? kLeafMin : kInnerMin)) {
     Rebalance(node, i, h);
     changed |= kMinChanged | kShapeChanged;
@@ -834,26 +869,46 @@ int Timeline::AddRange(Index node, int h, Time lo, Time hi, Time node_hi, int de
     return kMinChanged | kShapeChanged;
   }
   Inner& n = inners_[node];
+  const int old_top = MaxOf(n.max, n.count);
   int changed = 0;
+  // The entries changed, with what changed and their max before.
+  int entries[kFanout];
+  int old_maxima[kFanout];
+  int first = n.count;
+  int last = -1;
   for (int i = std::max(0, CountAtMost(n.min_key, n.count, lo) - 1);
        i < n.count && n.min_key[i] < hi; ++i) {
     const Time child_hi = ChildEnd(n, i, node_hi);
+    const int old_max = n.max[i];
+    int entry = 0;
     if (lo <= n.min_key[i] && child_hi <= hi) {
       n.lazy[i] += delta;
       n.min[i] += delta;
       n.max[i] += delta;
-      changed |= kMinChanged | kShapeChanged;
+      entry = kMinChanged | kShapeChanged;
     } else if (h == 1) {
-      changed |= AddToLeafChild(n, i, lo, hi, delta);
+      entry = AddToLeafChild(n, i, lo, hi, delta);
     } else {
       Push(n, i, h);
-      if (runs_kept_) PrefetchRuns(inners_[n.child[i]]);  // Refresh may read them on return
+      if (runs_kept_) Prefetch(run_blocks_[n.child[i]]);  // Refresh may read them on return
       if (const int below = AddRange(n.child[i], h - 1, lo, hi, child_hi, delta); below != 0) {
-        changed |= Refresh(n, i, h,
-                           (below & kShapeChanged) != 0 ? RunUpkeep::kRecompute : RunUpkeep::kKeep);
+        entry = Refresh(n, i, h,
+                        (below & kShapeChanged) != 0 ? RunUpkeep::kRecompute : RunUpkeep::kKeep);
       }
     }
+    changed |= entry & kMinChanged;
+    entries[i] = entry;
+    old_maxima[i] = old_max;
+    first = std::min(first, i);
+    last = i;
   }
+  // n's own summary changes only if its max moved or it reads a changed entry differently.
+  const int top = MaxOf(n.max, n.count);
+  bool reshaped = top != old_top;
+  for (int i = first; i <= last && !reshaped; ++i) {
+    reshaped = (entries[i] & kReshaped) != 0 && Matters(n, i, entries[i], old_maxima[i], top);
+  }
+  if (reshaped) changed |= kShapeChanged;
   return changed;
 }
 
@@ -999,7 +1054,7 @@ void Timeline::EarliestChild(const Inner& n, int i, int h, int acc, Time hi,
     if (!w.cand) w.cand = first;
     return;
   }
-  const RunSummary& runs = n.run[i];
+  const RunSummary& runs = RunsOf(n).run[i];
   const int level = RunLevelAbove(n.max[i] + acc - w.k);
   acc += n.lazy[i];
   Time first_blocked = kNoRun;  // bounds at a threshold <= k, when the summary has one
@@ -1263,10 +1318,10 @@ absl::Status Timeline::CheckNode(Index node, int h, int acc, bool root, Time nod
     }
     if (runs_kept_) {
       const RunSummary runs = SummarizeRuns(n.child[i], h - 1, n.max[i] - n.lazy[i]);
-      if (!SameRuns(runs, n.run[i])) {
+      if (ChangedRuns(runs, RunsOf(n).run[i]) != 0) {
         return absl::InternalError(absl::StrFormat("stale run summary above %d", n.min_key[i]));
       }
-      if (absl::Status s = CheckRuns(n.run[i], n.max[i] + acc, out.data() + first,
+      if (absl::Status s = CheckRuns(RunsOf(n).run[i], n.max[i] + acc, out.data() + first,
                                      out.data() + out.size(), child_hi);
           !s.ok()) {
         return s;

@@ -137,7 +137,8 @@ class Timeline {
   std::size_t breakpoint_count() const { return breakpoints_; }
   // Bytes held by the node pools (the reservation records not included).
   std::size_t node_pool_bytes() const {
-    return leaves_.capacity() * sizeof(Leaf) + inners_.capacity() * sizeof(Inner);
+    return leaves_.capacity() * sizeof(Leaf) + inners_.capacity() * sizeof(Inner) +
+           run_blocks_.capacity() * sizeof(RunBlock);
   }
   // O(n) self-check for tests: key order, node sizes and depths, augmentation, reference
   // counts and free values against the reservation records.
@@ -186,11 +187,15 @@ class Timeline {
   // kKeep: nothing a run summary depends on (the keys, maxima and summaries of the child's
   // entries) changed, so the child's still holds.
   enum class RunUpkeep { kRecompute, kKeep };
-  // What an update changed in a node's entries: a min (the parent's min/max must follow), a
-  // key, max or run summary (the node's own run summary too); kErased: Unpin erased a key.
+  // What an update changed. For an entry: its min (the parent's min/max must follow), its key
+  // or max (kShapeChanged), its run summary at threshold g (kRunsChanged << g). For a node:
+  // kMinChanged, and kShapeChanged when its own run summary may change. kErased: Unpin erased
+  // a key.
   static constexpr int kMinChanged = 1;
   static constexpr int kShapeChanged = 2;
   static constexpr int kErased = 4;
+  static constexpr int kRunsChanged = 8;
+  static constexpr int kReshaped = kShapeChanged | (((1 << kRunLevels) - 1) * kRunsChanged);
   struct alignas(64) Inner {
     Time min_key[kFanout];  // leftmost key of the child
     int lazy[kFanout];      // pending add for the whole child
@@ -198,8 +203,22 @@ class Timeline {
     int max[kFanout];
     Index child[kFanout];  // leaf indices at height 1, inner ones above
     int count;
+  };
+  // The run summaries of an inner node's children, in a pool parallel to the inner nodes (same
+  // index): apart from the arrays every descent reads, which stay dense in cache.
+  struct alignas(64) RunBlock {
     RunSummary run[kFanout];
   };
+  RunBlock& RunsOf(const Inner& n) {
+    return run_blocks_[static_cast<std::size_t>(&n - inners_.data())];
+  }
+  const RunBlock& RunsOf(const Inner& n) const {
+    return run_blocks_[static_cast<std::size_t>(&n - inners_.data())];
+  }
+  // Moves entries [from, from + len) of src to [to, to + len) of dst (dst may be src), with
+  // their run summaries when they are inner nodes' entries.
+  template <typename N>
+  void MoveEntries(N& dst, int to, const N& src, int from, int len);
   struct EarliestWalk;  // search states, defined in timeline.cc
   struct LatestWalk;
   struct StepWalk;
@@ -214,7 +233,10 @@ class Timeline {
   void Push(Inner& n, int i, int h);
   int Refresh(Inner& n, int i, int h, RunUpkeep upkeep);
   int RefreshRuns(Inner& n, int i, int h);
-  static bool SameRuns(const RunSummary& a, const RunSummary& b);
+  static int ChangedRuns(const RunSummary& a, const RunSummary& b);  // kRunsChanged << g bits
+  // Whether n's own run summary reads entry i differently after a change described by entry
+  // (its flags) that left n's max at top and moved the entry's max from old_max.
+  bool Matters(const Inner& n, int i, int entry, int old_max, int top) const;
   RunSummary SummarizeRuns(Index node, int h, int max) const;
   void FollowHeight();  // starts or stops keeping run summaries as the height changed
   void SummarizeAllRuns(Index node, int h);
@@ -292,6 +314,7 @@ class Timeline {
   std::size_t breakpoints_ = 0;
   std::vector<Leaf, HugePageAllocator<Leaf>> leaves_;
   std::vector<Inner, HugePageAllocator<Inner>> inners_;
+  std::vector<RunBlock, HugePageAllocator<RunBlock>> run_blocks_;  // one per inner node
   std::vector<Index> free_leaves_;
   std::vector<Index> free_inners_;
   Index root_ = kNil;

@@ -170,11 +170,15 @@ function runsOf(ids) {
   return runs;
 }
 
+// A loop, not Math.min(...spread): a spread of some 100k values overflows the call stack.
 function fitWindow() {
   const now = seconds(state.schedule.now);
-  const all = [...state.items, ...state.whatIf];
-  const from = Math.min(now, ...all.map((i) => i.start));
-  const to = Math.max(now + 1, ...all.map((i) => i.end));
+  let from = now;
+  let to = now + 1;
+  for (const item of [...state.items, ...state.whatIf]) {
+    from = Math.min(from, item.start);
+    to = Math.max(to, item.end);
+  }
   return { from, to };
 }
 
@@ -498,11 +502,11 @@ async function whatIfDag(form, file) {
   const items = (answer.placements || []).map((p) => ({ id: `what-if ${p.task}`,
     processors: p.allocation.processors, start: seconds(p.allocation.start),
     end: seconds(p.allocation.end) }));
-  const end = Math.max(...items.map((i) => i.end));
+  const end = items.reduce((last, i) => Math.max(last, i.end), 0);
+  const done = items.length > 0 ? `done at ${new Date(end * 1000).toISOString()}, ` : '';
   const tightest = answer.tightestDeadline ? ` The tightest deadline: ${answer.tightestDeadline}.` : '';
   showWhatIf(items, `${answer.feasible ? 'Feasible' : 'Not feasible'}: ${items.length} task(s), ` +
-    `done at ${new Date(end * 1000).toISOString()}, ${(answer.cpuHours || 0).toFixed(2)} CPU-hours.` +
-    tightest);
+    `${done}${(answer.cpuHours || 0).toFixed(2)} CPU-hours.${tightest}`);
 }
 
 function setUpWhatIf() {
@@ -543,8 +547,8 @@ function setUpWhatIf() {
 function drawWhatIf(context, style, x, rowHeight, capacity, bars) {
   if (state.whatIf.length === 0) return;
   const busy = Array.from({ length: capacity }, () => []);
-  const lo = Math.min(...state.whatIf.map((i) => i.start));
-  const hi = Math.max(...state.whatIf.map((i) => i.end));
+  const lo = state.whatIf.reduce((m, i) => Math.min(m, i.start), Infinity);
+  const hi = state.whatIf.reduce((m, i) => Math.max(m, i.end), -Infinity);
   for (const item of state.items) {
     if (item.end <= lo || item.start >= hi) continue;
     for (const p of item.ids) if (p < capacity) busy[p].push([item.start, item.end]);
