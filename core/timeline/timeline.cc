@@ -29,8 +29,9 @@
 //   entries (a leaf's segments; an inner node's children's summaries, each read at its nearest
 //   threshold at or below, so a bound on the runs and never an underestimate). A summary
 //   depends only on the child's keys, maxima and summaries, not on pending adds or minima, so
-//   updates recompute summaries only up the path where those changed (kShapeChanged), and a
-//   leaf's only when its max moved or a changed segment crossed a threshold.
+//   updates recompute summaries only up the path where those changed in a way the node above
+//   reads (kShapeChanged, Matters), and a leaf's only when its max moved or a changed segment
+//   crossed a threshold.
 //
 // Costs (n = number of breakpoints, h = height = O(log n / log kFanout), B = node size; every
 // node visit is a linear scan of at most B keys in a few cache lines):
@@ -468,8 +469,8 @@ void Timeline::Push(Inner& n, int i, int h) {
 }
 
 // Recomputes the cached leftmost key and min/max of child i of n (height h), and its run
-// summary unless upkeep says it still holds. Returns what changed (kMinChanged,
-// kShapeChanged).
+// summary unless upkeep says it still holds. Returns what changed: kMinChanged, kShapeChanged
+// (its key or max), kRunsChanged bits.
 int Timeline::Refresh(Inner& n, int i, int h, RunUpkeep upkeep) {
   const Time old_key = n.min_key[i];
   const int old_min = n.min[i];

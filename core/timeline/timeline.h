@@ -144,10 +144,10 @@ class Timeline {
   // counts and free values against the reservation records.
   absl::Status CheckInvariants() const;
 
-  // The free-run summaries that let a wide search skip whole subtrees cost an update about a
-  // third more, and pay only on deep trees: they are kept once the tree is `height` levels
-  // tall (kRunIndexHeight by default: from about 50k breakpoints, 25k reservations) and
-  // dropped below height - 1. Searches answer the same either way. Tests lower it to cover
+  // The free-run summaries that let a wide search skip whole subtrees cost an update up to
+  // about half more (docs/timeline.md), and pay only on deep trees: they are kept once the tree is
+  // `height` levels tall (kRunIndexHeight by default: from about 50k breakpoints, 25k reservations)
+  // and dropped below height - 1. Searches answer the same either way. Tests lower it to cover
   // small timelines.
   static constexpr int kRunIndexHeight = 4;
   void SetRunIndexHeight(int height);
@@ -249,7 +249,8 @@ class Timeline {
   void Unpin(Time key);
   int UnpinIn(Index node, int h, Time key);
   void Rebalance(Index node, int i, int h);
-  // Returns what changed in node's entries (kMinChanged, kShapeChanged).
+  // Returns kMinChanged if an entry's min changed, kShapeChanged if node's own run summary may
+  // have.
   int AddRange(Index node, int h, Time lo, Time hi, Time node_hi, int delta);
   static std::pair<int, int> AddToLeaf(Leaf& l, Time lo, Time hi, int delta);
   int AddToLeafChild(Inner& n, int i, Time lo, Time hi, int delta);
