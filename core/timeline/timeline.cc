@@ -568,6 +568,11 @@ struct RunScan {
   }
 };
 
+// The bits [0, count) set, count <= 32.
+std::uint32_t LowBits(int count) {
+  return count == 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << count) - 1;
+}
+
 // Bit j of mask[g] set where value[j] >= level[g], for j < count (<= 32). Four lanes at a
 // time, every level in one pass: this runs for most nodes an update passes through.
 template <std::size_t N, std::size_t G>
@@ -589,8 +594,7 @@ void AtLeast(const int (&value)[N], int count, const int (&level)[G], std::uint3
     for (std::size_t g = 0; g < G; ++g) mask[g] |= std::uint32_t{value[j] >= level[g]} << j;
   }
 #endif
-  const std::uint32_t used = count == 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << count) - 1;
-  for (std::uint32_t& m : mask) m &= used;
+  for (std::uint32_t& m : mask) m &= LowBits(count);
 }
 
 }  // namespace
@@ -604,14 +608,13 @@ Timeline::RunSummary Timeline::SummarizeRuns(Index node, int h, int max) const {
 
 Timeline::RunSummary Timeline::SummarizeLeafRuns(const Leaf& l, int max) const {
   RunSummary out;
-  const std::uint32_t all = l.count == 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << l.count) - 1;
   int levels[kRunLevels];
   for (int g = 0; g < kRunLevels; ++g) levels[g] = max - run_offsets_[g];
   std::uint32_t free_masks[kRunLevels];
   AtLeast(l.free, l.count, levels, free_masks);
   for (int g = 0; g < kRunLevels; ++g) {
     const std::uint32_t free = free_masks[g];
-    const std::uint32_t blocked = ~free & all;
+    const std::uint32_t blocked = ~free & LowBits(l.count);
     if (blocked == 0) {
       out.first_blocked[g] = kNoRun;
       out.free_from[g] = l.key[0];
@@ -703,7 +706,7 @@ void Timeline::SummarizeAllRuns(Index node, int h) {
   Inner& n = inners_[node];
   for (int i = 0; i < n.count; ++i) {
     SummarizeAllRuns(n.child[i], h - 1);
-    RunsOf(n).run[i] = SummarizeRuns(n.child[i], h - 1, n.max[i] - n.lazy[i]);
+    RefreshRuns(n, i, h);
   }
 }
 
@@ -870,7 +873,7 @@ int Timeline::AddRange(Index node, int h, Time lo, Time hi, Time node_hi, int de
     return kMinChanged | kShapeChanged;
   }
   Inner& n = inners_[node];
-  const int old_top = MaxOf(n.max, n.count);
+  const int old_top = runs_kept_ ? MaxOf(n.max, n.count) : 0;
   int changed = 0;
   // The entries changed, with what changed and their max before.
   int entries[kFanout];
@@ -903,6 +906,8 @@ int Timeline::AddRange(Index node, int h, Time lo, Time hi, Time node_hi, int de
     first = std::min(first, i);
     last = i;
   }
+  // Without summaries, n's entry above is refreshed whenever an entry changed, as it always was.
+  if (!runs_kept_) return changed | (last >= first ? kShapeChanged : 0);
   // n's own summary changes only if its max moved or it reads a changed entry differently.
   const int top = MaxOf(n.max, n.count);
   bool reshaped = top != old_top;
