@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "resched/v1/service.grpc.pb.h"
+#include "server/process_settings.h"
 #include "server/service.h"
 
 namespace resched::bench {
@@ -50,6 +51,7 @@ class LoopbackServer {
   // `durable`: the service journals to a fresh data directory, removed afterwards.
   // `sample_ratio` >= 0: calls are traced with that ratio (DiscardingExporter); < 0: not.
   explicit LoopbackServer(bool durable = false, double sample_ratio = -1) {
+    server::ApplyServingProcessSettings();  // as resched-server runs
     if (sample_ratio >= 0) {
       server::trace::TracerOptions options;
       options.sample_ratio = sample_ratio;

@@ -75,7 +75,7 @@ packages=(
   build-essential cmake pkg-config python3
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libyaml-cpp-dev zlib1g-dev libsqlite3-dev nlohmann-json3-dev libexpat1-dev
-  prometheus-cpp-dev libcurl4-openssl-dev coinor-libclp-dev
+  prometheus-cpp-dev libcurl4-openssl-dev coinor-libclp-dev libgoogle-perftools-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libssl-dev
   clang-format clang-tidy jq
 )

@@ -21,6 +21,7 @@
 #include "server/listen_security.h"
 #include "server/log.h"
 #include "server/metrics_endpoint.h"
+#include "server/process_settings.h"
 #include "server/service.h"
 #include "server/trace/otlp_http_exporter.h"
 #include "server/tracing_settings.h"
@@ -92,6 +93,7 @@ int main(int argc, char** argv) {
   // every thread inherits the mask and only WaitForTermination receives them.
   const sigset_t termination = TerminationSignals();
   pthread_sigmask(SIG_BLOCK, &termination, nullptr);
+  resched::server::ApplyServingProcessSettings();
 
   std::string listen;
   std::string config_path;
