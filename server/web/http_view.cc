@@ -69,7 +69,7 @@ class HttpView::Impl {
     server_.new_task_queue = [] { return new httplib::ThreadPool(kHttpThreads); };
     // A what-if's DAG file: as large as a gRPC request may be.
     server_.set_payload_max_length(options.max_body_bytes);
-    Routes();
+    Routes(options.max_body_bytes);
   }
 
   absl::Status Listen(const std::string& address) {
@@ -98,7 +98,7 @@ class HttpView::Impl {
   int port() const { return port_; }
 
  private:
-  void Routes() {
+  void Routes(size_t max_body_bytes) {
     server_.Get(R"(/api/v1/clusters)", Unary(&pb::Resched::Stub::ListClusters, NothingFromPath));
     server_.Get(R"(/api/v1/clusters/([^/]+))",
                 Unary(&pb::Resched::Stub::GetCluster,
@@ -149,8 +149,18 @@ class HttpView::Impl {
       response.set_header("Cache-Control", "no-cache");
       response.set_content(std::string(asset->body), std::string(asset->content_type));
     });
-    server_.set_error_handler([](const httplib::Request& http, httplib::Response& response) {
+    server_.set_error_handler([max_body_bytes](const httplib::Request& http,
+                                               httplib::Response& response) {
       if (!response.body.empty()) return;  // a handler's own answer
+      if (response.status == 413) {        // httplib refused the body before any handler ran
+        HttpReply reply =
+            ErrorReply(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                    absl::StrCat("the request body is larger than ", max_body_bytes,
+                                                 " bytes, the web view's limit")));
+        reply.status = 413;
+        Send(reply, response);
+        return;
+      }
       Send(ErrorReply(grpc::Status(response.status == 404 ? grpc::StatusCode::NOT_FOUND
                                                           : grpc::StatusCode::INVALID_ARGUMENT,
                                    absl::StrCat("no ", http.method, " at '", http.path, "'"))),

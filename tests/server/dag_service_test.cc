@@ -95,35 +95,6 @@ class DagServiceTest : public ServerTest {
     EXPECT_OK(stub_->ListDagReservations(&context, request, &response));
     return {response.dags().begin(), response.dags().end()};
   }
-
-  // The placements through the DAG validator: capacity against the cluster's other bookings
-  // (the schedule minus this plan), precedence, models, and the deadline when promised.
-  void ExpectValidPlan(const pb::Dag& proto,
-                       const google::protobuf::RepeatedPtrField<pb::TaskPlacement>& placements,
-                       const pb::Schedule& others, std::optional<Time> deadline = std::nullopt) {
-    absl::StatusOr<Dag> dag = FromProto(proto);
-    ASSERT_OK(dag);
-    ASSERT_EQ(placements.size(), proto.tasks_size());
-    Timeline booked(others.capacity());
-    for (const auto& r : others.reservations()) {
-      ASSERT_OK(booked.Add(*FromProto(r.start(), "s"), *FromProto(r.end(), "e"), r.processors()));
-    }
-    for (const auto& j : others.jobs()) {
-      if (j.state() != pb::QUEUED && j.state() != pb::RUNNING) continue;
-      const auto& a = j.allocation();
-      ASSERT_OK(booked.Add(*FromProto(a.start(), "s"), *FromProto(a.end(), "e"), a.processors()));
-    }
-    DagPlan plan;
-    for (int i = 0; i < placements.size(); ++i) {
-      ASSERT_EQ(placements[i].task(), proto.tasks(i).name());
-      const auto& a = placements[i].allocation();
-      plan.tasks.push_back(
-          {a.processors(), *FromProto(a.start(), "s"), *FromProto(a.end(), "e"), {}});
-    }
-    Summarize(plan);
-    const absl::Status s = ValidateSchedule(DagPlanToValidate(*dag, plan, booked, 0, deadline));
-    EXPECT_OK(s);
-  }
 };
 
 TEST_F(DagServiceTest, ReserveDagCommitsEveryTaskAroundTheHoldAndShowsThemInTheSchedule) {

@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <set>
 
+#include "core/dag/dag_plan.h"
 #include "core/metrics/validate.h"
+#include "core/timeline/timeline.h"
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
 #include "proto/resched/convert.h"
@@ -148,8 +151,9 @@ class ServerTest : public ::testing::Test {
     return stream.reader->Finish();
   }
 
-  // Every schedule a test sees goes through the validator, with the jobs' own models.
-  static void ExpectValid(const pb::Schedule& schedule) {
+  // Every schedule a test sees goes through the validator, with the jobs' own models; with
+  // `what_if`, also a dry run's job beside them (it has no processor ids to check).
+  static void ExpectValid(const pb::Schedule& schedule, const pb::Job* what_if = nullptr) {
     ScheduleToValidate s;
     s.capacity = schedule.capacity();
     std::vector<int> group_first_id;  // on groups of several speeds, each group's ids
@@ -158,9 +162,12 @@ class ServerTest : public ::testing::Test {
                                                 : group_first_id.back() + s.groups.back().count);
       s.groups.push_back({g.name(), g.count(), g.speed()});
     }
-    std::vector<RuntimeModel> models(schedule.jobs_size());
-    for (int i = 0; i < schedule.jobs_size(); ++i) {
-      const auto& job = schedule.jobs(i);
+    std::vector<const pb::Job*> jobs;
+    for (const pb::Job& job : schedule.jobs()) jobs.push_back(&job);
+    if (what_if != nullptr) jobs.push_back(what_if);
+    std::vector<RuntimeModel> models(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      const pb::Job& job = *jobs[i];
       auto model = FromProto(job.spec().model(), "model");
       ASSERT_OK(model);
       models[i] = *model;
@@ -172,6 +179,7 @@ class ServerTest : public ::testing::Test {
       item.ended_early = job.state() != pb::QUEUED && job.state() != pb::RUNNING;
       item.group = job.has_group() ? job.group() : -1;
       s.items.push_back(item);
+      if (&job == what_if) continue;
       // Processor ids for display: exactly k distinct ids below P, of the job's group if any.
       std::set<int> ids(job.allocation().processor_ids().begin(),
                         job.allocation().processor_ids().end());
@@ -185,7 +193,7 @@ class ServerTest : public ::testing::Test {
             << job.id();
       }
     }
-    for (int i = 0; i < schedule.jobs_size(); ++i) s.items[i].model = &models[i];
+    for (std::size_t i = 0; i < jobs.size(); ++i) s.items[i].model = &models[i];
     for (const auto& r : schedule.reservations()) {
       s.holds.push_back({r.processors(), *FromProto(r.start(), "s"), *FromProto(r.end(), "e")});
       s.hold_groups.push_back(r.has_group() ? r.group() : -1);
@@ -205,6 +213,35 @@ class ServerTest : public ::testing::Test {
     }
     const auto status = ValidateSchedule(s);
     EXPECT_OK(status);
+  }
+
+  // The placements through the DAG validator: capacity against the cluster's other bookings
+  // (the schedule minus this plan), precedence, models, and the deadline when promised.
+  static void ExpectValidPlan(
+      const pb::Dag& proto, const google::protobuf::RepeatedPtrField<pb::TaskPlacement>& placements,
+      const pb::Schedule& others, std::optional<Time> deadline = std::nullopt) {
+    absl::StatusOr<Dag> dag = FromProto(proto);
+    ASSERT_OK(dag);
+    ASSERT_EQ(placements.size(), proto.tasks_size());
+    Timeline booked(others.capacity());
+    for (const auto& r : others.reservations()) {
+      ASSERT_OK(booked.Add(*FromProto(r.start(), "s"), *FromProto(r.end(), "e"), r.processors()));
+    }
+    for (const auto& j : others.jobs()) {
+      if (j.state() != pb::QUEUED && j.state() != pb::RUNNING) continue;
+      const auto& a = j.allocation();
+      ASSERT_OK(booked.Add(*FromProto(a.start(), "s"), *FromProto(a.end(), "e"), a.processors()));
+    }
+    DagPlan plan;
+    for (int i = 0; i < placements.size(); ++i) {
+      ASSERT_EQ(placements[i].task(), proto.tasks(i).name());
+      const auto& a = placements[i].allocation();
+      plan.tasks.push_back(
+          {a.processors(), *FromProto(a.start(), "s"), *FromProto(a.end(), "e"), {}});
+    }
+    Summarize(plan);
+    const absl::Status s = ValidateSchedule(DagPlanToValidate(*dag, plan, booked, 0, deadline));
+    EXPECT_OK(s);
   }
 
   // The google.rpc.BadRequest field named by an INVALID_ARGUMENT status.

@@ -16,9 +16,10 @@ extern char** environ;
 
 namespace resched::testing {
 
-absl::StatusOr<std::unique_ptr<Browser>> Browser::Start() {
-  const int port = FreeLoopbackPort();
-  if (port == 0) return absl::UnavailableError("no free loopback port for chromedriver");
+namespace {
+
+// Starts chromedriver on `port`; FAILED_PRECONDITION when it is not installed.
+absl::StatusOr<pid_t> SpawnDriver(int port) {
   std::string port_flag = absl::StrCat("--port=", port);
   std::string driver_name = "chromedriver";
   char* argv[] = {driver_name.data(), port_flag.data(), nullptr};
@@ -33,15 +34,42 @@ absl::StatusOr<std::unique_ptr<Browser>> Browser::Start() {
         "chromedriver is not installed: scripts/install-deps.sh --browser installs Debian's "
         "chromium and chromium-driver");
   }
-  std::unique_ptr<Browser> browser(new Browser(pid, port));
-  // The driver answers /status once it listens.
-  bool ready = false;
-  for (int i = 0; i < 250 && !ready; ++i) {
-    httplib::Result status = browser->client_->Get("/status");
-    ready = status && status->status == 200;
-    if (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return pid;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Browser>> Browser::Start() {
+  // The port is free when chosen but may be taken before the driver binds it (another test's
+  // server): the driver then exits, and the next attempt takes another port.
+  constexpr int kAttempts = 3;
+  std::unique_ptr<Browser> browser;
+  for (int attempt = 0; attempt < kAttempts && browser == nullptr; ++attempt) {
+    const int port = FreeLoopbackPort();
+    if (port == 0) return absl::UnavailableError("no free loopback port for chromedriver");
+    absl::StatusOr<pid_t> pid = SpawnDriver(port);
+    if (!pid.ok()) return pid.status();
+    std::unique_ptr<Browser> started(new Browser(*pid, port));
+    // The driver answers /status once it listens.
+    bool ready = false;
+    bool exited = false;
+    for (int i = 0; i < 250 && !ready && !exited; ++i) {
+      httplib::Result status = started->client_->Get("/status");
+      ready = status && status->status == 200;
+      exited = !ready && waitpid(*pid, nullptr, WNOHANG) == *pid;
+      if (!ready && !exited) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (exited) {
+      started->driver_ = -1;  // reaped: nothing for the destructor to stop
+      continue;
+    }
+    if (!ready) return absl::UnavailableError("chromedriver did not start within 5 s");
+    browser = std::move(started);
   }
-  if (!ready) return absl::UnavailableError("chromedriver did not start within 5 s");
+  if (browser == nullptr) {
+    return absl::UnavailableError(
+        absl::StrCat("chromedriver exited at start ", kAttempts, " times (its port was taken)"));
+  }
   // Root in a container has no sandbox to drop into; /dev/shm may be small there.
   nlohmann::json capabilities = {
       {"capabilities",
@@ -64,8 +92,10 @@ Browser::Browser(pid_t driver, int port)
 
 Browser::~Browser() {
   if (!session_.empty()) (void)Call("DELETE", absl::StrCat("/session/", session_));
-  kill(driver_, SIGTERM);
-  waitpid(driver_, nullptr, 0);
+  if (driver_ > 0) {
+    kill(driver_, SIGTERM);
+    waitpid(driver_, nullptr, 0);
+  }
 }
 
 absl::StatusOr<nlohmann::json> Browser::Call(const std::string& method, const std::string& path,

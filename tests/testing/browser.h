@@ -41,7 +41,7 @@ class Browser {
   absl::StatusOr<nlohmann::json> Call(const std::string& method, const std::string& path,
                                       const nlohmann::json& body = nullptr);
 
-  pid_t driver_;
+  pid_t driver_;  // -1 when there is no process left to stop
   std::unique_ptr<httplib::Client> client_;
   std::string session_;
 };

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <thread>
 
+#include "proto/resched/dag_import.h"
 #include "tests/server/web/web_fixture.h"
 
 namespace resched::server::web {
@@ -16,6 +17,12 @@ namespace {
 namespace pb = ::resched::v1;
 using testing::HttpViewTest;
 using testing::kThreeTaskDax;
+
+// The event stream says nothing between events, so its readers wait longer than httplib's
+// default read timeout (5 s), and the tests as long for what they expect (sanitizer builds run
+// two test binaries at a time on two cores).
+constexpr time_t kStreamReadTimeoutSeconds = 60;
+constexpr int kWaitTenMillisecondSteps = 3'000;  // 30 s
 
 TEST_F(HttpViewTest, TheScheduleIsGetSchedulesAnswerField) {
   CreateSim("sim", 8, "conservative");
@@ -35,7 +42,9 @@ TEST_F(HttpViewTest, TheScheduleIsGetSchedulesAnswerField) {
       << expected.DebugString();
   ExpectValid(json);
   // Without include_finished the finished job is left out, as GetSchedule leaves it out.
-  EXPECT_EQ(Parse<pb::Schedule>(Get("/api/v1/clusters/sim/schedule")).jobs_size(), 2);
+  const auto current = Parse<pb::Schedule>(Get("/api/v1/clusters/sim/schedule"));
+  EXPECT_EQ(current.jobs_size(), 2);
+  ExpectValid(current);
 }
 
 TEST_F(HttpViewTest, ClustersJobsAndAlgorithmsAnswerAsTheirCalls) {
@@ -104,8 +113,10 @@ TEST_F(HttpViewTest, TheEventStreamFollowsTheClusterUntilTheViewStops) {
   std::atomic<bool> saw_snapshot = false;
   std::atomic<bool> saw_job = false;
   std::string received;
+  const int port = view_->port();
   std::thread reader([&] {
-    httplib::Client client("127.0.0.1", view_->port());
+    httplib::Client client("127.0.0.1", port);
+    client.set_read_timeout(kStreamReadTimeoutSeconds, 0);
     client.Get("/api/v1/clusters/sim/events", [&](const char* data, size_t size) {
       received.append(data, size);
       if (received.find("event: SNAPSHOT\ndata: {") != std::string::npos) saw_snapshot = true;
@@ -114,13 +125,14 @@ TEST_F(HttpViewTest, TheEventStreamFollowsTheClusterUntilTheViewStops) {
     });
   });
   auto wait_for = [](const std::atomic<bool>& flag) {
-    for (int i = 0; i < 500 && !flag; ++i)
+    for (int i = 0; i < kWaitTenMillisecondSteps && !flag; ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     return flag.load();
   };
+  // EXPECT, not ASSERT, until the reader is joined: returning with it joinable would abort.
   EXPECT_TRUE(wait_for(saw_snapshot));
   pb::SubmitJobResponse submitted;
-  ASSERT_OK(Submit("sim", Rigid(2, 10), &submitted));
+  EXPECT_OK(Submit("sim", Rigid(2, 10), &submitted));
   EXPECT_TRUE(wait_for(saw_job));
   view_.reset();  // ends the open stream: the reader returns
   reader.join();
@@ -129,24 +141,28 @@ TEST_F(HttpViewTest, TheEventStreamFollowsTheClusterUntilTheViewStops) {
 
 TEST_F(HttpViewTest, EventStreamsAreCappedAndTheApiStillAnswers) {
   CreateSim("sim", 8, "fcfs");
-  constexpr int kCap = 16;  // http_view.cc's kMaxEventStreams
-  std::atomic<int> streaming = 0;
+  constexpr int kCap = 16;         // http_view.cc's kMaxEventStreams
+  std::atomic<int> streaming = 0;  // readers whose stream is open
+  const int port = view_->port();
   std::vector<std::thread> readers;
   for (int i = 0; i < kCap; ++i) {
     readers.emplace_back([&] {
-      httplib::Client client("127.0.0.1", view_->port());
+      httplib::Client client("127.0.0.1", port);
+      client.set_read_timeout(kStreamReadTimeoutSeconds, 0);
       bool counted = false;
       client.Get("/api/v1/clusters/sim/events", [&](const char*, size_t) {
         if (!counted) ++streaming;
         counted = true;
         return true;
       });
+      if (counted) --streaming;
     });
   }
-  for (int i = 0; i < 500 && streaming < kCap; ++i) {
+  for (int i = 0; i < kWaitTenMillisecondSteps && streaming < kCap; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  ASSERT_EQ(streaming, kCap);
+  // EXPECT, not ASSERT, until the readers are joined: returning with them joinable would abort.
+  EXPECT_EQ(streaming, kCap);
   EXPECT_THAT(Get("/api/v1/clusters/sim/events", 429),
               ::testing::HasSubstr("16 event streams are open on this web view, the limit"));
   EXPECT_THAT(Get("/api/v1/clusters/sim"), ::testing::HasSubstr("\"capacity\":8"));
@@ -166,13 +182,35 @@ TEST_F(HttpViewTest, AWhatIfJobShowsWhereItWouldGoAndCommitsNothing) {
   const auto answer = Parse<pb::SubmitJobResponse>(result->body);
   EXPECT_EQ(answer.job().allocation().processors(), 4);
   EXPECT_EQ(answer.job().allocation().start().seconds(), 100);  // after the running job
-  EXPECT_EQ(Schedule("sim").jobs_size(), 1);                    // nothing committed
+  const pb::Schedule schedule = Schedule("sim");
+  EXPECT_EQ(schedule.jobs_size(), 1);  // nothing committed
+  pb::Job what_if = answer.job();
+  what_if.set_id("what-if");        // a dry run's job has no id
+  ExpectValid(schedule, &what_if);  // it fits beside what the cluster holds
 
   result = client_->Post("/api/v1/clusters/sim/what-if/job", R"({"model": {"rigid": 4}})",
                          "application/json");
   ASSERT_TRUE(result);
   EXPECT_EQ(result->status, 400);
   EXPECT_THAT(result->body, ::testing::HasSubstr("body (a JobSpec in JSON)"));
+}
+
+TEST_F(HttpViewTest, ABodyOverTheLimitIsRefusedWithTheLimit) {
+  CreateSim("sim", 8, "conservative");
+  HttpView::Options options = ViewOptions("127.0.0.1:0");
+  options.max_body_bytes = 1024;
+  absl::StatusOr<std::unique_ptr<HttpView>> small = HttpView::Start(options);
+  ASSERT_OK(small);
+  httplib::Client client("127.0.0.1", (*small)->port());
+  httplib::Result result = client.Post("/api/v1/clusters/sim/what-if/dag?file=w.dax",
+                                       std::string(2048, ' ') + kThreeTaskDax, "application/xml");
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, 413);
+  EXPECT_THAT(
+      result->body,
+      ::testing::HasSubstr("the request body is larger than 1024 bytes, the web view's limit"));
+  EXPECT_EQ(Parse<pb::ListDagReservationsResponse>(Get("/api/v1/clusters/sim/dags")).dags_size(),
+            0);
 }
 
 TEST_F(HttpViewTest, AWhatIfDagFileGetsAPlanAndTheTightestDeadlineAndCommitsNothing) {
@@ -189,6 +227,11 @@ TEST_F(HttpViewTest, AWhatIfDagFileGetsAPlanAndTheTightestDeadlineAndCommitsNoth
   for (const pb::TaskPlacement& placement : answer.placements()) {
     EXPECT_LE(placement.allocation().end().seconds(), answer.tightest_deadline().seconds());
   }
+  // Read as the view read it: the same importer, default options.
+  absl::StatusOr<pb::Dag> dag =
+      api::ParseDagText("w.dax", kThreeTaskDax, api::DagFormat::kAuto, {});
+  ASSERT_OK(dag);
+  ExpectValidPlan(*dag, answer.placements(), Schedule("sim"));
   EXPECT_EQ(Parse<pb::ListDagReservationsResponse>(Get("/api/v1/clusters/sim/dags")).dags_size(),
             0);  // nothing committed
 
