@@ -5,6 +5,7 @@
 #include <chrono>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -169,18 +170,38 @@ class HttpView::Impl {
   }
 
   static void NothingFromPath(const httplib::Request&, google::protobuf::Message&) {}
+
+  // An error naming a field that both the query (already in `request`) and the path set.
+  template <class Request, class FromPath>
+  static absl::Status QueryLeavesPathFieldsAlone(const httplib::Request& http,
+                                                 const Request& request, FromPath from_path) {
+    Request from_path_only;
+    from_path(http, from_path_only);
+    std::vector<const google::protobuf::FieldDescriptor*> path_fields;
+    from_path_only.GetReflection()->ListFields(from_path_only, &path_fields);
+    for (const google::protobuf::FieldDescriptor* field : path_fields) {
+      if (request.GetReflection()->HasField(request, field)) {
+        return absl::InvalidArgumentError(absl::StrCat("query parameter '", field->name(),
+                                                       "' is set by the path '", http.path,
+                                                       "'; leave it out of the query"));
+      }
+    }
+    return absl::OkStatus();
+  }
   template <class Request>
   static void ClusterFromPath(const httplib::Request& http, Request& request) {
     request.set_cluster(http.matches[1]);
   }
 
   // A handler that fills the request from the query, then from the path, calls `method` and
-  // answers its response or its status as JSON.
+  // answers its response or its status as JSON. A query may not set what the path sets.
   template <class Request, class Response, class FromPath>
   httplib::Server::Handler Unary(UnaryMethod<Request, Response> method, FromPath from_path) {
     return [this, method, from_path](const httplib::Request& http, httplib::Response& response) {
       Request request;
-      if (absl::Status parsed = MergeQuery(http.params, &request); !parsed.ok()) {
+      absl::Status parsed = MergeQuery(http.params, &request);
+      if (parsed.ok()) parsed = QueryLeavesPathFieldsAlone(http, request, from_path);
+      if (!parsed.ok()) {
         Send(ErrorReply(
                  grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(parsed.message()))),
              response);

@@ -87,6 +87,11 @@ TEST_F(HttpViewTest, ErrorsNameWhatIsWrong) {
               ::testing::HasSubstr("query parameters"));
   EXPECT_THAT(Get("/api/v1/clusters/sim/schedule?cluster=a&cluster=b", 400),
               ::testing::HasSubstr("'cluster' is given twice"));
+  EXPECT_THAT(Get("/api/v1/clusters/sim/schedule?cluster=other", 400),
+              ::testing::HasSubstr("query parameter 'cluster' is set by the path "
+                                   "'/api/v1/clusters/sim/schedule'; leave it out of the query"));
+  EXPECT_THAT(Get("/api/v1/clusters/sim?name=other", 400),
+              ::testing::HasSubstr("query parameter 'name' is set by the path"));
   EXPECT_THAT(Get("/api/v1/clusters/sim/jobs?states=SLEEPING", 400),
               ::testing::HasSubstr("query parameters"));
   EXPECT_THAT(Get("/api/v1/nothing/here", 404), ::testing::HasSubstr("NOT_FOUND"));
