@@ -54,10 +54,12 @@ absl::StatusOr<std::unique_ptr<Browser>> Browser::Start() {
     bool ready = false;
     bool exited = false;
     for (int i = 0; i < 250 && !ready && !exited; ++i) {
+      // Ours must still run: an answer could come from another test's driver on that port.
+      exited = waitpid(*pid, nullptr, WNOHANG) == *pid;
+      if (exited) break;
       httplib::Result status = started->client_->Get("/status");
       ready = status && status->status == 200;
-      exited = !ready && waitpid(*pid, nullptr, WNOHANG) == *pid;
-      if (!ready && !exited) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     if (exited) {
       started->driver_ = -1;  // reaped: nothing for the destructor to stop
