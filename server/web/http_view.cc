@@ -171,14 +171,12 @@ class HttpView::Impl {
 
   static void NothingFromPath(const httplib::Request&, google::protobuf::Message&) {}
 
-  // An error naming a field that both the query (already in `request`) and the path set.
-  template <class Request, class FromPath>
+  // An error naming a field that both the query (`request`) and the path (`from_path`) set.
   static absl::Status QueryLeavesPathFieldsAlone(const httplib::Request& http,
-                                                 const Request& request, FromPath from_path) {
-    Request from_path_only;
-    from_path(http, from_path_only);
+                                                 const google::protobuf::Message& request,
+                                                 const google::protobuf::Message& from_path) {
     std::vector<const google::protobuf::FieldDescriptor*> path_fields;
-    from_path_only.GetReflection()->ListFields(from_path_only, &path_fields);
+    from_path.GetReflection()->ListFields(from_path, &path_fields);
     for (const google::protobuf::FieldDescriptor* field : path_fields) {
       if (request.GetReflection()->HasField(request, field)) {
         return absl::InvalidArgumentError(absl::StrCat("query parameter '", field->name(),
@@ -199,15 +197,17 @@ class HttpView::Impl {
   httplib::Server::Handler Unary(UnaryMethod<Request, Response> method, FromPath from_path) {
     return [this, method, from_path](const httplib::Request& http, httplib::Response& response) {
       Request request;
+      Request path_fields;
+      from_path(http, path_fields);
       absl::Status parsed = MergeQuery(http.params, &request);
-      if (parsed.ok()) parsed = QueryLeavesPathFieldsAlone(http, request, from_path);
+      if (parsed.ok()) parsed = QueryLeavesPathFieldsAlone(http, request, path_fields);
       if (!parsed.ok()) {
         Send(ErrorReply(
                  grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(parsed.message()))),
              response);
         return;
       }
-      from_path(http, request);
+      request.MergeFrom(path_fields);
       grpc::ClientContext context;
       context.set_deadline(std::chrono::system_clock::now() + kCallDeadline);
       ForwardAuthorization(http.get_header_value("Authorization"), &context);
