@@ -8,14 +8,22 @@
 //    transport's own limit on this machine, no scheduling work);
 // 2. GetJob (one queued job per cluster) as fast as they can: the service's own cost per call
 //    (authorization, metrics, the worker thread, the cluster's lock) without planning;
-// 3. SubmitJob as fast as they can (closed loop), round-robin over the clusters.
-// Then SubmitJob open-loop at half the median rate of phase 3, each client on a fixed schedule,
+// 3. SubmitJob as fast as they can on a service that answers each call at once with a fill's
+//    answer to the same kind of job (bench/canned_submit_service.h, a server of its own in this
+//    process, with a channel of its own): the ceiling that the transport and protobuf leave a
+//    SubmitJob, without resched's handler;
+// 4. SubmitJob as fast as they can (closed loop), round-robin over the clusters.
+// Then SubmitJob open-loop at half the median rate of phase 4, each client on a fixed schedule,
 // its latency counted from the scheduled send time (so a late send counts as waiting).
 // Counters: health_per_s, get_job_per_s, submit_per_s, submit_vs_health (the target:
 // >= 0.8), and the p50 / p99 of the closed and the half-rate SubmitJob in µs (the target: p99 <=
 // 2 ms at half rate). health_cpu_us, get_job_cpu_us and submit_cpu_us: the process's CPU time
 // (user and system, clients and server together, as they share the machine's cores) per call
 // of each closed phase, which says how much of a call's cost is the service's own work.
+// canned_per_s, canned_vs_health and canned_cpu_us: the same for phase 3. handler_cpu_us: what
+// a SubmitJob costs beyond the canned one, resched's handler; handler_budget_us: what it may cost
+// for submit_vs_health to reach 0.8, with the calls' rate following their CPU (health_cpu_us /
+// 0.8 - canned_cpu_us). Both are medians of each round's figure.
 #include <benchmark/benchmark.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
@@ -25,12 +33,14 @@
 #include <chrono>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/canned_submit_service.h"
 #include "bench/loopback_server.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 
@@ -38,6 +48,7 @@ namespace {
 
 namespace pb = ::resched::v1;
 namespace health = ::grpc::health::v1;
+using resched::bench::CannedSubmitService;
 using resched::bench::LoopbackServer;
 using resched::bench::RandomJobSpec;
 using Clock = std::chrono::steady_clock;
@@ -48,14 +59,17 @@ constexpr int kQueuedPerCluster = 10'000;
 constexpr int kCallsPerClient = 300;
 constexpr int kRounds = 5;
 
-// The job's id, or empty when the call failed.
-std::string Submit(pb::Resched::Stub& stub, int cluster, std::mt19937_64& rng) {
+// The job's id, or empty when the call failed. With `answers`, keeps the answer by the kind of
+// the job's model.
+std::string Submit(pb::Resched::Stub& stub, int cluster, std::mt19937_64& rng,
+                   std::map<int, pb::SubmitJobResponse>* answers = nullptr) {
   pb::SubmitJobRequest request;
   request.set_cluster(absl::StrCat("c", cluster));
   *request.mutable_job() = RandomJobSpec(rng);
   pb::SubmitJobResponse response;
   grpc::ClientContext context;
   if (!stub.SubmitJob(&context, request, &response).ok()) return {};
+  if (answers != nullptr) (*answers)[request.job().model().kind_case()] = response;
   return response.job().id();
 }
 
@@ -129,6 +143,7 @@ void BM_SubmitAtTheTransportsLimit(benchmark::State& state) {
     LoopbackServer server;
     std::mt19937_64 fill(42);
     std::vector<std::string> some_job(kClusters);
+    std::map<int, pb::SubmitJobResponse> answers;
     for (int c = 0; c < kClusters; ++c) {
       pb::CreateClusterRequest create;
       create.mutable_spec()->set_name(absl::StrCat("c", c));
@@ -139,14 +154,19 @@ void BM_SubmitAtTheTransportsLimit(benchmark::State& state) {
       grpc::ClientContext context;
       if (!server.stub().CreateCluster(&context, create, &cluster).ok()) std::abort();
       for (int i = 0; i < kQueuedPerCluster; ++i) {
-        some_job[c] = Submit(server.stub(), c, fill);
+        some_job[c] = Submit(server.stub(), c, fill, &answers);
         if (some_job[c].empty()) std::abort();
       }
     }
     auto health_stub = health::Health::NewStub(server.channel());
-    std::vector<std::mt19937_64> rngs;
+    CannedSubmitService canned(answers);
+    std::vector<std::mt19937_64> rngs, canned_rngs;
     rngs.reserve(kClients);
-    for (int client = 0; client < kClients; ++client) rngs.emplace_back(client);
+    canned_rngs.reserve(kClients);
+    for (int client = 0; client < kClients; ++client) {
+      rngs.emplace_back(client);
+      canned_rngs.emplace_back(client);
+    }
     state.ResumeTiming();
 
     auto check = [&](int, int) {
@@ -167,13 +187,21 @@ void BM_SubmitAtTheTransportsLimit(benchmark::State& state) {
     auto submit = [&](int client, int i) {
       return !Submit(server.stub(), (client + i) % kClusters, rngs[client]).empty();
     };
-    std::vector<Phase> checks, gets, closed;
-    std::vector<double> ratios;
+    auto canned_submit = [&](int client, int i) {
+      return !Submit(canned.stub(), (client + i) % kClusters, canned_rngs[client]).empty();
+    };
+    std::vector<Phase> checks, gets, canneds, closed;
+    std::vector<double> ratios, canned_ratios, handler_cpu, handler_budget;
     for (int round = 0; round < kRounds; ++round) {
       checks.push_back(RunClients(check, 0));
       gets.push_back(RunClients(get_job, 0));
+      canneds.push_back(RunClients(canned_submit, 0));
       closed.push_back(RunClients(submit, 0));
       ratios.push_back(closed.back().calls_per_s / checks.back().calls_per_s);
+      canned_ratios.push_back(canneds.back().calls_per_s / checks.back().calls_per_s);
+      handler_cpu.push_back(closed.back().cpu_us_per_call - canneds.back().cpu_us_per_call);
+      handler_budget.push_back(checks.back().cpu_us_per_call / 0.8 -
+                               canneds.back().cpu_us_per_call);
     }
     const double submit_per_s = Median(closed, &Phase::calls_per_s);
     const Phase half = RunClients(submit, submit_per_s / 2);
@@ -183,6 +211,11 @@ void BM_SubmitAtTheTransportsLimit(benchmark::State& state) {
     state.counters["health_cpu_us"] = Median(checks, &Phase::cpu_us_per_call);
     state.counters["get_job_cpu_us"] = Median(gets, &Phase::cpu_us_per_call);
     state.counters["submit_cpu_us"] = Median(closed, &Phase::cpu_us_per_call);
+    state.counters["canned_per_s"] = Median(canneds, &Phase::calls_per_s);
+    state.counters["canned_vs_health"] = MedianOf(canned_ratios);
+    state.counters["canned_cpu_us"] = Median(canneds, &Phase::cpu_us_per_call);
+    state.counters["handler_cpu_us"] = MedianOf(handler_cpu);
+    state.counters["handler_budget_us"] = MedianOf(handler_budget);
     state.counters["submit_per_s"] = submit_per_s;
     state.counters["submit_vs_health"] = MedianOf(ratios);
     state.counters["submit_p50_us"] = Median(closed, &Phase::p50_us);
