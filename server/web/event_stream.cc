@@ -7,42 +7,94 @@ namespace resched::server::web {
 
 namespace pb = ::resched::v1;
 
-EventStream::EventStream(pb::Resched::Stub& stub, std::string cluster, std::string authorization)
-    : stub_(stub), cluster_(std::move(cluster)), authorization_(std::move(authorization)) {}
+namespace {
+
+// Events the reader takes from the call before the page has sent them.
+constexpr std::size_t kReadAhead = 64;
+
+}  // namespace
+
+EventStream::EventStream(pb::Resched::Stub& stub, std::string cluster, std::string authorization,
+                         std::chrono::milliseconds heartbeat)
+    : stub_(stub),
+      cluster_(std::move(cluster)),
+      authorization_(std::move(authorization)),
+      heartbeat_(heartbeat) {}
 
 EventStream::~EventStream() {
-  if (reader_ == nullptr || finished_) return;
-  context_.TryCancel();
+  if (!reader_thread_.joinable()) return;
+  Cancel();  // a call still open ends, and a reader waiting for room returns
+  reader_thread_.join();
+}
+
+void EventStream::Read() {
   pb::ScheduleEvent event;
   while (reader_->Read(&event)) {
+    MutexLock lock(&mu_);
+    // No further ahead than the page takes them: a slow page holds up the call, and the
+    // server's own limit on a watch's backlog (max_watch_backlog) ends it, as it ends any.
+    while (events_.size() >= kReadAhead && !cancelled_) mu_.Wait(drained_);
+    if (cancelled_) continue;  // read on, and drop, until the cancelled call ends
+    events_.push_back(std::move(event));
+    changed_.notify_all();
   }
-  (void)reader_->Finish();
+  grpc::Status status = reader_->Finish();
+  MutexLock lock(&mu_);
+  ended_ = std::move(status);
+  changed_.notify_all();
 }
 
 bool EventStream::Next(std::string& chunk) {
   chunk.clear();
-  if (reader_ == nullptr) {
-    if (cancelled_) return false;  // ended before it began: no call to end
+  if (end_sent_) return false;
+  if (!reader_thread_.joinable()) {
+    {
+      MutexLock lock(&mu_);
+      if (cancelled_) return false;  // ended before it began: no call to end
+    }
     ForwardAuthorization(authorization_, &context_);
     pb::WatchScheduleRequest request;
     request.set_cluster(cluster_);
     reader_ = stub_.WatchSchedule(&context_, request);
+    reader_thread_ = std::thread([this] { Read(); });
   }
-  pb::ScheduleEvent event;
-  if (reader_->Read(&event)) {
-    const HttpReply json = JsonReply(event);
-    chunk = absl::StrCat("event: ", pb::ScheduleEvent::Kind_Name(event.kind()),
+  std::optional<pb::ScheduleEvent> event;
+  std::optional<grpc::Status> ended;
+  bool cancelled = false;
+  {
+    MutexLock lock(&mu_);
+    if (events_.empty() && !ended_ && !cancelled_) mu_.WaitFor(changed_, heartbeat_);
+    cancelled = cancelled_;
+    if (!events_.empty()) {
+      event = std::move(events_.front());
+      events_.pop_front();
+      drained_.notify_all();
+    } else if (ended_) {
+      ended = ended_;
+    }
+  }
+  if (event && !cancelled) {
+    const HttpReply json = JsonReply(*event);
+    chunk = absl::StrCat("event: ", pb::ScheduleEvent::Kind_Name(event->kind()),
                          "\ndata: ", json.body, "\n\n");
     return true;
   }
-  const grpc::Status status = reader_->Finish();
-  finished_ = true;
-  if (!cancelled_) chunk = absl::StrCat("event: end\ndata: ", ErrorReply(status).body, "\n\n");
-  return false;
+  if (cancelled || ended) {
+    end_sent_ = true;
+    if (!cancelled) chunk = absl::StrCat("event: end\ndata: ", ErrorReply(*ended).body, "\n\n");
+    return false;
+  }
+  chunk = ": heartbeat\n\n";  // an SSE comment: EventSource skips it
+  return true;
 }
 
 void EventStream::Cancel() {
-  cancelled_ = true;
+  {
+    MutexLock lock(&mu_);
+    cancelled_ = true;
+    changed_.notify_all();
+    drained_.notify_all();
+  }
   context_.TryCancel();
 }
 

@@ -1,14 +1,20 @@
 // One page's live feed (GET /api/v1/clusters/NAME/events): a WatchSchedule call over the
 // in-process channel whose events go out as Server-Sent Events, each event's kind as the SSE
-// event name and the event in protobuf's JSON mapping as its data.
+// event name and the event in protobuf's JSON mapping as its data. Between events a comment line
+// goes out every heartbeat, so that a page that went away is noticed (its write fails) even on a
+// quiet cluster, and its stream and thread freed.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
 
-#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "resched/v1/service.grpc.pb.h"
 #include "server/mutex.h"
@@ -17,28 +23,39 @@ namespace resched::server::web {
 
 class EventStream {
  public:
-  // The call starts at the first Next.
-  EventStream(resched::v1::Resched::Stub& stub, std::string cluster, std::string authorization);
-  // Ends a call still open (a client that went away) and collects its status.
+  // The call starts at the first Next, and a thread of its own reads it (a blocking Read cannot
+  // wait for a heartbeat).
+  EventStream(resched::v1::Resched::Stub& stub, std::string cluster, std::string authorization,
+              std::chrono::milliseconds heartbeat);
+  // Ends a call still open (a client that went away), collects its status and joins the reader.
   ~EventStream();
   EventStream(const EventStream&) = delete;
   EventStream& operator=(const EventStream&) = delete;
 
-  // Waits for the next event and sets `chunk` to it as SSE text. Returns false once the watch
-  // has ended: `chunk` is then an "end" event with the call's status, or empty when the stream
-  // was cancelled here.
-  bool Next(std::string& chunk);
+  // Waits for the next event and sets `chunk` to it as SSE text, or to an SSE comment when a
+  // heartbeat passed without one. Returns false once the watch has ended: `chunk` is then an
+  // "end" event with the call's status, or empty when the stream was cancelled here.
+  bool Next(std::string& chunk) ABSL_LOCKS_EXCLUDED(mu_);
   // Ends the watch; a Next waiting for an event returns. From any thread.
-  void Cancel();
+  void Cancel() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
+  void Read();  // the reader thread
+
   resched::v1::Resched::Stub& stub_;
   const std::string cluster_;
   const std::string authorization_;
+  const std::chrono::milliseconds heartbeat_;
   grpc::ClientContext context_;
   std::unique_ptr<grpc::ClientReaderInterface<resched::v1::ScheduleEvent>> reader_;
-  bool finished_ = false;
-  std::atomic<bool> cancelled_{false};
+  std::thread reader_thread_;
+  Mutex mu_;
+  std::condition_variable changed_;  // an event, the end, or a cancel
+  std::condition_variable drained_;  // room in events_, or a cancel
+  std::deque<resched::v1::ScheduleEvent> events_ ABSL_GUARDED_BY(mu_);
+  std::optional<grpc::Status> ended_ ABSL_GUARDED_BY(mu_);  // the call's status once read
+  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
+  bool end_sent_ = false;  // Next's own: the end was handed out
 };
 
 // The open streams of a web view, so that stopping it ends them first.

@@ -60,7 +60,9 @@ absl::StatusOr<std::pair<std::string, int>> SplitHostPort(const std::string& add
 class HttpView::Impl {
  public:
   explicit Impl(Options options)
-      : stub_(pb::Resched::NewStub(options.channel)), metrics_(std::move(options.metrics)) {
+      : stub_(pb::Resched::NewStub(options.channel)),
+        metrics_(std::move(options.metrics)),
+        event_heartbeat_(options.event_heartbeat) {
     // cpp-httplib's default also sets SO_REUSEPORT: a second server on a busy port would then
     // start, and the kernel would split the browsers between two servers.
     server_.set_socket_options([](socket_t sock) {
@@ -223,7 +225,8 @@ class HttpView::Impl {
     if (authorization.empty() && http.has_param("access_token")) {
       authorization = absl::StrCat("Bearer ", http.get_param_value("access_token"));
     }
-    auto stream = std::make_shared<EventStream>(*stub_, http.matches[1], authorization);
+    auto stream =
+        std::make_shared<EventStream>(*stub_, http.matches[1], authorization, event_heartbeat_);
     if (!streams_.Add(stream, kMaxEventStreams)) {
       Send(ErrorReply(grpc::Status(
                grpc::StatusCode::RESOURCE_EXHAUSTED,
@@ -262,6 +265,7 @@ class HttpView::Impl {
 
   std::unique_ptr<pb::Resched::Stub> stub_;
   const std::vector<std::shared_ptr<prometheus::Collectable>> metrics_;
+  const std::chrono::milliseconds event_heartbeat_;
   EventStreams streams_;
   httplib::Server server_;
   std::thread thread_;

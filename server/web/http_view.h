@@ -7,6 +7,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ class HttpView {
     std::shared_ptr<grpc::Channel> channel;
     std::vector<std::shared_ptr<prometheus::Collectable>> metrics;
     size_t max_body_bytes = 16 << 20;  // a what-if's DAG file at most (the server's gRPC limit)
+    // How long an event stream stays silent at most: then it sends a comment line, so that a
+    // page that went away frees its stream on a quiet cluster too.
+    std::chrono::milliseconds event_heartbeat{15'000};
   };
 
   // Listens on options.address and serves until destroyed. UNAVAILABLE naming the address when

@@ -175,6 +175,89 @@ TEST_F(HttpViewTest, EventStreamsAreCappedAndTheApiStillAnswers) {
   for (auto& reader : readers) reader.join();
 }
 
+// Pages that take the snapshot and go away, on a cluster where nothing happens: each frees its
+// stream at the next heartbeat, so three times the cap of them get their snapshot in turn.
+// Without the heartbeat the 17th page would wait for an event that never comes.
+TEST_F(HttpViewTest, APageThatWentAwayFreesItsStreamOnAQuietCluster) {
+  CreateSim("sim", 8, "fcfs");
+  HttpView::Options options = ViewOptions("127.0.0.1:0");
+  options.event_heartbeat = std::chrono::milliseconds(50);
+  view_.reset();
+  auto view = HttpView::Start(std::move(options));
+  ASSERT_OK(view);
+  view_ = *std::move(view);
+  const int port = view_->port();
+  constexpr int kCap = 16;  // http_view.cc's kMaxEventStreams
+  auto page_gets_its_snapshot = [port] {
+    httplib::Client client("127.0.0.1", port);
+    client.set_read_timeout(kStreamReadTimeoutSeconds, 0);
+    std::string received;
+    // Returning false closes the connection: the page goes away once it has the snapshot (a
+    // refused one, 429, gets no snapshot and goes at once too).
+    (void)client.Get("/api/v1/clusters/sim/events", [&](const char* data, size_t size) {
+      received.append(data, size);
+      return received.find("\n\n") == std::string::npos;
+    });
+    return received.starts_with("event: SNAPSHOT\ndata: {");
+  };
+  int pages = 0;
+  int refused = 0;
+  for (int step = 0; step < kWaitTenMillisecondSteps && pages < 3 * kCap; ++step) {
+    if (page_gets_its_snapshot()) {
+      ++pages;
+    } else {
+      ++refused;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  EXPECT_EQ(pages, 3 * kCap) << refused << " pages were refused on the way";
+}
+
+// A stream on a quiet cluster sends a comment line every heartbeat (which EventSource skips),
+// and the events still come through between them.
+TEST_F(HttpViewTest, AQuietStreamSendsHeartbeatsBetweenEvents) {
+  CreateSim("sim", 8, "fcfs");
+  HttpView::Options options = ViewOptions("127.0.0.1:0");
+  options.event_heartbeat = std::chrono::milliseconds(20);
+  view_.reset();
+  auto view = HttpView::Start(std::move(options));
+  ASSERT_OK(view);
+  view_ = *std::move(view);
+  std::atomic<int> heartbeats = 0;
+  std::atomic<bool> saw_job = false;
+  std::string received;
+  const int port = view_->port();
+  std::thread reader([&] {
+    httplib::Client client("127.0.0.1", port);
+    client.set_read_timeout(kStreamReadTimeoutSeconds, 0);
+    client.Get("/api/v1/clusters/sim/events", [&](const char* data, size_t size) {
+      received.append(data, size);
+      int count = 0;
+      for (size_t at = received.find(": heartbeat\n\n"); at != std::string::npos;
+           at = received.find(": heartbeat\n\n", at + 1)) {
+        ++count;
+      }
+      heartbeats = count;
+      if (received.find("event: JOB_CHANGED\ndata: {") != std::string::npos) saw_job = true;
+      return true;
+    });
+  });
+  for (int i = 0; i < kWaitTenMillisecondSteps && heartbeats < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  // EXPECT, not ASSERT, until the reader is joined: returning with it joinable would abort.
+  EXPECT_GE(heartbeats, 3);
+  pb::SubmitJobResponse submitted;
+  EXPECT_OK(Submit("sim", Rigid(2, 10), &submitted));
+  for (int i = 0; i < kWaitTenMillisecondSteps && !saw_job; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(saw_job);
+  view_.reset();  // ends the open stream: the reader returns
+  reader.join();
+  EXPECT_TRUE(received.starts_with("event: SNAPSHOT\ndata: {")) << received.substr(0, 200);
+}
+
 TEST_F(HttpViewTest, AWhatIfJobShowsWhereItWouldGoAndCommitsNothing) {
   CreateSim("sim", 8, "conservative");
   pb::SubmitJobResponse submitted;
