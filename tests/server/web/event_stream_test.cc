@@ -4,6 +4,7 @@
 #include "server/web/event_stream.h"
 
 #include <chrono>
+#include <memory>
 #include <string>
 
 #include "tests/server/server_fixture.h"
@@ -26,15 +27,24 @@ class EventStreamTest : public resched::server::testing::ServerTest {
     return pb::Resched::NewStub(
         grpc::CreateCustomChannel(target_, grpc::InsecureChannelCredentials(), args));
   }
+
+  // A stream of `cluster` over `stub` (a heartbeat no test waits for) that has sent its
+  // snapshot.
+  static std::unique_ptr<EventStream> StreamAfterSnapshot(pb::Resched::Stub& stub,
+                                                          const std::string& cluster) {
+    auto stream = std::make_unique<EventStream>(stub, cluster, "", std::chrono::seconds(30));
+    std::string chunk;
+    EXPECT_TRUE(stream->Next(chunk));
+    EXPECT_TRUE(chunk.starts_with("event: SNAPSHOT\n")) << chunk;
+    return stream;
+  }
 };
 
 TEST_F(EventStreamTest, APageThatStopsReadingIsCutOffByTheServersBacklogLimit) {
   CreateSim("sim", 64, "fcfs");
   auto stub = SlowStub();
-  EventStream stream(*stub, "sim", "", std::chrono::seconds(30));
+  auto stream = StreamAfterSnapshot(*stub, "sim");
   std::string chunk;
-  ASSERT_TRUE(stream.Next(chunk));
-  ASSERT_TRUE(chunk.starts_with("event: SNAPSHOT\n")) << chunk;
   // One event per call, well apart: a reader that took every event as it came would keep up.
   // This one stops taking them once it holds its read-ahead, and the page reads nothing.
   constexpr int kSubmissions = 300;
@@ -45,7 +55,7 @@ TEST_F(EventStreamTest, APageThatStopsReadingIsCutOffByTheServersBacklogLimit) {
   int events = 0;
   bool more = true;
   while (more) {
-    more = stream.Next(chunk);
+    more = stream->Next(chunk);
     ASSERT_FALSE(chunk.starts_with(": heartbeat"))
         << "the watch went quiet after " << events << " events instead of ending";
     if (more) ++events;
@@ -54,19 +64,17 @@ TEST_F(EventStreamTest, APageThatStopsReadingIsCutOffByTheServersBacklogLimit) {
   EXPECT_NE(chunk.find("RESOURCE_EXHAUSTED"), std::string::npos) << chunk;
   EXPECT_NE(chunk.find("5 events behind"), std::string::npos) << chunk;
   EXPECT_LT(events, kSubmissions);
-  EXPECT_FALSE(stream.Next(chunk));  // ended for good
+  EXPECT_FALSE(stream->Next(chunk));  // ended for good
   EXPECT_TRUE(chunk.empty());
 }
 
 TEST_F(EventStreamTest, ACancelledStreamEndsWithoutAnEndEvent) {
   CreateSim("sim", 8, "fcfs");
   auto stub = SlowStub();
-  EventStream stream(*stub, "sim", "", std::chrono::seconds(30));
+  auto stream = StreamAfterSnapshot(*stub, "sim");
+  stream->Cancel();
   std::string chunk;
-  ASSERT_TRUE(stream.Next(chunk));
-  ASSERT_TRUE(chunk.starts_with("event: SNAPSHOT\n")) << chunk;
-  stream.Cancel();
-  EXPECT_FALSE(stream.Next(chunk));  // returns at once, though the heartbeat is 30 s away
+  EXPECT_FALSE(stream->Next(chunk));  // returns at once, though the heartbeat is 30 s away
   EXPECT_TRUE(chunk.empty());
 }
 

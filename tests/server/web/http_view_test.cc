@@ -113,9 +113,12 @@ TEST_F(HttpViewTest, ThePageAndMetricsAreServed) {
               ::testing::HasSubstr("resched_calls_total{code=\"OK\",method=\"ListClusters\"}"));
 }
 
+// Between events, the stream sends a comment line every heartbeat (which EventSource skips).
 TEST_F(HttpViewTest, TheEventStreamFollowsTheClusterUntilTheViewStops) {
   CreateSim("sim", 8, "fcfs");
+  RestartViewWithHeartbeat(std::chrono::milliseconds(20));
   std::atomic<bool> saw_snapshot = false;
+  std::atomic<int> heartbeats = 0;
   std::atomic<bool> saw_job = false;
   std::string received;
   const int port = view_->port();
@@ -124,21 +127,28 @@ TEST_F(HttpViewTest, TheEventStreamFollowsTheClusterUntilTheViewStops) {
     client.set_read_timeout(kStreamReadTimeoutSeconds, 0);
     client.Get("/api/v1/clusters/sim/events", [&](const char* data, size_t size) {
       received.append(data, size);
-      if (received.find("event: SNAPSHOT\ndata: {") != std::string::npos) saw_snapshot = true;
+      if (received.starts_with("event: SNAPSHOT\ndata: {")) saw_snapshot = true;
+      int count = 0;
+      for (size_t at = received.find(": heartbeat\n\n"); at != std::string::npos;
+           at = received.find(": heartbeat\n\n", at + 1)) {
+        ++count;
+      }
+      heartbeats = count;
       if (received.find("event: JOB_CHANGED\ndata: {") != std::string::npos) saw_job = true;
       return true;
     });
   });
-  auto wait_for = [](const std::atomic<bool>& flag) {
-    for (int i = 0; i < kWaitTenMillisecondSteps && !flag; ++i)
+  auto wait_for = [](const auto& done) {
+    for (int i = 0; i < kWaitTenMillisecondSteps && !done(); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    return flag.load();
+    return done();
   };
   // EXPECT, not ASSERT, until the reader is joined: returning with it joinable would abort.
-  EXPECT_TRUE(wait_for(saw_snapshot));
+  EXPECT_TRUE(wait_for([&] { return saw_snapshot.load(); }));
+  EXPECT_TRUE(wait_for([&] { return heartbeats >= 3; })) << heartbeats << " heartbeats";
   pb::SubmitJobResponse submitted;
   EXPECT_OK(Submit("sim", Rigid(2, 10), &submitted));
-  EXPECT_TRUE(wait_for(saw_job));
+  EXPECT_TRUE(wait_for([&] { return saw_job.load(); }));
   view_.reset();  // ends the open stream: the reader returns
   reader.join();
   EXPECT_NE(received.find("\"id\":\"" + submitted.job().id() + "\""), std::string::npos);
@@ -180,12 +190,7 @@ TEST_F(HttpViewTest, EventStreamsAreCappedAndTheApiStillAnswers) {
 // Without the heartbeat the 17th page would wait for an event that never comes.
 TEST_F(HttpViewTest, APageThatWentAwayFreesItsStreamOnAQuietCluster) {
   CreateSim("sim", 8, "fcfs");
-  HttpView::Options options = ViewOptions("127.0.0.1:0");
-  options.event_heartbeat = std::chrono::milliseconds(50);
-  view_.reset();
-  auto view = HttpView::Start(std::move(options));
-  ASSERT_OK(view);
-  view_ = *std::move(view);
+  RestartViewWithHeartbeat(std::chrono::milliseconds(50));
   const int port = view_->port();
   constexpr int kCap = 16;  // http_view.cc's kMaxEventStreams
   auto page_gets_its_snapshot = [port] {
@@ -211,51 +216,6 @@ TEST_F(HttpViewTest, APageThatWentAwayFreesItsStreamOnAQuietCluster) {
     }
   }
   EXPECT_EQ(pages, 3 * kCap) << refused << " pages were refused on the way";
-}
-
-// A stream on a quiet cluster sends a comment line every heartbeat (which EventSource skips),
-// and the events still come through between them.
-TEST_F(HttpViewTest, AQuietStreamSendsHeartbeatsBetweenEvents) {
-  CreateSim("sim", 8, "fcfs");
-  HttpView::Options options = ViewOptions("127.0.0.1:0");
-  options.event_heartbeat = std::chrono::milliseconds(20);
-  view_.reset();
-  auto view = HttpView::Start(std::move(options));
-  ASSERT_OK(view);
-  view_ = *std::move(view);
-  std::atomic<int> heartbeats = 0;
-  std::atomic<bool> saw_job = false;
-  std::string received;
-  const int port = view_->port();
-  std::thread reader([&] {
-    httplib::Client client("127.0.0.1", port);
-    client.set_read_timeout(kStreamReadTimeoutSeconds, 0);
-    client.Get("/api/v1/clusters/sim/events", [&](const char* data, size_t size) {
-      received.append(data, size);
-      int count = 0;
-      for (size_t at = received.find(": heartbeat\n\n"); at != std::string::npos;
-           at = received.find(": heartbeat\n\n", at + 1)) {
-        ++count;
-      }
-      heartbeats = count;
-      if (received.find("event: JOB_CHANGED\ndata: {") != std::string::npos) saw_job = true;
-      return true;
-    });
-  });
-  for (int i = 0; i < kWaitTenMillisecondSteps && heartbeats < 3; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  // EXPECT, not ASSERT, until the reader is joined: returning with it joinable would abort.
-  EXPECT_GE(heartbeats, 3);
-  pb::SubmitJobResponse submitted;
-  EXPECT_OK(Submit("sim", Rigid(2, 10), &submitted));
-  for (int i = 0; i < kWaitTenMillisecondSteps && !saw_job; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_TRUE(saw_job);
-  view_.reset();  // ends the open stream: the reader returns
-  reader.join();
-  EXPECT_TRUE(received.starts_with("event: SNAPSHOT\ndata: {")) << received.substr(0, 200);
 }
 
 TEST_F(HttpViewTest, AWhatIfJobShowsWhereItWouldGoAndCommitsNothing) {

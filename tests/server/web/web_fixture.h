@@ -5,6 +5,7 @@
 #include <google/protobuf/util/json_util.h>
 #include <httplib.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -45,6 +46,16 @@ class HttpViewTest : public resched::server::testing::ServerTest {
     options.channel = server_->InProcessChannel({});
     options.metrics = service_->MetricsCollectables();
     return options;
+  }
+
+  // Replaces the view with one whose event streams send a heartbeat this often.
+  void RestartViewWithHeartbeat(std::chrono::milliseconds heartbeat) {
+    HttpView::Options options = ViewOptions("127.0.0.1:0");
+    options.event_heartbeat = heartbeat;
+    view_.reset();
+    auto view = HttpView::Start(std::move(options));
+    ASSERT_OK(view);
+    view_ = *std::move(view);
   }
 
   // The body of a GET that must answer `status`.
