@@ -13,6 +13,7 @@
 #include "resched/v1/service.grpc.pb.h"
 #include "server/mutex.h"
 #include "server/web/assets.h"
+#include "server/web/compression.h"
 #include "server/web/event_stream.h"
 #include "server/web/json_gateway.h"
 #include "server/web/what_if.h"
@@ -72,6 +73,7 @@ class HttpView::Impl {
     server_.new_task_queue = [] { return new httplib::ThreadPool(kHttpThreads); };
     // A what-if's DAG file: as large as a gRPC request may be.
     server_.set_payload_max_length(options.max_body_bytes);
+    server_.set_post_routing_handler(GzipJsonAnswer);
     Routes(options.max_body_bytes);
   }
 

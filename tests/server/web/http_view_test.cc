@@ -8,7 +8,9 @@
 #include <atomic>
 #include <thread>
 
+#include "core/workload/gzip.h"
 #include "proto/resched/dag_import.h"
+#include "server/web/compression.h"
 #include "tests/server/web/web_fixture.h"
 
 namespace resched::server::web {
@@ -216,6 +218,43 @@ TEST_F(HttpViewTest, APageThatWentAwayFreesItsStreamOnAQuietCluster) {
     }
   }
   EXPECT_EQ(pages, 3 * kCap) << refused << " pages were refused on the way";
+}
+
+// A large answer goes gzipped to a client that accepts it, the same JSON once inflated; a small
+// one, or one for a client that does not, goes as it is.
+TEST_F(HttpViewTest, LargeAnswersAreGzippedForAClientThatAcceptsIt) {
+  CreateSim("sim", 8, "conservative");
+  for (int i = 0; i < 20; ++i) {
+    pb::SubmitJobResponse submitted;
+    ASSERT_OK(Submit("sim", Rigid(1 + i % 8, 10 + i), &submitted));
+  }
+  httplib::Client raw("127.0.0.1", view_->port());
+  raw.set_decompress(false);  // and so sends no Accept-Encoding of its own
+  httplib::Result plain = raw.Get("/api/v1/clusters/sim/schedule");
+  ASSERT_TRUE(plain);
+  ASSERT_EQ(plain->status, 200);
+  EXPECT_FALSE(plain->has_header("Content-Encoding"));
+  ASSERT_GE(plain->body.size(), kGzipFromBytes);
+  ExpectValid(Parse<pb::Schedule>(plain->body));
+
+  httplib::Result gzipped =
+      raw.Get("/api/v1/clusters/sim/schedule", {{"Accept-Encoding", "gzip, deflate, br"}});
+  ASSERT_TRUE(gzipped);
+  ASSERT_EQ(gzipped->status, 200);
+  EXPECT_EQ(gzipped->get_header_value("Content-Encoding"), "gzip");
+  EXPECT_EQ(gzipped->get_header_value("Vary"), "Accept-Encoding");
+  EXPECT_EQ(gzipped->get_header_value("Content-Length"), std::to_string(gzipped->body.size()));
+  EXPECT_LT(gzipped->body.size(), plain->body.size() / 3);
+  const absl::StatusOr<std::string> inflated = Gunzip(gzipped->body);
+  ASSERT_TRUE(inflated.ok()) << inflated.status();
+  EXPECT_EQ(*inflated, plain->body);
+
+  // A small answer is not worth the header.
+  httplib::Result small = raw.Get("/api/v1/clusters/sim", {{"Accept-Encoding", "gzip"}});
+  ASSERT_TRUE(small);
+  EXPECT_LT(small->body.size(), kGzipFromBytes);
+  EXPECT_FALSE(small->has_header("Content-Encoding"));
+  EXPECT_THAT(small->body, ::testing::HasSubstr("\"capacity\":8"));
 }
 
 TEST_F(HttpViewTest, AWhatIfJobShowsWhereItWouldGoAndCommitsNothing) {
