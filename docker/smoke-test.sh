@@ -2,7 +2,8 @@
 # Builds the resched image around the binaries of a Release build and smoke-tests it with
 # podman (no Docker engine, no registry): the server starts in it as an unprivileged user on a
 # read-only root file system, answers `resched health` (the image's HEALTHCHECK too), takes a
-# job, stops on SIGTERM, and after a restart on the same data volume the job is still there.
+# job, shows it in the web view (page and JSON API), stops on SIGTERM, and after a restart on the
+# same data volume the job is still there.
 #
 #   docker/smoke-test.sh [BUILD_DIR]     (default: build; `make build` first)
 #   docker/smoke-test.sh --prepare-only [BUILD_DIR]   only the podman settings and the base
@@ -102,13 +103,18 @@ podman image prune -f >/dev/null  # the previous run's image, now untagged
 podman image inspect --format '{{.Config.User}}' "$image" | grep -qx '10001:10001' ||
   fail "the image does not run as the unprivileged user 10001"
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+port=$(free_port)
+http_port=$(free_port)
 podman volume create "$volume" >/dev/null
 start() {
   # No health timer (it needs systemd); `podman healthcheck run` runs the check below.
   podman run -d --name "$name" --init --pull=never --network=host --read-only --cap-drop=all \
     --health-interval=disable -e RESCHED_SERVER="127.0.0.1:$port" \
-    -v "$volume:/var/lib/resched" "$image" --listen "127.0.0.1:$port" >/dev/null 2>>"$work/podman.log"
+    -v "$volume:/var/lib/resched" "$image" --listen "127.0.0.1:$port" \
+    --http-listen "127.0.0.1:$http_port" >/dev/null 2>>"$work/podman.log"
 }
 cli() { podman exec "$name" resched "$@"; }
 wait_healthy() {
@@ -137,6 +143,20 @@ submitted=$(cli job submit --rigid 4:1h)
 echo "$submitted"
 job=$(cli job list | awk 'NR == 2 {print $1}')
 [[ -n "$job" ]] || fail "job list shows no job after the submission"
+
+step "the web view: its page, and the job in its JSON API"
+# The page is compiled into the server; fetched from the host, as the container shares its
+# network.
+http_get() {
+  python3 - "http://127.0.0.1:$http_port$1" <<'PY'
+import sys, urllib.request
+opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
+sys.stdout.write(opener.open(sys.argv[1], timeout=10).read().decode())
+PY
+}
+http_get / | grep -qi '<html' || fail "the web view's page did not load from /"
+http_get /api/v1/clusters/default/jobs | grep -q "\"$job\"" ||
+  fail "the web view's /api/v1/clusters/default/jobs does not list job $job"
 
 step "stop (SIGTERM through --init) and start again on the same volume"
 stop

@@ -112,6 +112,12 @@ without both TLS and a tokens file unless --insecure is given (docs/security.md)
 {{- if and .Values.tls.clientAuth.enabled (not .Values.tls.enabled) }}
 {{- fail "resched: tls.clientAuth.enabled needs tls.enabled=true." }}
 {{- end }}
+{{- if .Values.webView.enabled }}
+{{- $web := int .Values.webView.port }}
+{{- if or (eq $web (int .Values.server.port)) (and .Values.metrics.enabled (eq $web (int .Values.metrics.port))) }}
+{{- fail (printf "resched: webView.port %d is also the gRPC or the metrics port: give the web view a port of its own." $web) }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/*
