@@ -10,6 +10,8 @@ const state = {
   events: null,
   sortKey: 'start',
   sortDescending: false,
+  tablePage: 0, // which page of TABLE_PAGE_ROWS jobs the table shows
+  tableFind: '', // shows only jobs whose id or state contains it (any case)
   refreshPending: false,
   view: null, // the time window shown, {from, to} in seconds; null: fit the schedule
   detail: null, // the item whose details are shown
@@ -23,7 +25,9 @@ const KIND_OF_STATE = {
   QUEUED: 'queued', RUNNING: 'running', FINISHED: 'ended', FAILED: 'ended', CANCELLED: 'ended',
 };
 const AXIS_HEIGHT = 20;
-const MAX_TABLE_ROWS = 2000;
+// A table of every job of a large cluster would cost more to build at each update than the
+// chart: it shows a page of them at a time.
+const TABLE_PAGE_ROWS = 500;
 
 function seconds(timestamp) { return timestamp ? Date.parse(timestamp) / 1000 : 0; }
 function durationSeconds(text) { return text ? Number(String(text).replace(/s$/, '')) : 0; }
@@ -103,6 +107,7 @@ async function loadSchedule() {
 function select(name) {
   state.selected = name;
   state.view = null;
+  state.tablePage = 0;
   state.whatIf = [];
   document.getElementById('what-if-result').textContent = '';
   state.detail = null;
@@ -371,6 +376,7 @@ function showDetail(item) {
 }
 
 function fillJobs() {
+  if (!state.schedule) return; // a table control used before the first schedule arrived
   const jobs = (state.schedule.jobs || []).map((job) => ({ id: job.id, state: job.state,
     processors: job.allocation ? job.allocation.processors : 0,
     start: job.allocation ? job.allocation.start : '', end: job.allocation ? job.allocation.end : '' }));
@@ -384,11 +390,20 @@ function fillJobs() {
     const sorted = th.querySelector('button').dataset.sort === key;
     th.setAttribute('aria-sort', sorted ? (state.sortDescending ? 'descending' : 'ascending') : 'none');
   }
-  // A table of every job of a large cluster would cost more to build at each update than the
-  // chart: the first rows in the chosen order, and how many there are.
-  const shown = jobs.slice(0, MAX_TABLE_ROWS);
-  document.getElementById('jobs-shown').textContent = jobs.length > shown.length
-    ? `The first ${shown.length} of ${jobs.length} jobs in this order.` : '';
+  const find = state.tableFind.toLowerCase();
+  const found = find ? jobs.filter((job) => job.id.toLowerCase().includes(find)
+    || job.state.toLowerCase().includes(find)) : jobs;
+  // The page stays where it was as the schedule changes, unless the list got shorter.
+  const pages = Math.max(1, Math.ceil(found.length / TABLE_PAGE_ROWS));
+  state.tablePage = Math.min(state.tablePage, pages - 1);
+  const first = state.tablePage * TABLE_PAGE_ROWS;
+  const shown = found.slice(first, first + TABLE_PAGE_ROWS);
+  document.getElementById('jobs-shown').textContent = found.length === 0
+    ? (find ? 'No job matches.' : '')
+    : `Jobs ${first + 1}-${first + shown.length} of ${found.length}`
+      + (find ? ` matching (${jobs.length} in all).` : '.');
+  document.getElementById('jobs-previous').disabled = state.tablePage === 0;
+  document.getElementById('jobs-next').disabled = state.tablePage >= pages - 1;
   const body = document.querySelector('#jobs tbody');
   body.replaceChildren();
   for (const job of shown) {
@@ -585,9 +600,23 @@ for (const button of document.querySelectorAll('#jobs th button')) {
     // The same column again reverses the order.
     state.sortDescending = state.sortKey === button.dataset.sort && !state.sortDescending;
     state.sortKey = button.dataset.sort;
+    state.tablePage = 0;
     fillJobs();
   });
 }
+document.getElementById('jobs-previous').addEventListener('click', () => {
+  state.tablePage = Math.max(0, state.tablePage - 1);
+  fillJobs();
+});
+document.getElementById('jobs-next').addEventListener('click', () => {
+  state.tablePage += 1; // fillJobs keeps it within the pages
+  fillJobs();
+});
+document.getElementById('jobs-find').addEventListener('input', (e) => {
+  state.tableFind = e.target.value.trim();
+  state.tablePage = 0;
+  fillJobs();
+});
 document.getElementById('history').addEventListener('change', () => {
   loadSchedule().catch((e) => setStatus(e.message));
 });

@@ -163,6 +163,70 @@ TEST_F(PageTest, TheGanttDrawsTheScheduleAndFollowsTheClockWithoutReloading) {
   KeepScreenshot("web-view-after.png");
 }
 
+// A large cluster's table shows a page of jobs at a time: every job is reachable with Next, in the
+// chosen order, and Find narrows the list to the jobs whose id or state holds the text.
+TEST_F(PageTest, TheJobTablePagesThroughALargeClusterAndFindsAJob) {
+  CreateSim("big", 4, "fcfs");
+  std::vector<std::string> ids;
+  for (int i = 0; i < 1'100; ++i) {
+    pb::SubmitJobResponse submitted;
+    ASSERT_OK(Submit("big", Rigid(1, 60), &submitted));
+    ids.push_back(submitted.job().id());
+  }
+  ExpectValid(Schedule("big"));
+  ASSERT_OK(browser_->Navigate(PageUrl("big")));
+  ASSERT_OK(browser_->WaitFor("return document.querySelectorAll('#jobs tbody tr').length > 0;"));
+  // Runs `action`, then returns the rows' ids, the line saying which, and whether Previous and
+  // Next are disabled.
+  auto page = [&](const std::string& action, const std::string& argument = "") {
+    auto shown = browser_->Run(
+        action +
+            "return [[...document.querySelectorAll('#jobs tbody tr')].map(r => r.dataset.job),"
+            "        document.getElementById('jobs-shown').textContent,"
+            "        document.getElementById('jobs-previous').disabled,"
+            "        document.getElementById('jobs-next').disabled];",
+        {argument});
+    EXPECT_OK(shown);
+    return shown.ok() ? *shown : nlohmann::json();
+  };
+  // By id (FCFS on 4 processors starts them in submission order, so by start too); ids read
+  // as numbers, j2 before j10, as the job ids were handed out.
+  nlohmann::json shown =
+      page("document.querySelector('#jobs th button[data-sort=\"id\"]').click();");
+  std::vector<std::string> seen = shown[0].get<std::vector<std::string>>();
+  EXPECT_EQ(seen.size(), 500u);
+  EXPECT_EQ(shown[1], "Jobs 1-500 of 1100.");
+  EXPECT_EQ(shown[2], true);  // no previous page
+  EXPECT_EQ(shown[3], false);
+  shown = page("document.getElementById('jobs-next').click();");
+  EXPECT_EQ(shown[1], "Jobs 501-1000 of 1100.");
+  for (const auto& id : shown[0]) seen.push_back(id.get<std::string>());
+  shown = page("document.getElementById('jobs-next').click();");
+  EXPECT_EQ(shown[1], "Jobs 1001-1100 of 1100.");
+  EXPECT_EQ(shown[3], true);  // no next page
+  for (const auto& id : shown[0]) seen.push_back(id.get<std::string>());
+  EXPECT_EQ(seen, ids);  // every job once, in order
+  shown = page("document.getElementById('jobs-previous').click();");
+  EXPECT_EQ(shown[1], "Jobs 501-1000 of 1100.");
+  ASSERT_OK(browser_->Run("document.getElementById('jobs-nav').scrollIntoView(); return true;"));
+  KeepScreenshot("web-view-table.png");
+
+  // Find starts again from the first page of what matches.
+  shown = page(
+      "const find = document.getElementById('jobs-find');"
+      "find.value = arguments[0]; find.dispatchEvent(new Event('input'));",
+      ids[1'041]);
+  EXPECT_EQ(shown[0], nlohmann::json({ids[1'041]}));
+  EXPECT_EQ(shown[1], "Jobs 1-1 of 1 matching (1100 in all).");
+  EXPECT_EQ(shown[2], true);
+  EXPECT_EQ(shown[3], true);
+  shown = page(
+      "const find = document.getElementById('jobs-find');"
+      "find.value = 'no such job'; find.dispatchEvent(new Event('input'));");
+  EXPECT_EQ(shown[0], nlohmann::json::array());
+  EXPECT_EQ(shown[1], "No job matches.");
+}
+
 TEST_F(PageTest, DagTasksAreDrawnWithTheirPrecedences) {
   CreateSim("sim", 8, "conservative");
   pb::ReserveDAGRequest request;
