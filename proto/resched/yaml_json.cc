@@ -4,6 +4,7 @@
 #include <google/protobuf/util/json_util.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -177,8 +178,20 @@ absl::Status Location(const YAML::Mark& mark, const std::string& what) {
       absl::StrCat("YAML line ", mark.line + 1, ", column ", mark.column + 1, ": ", what));
 }
 
-absl::Status AppendNode(const YAML::Node& node, int depth, std::string* out) {
+// Aliases share a node, so a small document may stand for a huge tree (nine anchors each
+// listing the previous one nine times: 9^9 scalars). The JSON written is bounded by this many
+// times the document's size, and every node visited writes a byte at least, so the walk is too.
+constexpr std::size_t kMaxExpansion = 16;
+constexpr std::size_t kMinJsonBudget = 64 << 10;
+
+absl::Status AppendNode(const YAML::Node& node, int depth, std::size_t budget, std::string* out) {
   if (depth > 100) return Location(node.Mark(), "nested more than 100 levels deep");
+  if (out->size() > budget) {
+    return Location(
+        node.Mark(),
+        absl::StrCat("aliases expand the document past ", budget, " bytes of JSON (", kMaxExpansion,
+                     " times its size, the limit); write the repeated parts out"));
+  }
   switch (node.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null:
@@ -193,7 +206,7 @@ absl::Status AppendNode(const YAML::Node& node, int depth, std::string* out) {
       for (const YAML::Node& item : node) {
         if (!first) out->push_back(',');
         first = false;
-        if (absl::Status st = AppendNode(item, depth + 1, out); !st.ok()) return st;
+        if (absl::Status st = AppendNode(item, depth + 1, budget, out); !st.ok()) return st;
       }
       out->push_back(']');
       return absl::OkStatus();
@@ -207,7 +220,7 @@ absl::Status AppendNode(const YAML::Node& node, int depth, std::string* out) {
         first = false;
         AppendJsonString(kv.first.Scalar(), out);
         out->push_back(':');
-        if (absl::Status st = AppendNode(kv.second, depth + 1, out); !st.ok()) return st;
+        if (absl::Status st = AppendNode(kv.second, depth + 1, budget, out); !st.ok()) return st;
       }
       out->push_back('}');
       return absl::OkStatus();
@@ -226,7 +239,8 @@ absl::StatusOr<std::string> YamlToJson(std::string_view yaml) {
     return Location(e.mark, e.msg);
   }
   std::string out;
-  if (absl::Status st = AppendNode(root, 0, &out); !st.ok()) return st;
+  const std::size_t budget = std::max(kMinJsonBudget, kMaxExpansion * yaml.size());
+  if (absl::Status st = AppendNode(root, 0, budget, &out); !st.ok()) return st;
   return out;
 }
 

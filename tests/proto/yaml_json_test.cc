@@ -4,6 +4,7 @@
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "resched/v1/service.pb.h"
 #include "tests/testing/status.h"
 
@@ -57,6 +58,25 @@ TEST(YamlToJson, ErrorsNameTheLine) {
   json = YamlToJson("a: 1\n? [x]\n: 2\n");
   ASSERT_FALSE(json.ok());
   EXPECT_EQ(json.status().message(), "YAML line 2, column 3: map keys must be scalars");
+}
+
+// Nine anchors, each a list of the previous one nine times: 9^9 scalars from 300 bytes.
+TEST(YamlToJson, AliasesThatExpandWithoutBoundAreRefused) {
+  std::string yaml = "a0: &a0 [x, x, x, x, x, x, x, x, x]\n";
+  for (int level = 1; level < 10; ++level) {
+    const std::string previous = absl::StrCat("*a", level - 1);
+    absl::StrAppend(&yaml, "a", level, ": &a", level, " [", previous);
+    for (int i = 1; i < 9; ++i) absl::StrAppend(&yaml, ", ", previous);
+    absl::StrAppend(&yaml, "]\n");
+  }
+  const absl::StatusOr<std::string> json = YamlToJson(yaml);
+  ASSERT_FALSE(json.ok());
+  EXPECT_NE(json.status().message().find("aliases expand the document past 65536 bytes of JSON"),
+            std::string::npos)
+      << json.status();
+  // An alias used a few times is fine.
+  EXPECT_EQ(Json("base: &b {k: 1}\none: *b\ntwo: *b\n"),
+            R"({"base":{"k":1},"one":{"k":1},"two":{"k":1}})");
 }
 
 resched::v1::JobSpec JobSpecText(const std::string& text) {
