@@ -50,7 +50,9 @@ class LoopbackServer {
  public:
   // `durable`: the service journals to a fresh data directory, removed afterwards.
   // `sample_ratio` >= 0: calls are traced with that ratio (DiscardingExporter); < 0: not.
-  explicit LoopbackServer(bool durable = false, double sample_ratio = -1) {
+  explicit LoopbackServer(bool durable = false, double sample_ratio = -1,
+                          server::ServiceLimits limits = {})
+      : service_(limits) {
     server::ApplyServingProcessSettings();  // as resched-server runs
     if (sample_ratio >= 0) {
       server::trace::TracerOptions options;
@@ -68,8 +70,8 @@ class LoopbackServer {
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(&service_);
     server_ = builder.BuildAndStart();
-    channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
-                                   grpc::InsecureChannelCredentials());
+    address_ = "127.0.0.1:" + std::to_string(port);
+    channel_ = grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
     stub_ = pb::Resched::NewStub(channel_);
   }
   ~LoopbackServer() {
@@ -78,6 +80,8 @@ class LoopbackServer {
     if (!data_dir_.empty()) std::filesystem::remove_all(data_dir_);
   }
   pb::Resched::Stub& stub() { return *stub_; }
+  // HOST:PORT, for channels of other settings.
+  const std::string& address() const { return address_; }
   // The stub's channel, for other services' stubs (the health check).
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
   server::ReschedService& service() { return service_; }
@@ -85,6 +89,7 @@ class LoopbackServer {
 
  private:
   std::string data_dir_;
+  std::string address_;
   server::ReschedService service_;
   std::unique_ptr<grpc::Server> server_;
   std::shared_ptr<grpc::Channel> channel_;

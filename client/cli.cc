@@ -168,7 +168,12 @@ int RunCli(const std::vector<std::string>& args, const ChannelFactory& open_chan
     }
     connection.token = *std::move(token);
   } else {
-    connection.token = transport::TokenFromEnvironment();
+    absl::StatusOr<std::string> token = transport::TokenFromEnvironment();
+    if (!token.ok()) {
+      err << "error: " << token.status().message() << "\n";
+      return 1;
+    }
+    connection.token = *std::move(token);
   }
   const std::string& server = connection.server;
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = open_channel(connection);

@@ -83,7 +83,9 @@ absl::StatusOr<std::map<Op, double>> Mix(const std::string& text) {
 
 absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   Options options;
-  options.token = transport::TokenFromEnvironment();
+  absl::StatusOr<std::string> environment_token = transport::TokenFromEnvironment();
+  if (!environment_token.ok()) return environment_token.status();
+  options.token = *std::move(environment_token);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];
     if (flag == "--json") {

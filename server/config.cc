@@ -31,7 +31,10 @@ absl::StatusOr<::resched::v1::ServerConfig> ParseConfig(const std::string& text)
       {"max_dag_tasks", config.max_dag_tasks()},
       {"max_watch_backlog", config.max_watch_backlog()},
       {"max_waiting_calls", config.max_waiting_calls()},
-      {"snapshot_every", config.snapshot_every()}};
+      {"snapshot_every", config.snapshot_every()},
+      {"audit_log_max_files", config.audit_log_max_files()},
+      {"max_watch_streams", config.max_watch_streams()},
+      {"max_watch_streams_per_client", config.max_watch_streams_per_client()}};
   for (const auto& [field, value] : limits) {
     if (value < 0) {
       return absl::InvalidArgumentError(
@@ -52,6 +55,8 @@ ServiceLimits LimitsFrom(const ::resched::v1::ServerConfig& config) {
   set(limits.max_watch_backlog, config.max_watch_backlog());
   set(limits.max_waiting_calls, config.max_waiting_calls());
   set(limits.snapshot_every_records, config.snapshot_every());
+  set(limits.max_watch_streams, config.max_watch_streams());
+  set(limits.max_watch_streams_per_client, config.max_watch_streams_per_client());
   return limits;
 }
 

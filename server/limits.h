@@ -18,6 +18,11 @@ struct ServiceLimits {
   // Events a WatchSchedule stream may have waiting to be written before it is ended with
   // RESOURCE_EXHAUSTED (a reader that stopped reading).
   size_t max_watch_backlog = 10'000;
+  // WatchSchedule streams open at once, and of one client (a tenant, or an address without
+  // tokens): each holds its cluster's snapshot while it is written, and up to max_watch_backlog
+  // events (docs/security.md measures one).
+  int max_watch_streams = 64;
+  int max_watch_streams_per_client = 16;
   // Calls waiting for a worker thread before new ones are refused with RESOURCE_EXHAUSTED
   // (load shedding: a refused call was not applied and can be retried).
   size_t max_waiting_calls = 10'000;

@@ -7,11 +7,15 @@ namespace resched::server {
 
 absl::StatusOr<std::string> CheckListenSecurity(const std::string& listen,
                                                 const ListenProtections& protections) {
-  if (transport::IsLoopbackOnly(listen) || (protections.tls && protections.tokens)) return "";
-  const std::string missing = protections.tls ? "bearer tokens (--tokens-file)"
-                              : protections.tokens
-                                  ? "TLS (--tls-cert, --tls-key)"
-                                  : "TLS (--tls-cert, --tls-key) and bearer tokens (--tokens-file)";
+  if (transport::IsLoopbackOnly(listen)) return "";
+  if (!protections.plain_http && protections.tls && protections.tokens) return "";
+  const std::string missing =
+      protections.plain_http
+          ? "TLS (it serves plain HTTP, so a bearer token sent to it would cross the network in "
+            "clear; put it behind a TLS-terminating proxy)"
+      : protections.tls    ? "bearer tokens (--tokens-file)"
+      : protections.tokens ? "TLS (--tls-cert, --tls-key)"
+                           : "TLS (--tls-cert, --tls-key) and bearer tokens (--tokens-file)";
   if (protections.insecure) {
     return absl::StrCat("--insecure: listening on ", listen, " without ", missing,
                         ": anyone who reaches this address can change every cluster");

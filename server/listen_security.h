@@ -14,6 +14,9 @@ struct ListenProtections {
   bool tls = false;       // --tls-cert and --tls-key
   bool tokens = false;    // --tokens-file: callers authenticated by bearer tokens
   bool insecure = false;  // --insecure: the operator accepts an unprotected reachable port
+  // The listener serves plain HTTP (the web view): the server's TLS does not cover it, and a
+  // token sent to it would cross the network in clear, so only loopback or --insecure will do.
+  bool plain_http = false;
 };
 
 // FAILED_PRECONDITION naming the address and the ways out when `listen` is reachable from other

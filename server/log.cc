@@ -61,7 +61,8 @@ void Log(LogLevel level, absl::string_view event, absl::string_view message,
         {"event", event},
         {"message", message}};
     for (const auto& [key, value] : fields) object[key] = value;
-    line = object.dump();
+    // A field may quote a client's bytes: what is not UTF-8 is written as U+FFFD, never a throw.
+    line = object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   } else {
     line = absl::StrCat("resched-server: ", message);
     for (const auto& [key, value] : fields) {

@@ -281,8 +281,12 @@ int main(int argc, char** argv) {
     audit_log = (std::filesystem::path(data_dir) / "audit.jsonl").string();
   }
   if (!audit_log.empty() && audit_log != "none") {
+    resched::server::auth::AuditLogOptions audit_options;
+    audit_options.path = audit_log;
+    if (config->audit_log_max_bytes() != 0) audit_options.max_bytes = config->audit_log_max_bytes();
+    if (config->audit_log_max_files() != 0) audit_options.max_files = config->audit_log_max_files();
     absl::StatusOr<std::unique_ptr<resched::server::auth::AuditLog>> audit =
-        resched::server::auth::AuditLog::Open(audit_log);
+        resched::server::auth::AuditLog::Open(audit_options);
     if (!audit.ok()) {
       Log(LogLevel::kError, "start_failed", audit.status().message());
       return 1;
@@ -328,12 +332,14 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (!listen_warning->empty()) Log(LogLevel::kWarning, "insecure", *listen_warning);
+  // NOT_SERVING while the journal cannot commit, for Kubernetes' probes and load balancers.
+  grpc::HealthCheckServiceInterface* health = server->GetHealthCheckService();
+  service.SetHealthListener([health](bool serving) { health->SetServingStatus(serving); });
   if (http_listen.empty()) http_listen = config->http_listen();
   std::unique_ptr<resched::server::web::HttpView> http_view;
   if (!http_listen.empty()) {
-    // Plain HTTP: tokens would cross the network in clear, so it counts as unprotected.
     absl::StatusOr<std::string> http_warning = resched::server::CheckListenSecurity(
-        http_listen, {.tls = false, .tokens = false, .insecure = insecure});
+        http_listen, {.insecure = insecure, .plain_http = true});
     if (!http_warning.ok()) {
       Log(LogLevel::kError, "start_failed",
           absl::StrCat("--http-listen: ", http_warning.status().message()));
@@ -369,6 +375,7 @@ int main(int argc, char** argv) {
   const int sig = WaitForTermination();
   Log(LogLevel::kInfo, "stopping", absl::StrCat(strsignal(sig), " received, shutting down"));
   http_view.reset();  // its event streams are calls on the server
+  service.SetHealthListener(nullptr);
   service.BeginShutdown();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   server->Wait();

@@ -65,6 +65,12 @@ ServerMetrics::ServerMetrics()
                          .Help("WatchSchedule streams open")
                          .Register(*registry_)
                          .Add({})),
+      journal_writable_(prometheus::BuildGauge()
+                            .Name("resched_journal_writable")
+                            .Help("1 while the journal commits; 0 while its commits fail (disk "
+                                  "full, I/O error) and every change is refused")
+                            .Register(*registry_)
+                            .Add({})),
       spans_exported_(prometheus::BuildCounter()
                           .Name("resched_trace_spans_exported_total")
                           .Help("Trace spans the OTLP collector accepted")
@@ -129,5 +135,7 @@ void ServerMetrics::CountSpansDropped(std::int64_t spans) {
 void ServerMetrics::WatchStarted() { watch_streams_.Increment(); }
 
 void ServerMetrics::WatchEnded() { watch_streams_.Decrement(); }
+
+void ServerMetrics::SetJournalWritable(bool writable) { journal_writable_.Set(writable ? 1 : 0); }
 
 }  // namespace resched::server

@@ -46,6 +46,8 @@ class ServerMetrics {
   void CountSpansDropped(std::int64_t spans);
   void WatchStarted();
   void WatchEnded();
+  // Whether the journal commits (1) or refuses writes until a probe succeeds (0).
+  void SetJournalWritable(bool writable);
 
  private:
   struct CallSeries {
@@ -67,6 +69,7 @@ class ServerMetrics {
   prometheus::Counter& snapshots_written_;
   prometheus::Counter& snapshots_dropped_;
   prometheus::Gauge& watch_streams_;
+  prometheus::Gauge& journal_writable_;
   prometheus::Counter& spans_exported_;
   prometheus::Counter& spans_dropped_;
   Mutex series_mu_;

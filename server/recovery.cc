@@ -245,6 +245,8 @@ absl::StatusOr<bool> ReschedService::OpenDataDir(const std::string& dir) {
   }
   journal_->SetCommitObserver(
       [this](double seconds, std::size_t records) { metrics_.ObserveCommit(seconds, records); });
+  journal_->SetHealthObserver([this](const absl::Status& status) { OnJournalHealth(status); });
+  metrics_.SetJournalWritable(true);
   snapshotter_ = std::make_unique<Snapshotter>(
       journal_.get(), [this](bool written) { metrics_.CountSnapshot(written); });
   ReaderMutexLock lock(&clusters_mu_);

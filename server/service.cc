@@ -213,7 +213,10 @@ grpc::Status ReschedService::HandleGetCluster(const pb::GetClusterRequest* reque
 
 grpc::Status ReschedService::HandleListClusters(const pb::ListClustersRequest*,
                                                 pb::ListClustersResponse* response) {
+  // A token sees the clusters it is granted only: GetCluster would refuse the others.
+  const auth::Principal* caller = CurrentPrincipal();
   for (auto& state : AllClusters()) {
+    if (caller != nullptr && !caller->MayUse(state->name())) continue;
     // A cluster deleted since the list was taken is left out.
     if (absl::StatusOr<pb::Cluster> described = Describe(*state); described.ok()) {
       *response->add_clusters() = *std::move(described);

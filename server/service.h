@@ -12,6 +12,7 @@
 #include "resched/v1/config.pb.h"
 #include "resched/v1/service.grpc.pb.h"
 #include "server/auth/audit_log.h"
+#include "server/auth/denied_lines.h"
 #include "server/auth/rate_limiter.h"
 #include "server/auth/tenant_limits.h"
 #include "server/auth/tokens.h"
@@ -24,6 +25,7 @@
 #include "server/schedule_watch.h"
 #include "server/snapshotter.h"
 #include "server/store/journal.h"
+#include "server/stream_caps.h"
 #include "server/trace/tracer.h"
 #include "server/worker_pool.h"
 
@@ -74,6 +76,12 @@ class ReschedService final : public pb::Resched::CallbackService {
   void SetTenantLimits(std::shared_ptr<const auth::TenantLimits> limits);
   // Ends open WatchSchedule streams with UNAVAILABLE (before the server shuts down).
   void BeginShutdown();
+  // Hears whether the service can accept changes: false while the journal cannot commit (the
+  // disk is full, or failing), true once it can again; called at once with the current state,
+  // then on each change, from the journal's thread. For the gRPC health check, so that
+  // Kubernetes and load balancers stop sending work to a server that can only refuse it.
+  // nullptr stops it (before the listener's target goes away).
+  void SetHealthListener(std::function<void(bool serving)> listener);
 
   grpc::ServerUnaryReactor* CreateCluster(grpc::CallbackServerContext*,
                                           const pb::CreateClusterRequest*, pb::Cluster*) override;
@@ -177,13 +185,16 @@ class ReschedService final : public pb::Resched::CallbackService {
   grpc::Status HandleAdvanceClock(const pb::AdvanceClockRequest*, pb::AdvanceClockResponse*);
   grpc::Status HandleListAlgorithms(const pb::ListAlgorithmsRequest*, pb::ListAlgorithmsResponse*);
   // The audit line of a call, to be finished with its outcome; null when the call is not audited.
-  std::shared_ptr<auth::AuditEntry> StartAudit(const grpc::CallbackServerContext* context,
-                                               absl::string_view method,
-                                               const auth::Principal* principal,
-                                               absl::string_view cluster,
-                                               absl::string_view request_id,
-                                               const std::string& trace_id) const;
-  void FinishAudit(auth::AuditEntry& entry, const grpc::Status& status) const;
+  // It names what the request acts on (server/audit_targets.h).
+  std::shared_ptr<auth::AuditEntry> StartAudit(
+      const grpc::CallbackServerContext* context, absl::string_view method,
+      const auth::Principal* principal, absl::string_view cluster, absl::string_view request_id,
+      const std::string& trace_id, const google::protobuf::Message& request) const;
+  // Writes the line with the call's outcome and, when it succeeded, what it made.
+  void FinishAudit(auth::AuditEntry& entry, const grpc::Status& status,
+                   const google::protobuf::Message& response) const;
+  // The journal's commits failed (false) or work again (true): metric, log line, listener.
+  void OnJournalHealth(const absl::Status& status);
   // The answer to a call that finds max_waiting_calls calls already waiting.
   absl::Status Overloaded() const;
   // Subscribes `watch` to its cluster and starts it (on a worker: it waits for the lock).
@@ -232,6 +243,10 @@ class ReschedService final : public pb::Resched::CallbackService {
   Mutex create_mu_;
   ReplyCache cluster_replies_ ABSL_GUARDED_BY(create_mu_){1000};
   std::atomic<bool> shutting_down_{false};
+  // Before the journal, whose thread reports to them until it stops.
+  Mutex health_mu_;
+  std::function<void(bool)> health_listener_ ABSL_GUARDED_BY(health_mu_);
+  bool journal_writable_ ABSL_GUARDED_BY(health_mu_) = true;
   std::unique_ptr<Journal> journal_;                         // null: ephemeral
   std::unique_ptr<Snapshotter> snapshotter_;                 // after the journal: stops before it
   std::unique_ptr<trace::Tracer> tracer_;                    // null: calls are not traced
@@ -239,6 +254,13 @@ class ReschedService final : public pb::Resched::CallbackService {
   std::unique_ptr<auth::AuditLog> audit_;                    // null: changes are not audited
   std::shared_ptr<const auth::TenantLimits> tenant_limits_;  // null: none
   std::unique_ptr<auth::RateLimiter> rate_limiter_;          // null: no rate limits
+  // Open WatchSchedule streams, in total and per client.
+  StreamCaps watch_caps_{"WatchSchedule streams", limits_.max_watch_streams,
+                         limits_.max_watch_streams_per_client,
+                         "retry later (max_watch_streams in the configuration)",
+                         "close one first (max_watch_streams_per_client in the configuration)"};
+  // Bounds the log and audit lines of calls refused at the gate, per peer.
+  mutable auth::DeniedLineLimiter denied_lines_;
   // When each WALL cluster with a periodic Replan is next due; the timer's thread only.
   std::map<std::string, Time> wall_replan_due_;
   // Last, so that they are destroyed first: their threads finish their work while the rest lives.

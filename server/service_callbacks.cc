@@ -7,6 +7,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/model/cluster.h"
+#include "server/audit_targets.h"
 #include "server/auth/access.h"
 #include "server/auth/call_auth.h"
 #include "server/call_control.h"
@@ -14,6 +16,7 @@
 #include "server/inline_call.h"
 #include "server/log.h"
 #include "server/service.h"
+#include "server/service_util.h"
 #include "server/trace/span.h"
 #include "server/trace/trace_context.h"
 
@@ -34,6 +37,30 @@ void ReschedService::SetTenantLimits(std::shared_ptr<const auth::TenantLimits> l
   rate_limiter_ = std::make_unique<auth::RateLimiter>(tenant_limits_);
 }
 
+void ReschedService::SetHealthListener(std::function<void(bool serving)> listener) {
+  MutexLock lock(&health_mu_);
+  health_listener_ = std::move(listener);
+  if (health_listener_) health_listener_(journal_writable_);
+}
+
+void ReschedService::OnJournalHealth(const absl::Status& status) {
+  metrics_.SetJournalWritable(status.ok());
+  if (status.ok()) {
+    Log(LogLevel::kInfo, "journal_writable",
+        absl::StrCat("the journal in ", journal_->dir(),
+                     " commits again: changes are accepted and the health check says SERVING"));
+  } else {
+    Log(LogLevel::kError, "journal_unwritable",
+        absl::StrCat("the journal in ", journal_->dir(), " cannot commit (", status.message(),
+                     "): every change is refused with UNAVAILABLE and the health check says "
+                     "NOT_SERVING until a probe commits again"),
+        {{"data_dir", journal_->dir()}});
+  }
+  MutexLock lock(&health_mu_);
+  journal_writable_ = status.ok();
+  if (health_listener_) health_listener_(journal_writable_);
+}
+
 void ReschedService::EnableAudit(std::unique_ptr<auth::AuditLog> audit) {
   audit_ = std::move(audit);
 }
@@ -41,7 +68,7 @@ void ReschedService::EnableAudit(std::unique_ptr<auth::AuditLog> audit) {
 std::shared_ptr<auth::AuditEntry> ReschedService::StartAudit(
     const grpc::CallbackServerContext* context, absl::string_view method,
     const auth::Principal* principal, absl::string_view cluster, absl::string_view request_id,
-    const std::string& trace_id) const {
+    const std::string& trace_id, const google::protobuf::Message& request) const {
   if (audit_ == nullptr) return nullptr;
   const std::optional<auth::MethodAccess> access = auth::AccessOf(method);
   // A method without a rule is refused at the gate, and the refusal is audited.
@@ -56,10 +83,16 @@ std::shared_ptr<auth::AuditEntry> ReschedService::StartAudit(
   entry->request_id = std::string(request_id);
   entry->trace_id = trace_id;
   entry->peer = context->peer();
+  entry->targets = RequestTargets(request);
   return entry;
 }
 
-void ReschedService::FinishAudit(auth::AuditEntry& entry, const grpc::Status& status) const {
+void ReschedService::FinishAudit(auth::AuditEntry& entry, const grpc::Status& status,
+                                 const google::protobuf::Message& response) const {
+  if (status.ok()) {
+    AuditTargets made = MadeTargets(response);
+    entry.targets.insert(entry.targets.end(), made.begin(), made.end());
+  }
   entry.time = absl::Now();
   entry.code = absl::StatusCodeToString(static_cast<absl::StatusCode>(status.error_code()));
   entry.error = status.error_message();
@@ -86,6 +119,16 @@ absl::string_view ClusterOf(const Request& request) {
   }
 }
 
+// The name of the field ClusterOf reads, for errors.
+const char* ClusterFieldOf(const pb::GetClusterRequest&) { return "name"; }
+// As ValidateClusterSpec names it.
+const char* ClusterFieldOf(const pb::CreateClusterRequest&) { return "cluster.name"; }
+const char* ClusterFieldOf(const pb::DeleteClusterRequest&) { return "name"; }
+template <class Request>
+const char* ClusterFieldOf(const Request&) {
+  return "cluster";
+}
+
 template <class Request>
 absl::string_view RequestIdOf(const Request& request) {
   if constexpr (requires { request.request_id(); }) {
@@ -104,9 +147,22 @@ bool TriedInline(const Request&) {
 bool TriedInline(const pb::SubmitJobRequest& request) { return !request.dry_run(); }
 bool TriedInline(const pb::GetJobRequest&) { return true; }
 
+// The fields that reach the audit log and the server's log whatever the call's outcome, checked
+// before anything is written: a cluster name as a cluster may have (core/model/cluster.h) and a
+// request id within its bound.
+template <class Request>
+absl::Status CheckGateFields(const Request& request) {
+  if (absl::Status checked = CheckRequestId(RequestIdOf(request)); !checked.ok()) {
+    return checked;
+  }
+  const absl::string_view cluster = ClusterOf(request);
+  if (cluster.empty()) return absl::OkStatus();  // the handler says whether one is needed
+  return ValidateClusterName(cluster, ClusterFieldOf(request));
+}
+
 // One line per failed call: what a person looks for first when a client reports an error.
 void LogFailedCall(const char* method, const grpc::Status& status, double seconds,
-                   const std::string& trace_id) {
+                   const std::string& trace_id, std::int64_t suppressed) {
   const std::string code =
       absl::StatusCodeToString(static_cast<absl::StatusCode>(status.error_code()));
   LogFields fields = {{"method", method},
@@ -114,8 +170,12 @@ void LogFailedCall(const char* method, const grpc::Status& status, double second
                       {"error", status.error_message()},
                       {"ms", absl::StrFormat("%.3f", seconds * 1e3)}};
   if (!trace_id.empty()) fields.emplace_back("trace_id", trace_id);
-  Log(LogLevel::kWarning, "call_failed",
-      absl::StrCat(method, " failed: ", code, ": ", status.error_message()), fields);
+  std::string message = absl::StrCat(method, " failed: ", code, ": ", status.error_message());
+  if (suppressed > 0) {
+    fields.emplace_back("suppressed_before", absl::StrCat(suppressed));
+    absl::StrAppend(&message, " (", suppressed, " refused calls of this peer not logged before)");
+  }
+  Log(LogLevel::kWarning, "call_failed", message, fields);
 }
 
 // The server span of a call (OpenTelemetry's RPC conventions), with the cluster it names; null
@@ -166,25 +226,36 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
   } else if (caller) {
     trace_id = trace::ToHex(caller->trace_id);
   }
+  absl::Status gate = CheckGateFields(*request);
   auth::CallAuthorization authorization;
-  if (tokens_ != nullptr) {
+  if (gate.ok() && tokens_ != nullptr) {
     authorization =
         auth::AuthorizeCall(*tokens_, context->client_metadata(), method, ClusterOf(*request));
+    gate = authorization.status;
   }
   // Shared for the same reason as the span; null when calls are not authenticated.
   std::shared_ptr<const auth::Principal> principal;
   if (authorization.principal) {
     principal = std::make_shared<const auth::Principal>(*std::move(authorization.principal));
   }
-  std::shared_ptr<auth::AuditEntry> audit = StartAudit(
-      context, method, principal.get(), ClusterOf(*request), RequestIdOf(*request), trace_id);
-  auto finish = [this, reactor, method, arrived, trace_id, span,
-                 audit](const grpc::Status& status) {
+  std::shared_ptr<auth::AuditEntry> audit =
+      StartAudit(context, method, principal.get(), ClusterOf(*request), RequestIdOf(*request),
+                 trace_id, *request);
+  // `refused_peer`: the caller's address when the gate refused the call, else empty.
+  auto finish = [this, reactor, method, arrived, trace_id, span, audit, response](
+                    const grpc::Status& status, const std::string& refused_peer) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - arrived).count();
     metrics_.ObserveCall(method, status.error_code(), seconds);
-    if (!status.ok()) LogFailedCall(method, status, seconds, trace_id);
-    if (audit) FinishAudit(*audit, status);
+    // A stranger's refused calls write a bounded number of lines (server/auth/denied_lines.h).
+    std::int64_t suppressed = 0;
+    const bool write_lines =
+        refused_peer.empty() || denied_lines_.Admit(refused_peer, absl::Now(), &suppressed);
+    if (!status.ok() && write_lines) LogFailedCall(method, status, seconds, trace_id, suppressed);
+    if (audit && write_lines) {
+      audit->suppressed = suppressed;
+      FinishAudit(*audit, status, *response);
+    }
     if (span) {
       span->SetAttribute("rpc.grpc.status_code", std::int64_t{status.error_code()});
       if (!status.ok()) span->SetError(status.error_message());
@@ -192,11 +263,11 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
     }
     reactor->Finish(status);
   };
-  if (authorization.status.ok() && principal != nullptr && rate_limiter_ != nullptr) {
-    authorization.status = rate_limiter_->Admit(principal->tenant, absl::Now());
+  if (gate.ok() && principal != nullptr && rate_limiter_ != nullptr) {
+    gate = rate_limiter_->Admit(principal->tenant, absl::Now());
   }
-  if (!authorization.status.ok()) {
-    finish(ToGrpc(authorization.status));
+  if (!gate.ok()) {
+    finish(ToGrpc(gate), context->peer());
     return reactor;
   }
   // The handler with the call's span and caller current, on whichever thread runs it.
@@ -214,15 +285,15 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
       declined = attempt.declined();
     }
     if (!declined) {
-      finish(status);
+      finish(status, "");
       return reactor;
     }
     response->Clear();
   }
   // The request and the response live until Finish.
-  if (!workers_.TryPost([run, finish] { finish(run()); })) {
+  if (!workers_.TryPost([run, finish] { finish(run(), ""); })) {
     metrics_.CountShed(method);
-    finish(ToGrpc(Overloaded()));
+    finish(ToGrpc(Overloaded()), "");
   }
   return reactor;
 }
@@ -359,32 +430,42 @@ grpc::ServerUnaryReactor* ReschedService::ListAlgorithms(grpc::CallbackServerCon
 grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
     grpc::CallbackServerContext* context, const pb::WatchScheduleRequest* request) {
   metrics_.WatchStarted();
-  auto watch =
-      std::make_shared<ScheduleWatch>(limits_.max_watch_backlog, [this] { metrics_.WatchEnded(); });
+  // The client whose share of watch_caps_ the stream holds, once admitted; released when gRPC is
+  // done with the stream, which is after every write of it has returned its memory.
+  auto held = std::make_shared<std::optional<std::string>>();
+  auto watch = std::make_shared<ScheduleWatch>(limits_.max_watch_backlog, [this, held] {
+    if (held->has_value()) watch_caps_.Release(**held);
+    metrics_.WatchEnded();
+  });
   ScheduleWatch* raw = watch.get();
+  const auto refuse = [&](const absl::Status& status) {
+    watch->End(status);
+    raw->Start(std::move(watch), std::nullopt);
+    return raw;
+  };
+  if (absl::Status checked = CheckGateFields(*request); !checked.ok()) return refuse(checked);
   std::shared_ptr<const auth::Principal> caller;
   if (tokens_ != nullptr) {
     auth::CallAuthorization authorization = auth::AuthorizeCall(
         *tokens_, context->client_metadata(), "WatchSchedule", request->cluster());
-    if (!authorization.status.ok()) {
-      watch->End(authorization.status);
-      raw->Start(std::move(watch), std::nullopt);
-      return raw;
-    }
+    if (!authorization.status.ok()) return refuse(authorization.status);
     caller = std::make_shared<const auth::Principal>(*std::move(authorization.principal));
     if (rate_limiter_ != nullptr) {
       if (absl::Status admitted = rate_limiter_->Admit(caller->tenant, absl::Now());
           !admitted.ok()) {
-        watch->End(admitted);
-        raw->Start(std::move(watch), std::nullopt);
-        return raw;
+        return refuse(admitted);
       }
     }
   }
+  const std::string client =
+      caller != nullptr
+          ? absl::StrCat("tenant ", caller->tenant)
+          : absl::StrCat("address ", auth::DeniedLineLimiter::AddressOf(context->peer()));
+  if (absl::Status admitted = watch_caps_.Acquire(client); !admitted.ok()) return refuse(admitted);
+  *held = client;
   if (!workers_.TryPost(
           [this, request, watch, caller]() mutable { StartWatch(*request, watch, caller); })) {
-    watch->End(Overloaded());
-    raw->Start(std::move(watch), std::nullopt);
+    return refuse(Overloaded());
   }
   return raw;
 }

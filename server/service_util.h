@@ -20,7 +20,7 @@ namespace resched::server {
 
 inline constexpr size_t kMaxRequestId = 128;
 
-inline absl::Status CheckRequestId(const std::string& request_id) {
+inline absl::Status CheckRequestId(absl::string_view request_id) {
   if (request_id.size() > kMaxRequestId) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "request_id must have at most %d characters, got %d", kMaxRequestId, request_id.size()));

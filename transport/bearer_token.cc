@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "transport/metadata_value.h"
 
 namespace resched::transport {
 namespace {
@@ -56,9 +57,15 @@ std::shared_ptr<grpc::Channel> CreateChannelWithToken(
                                                                  std::move(factories));
 }
 
-std::string TokenFromEnvironment() {
+absl::StatusOr<std::string> TokenFromEnvironment() {
   const char* env = std::getenv("RESCHED_TOKEN");
-  return env == nullptr ? "" : std::string(absl::StripAsciiWhitespace(env));
+  if (env == nullptr) return std::string();
+  std::string token(absl::StripAsciiWhitespace(env));
+  if (absl::Status legal = CheckMetadataValue("RESCHED_TOKEN", absl::StrCat("Bearer ", token));
+      !legal.ok()) {
+    return legal;
+  }
+  return token;
 }
 
 absl::StatusOr<std::string> ReadTokenFile(const std::string& flag, const std::string& path) {
@@ -69,6 +76,11 @@ absl::StatusOr<std::string> ReadTokenFile(const std::string& flag, const std::st
   const std::string token(absl::StripAsciiWhitespace(text.str()));
   if (token.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(flag, ": '", path, "' holds no token"));
+  }
+  if (absl::Status legal = CheckMetadataValue(absl::StrCat(flag, ": the token in '", path, "'"),
+                                              absl::StrCat("Bearer ", token));
+      !legal.ok()) {
+    return legal;
   }
   return token;
 }

@@ -21,11 +21,13 @@ std::shared_ptr<grpc::Channel> CreateChannelWithToken(
     const grpc::ChannelArguments& arguments, const std::string& token);
 
 // $RESCHED_TOKEN (surrounding white space dropped): the token a client calls with when no
-// --token-file names one; empty when unset.
-std::string TokenFromEnvironment();
+// --token-file names one; empty when unset. INVALID_ARGUMENT naming the variable when it holds
+// what cannot be sent as metadata (transport/metadata_value.h).
+absl::StatusOr<std::string> TokenFromEnvironment();
 
 // The token in `path` (surrounding white space dropped); INVALID_ARGUMENT naming `flag` when the
-// file cannot be read or holds no token. The token itself never appears in an error.
+// file cannot be read, holds no token, or holds what cannot be sent as metadata. The token itself
+// never appears in an error.
 absl::StatusOr<std::string> ReadTokenFile(const std::string& flag, const std::string& path);
 
 }  // namespace resched::transport

@@ -19,16 +19,23 @@ bool ClusterSpec::homogeneous() const {
   return true;
 }
 
-absl::Status ValidateClusterSpec(const ClusterSpec& spec) {
-  if (spec.name.empty() || spec.name.size() > 63) {
+absl::Status ValidateClusterName(absl::string_view name, absl::string_view field) {
+  if (name.empty() || name.size() > 63) {
     return absl::InvalidArgumentError(
-        absl::StrFormat("cluster.name must have 1 to 63 characters, got %d", spec.name.size()));
+        absl::StrFormat("%s must have 1 to 63 characters, got %d", field, name.size()));
   }
-  for (char c : spec.name) {
+  for (char c : name) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "cluster.name may hold only letters, digits, '-', '_' and '.', got '%s'", spec.name));
+          "%s may hold only letters, digits, '-', '_' and '.', got '%s'", field, name));
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateClusterSpec(const ClusterSpec& spec) {
+  if (absl::Status named = ValidateClusterName(spec.name, "cluster.name"); !named.ok()) {
+    return named;
   }
   if (spec.groups.empty()) {
     return absl::InvalidArgumentError("cluster.groups is empty: give processors or groups");

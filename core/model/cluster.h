@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "core/model/time.h"
 
 namespace resched {
@@ -55,5 +56,9 @@ inline constexpr int kMaxClusterProcessors = 1 << 20;
 
 // Checks the name, the groups and the total size; errors name the field and the limit.
 absl::Status ValidateClusterSpec(const ClusterSpec& spec);
+
+// A cluster's name: 1 to 63 letters, digits, '-', '_' and '.'. INVALID_ARGUMENT naming `field`
+// (e.g. "cluster.name") otherwise; a long name is not quoted.
+absl::Status ValidateClusterName(absl::string_view name, absl::string_view field);
 
 }  // namespace resched

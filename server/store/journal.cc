@@ -353,6 +353,11 @@ void Journal::SetCommitObserver(std::function<void(double, std::size_t)> observe
   observe_commit_ = std::move(observe);
 }
 
+void Journal::SetHealthObserver(std::function<void(const absl::Status&)> observe) {
+  MutexLock lock(&mu_);
+  observe_health_ = std::move(observe);
+}
+
 absl::Status Journal::SetPageLimitForTest(std::int64_t pages) {
   // The limit is per connection: it goes on the writer's, between two commits.
   MutexLock writer(&writer_mu_);
@@ -416,8 +421,13 @@ void Journal::CommitLoop() {
         recovered = Probe().ok();
       }
       if (recovered) {
-        MutexLock lock(&mu_);
-        fault_.clear();
+        std::function<void(const absl::Status&)> observe;
+        {
+          MutexLock lock(&mu_);
+          fault_.clear();
+          observe = observe_health_;
+        }
+        if (observe) observe(absl::OkStatus());
       }
       continue;
     }
@@ -431,9 +441,11 @@ void Journal::CommitLoop() {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::function<void(double, std::size_t)> observe;
+    std::function<void(const absl::Status&)> observe_health;
     {
       MutexLock lock(&mu_);
       observe = observe_commit_;
+      if (!status.ok()) observe_health = observe_health_;
       if (status.ok()) {
         durable_lsn_ = batch.back().lsn;
         ++commits_;
@@ -446,6 +458,7 @@ void Journal::CommitLoop() {
     }
     durable_.notify_all();
     if (status.ok() && observe) observe(seconds, batch.size());
+    if (observe_health) observe_health(status);
   }
 }
 

@@ -96,6 +96,9 @@ class Journal {
   // Hears of every committed transaction: its time (fsync included) and record count. Set
   // before the first Append.
   void SetCommitObserver(std::function<void(double seconds, std::size_t records)> observe);
+  // Hears when commits start failing (the error) and when a probe succeeds again (OK), from the
+  // journal's thread. Set before the first Append.
+  void SetHealthObserver(std::function<void(const absl::Status& status)> observe);
 
  private:
   struct Pending {
@@ -138,6 +141,7 @@ class Journal {
   std::int64_t commits_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::function<void(double, std::size_t)> observe_commit_ ABSL_GUARDED_BY(mu_);
+  std::function<void(const absl::Status&)> observe_health_ ABSL_GUARDED_BY(mu_);
   std::thread committer_;
 };
 

@@ -54,7 +54,8 @@ std::string EncodeOtlpJson(const std::vector<SpanData>& spans, const std::string
   resource_spans["scopeSpans"] = nlohmann::json::array({std::move(scope_spans)});
   nlohmann::json request = nlohmann::json::object();
   request["resourceSpans"] = nlohmann::json::array({std::move(resource_spans)});
-  return request.dump();
+  // Attributes may quote a client's bytes: what is not UTF-8 goes as U+FFFD, never a throw.
+  return request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace resched::server::trace

@@ -98,26 +98,35 @@ void EventStream::Cancel() {
   context_.TryCancel();
 }
 
-bool EventStreams::Add(const std::shared_ptr<EventStream>& stream, int limit) {
-  MutexLock lock(&mu_);
-  if (static_cast<int>(open_.size()) >= limit) {
+EventStreams::EventStreams(int total, int per_client)
+    : caps_("event streams on this web view", total, per_client,
+            "close a page, or use WatchSchedule over gRPC",
+            "a client is its bearer token, or its address without one") {}
+
+absl::Status EventStreams::Add(const std::shared_ptr<EventStream>& stream,
+                               const std::string& client) {
+  if (absl::Status admitted = caps_.Acquire(client); !admitted.ok()) {
     stream->Cancel();
-    return false;
+    return admitted;
   }
+  MutexLock lock(&mu_);
   if (closed_) stream->Cancel();
-  open_.insert(stream);
-  return true;
+  open_.emplace(stream, client);
+  return absl::OkStatus();
 }
 
 void EventStreams::Remove(const std::shared_ptr<EventStream>& stream) {
   MutexLock lock(&mu_);
-  open_.erase(stream);
+  auto it = open_.find(stream);
+  if (it == open_.end()) return;
+  caps_.Release(it->second);
+  open_.erase(it);
 }
 
 void EventStreams::CancelAll() {
   MutexLock lock(&mu_);
   closed_ = true;
-  for (const auto& stream : open_) stream->Cancel();
+  for (const auto& [stream, client] : open_) stream->Cancel();
 }
 
 }  // namespace resched::server::web

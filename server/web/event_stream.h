@@ -10,14 +10,17 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <thread>
 
+#include "absl/status/status.h"
 #include "resched/v1/service.grpc.pb.h"
 #include "server/mutex.h"
+#include "server/stream_caps.h"
 
 namespace resched::server::web {
 
@@ -58,17 +61,23 @@ class EventStream {
   bool end_sent_ = false;  // Next's own: the end was handed out
 };
 
-// The open streams of a web view, so that stopping it ends them first.
+// The open streams of a web view, so that stopping it ends them first, and so that no one client
+// holds them all (server/stream_caps.h): a client is the bearer token it presents, or its
+// address without one.
 class EventStreams {
  public:
-  // Keeps `stream` unless `limit` are open already (it is then cancelled and false returned).
-  bool Add(const std::shared_ptr<EventStream>& stream, int limit) ABSL_LOCKS_EXCLUDED(mu_);
+  EventStreams(int total, int per_client);
+
+  // Keeps `stream` for `client`, or cancels it and returns RESOURCE_EXHAUSTED naming the cap.
+  absl::Status Add(const std::shared_ptr<EventStream>& stream, const std::string& client)
+      ABSL_LOCKS_EXCLUDED(mu_);
   void Remove(const std::shared_ptr<EventStream>& stream) ABSL_LOCKS_EXCLUDED(mu_);
   void CancelAll() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
+  StreamCaps caps_;
   Mutex mu_;
-  std::set<std::shared_ptr<EventStream>> open_ ABSL_GUARDED_BY(mu_);
+  std::map<std::shared_ptr<EventStream>, std::string> open_ ABSL_GUARDED_BY(mu_);  // -> client
   bool closed_ ABSL_GUARDED_BY(mu_) = false;  // after CancelAll a new stream ends at once
 };
 

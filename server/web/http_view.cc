@@ -11,11 +11,14 @@
 #include "absl/strings/str_cat.h"
 #include "prometheus/text_serializer.h"
 #include "resched/v1/service.grpc.pb.h"
+#include "server/log.h"
 #include "server/mutex.h"
 #include "server/web/assets.h"
 #include "server/web/compression.h"
 #include "server/web/event_stream.h"
+#include "server/web/guarded_server.h"
 #include "server/web/json_gateway.h"
+#include "server/web/request_guard.h"
 #include "server/web/what_if.h"
 
 namespace resched::server::web {
@@ -26,9 +29,14 @@ namespace pb = ::resched::v1;
 // A unary call's longest wait for the service: the page asks again at its next refresh.
 constexpr auto kCallDeadline = std::chrono::seconds(30);
 // An open event stream holds one of the HTTP server's threads: they are capped below the
-// thread count, so that the API always has threads left to answer.
-constexpr int kHttpThreads = 24;
+// thread count (ConnectionLimits::threads), so that the API always has threads left to answer.
 constexpr int kMaxEventStreams = 16;
+// One client's share of them (ConnectionLimits::max_per_peer bounds its connections as a whole).
+constexpr int kMaxEventStreamsPerClient = 4;
+
+// The refusal RefuseRequest made of the request this thread is serving, from the request's setup
+// (which may still change it) to the pre-routing handler (which answers it).
+thread_local std::optional<HttpReply> t_refusal;
 
 template <class Request, class Response>
 using UnaryMethod = grpc::Status (pb::Resched::Stub::*)(grpc::ClientContext*, const Request&,
@@ -63,16 +71,40 @@ class HttpView::Impl {
   explicit Impl(Options options)
       : stub_(pb::Resched::NewStub(options.channel)),
         metrics_(std::move(options.metrics)),
-        event_heartbeat_(options.event_heartbeat) {
+        event_heartbeat_(options.event_heartbeat),
+        server_(options.connections) {
     // cpp-httplib's default also sets SO_REUSEPORT: a second server on a busy port would then
     // start, and the kernel would split the browsers between two servers.
     server_.set_socket_options([](socket_t sock) {
       int yes = 1;
       setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
     });
-    server_.new_task_queue = [] { return new httplib::ThreadPool(kHttpThreads); };
     // A what-if's DAG file: as large as a gRPC request may be.
     server_.set_payload_max_length(options.max_body_bytes);
+    server_.set_request_setup([](httplib::Request& http) {
+      t_refusal = RefuseRequest(http);
+      // cpp-httplib cuts every answer into the ranges asked for, a refusal too.
+      if (t_refusal) http.ranges.clear();
+      return !t_refusal.has_value();
+    });
+    server_.set_pre_routing_handler([](const httplib::Request&, httplib::Response& response) {
+      std::optional<HttpReply> refused = std::exchange(t_refusal, std::nullopt);
+      if (!refused) return httplib::Server::HandlerResponse::Unhandled;
+      Send(*refused, response);
+      response.set_header("Connection", "close");  // its body, if any, is left unread
+      return httplib::Server::HandlerResponse::Handled;
+    });
+    // A handler that throws answers 500 and the server goes on; cpp-httplib would otherwise put
+    // the exception's text in a response header.
+    server_.set_exception_handler(
+        [](const httplib::Request& http, httplib::Response& response, const std::exception_ptr&) {
+          Log(LogLevel::kError, "web_handler_failed",
+              absl::StrCat("the web view's handler for ", http.method, " ", http.path,
+                           " failed with an exception"));
+          Send(ErrorReply(grpc::Status(grpc::StatusCode::INTERNAL,
+                                       "the web view failed to answer; see the server's log")),
+               response);
+        });
     server_.set_post_routing_handler(GzipJsonAnswer);
     Routes(options.max_body_bytes);
   }
@@ -83,6 +115,7 @@ class HttpView::Impl {
     const auto& [host, wanted] = *host_port;
     port_ = wanted == 0 ? server_.bind_to_any_port(host)
                         : (server_.bind_to_port(host, wanted) ? wanted : -1);
+    if (port_ > 0 && !server_.WidenListenBacklog()) port_ = -1;
     if (port_ <= 0) {
       return absl::UnavailableError(absl::StrCat("cannot listen on ", address,
                                                  " for the web view (address in use, or not "
@@ -101,6 +134,7 @@ class HttpView::Impl {
   }
 
   int port() const { return port_; }
+  ConnectionCounts connection_counts() const { return server_.counts(); }
 
  private:
   void Routes(size_t max_body_bytes) {
@@ -157,13 +191,30 @@ class HttpView::Impl {
     server_.set_error_handler([max_body_bytes](const httplib::Request& http,
                                                httplib::Response& response) {
       if (!response.body.empty()) return;  // a handler's own answer
-      if (response.status == 413) {        // httplib refused the body before any handler ran
+      if (std::optional<ReadRefusal> refused = GuardedServer::TakeReadRefusal()) {
+        HttpReply reply = ErrorReply(grpc::Status(refused->http_status == 408
+                                                      ? grpc::StatusCode::DEADLINE_EXCEEDED
+                                                      : grpc::StatusCode::INVALID_ARGUMENT,
+                                                  refused->message));
+        reply.status = refused->http_status;
+        Send(reply, response);
+        response.set_header("Connection", "close");
+        return;
+      }
+      if (response.status == 413) {  // httplib refused the body before any handler ran
         HttpReply reply =
             ErrorReply(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                                     absl::StrCat("the request body is larger than ", max_body_bytes,
                                                  " bytes, the web view's limit")));
         reply.status = 413;
         Send(reply, response);
+        return;
+      }
+      if (http.method.empty()) {  // cpp-httplib could not read the request line
+        Send(ErrorReply(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                     "the request is not an HTTP/1.1 request line and header "
+                                     "fields")),
+             response);
         return;
       }
       Send(ErrorReply(grpc::Status(response.status == 404 ? grpc::StatusCode::NOT_FOUND
@@ -229,12 +280,12 @@ class HttpView::Impl {
     }
     auto stream =
         std::make_shared<EventStream>(*stub_, http.matches[1], authorization, event_heartbeat_);
-    if (!streams_.Add(stream, kMaxEventStreams)) {
-      Send(ErrorReply(grpc::Status(
-               grpc::StatusCode::RESOURCE_EXHAUSTED,
-               absl::StrCat(kMaxEventStreams,
-                            " event streams are open on this web view, the limit; close a page "
-                            "or use WatchSchedule over gRPC"))),
+    // Streams count against the token that opened them, or the address without one.
+    const std::string client = authorization.empty() ? absl::StrCat("address ", http.remote_addr)
+                                                     : absl::StrCat("token ", authorization);
+    if (absl::Status added = streams_.Add(stream, client); !added.ok()) {
+      Send(ErrorReply(
+               grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, std::string(added.message()))),
            response);
       return;
     }
@@ -268,8 +319,8 @@ class HttpView::Impl {
   std::unique_ptr<pb::Resched::Stub> stub_;
   const std::vector<std::shared_ptr<prometheus::Collectable>> metrics_;
   const std::chrono::milliseconds event_heartbeat_;
-  EventStreams streams_;
-  httplib::Server server_;
+  EventStreams streams_{kMaxEventStreams, kMaxEventStreamsPerClient};
+  GuardedServer server_;
   std::thread thread_;
   int port_ = 0;
 };
@@ -286,5 +337,7 @@ HttpView::HttpView(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 HttpView::~HttpView() = default;
 
 int HttpView::port() const { return impl_->port(); }
+
+ConnectionCounts HttpView::connection_counts() const { return impl_->connection_counts(); }
 
 }  // namespace resched::server::web

@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "prometheus/collectable.h"
+#include "server/web/guarded_server.h"
 
 namespace resched::server::web {
 
@@ -27,6 +28,9 @@ class HttpView {
     // How long an event stream stays silent at most: then it sends a comment line, so that a
     // page that went away frees its stream on a quiet cluster too.
     std::chrono::milliseconds event_heartbeat{15'000};
+    // Threads, waiting connections, connections per peer, and the deadline and size of a
+    // request's head (server/web/guarded_server.h).
+    ConnectionLimits connections;
   };
 
   // Listens on options.address and serves until destroyed. UNAVAILABLE naming the address when
@@ -38,6 +42,8 @@ class HttpView {
   HttpView& operator=(const HttpView&) = delete;
 
   int port() const;
+  // What the connections have met so far: served, refused, heads refused.
+  ConnectionCounts connection_counts() const;
 
   class Impl;
 

@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "transport/metadata_value.h"
 
 namespace resched::server::web {
 namespace {
@@ -77,7 +78,9 @@ HttpReply ErrorReply(const grpc::Status& status) {
   const std::string code =
       absl::StatusCodeToString(static_cast<absl::StatusCode>(status.error_code()));
   nlohmann::json body = {{"code", code}, {"message", status.error_message()}};
-  return {HttpStatusOf(status.error_code()), kJsonContentType, body.dump()};
+  // A message may quote a client's bytes: what is not UTF-8 goes out as U+FFFD, never a throw.
+  return {HttpStatusOf(status.error_code()), kJsonContentType,
+          body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
 }
 
 HttpReply JsonReply(const google::protobuf::Message& message) {
@@ -123,8 +126,8 @@ absl::Status MergeQuery(const std::multimap<std::string, std::string>& params,
     }
   }
   std::unique_ptr<google::protobuf::Message> parsed(request->New());
-  if (auto status = google::protobuf::util::JsonStringToMessage(object.dump(), parsed.get());
-      !status.ok()) {
+  const std::string json = object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (auto status = google::protobuf::util::JsonStringToMessage(json, parsed.get()); !status.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("query parameters: ", status.message().as_string()));
   }
@@ -133,7 +136,11 @@ absl::Status MergeQuery(const std::multimap<std::string, std::string>& params,
 }
 
 void ForwardAuthorization(const std::string& authorization, grpc::ClientContext* context) {
-  if (!authorization.empty()) context->AddMetadata("authorization", authorization);
+  if (authorization.empty()) return;
+  // RefuseRequest (server/web/request_guard.h) answered such a request already; this keeps gRPC's
+  // assertion out of reach of any route that forgets to go through it.
+  if (!transport::CheckMetadataValue("authorization", authorization).ok()) return;
+  context->AddMetadata("authorization", authorization);
 }
 
 }  // namespace resched::server::web

@@ -46,7 +46,7 @@ absl::Status MergeQuery(const std::multimap<std::string, std::string>& params,
                         google::protobuf::Message* request);
 
 // The bearer token of an HTTP request's Authorization header, passed on as the gRPC call's
-// metadata (the service's token check then decides).
+// metadata (the service's token check then decides). A value gRPC would refuse is not passed on.
 void ForwardAuthorization(const std::string& authorization, grpc::ClientContext* context);
 
 }  // namespace resched::server::web

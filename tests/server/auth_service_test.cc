@@ -12,7 +12,7 @@
 
 #include "server/auth/access.h"
 #include "server/log.h"
-#include "tests/server/server_fixture.h"
+#include "tests/server/tenant_fixture.h"
 #include "tests/testing/tokens.h"
 
 namespace resched::server::testing {
@@ -24,35 +24,34 @@ constexpr char kUserToken[] = "user-token-a81b4";             // every cluster
 constexpr char kOtherUserToken[] = "user-token-on-gpu-55c0";  // granted cluster "gpu" only
 constexpr char kUnknownToken[] = "not-a-granted-token-9e1";
 
-class AuthServiceTest : public ServerTest {
+class AuthServiceTest : public TokenServerFixture {
  protected:
   void SetUp() override {
     SetLogSinkForTest([this](const std::string& line) {
       std::lock_guard<std::mutex> lock(log_mu_);
       log_ += line + "\n";
     });
-    ServerTest::SetUp();
+    TokenServerFixture::SetUp();
   }
   void TearDown() override {
-    ServerTest::TearDown();
+    TokenServerFixture::TearDown();
     SetLogSinkForTest(nullptr);
   }
-  void Configure(ReschedService& service) override {
-    const std::string text =
-        absl::StrCat("tokens:\n", "  - {sha256: \"", resched::testing::Sha256Hex(kAdminToken),
-                     "\", tenant: ops, role: admin}\n", "  - {sha256: \"",
-                     resched::testing::Sha256Hex(kOperatorToken),
-                     "\", tenant: ops, role: operator, "
-                     "clusters: [default]}\n",
-                     "  - {sha256: \"", resched::testing::Sha256Hex(kUserToken),
-                     "\", tenant: alice, role: user}\n", "  - {sha256: \"",
-                     resched::testing::Sha256Hex(kOtherUserToken),
-                     "\", tenant: bob, role: user, "
-                     "clusters: [gpu]}\n");
-    absl::StatusOr<auth::TokenTable> tokens = auth::TokenTable::Parse(text);
-    ASSERT_TRUE(tokens.ok()) << tokens.status();
-    service.RequireTokens(std::make_shared<const auth::TokenTable>(*std::move(tokens)));
-    absl::StatusOr<std::unique_ptr<auth::AuditLog>> audit = auth::AuditLog::Open(audit_path_);
+  std::string TokensYaml() const override {
+    return absl::StrCat("tokens:\n", "  - {sha256: \"", resched::testing::Sha256Hex(kAdminToken),
+                        "\", tenant: ops, role: admin}\n", "  - {sha256: \"",
+                        resched::testing::Sha256Hex(kOperatorToken),
+                        "\", tenant: ops, role: operator, "
+                        "clusters: [default]}\n",
+                        "  - {sha256: \"", resched::testing::Sha256Hex(kUserToken),
+                        "\", tenant: alice, role: user}\n", "  - {sha256: \"",
+                        resched::testing::Sha256Hex(kOtherUserToken),
+                        "\", tenant: bob, role: user, "
+                        "clusters: [gpu]}\n");
+  }
+  void ConfigureMore(ReschedService& service) override {
+    absl::StatusOr<std::unique_ptr<auth::AuditLog>> audit =
+        auth::AuditLog::Open({.path = audit_path_});
     ASSERT_TRUE(audit.ok()) << audit.status();
     service.EnableAudit(*std::move(audit));
   }
@@ -203,6 +202,86 @@ TEST_F(AuthServiceTest, ChangesAreAuditedWithWhoWhatAndTheOutcomeReadsAreNot) {
   EXPECT_EQ(lines[2]["code"], "PERMISSION_DENIED");
   EXPECT_EQ(lines[2]["error"], "SubmitJob: tenant 'bob' is not granted cluster 'default'");
   for (const nlohmann::json& line : lines) EXPECT_FALSE(line["time"].get<std::string>().empty());
+  EXPECT_FALSE(lines[0]["made_job"].get<std::string>().empty());  // the id SubmitJob made
+}
+
+TEST_F(AuthServiceTest, AuditLinesNameWhatTheCallActedOnAndMade) {
+  pb::AddReservationRequest add;
+  add.set_cluster("default");
+  add.set_processors(1);
+  add.mutable_start()->set_seconds(4'000'000'000);
+  add.mutable_end()->set_seconds(4'000'003'600);
+  pb::Reservation reservation;
+  ASSERT_OK(Call(kAdminToken, &pb::Resched::Stub::AddReservation, add, &reservation));
+  pb::RemoveReservationRequest remove;
+  remove.set_cluster("default");
+  remove.set_id(reservation.id());
+  pb::RemoveReservationResponse removed;
+  ASSERT_OK(Call(kAdminToken, &pb::Resched::Stub::RemoveReservation, remove, &removed));
+  pb::DeleteClusterRequest doomed;
+  doomed.set_name("nope");
+  doomed.set_force(true);
+  pb::DeleteClusterResponse deleted;
+  EXPECT_EQ(Call(kAdminToken, &pb::Resched::Stub::DeleteCluster, doomed, &deleted).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  const std::vector<nlohmann::json> lines = AuditLines();
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0]["made_reservation"], reservation.id());
+  EXPECT_EQ(lines[1]["reservation"], reservation.id());
+  EXPECT_EQ(lines[2]["force"], "true");
+  EXPECT_EQ(lines[2]["cluster"], "nope");
+}
+
+// ListClusters lists only what GetCluster would answer: the clusters the token is granted.
+TEST_F(AuthServiceTest, ATokenListsOnlyTheClustersItIsGranted) {
+  CreateClusterAs(kAdminToken, "gpu", 4);
+  const auto names = [&](const char* token) {
+    pb::ListClustersResponse listed;
+    EXPECT_OK(Call(token, &pb::Resched::Stub::ListClusters, pb::ListClustersRequest(), &listed));
+    std::vector<std::string> out;
+    for (const pb::Cluster& cluster : listed.clusters()) out.push_back(cluster.spec().name());
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(names(kOtherUserToken), std::vector<std::string>{"gpu"});
+  EXPECT_EQ(names(kOperatorToken), std::vector<std::string>{"default"});
+  EXPECT_EQ(names(kUserToken), (std::vector<std::string>{"default", "gpu"}));
+  EXPECT_EQ(names(kAdminToken), (std::vector<std::string>{"default", "gpu"}));
+}
+
+// The reproduction that filled a data volume: unauthenticated calls with a request id of megabytes.
+// The id is refused at the gate before anything is written, and a flood of refused calls from
+// one peer writes a bounded number of lines.
+TEST_F(AuthServiceTest, ARefusedCallWritesABoundedLineAndAFloodOfThemFewLines) {
+  // 3 MiB: within the fixture's gRPC message limit (4 MiB; resched-server's is 16 MiB).
+  EXPECT_EQ(SubmitAs("", "default", std::string(3 << 20, 'x')).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  std::ifstream first(audit_path_, std::ios::binary | std::ios::ate);
+  const std::int64_t one_line = first.tellg();
+  EXPECT_GT(one_line, 0);
+  EXPECT_LT(one_line, 2048) << "one refused call";
+  const std::vector<nlohmann::json> refused = AuditLines();
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0]["code"], "INVALID_ARGUMENT");
+  EXPECT_THAT(refused[0]["error"].get<std::string>(),
+              ::testing::HasSubstr("request_id must have at most 128 characters, got 3145728"));
+
+  constexpr int kFlood = 400;
+  for (int i = 0; i < kFlood; ++i) {
+    EXPECT_EQ(SubmitAs(kUnknownToken, "default", absl::StrCat("flood-", i)).error_code(),
+              grpc::StatusCode::UNAUTHENTICATED);
+  }
+  const std::vector<nlohmann::json> lines = AuditLines();
+  // The burst and what the bucket refilled while the flood ran (10 lines a second).
+  EXPECT_LT(lines.size(), kFlood / 2) << "lines written for " << kFlood << " refused calls";
+  EXPECT_GE(lines.size(), 100u);
+  std::lock_guard<std::mutex> lock(log_mu_);
+  int logged = 0;
+  for (size_t at = log_.find("SubmitJob failed"); at != std::string::npos;
+       at = log_.find("SubmitJob failed", at + 1)) {
+    ++logged;
+  }
+  EXPECT_LT(logged, kFlood / 2);
 }
 
 }  // namespace

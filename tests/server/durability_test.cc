@@ -9,11 +9,15 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "prometheus/text_serializer.h"
 #include "server_fixture.h"
 #include "tests/testing/status.h"
 
 namespace resched::server::testing {
 namespace {
+
+namespace health = ::grpc::health::v1;
 
 constexpr int kHourInSeconds = 3600;
 
@@ -324,7 +328,32 @@ TEST_F(DurabilityTest, AWallClusterKeepsItsJobsAcrossARestart) {
   EXPECT_EQ(Dump("wall", /*with_clock=*/false), before);
 }
 
+// The service's metrics in Prometheus' text format.
+std::string MetricsTextOf(ReschedService& service) {
+  std::vector<prometheus::MetricFamily> families;
+  for (const auto& collectable : service.MetricsCollectables()) {
+    std::vector<prometheus::MetricFamily> collected = collectable->Collect();
+    families.insert(families.end(), collected.begin(), collected.end());
+  }
+  return prometheus::TextSerializer().Serialize(families);
+}
+
+// The standard gRPC health check's answer for the whole server.
+health::HealthCheckResponse::ServingStatus HealthOf(const std::string& target) {
+  auto stub =
+      health::Health::NewStub(grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  health::HealthCheckResponse response;
+  const grpc::Status status = stub->Check(&context, health::HealthCheckRequest(), &response);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  return response.status();
+}
+
 TEST_F(DurabilityTest, AFullDiskRefusesChangesKeepsReadsAndRecovers) {
+  grpc::HealthCheckServiceInterface* health_service = server_->GetHealthCheckService();
+  service_->SetHealthListener(
+      [health_service](bool serving) { health_service->SetServingStatus(serving); });
+  EXPECT_EQ(HealthOf(target_), health::HealthCheckResponse::SERVING);
   CreateSim("sim", 16, "conservative");
   pb::SubmitJobResponse first;
   ASSERT_OK(Submit("sim", Rigid(2, 3600), &first));
@@ -348,6 +377,9 @@ TEST_F(DurabilityTest, AFullDiskRefusesChangesKeepsReadsAndRecovers) {
   EXPECT_EQ(refused_submit.error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_NE(refused_submit.error_message().find(data_dir_), std::string::npos);
   EXPECT_EQ(Dump("sim"), before);
+  // The health check says the server cannot take work, and a metric says why.
+  EXPECT_EQ(HealthOf(target_), health::HealthCheckResponse::NOT_SERVING);
+  EXPECT_THAT(MetricsTextOf(*service_), ::testing::HasSubstr("resched_journal_writable 0"));
 
   ASSERT_OK(service_->journal()->SetPageLimitForTest(0));
   pb::SubmitJobResponse after;
@@ -359,6 +391,9 @@ TEST_F(DurabilityTest, AFullDiskRefusesChangesKeepsReadsAndRecovers) {
   }
   ASSERT_OK(submitted);
   EXPECT_EQ(after.job().id(), "j2");  // the refused submission took no id
+  EXPECT_EQ(HealthOf(target_), health::HealthCheckResponse::SERVING);
+  EXPECT_THAT(MetricsTextOf(*service_), ::testing::HasSubstr("resched_journal_writable 1"));
+  service_->SetHealthListener(nullptr);
   const std::string recovered = Dump("sim");
   Restart();
   EXPECT_EQ(Dump("sim"), recovered);

@@ -48,5 +48,23 @@ TEST(ListenSecurity, InsecureServesButWarns) {
             "this address can change every cluster");
 }
 
+// The web view is plain HTTP: the server's TLS and tokens do not protect it, and the refusal says
+// so rather than asking for protections the server already has.
+TEST(ListenSecurity, APlainHttpListenerNeedsLoopbackOrInsecureWhateverTheServerHas) {
+  EXPECT_EQ(*CheckListenSecurity("127.0.0.1:8080", {.plain_http = true}), "");
+  absl::StatusOr<std::string> refused =
+      CheckListenSecurity("0.0.0.0:8080", {.tls = true, .tokens = true, .plain_http = true});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()),
+              ::testing::HasSubstr("refusing to listen on 0.0.0.0:8080 without TLS (it serves "
+                                   "plain HTTP"));
+  EXPECT_THAT(std::string(refused.status().message()),
+              ::testing::Not(::testing::HasSubstr("--tokens-file")));
+  absl::StatusOr<std::string> warned =
+      CheckListenSecurity("0.0.0.0:8080", {.insecure = true, .plain_http = true});
+  ASSERT_TRUE(warned.ok());
+  EXPECT_THAT(*warned, ::testing::HasSubstr("--insecure: listening on 0.0.0.0:8080 without TLS"));
+}
+
 }  // namespace
 }  // namespace resched::server

@@ -1,6 +1,9 @@
 // WatchSchedule on the callback API: streams hold no thread, end with a status saying why, and
 // a reader that stops reading is cut off instead of holding events without bound.
+#include <gmock/gmock.h>
+
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "tests/server/server_fixture.h"
@@ -11,7 +14,10 @@ namespace {
 
 class WatchTest : public ServerTest {
  protected:
-  WatchTest() { limits_.max_watch_backlog = 5; }
+  WatchTest() {
+    limits_.max_watch_backlog = 5;
+    limits_.max_watch_streams_per_client = 64;  // the tests' streams all come from one address
+  }
 
   // A stream on `cluster` past its snapshot.
   std::unique_ptr<Stream> WatchAfterSnapshot(const std::string& cluster) {
@@ -122,6 +128,58 @@ TEST_F(WatchTest, AReaderTooFarBehindIsCutOff) {
   again->context.TryCancel();
   Drain(*again);
   ExpectValid(Schedule("sim"));
+}
+
+class WatchCapTest : public ServerTest {
+ protected:
+  WatchCapTest() {
+    limits_.max_watch_streams = 5;
+    limits_.max_watch_streams_per_client = 3;
+  }
+  // A stream whose end, if it was refused, is read at once; nullptr-safe status.
+  static grpc::Status EndOf(Stream& stream) {
+    pb::ScheduleEvent event;
+    while (stream.reader->Read(&event)) {
+      if (event.kind() == pb::ScheduleEvent::SNAPSHOT) return grpc::Status::OK;
+    }
+    return stream.reader->Finish();
+  }
+};
+
+// The per-client cap refuses one client's extra stream, naming the cap; a stream that ends gives
+// its place back.
+TEST_F(WatchCapTest, OneClientHoldsAtMostItsShareAndGetsItBack) {
+  CreateSim("sim", 4, "conservative");
+  std::vector<std::unique_ptr<Stream>> streams;
+  for (int i = 0; i < 3; ++i) {
+    streams.push_back(Watch("sim"));
+    ASSERT_OK(EndOf(*streams.back()));
+  }
+  auto refused = Watch("sim");
+  const grpc::Status status = EndOf(*refused);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(status.error_message(),
+              ::testing::HasSubstr("3 WatchSchedule streams are open for one client, the limit "
+                                   "per client; close one first (max_watch_streams_per_client"));
+  streams.back()->context.TryCancel();
+  Drain(*streams.back());
+  streams.pop_back();
+  // The place comes back once gRPC is done with the cancelled stream.
+  grpc::Status again;
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    auto stream = Watch("sim");
+    again = EndOf(*stream);
+    if (again.ok()) {
+      streams.push_back(std::move(stream));
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_OK(again);
+  for (auto& stream : streams) {
+    stream->context.TryCancel();
+    Drain(*stream);
+  }
 }
 
 }  // namespace

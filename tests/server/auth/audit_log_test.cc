@@ -2,6 +2,7 @@
 // named, and an unusable path refused by name.
 #include "server/auth/audit_log.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -52,7 +53,7 @@ TEST(AuditLog, ConcurrentRecordsAreWholeLines) {
   std::string pattern = ::testing::TempDir() + "/resched_audit_XXXXXX";
   const std::string path = std::string(mkdtemp(pattern.data())) + "/audit.jsonl";
   {
-    absl::StatusOr<std::unique_ptr<AuditLog>> audit = AuditLog::Open(path);
+    absl::StatusOr<std::unique_ptr<AuditLog>> audit = AuditLog::Open({.path = path});
     ASSERT_OK(audit);
     std::vector<std::thread> writers;
     for (int w = 0; w < 4; ++w) {
@@ -76,8 +77,67 @@ TEST(AuditLog, ConcurrentRecordsAreWholeLines) {
   EXPECT_EQ(ids.size(), 800u);
 }
 
+TEST(AuditLog, EveryFieldIsBoundedWhateverTheCallerSent) {
+  AuditEntry huge = SampleEntry();
+  huge.request_id = std::string(4 << 20, 'r');  // the 4 MiB request id that filled a disk
+  huge.cluster = std::string(100'000, 'c');
+  huge.error = std::string(100'000, 'e');
+  huge.targets = {{"job", std::string(100'000, 'j')}};
+  const std::string line = AuditLog::Format(huge);
+  EXPECT_LT(line.size(), 4 * kMaxAuditFieldBytes + kMaxAuditErrorBytes + 600) << line.size();
+  const nlohmann::json object = nlohmann::json::parse(line);
+  EXPECT_EQ(object["request_id"], std::string(kMaxAuditFieldBytes, 'r') + "... (4194304 bytes)");
+  EXPECT_EQ(object["job"].get<std::string>().size(), kMaxAuditFieldBytes + 18);
+}
+
+TEST(AuditLog, RotatesBySizeAndKeepsTheConfiguredNumberOfFiles) {
+  std::string pattern = ::testing::TempDir() + "/resched_audit_XXXXXX";
+  const std::string path = std::string(mkdtemp(pattern.data())) + "/audit.jsonl";
+  constexpr std::int64_t kMaxBytes = 8192;
+  std::int64_t line_bytes = 0;
+  {
+    absl::StatusOr<std::unique_ptr<AuditLog>> audit =
+        AuditLog::Open({.path = path, .max_bytes = kMaxBytes, .max_files = 2});
+    ASSERT_OK(audit);
+    line_bytes = static_cast<std::int64_t>(AuditLog::Format(SampleEntry()).size()) + 1;
+    for (int i = 0; i < 400; ++i) {
+      AuditEntry entry = SampleEntry();
+      entry.request_id = absl::StrCat("r-", 1000 + i);  // lines of one length
+      (*audit)->Record(entry);
+    }
+  }
+  std::int64_t total = 0;
+  for (const std::string& file : {path, path + ".1", path + ".2"}) {
+    std::ifstream in(file, std::ios::binary | std::ios::ate);
+    ASSERT_TRUE(in) << file;
+    const std::int64_t size = in.tellg();
+    EXPECT_LE(size, kMaxBytes) << file;
+    total += size;
+  }
+  EXPECT_FALSE(std::ifstream(path + ".3"));  // two rotated files, no more
+  // The newest lines are kept: the current file ends with the last one written.
+  std::ifstream current(path);
+  std::string last;
+  for (std::string line; std::getline(current, line);) last = line;
+  EXPECT_EQ(nlohmann::json::parse(last)["request_id"], "r-1399");
+  EXPECT_GT(total, 2 * (kMaxBytes - line_bytes));
+  // Reopened, the log goes on counting the size already there.
+  absl::StatusOr<std::unique_ptr<AuditLog>> reopened =
+      AuditLog::Open({.path = path, .max_bytes = kMaxBytes, .max_files = 2});
+  ASSERT_OK(reopened);
+  for (int i = 0; i < 200; ++i) (*reopened)->Record(SampleEntry());
+  std::ifstream after(path, std::ios::binary | std::ios::ate);
+  EXPECT_LE(static_cast<std::int64_t>(after.tellg()), kMaxBytes);
+}
+
+TEST(AuditLog, ALimitTooSmallIsRefusedNamingIt) {
+  EXPECT_THAT(AuditLog::Open({.path = "-", .max_bytes = 100}).status().message(),
+              ::testing::HasSubstr("audit_log_max_bytes must be 4096 or more"));
+}
+
 TEST(AuditLog, AnUnusablePathIsNamed) {
-  absl::StatusOr<std::unique_ptr<AuditLog>> audit = AuditLog::Open("/nonexistent/dir/audit.jsonl");
+  absl::StatusOr<std::unique_ptr<AuditLog>> audit =
+      AuditLog::Open({.path = "/nonexistent/dir/audit.jsonl"});
   EXPECT_EQ(audit.status().message(),
             "cannot open audit log '/nonexistent/dir/audit.jsonl': No such file or directory");
 }

@@ -156,35 +156,81 @@ TEST_F(HttpViewTest, TheEventStreamFollowsTheClusterUntilTheViewStops) {
   EXPECT_NE(received.find("\"id\":\"" + submitted.job().id() + "\""), std::string::npos);
 }
 
+// Streams of `clients` tokens (PREFIX-0, PREFIX-1, ...), `per_client` each, held open until the
+// view stops.
+class StreamHolders {
+ public:
+  StreamHolders(int port, const std::string& prefix, int clients, int per_client) {
+    for (int c = 0; c < clients; ++c) {
+      for (int i = 0; i < per_client; ++i) {
+        readers_.emplace_back([this, port, prefix, c] {
+          httplib::Client client("127.0.0.1", port);
+          client.set_read_timeout(kStreamReadTimeoutSeconds, 0);
+          bool counted = false;
+          client.Get("/api/v1/clusters/sim/events",
+                     {{"Authorization", absl::StrCat("Bearer ", prefix, "-", c)}},
+                     [&](const char*, size_t) {
+                       if (!counted) ++streaming_;
+                       counted = true;
+                       return true;
+                     });
+          if (counted) --streaming_;
+        });
+      }
+    }
+  }
+  ~StreamHolders() { Join(); }
+  // Whether `n` streams are open within 30 s.
+  bool WaitFor(int n) {
+    for (int i = 0; i < kWaitTenMillisecondSteps && streaming_ < n; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return streaming_ == n;
+  }
+  void Join() {
+    for (auto& reader : readers_) {
+      if (reader.joinable()) reader.join();
+    }
+  }
+
+ private:
+  std::atomic<int> streaming_ = 0;  // readers whose stream is open
+  std::vector<std::thread> readers_;
+};
+
 TEST_F(HttpViewTest, EventStreamsAreCappedAndTheApiStillAnswers) {
   CreateSim("sim", 8, "fcfs");
-  constexpr int kCap = 16;         // http_view.cc's kMaxEventStreams
-  std::atomic<int> streaming = 0;  // readers whose stream is open
-  const int port = view_->port();
-  std::vector<std::thread> readers;
-  for (int i = 0; i < kCap; ++i) {
-    readers.emplace_back([&] {
-      httplib::Client client("127.0.0.1", port);
-      client.set_read_timeout(kStreamReadTimeoutSeconds, 0);
-      bool counted = false;
-      client.Get("/api/v1/clusters/sim/events", [&](const char*, size_t) {
-        if (!counted) ++streaming;
-        counted = true;
-        return true;
-      });
-      if (counted) --streaming;
-    });
-  }
-  for (int i = 0; i < kWaitTenMillisecondSteps && streaming < kCap; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  constexpr int kCap = 16;  // http_view.cc's kMaxEventStreams, 4 clients of 4 streams
+  StreamHolders holders(view_->port(), "holder", 4, 4);
   // EXPECT, not ASSERT, until the readers are joined: returning with them joinable would abort.
-  EXPECT_EQ(streaming, kCap);
+  EXPECT_TRUE(holders.WaitFor(kCap));
   EXPECT_THAT(Get("/api/v1/clusters/sim/events", 429),
-              ::testing::HasSubstr("16 event streams are open on this web view, the limit"));
+              ::testing::HasSubstr("16 event streams on this web view are open, the limit"));
   EXPECT_THAT(Get("/api/v1/clusters/sim"), ::testing::HasSubstr("\"capacity\":8"));
   view_.reset();  // ends every stream
-  for (auto& reader : readers) reader.join();
+  holders.Join();
+}
+
+// One client (a token, or an address without one) holds no more than its share of the streams:
+// the others still get theirs.
+TEST_F(HttpViewTest, OneClientHoldsAtMostFourEventStreams) {
+  CreateSim("sim", 8, "fcfs");
+  StreamHolders holders(view_->port(), "holder", 1, 4);
+  EXPECT_TRUE(holders.WaitFor(4));
+  httplib::Headers same = {{"Authorization", "Bearer holder-0"}};
+  httplib::Result refused = client_->Get("/api/v1/clusters/sim/events", same);
+  EXPECT_TRUE(refused);
+  if (refused) {
+    EXPECT_EQ(refused->status, 429);
+    EXPECT_THAT(refused->body,
+                ::testing::HasSubstr("4 event streams on this web view are open for one "
+                                     "client, the limit per client"));
+  }
+  StreamHolders others(view_->port(), "other", 3, 1);
+  EXPECT_TRUE(others.WaitFor(3));
+  view_.reset();
+  holders.Join();
+  others.Join();
 }
 
 // Pages that take the snapshot and go away, on a cluster where nothing happens: each frees its

@@ -48,14 +48,20 @@ class HttpViewTest : public resched::server::testing::ServerTest {
     return options;
   }
 
-  // Replaces the view with one whose event streams send a heartbeat this often.
-  void RestartViewWithHeartbeat(std::chrono::milliseconds heartbeat) {
-    HttpView::Options options = ViewOptions("127.0.0.1:0");
-    options.event_heartbeat = heartbeat;
+  // Replaces the view with one started with `options`; client_ then speaks to it.
+  void RestartView(HttpView::Options options) {
     view_.reset();
     auto view = HttpView::Start(std::move(options));
     ASSERT_OK(view);
     view_ = *std::move(view);
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", view_->port());
+  }
+
+  // Replaces the view with one whose event streams send a heartbeat this often.
+  void RestartViewWithHeartbeat(std::chrono::milliseconds heartbeat) {
+    HttpView::Options options = ViewOptions("127.0.0.1:0");
+    options.event_heartbeat = heartbeat;
+    RestartView(std::move(options));
   }
 
   // The body of a GET that must answer `status`.
