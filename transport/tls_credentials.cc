@@ -1,8 +1,14 @@
 #include "transport/tls_credentials.h"
 
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -26,6 +32,38 @@ absl::StatusOr<std::string> ReadPem(const std::string& flag, const std::string& 
         absl::StrCat(flag, ": '", path, "' holds no PEM block (-----BEGIN ...)"));
   }
   return text.str();
+}
+
+// OK when the first certificate of `cert_pem` (the chain's leaf) is the one `key_pem`'s private
+// key belongs to. gRPC would only fail to start its listener, which reads as a bad address.
+absl::Status KeyMatchesCertificate(const std::string& cert_pem, const std::string& cert_path,
+                                   const std::string& key_pem, const std::string& key_path) {
+  const auto bio_of = [](const std::string& pem) {
+    return std::unique_ptr<BIO, decltype(&BIO_free)>(
+        BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
+  };
+  auto cert_bio = bio_of(cert_pem);
+  std::unique_ptr<X509, decltype(&X509_free)> cert(
+      PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr), &X509_free);
+  if (cert == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--tls-cert: '", cert_path, "' holds no certificate OpenSSL can read"));
+  }
+  auto key_bio = bio_of(key_pem);
+  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
+      PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr), &EVP_PKEY_free);
+  if (key == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--tls-key: '", key_path, "' holds no private key OpenSSL can read (or it is encrypted)"));
+  }
+  if (X509_check_private_key(cert.get(), key.get()) != 1) {
+    ERR_clear_error();
+    return absl::InvalidArgumentError(absl::StrCat("--tls-key: '", key_path,
+                                                   "' is not the private key of the certificate "
+                                                   "in --tls-cert '",
+                                                   cert_path, "'"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status BothOrNeither(const std::string& cert, const std::string& key) {
@@ -52,6 +90,9 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
   if (!cert.ok()) return cert.status();
   absl::StatusOr<std::string> key = ReadPem("--tls-key", files.key);
   if (!key.ok()) return key.status();
+  if (absl::Status match = KeyMatchesCertificate(*cert, files.cert, *key, files.key); !match.ok()) {
+    return match;
+  }
   grpc::SslServerCredentialsOptions options(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
   options.pem_key_cert_pairs.push_back({*key, *cert});
   if (!files.client_ca.empty()) {
@@ -78,6 +119,10 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials
     if (!cert.ok()) return cert.status();
     absl::StatusOr<std::string> key = ReadPem("--tls-key", files.key);
     if (!key.ok()) return key.status();
+    if (absl::Status match = KeyMatchesCertificate(*cert, files.cert, *key, files.key);
+        !match.ok()) {
+      return match;
+    }
     options.pem_cert_chain = *cert;
     options.pem_private_key = *key;
   }

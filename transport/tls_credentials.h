@@ -21,8 +21,8 @@ struct ServerTlsFiles {
   bool enabled() const { return !cert.empty() || !key.empty() || !client_ca.empty(); }
 };
 
-// INVALID_ARGUMENT naming the flag when a file is missing, unreadable or holds no PEM block, or
-// when --tls-client-ca comes without a certificate and key.
+// INVALID_ARGUMENT naming the flag when a file is missing, unreadable or holds no PEM block, when
+// the key is not the certificate's, or when --tls-client-ca comes without a certificate and key.
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
     const ServerTlsFiles& files);
 

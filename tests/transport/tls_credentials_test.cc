@@ -189,6 +189,16 @@ TEST(TlsFlagsTest, BadFilesAreNamedByTheirFlag) {
             "--tls-ca: '" + not_pem + "' holds no PEM block (-----BEGIN ...)");
   EXPECT_EQ(client_error({tls.server_ca_pem, "", key}),
             "--tls-key needs --tls-cert (the certificate it belongs to)");
+  // A key of another certificate: said so, where gRPC would only fail to listen.
+  const auto [other_cert, other_key] = tls.Write("other", tls.server_ca.Issue("someone-else"));
+  EXPECT_EQ(server_error({cert, other_key, ""}),
+            "--tls-key: '" + other_key +
+                "' is not the private key of the certificate in "
+                "--tls-cert '" +
+                cert + "'");
+  EXPECT_EQ(client_error({tls.server_ca_pem, other_cert, key}),
+            "--tls-key: '" + key + "' is not the private key of the certificate in --tls-cert '" +
+                other_cert + "'");
   EXPECT_TRUE(MakeServerCredentials({}).ok());  // no flag: plaintext
   EXPECT_TRUE(MakeChannelCredentials({}).ok());
 }
