@@ -46,6 +46,7 @@ absl::Status KeyMatchesCertificate(const std::string& cert_pem, const std::strin
   std::unique_ptr<X509, decltype(&X509_free)> cert(
       PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr), &X509_free);
   if (cert == nullptr) {
+    ERR_clear_error();
     return absl::InvalidArgumentError(
         absl::StrCat("--tls-cert: '", cert_path, "' holds no certificate OpenSSL can read"));
   }
@@ -53,6 +54,7 @@ absl::Status KeyMatchesCertificate(const std::string& cert_pem, const std::strin
   std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
       PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr), &EVP_PKEY_free);
   if (key == nullptr) {
+    ERR_clear_error();
     return absl::InvalidArgumentError(absl::StrCat(
         "--tls-key: '", key_path, "' holds no private key OpenSSL can read (or it is encrypted)"));
   }
