@@ -13,9 +13,9 @@ bool SeesAllTenants(const auth::Principal* caller) {
 absl::Status CheckOwner(const auth::Principal* caller, const std::string& owner,
                         absl::string_view what) {
   if (SeesAllTenants(caller) || owner == caller->tenant) return absl::OkStatus();
-  return absl::PermissionDeniedError(absl::StrCat(what, " belongs to another tenant; tenant '",
-                                                  caller->tenant,
-                                                  "' (role user) may act on its own work only"));
+  // The answer an id that does not exist gets: a different one would tell a user which of the
+  // ids it guesses are another tenant's.
+  return absl::NotFoundError(absl::StrCat(what, " not found"));
 }
 
 absl::StatusOr<std::string> SubmissionOwner(const auth::Principal* caller,

@@ -21,8 +21,9 @@ namespace resched::server {
 // Whether `caller` sees and acts on every tenant's work.
 bool SeesAllTenants(const auth::Principal* caller);
 
-// OK when `caller` may act on work owned by `owner`; PERMISSION_DENIED naming `what` (e.g.
-// "job 'j4'") otherwise.
+// OK when `caller` may act on work owned by `owner`; otherwise NOT_FOUND as for an id that does
+// not exist ("job 'j4' not found", with `what` "job 'j4'"), so that another tenant's ids cannot
+// be told from unused ones.
 absl::Status CheckOwner(const auth::Principal* caller, const std::string& owner,
                         absl::string_view what);
 

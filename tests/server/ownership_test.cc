@@ -126,18 +126,19 @@ class TenantTest : public TokenServerFixture {
     pb::Job job;
     ASSERT_OK(GetJobAs(kAlice, alice_job, &job));
     EXPECT_EQ(job.spec().owner(), "alice");
+    // Another tenant's job answers as a job that does not exist: its id tells nothing.
     const grpc::Status denied = GetJobAs(kBob, alice_job, &job);
-    EXPECT_EQ(denied.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-    EXPECT_EQ(denied.error_message(),
-              absl::StrCat("job '", alice_job,
-                           "' belongs to another tenant; tenant 'bob' (role user) may act on its "
-                           "own work only"));
+    EXPECT_EQ(denied.error_code(), grpc::StatusCode::NOT_FOUND);
+    EXPECT_EQ(denied.error_message(), absl::StrCat("job '", alice_job, "' not found"));
+    const grpc::Status missing = GetJobAs(kBob, "j999", &job);
+    EXPECT_EQ(missing.error_code(), denied.error_code());
+    EXPECT_EQ(missing.error_message(), "job 'j999' not found");
     EXPECT_EQ(JobIdsSeenBy(kBob), std::vector<std::string>{bob_job});
     EXPECT_EQ(JobIdsSeenBy(kOps).size(), 2u);
     pb::DagReservation dag;
     ASSERT_OK(GetDagAs(kAlice, alice_dag, &dag));
     EXPECT_EQ(dag.owner(), "alice");
-    EXPECT_EQ(GetDagAs(kBob, alice_dag, &dag).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_EQ(GetDagAs(kBob, alice_dag, &dag).error_code(), grpc::StatusCode::NOT_FOUND);
   }
 };
 
@@ -147,8 +148,8 @@ TEST_F(TenantTest, AUserActsOnItsOwnWorkOnlyAndOperatorsOnAll) {
   const std::string alice_dag = ReserveAs(kAlice, "alice-workflow");
   ExpectOwnership(alice_job, bob_job, alice_dag);
 
-  EXPECT_EQ(CancelAs(kBob, alice_job).error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_EQ(ReleaseAs(kBob, alice_dag).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(CancelAs(kBob, alice_job).error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(ReleaseAs(kBob, alice_dag).error_code(), grpc::StatusCode::NOT_FOUND);
   pb::ListDagReservationsRequest list;
   list.set_cluster("sim");
   pb::ListDagReservationsResponse listed;
@@ -297,7 +298,7 @@ TEST_F(TenantTest, OwnersSurviveARestartFromTheJournalAndFromASnapshot) {
   pb::DagReservation dag;
   ASSERT_OK(GetDagAs(kAlice, alice_dag, &dag));
   EXPECT_EQ(dag.owner(), "alice");
-  EXPECT_EQ(GetDagAs(kBob, alice_dag, &dag).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(GetDagAs(kBob, alice_dag, &dag).error_code(), grpc::StatusCode::NOT_FOUND);
 }
 
 }  // namespace
