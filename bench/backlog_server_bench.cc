@@ -145,14 +145,7 @@ void BM_SubmitAtTheTransportsLimit(benchmark::State& state) {
     std::vector<std::string> some_job(kClusters);
     std::map<int, pb::SubmitJobResponse> answers;
     for (int c = 0; c < kClusters; ++c) {
-      pb::CreateClusterRequest create;
-      create.mutable_spec()->set_name(absl::StrCat("c", c));
-      create.mutable_spec()->set_processors(64);
-      create.mutable_spec()->set_clock(pb::SIMULATED);
-      create.mutable_spec()->mutable_policy()->set_name("conservative");
-      pb::Cluster cluster;
-      grpc::ClientContext context;
-      if (!server.stub().CreateCluster(&context, create, &cluster).ok()) std::abort();
+      resched::bench::CreateSimulatedCluster(server.stub(), absl::StrCat("c", c), 64);
       for (int i = 0; i < kQueuedPerCluster; ++i) {
         some_job[c] = Submit(server.stub(), c, fill, &answers);
         if (some_job[c].empty()) std::abort();

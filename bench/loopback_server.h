@@ -46,6 +46,33 @@ inline pb::JobSpec RandomJobSpec(std::mt19937_64& rng) {
   return spec;
 }
 
+// A SIMULATED cluster `name` of `processors` under conservative backfilling, created through
+// `stub`; aborts when it cannot be.
+inline void CreateSimulatedCluster(pb::Resched::Stub& stub, const std::string& name,
+                                   int processors) {
+  pb::CreateClusterRequest create;
+  create.mutable_spec()->set_name(name);
+  create.mutable_spec()->set_processors(processors);
+  create.mutable_spec()->set_clock(pb::SIMULATED);
+  create.mutable_spec()->mutable_policy()->set_name("conservative");
+  pb::Cluster cluster;
+  grpc::ClientContext context;
+  if (!stub.CreateCluster(&context, create, &cluster).ok()) std::abort();
+}
+
+// Submits `count` of RandomJobSpec's jobs to `cluster` through `stub`; aborts when one is refused.
+inline void SubmitRandomJobs(pb::Resched::Stub& stub, const std::string& cluster, int count,
+                             std::mt19937_64& rng) {
+  for (int i = 0; i < count; ++i) {
+    pb::SubmitJobRequest request;
+    request.set_cluster(cluster);
+    *request.mutable_job() = RandomJobSpec(rng);
+    pb::SubmitJobResponse response;
+    grpc::ClientContext context;
+    if (!stub.SubmitJob(&context, request, &response).ok()) std::abort();
+  }
+}
+
 class LoopbackServer {
  public:
   // `durable`: the service journals to a fresh data directory, removed afterwards.

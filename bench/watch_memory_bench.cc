@@ -65,25 +65,9 @@ void BM_WatchStreamMemory(benchmark::State& state) {
   limits.max_watch_streams = streams;
   limits.max_watch_streams_per_client = streams;  // all from one address here
   resched::bench::LoopbackServer server(/*durable=*/false, /*sample_ratio=*/-1, limits);
-  pb::CreateClusterRequest create;
-  create.mutable_spec()->set_name("watched");
-  create.mutable_spec()->set_processors(64);
-  create.mutable_spec()->set_clock(pb::SIMULATED);
-  create.mutable_spec()->mutable_policy()->set_name("conservative");
-  {
-    grpc::ClientContext context;
-    pb::Cluster cluster;
-    if (!server.stub().CreateCluster(&context, create, &cluster).ok()) std::abort();
-  }
+  resched::bench::CreateSimulatedCluster(server.stub(), "watched", 64);
   std::mt19937_64 rng(42);
-  for (int i = 0; i < jobs; ++i) {
-    pb::SubmitJobRequest request;
-    request.set_cluster("watched");
-    *request.mutable_job() = resched::bench::RandomJobSpec(rng);
-    grpc::ClientContext context;
-    pb::SubmitJobResponse response;
-    if (!server.stub().SubmitJob(&context, request, &response).ok()) std::abort();
-  }
+  resched::bench::SubmitRandomJobs(server.stub(), "watched", jobs, rng);
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 1);
   args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);

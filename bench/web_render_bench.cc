@@ -19,7 +19,6 @@ namespace {
 
 namespace pb = ::resched::v1;
 using resched::bench::LoopbackServer;
-using resched::bench::RandomJobSpec;
 using resched::server::web::HttpView;
 using resched::testing::Browser;
 
@@ -36,23 +35,9 @@ void BM_PageRender(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     LoopbackServer server;
-    pb::CreateClusterRequest create;
-    create.mutable_spec()->set_name("big");
-    create.mutable_spec()->set_processors(1024);
-    create.mutable_spec()->set_clock(pb::SIMULATED);
-    create.mutable_spec()->mutable_policy()->set_name("conservative");
-    pb::Cluster cluster;
-    grpc::ClientContext context;
-    if (!server.stub().CreateCluster(&context, create, &cluster).ok()) std::abort();
+    resched::bench::CreateSimulatedCluster(server.stub(), "big", 1024);
     std::mt19937_64 rng(7);
-    for (int i = 0; i < jobs; ++i) {
-      pb::SubmitJobRequest request;
-      request.set_cluster("big");
-      *request.mutable_job() = RandomJobSpec(rng);
-      pb::SubmitJobResponse response;
-      grpc::ClientContext submit;
-      if (!server.stub().SubmitJob(&submit, request, &response).ok()) std::abort();
-    }
+    resched::bench::SubmitRandomJobs(server.stub(), "big", jobs, rng);
     HttpView::Options options;
     options.address = "127.0.0.1:0";
     options.channel = server.server().InProcessChannel({});
