@@ -23,14 +23,7 @@ constexpr int kQueued = 400;
 constexpr int kReservations = 1000;
 
 void FillCluster(pb::Resched::Stub& stub) {
-  pb::CreateClusterRequest create;
-  create.mutable_spec()->set_name("c");
-  create.mutable_spec()->set_processors(kProcessors);
-  create.mutable_spec()->set_clock(pb::SIMULATED);
-  create.mutable_spec()->mutable_policy()->set_name("conservative");
-  pb::Cluster cluster;
-  grpc::ClientContext context;
-  if (!stub.CreateCluster(&context, create, &cluster).ok()) std::abort();
+  resched::bench::CreateSimulatedCluster(stub, "c", kProcessors);
   std::mt19937_64 rng(42);
   // The first hold takes the whole machine for 10 minutes: every job stays queued (none starts
   // now, where Replan would not move it).

@@ -31,22 +31,8 @@ using resched::bench::RandomJobSpec;
 
 void CreateFilledCluster(pb::Resched::Stub& stub, const std::string& name, int queued,
                          std::mt19937_64& rng) {
-  pb::CreateClusterRequest create;
-  create.mutable_spec()->set_name(name);
-  create.mutable_spec()->set_processors(64);
-  create.mutable_spec()->set_clock(pb::SIMULATED);
-  create.mutable_spec()->mutable_policy()->set_name("conservative");
-  pb::Cluster cluster;
-  grpc::ClientContext context;
-  if (!stub.CreateCluster(&context, create, &cluster).ok()) std::abort();
-  for (int i = 0; i < queued; ++i) {
-    pb::SubmitJobRequest request;
-    request.set_cluster(name);
-    *request.mutable_job() = RandomJobSpec(rng);
-    pb::SubmitJobResponse response;
-    grpc::ClientContext c;
-    if (!stub.SubmitJob(&c, request, &response).ok()) std::abort();
-  }
+  resched::bench::CreateSimulatedCluster(stub, name, 64);
+  resched::bench::SubmitRandomJobs(stub, name, queued, rng);
 }
 
 // Times each call of `call` (one per iteration) and reports p50, p99 and calls per second.
