@@ -11,7 +11,6 @@
 #include "server/errors.h"
 #include "server/ownership.h"
 #include "server/page_token.h"
-#include "server/quota.h"
 #include "server/schedule_view.h"
 #include "server/service_apply.h"
 #include "server/service_util.h"
@@ -280,16 +279,6 @@ const auth::TenantLimit* ReschedService::QuotaOf(const std::string& tenant) cons
   return tenant_limits_->For(tenant);
 }
 
-absl::Status ReschedService::CheckSubmitQuota(const ClusterPlan& plan,
-                                              const pb::SubmitJobRequest& request) const {
-  const auth::TenantLimit* limit = QuotaOf(request.job().owner());
-  if (limit == nullptr) return absl::OkStatus();
-  // A model that does not convert is refused by ApplySubmitJob, naming the field.
-  absl::StatusOr<RuntimeModel> model = FromProto(request.job().model(), "job.model");
-  const double least_hours = model.ok() ? LeastProcessorHours(*model, plan.capacity()) : 0.0;
-  return CheckQuota(plan, request.job().owner(), *limit, 1, least_hours);
-}
-
 grpc::Status ReschedService::SubmitOwnedJob(const pb::SubmitJobRequest* request,
                                             pb::SubmitJobResponse* response) {
   auto state = Find(request->cluster());
@@ -302,16 +291,17 @@ grpc::Status ReschedService::SubmitOwnedJob(const pb::SubmitJobRequest* request,
     std::vector<pb::ScheduleEvent> events;
     ReplyCache replies(0);
     ClusterState::Txn txn{**copy, replies, events, (*state)->params()};
-    if (auto status = CheckSubmitQuota(txn.plan, *request); !status.ok()) return ToGrpc(status);
-    if (auto status = ApplySubmitJob(txn, *request, response); !status.ok()) return ToGrpc(status);
+    if (auto status = ApplySubmitJob(txn, *request, response, QuotaOf(request->job().owner()));
+        !status.ok()) {
+      return ToGrpc(status);
+    }
     response->mutable_job()->clear_id();
     return grpc::Status::OK;
   }
   return RunIdempotent(
       **state, request->request_id(), "SubmitJob", response,
       [&](ClusterState::Txn& txn) {
-        if (absl::Status quota = CheckSubmitQuota(txn.plan, *request); !quota.ok()) return quota;
-        return ApplySubmitJob(txn, *request, response);
+        return ApplySubmitJob(txn, *request, response, QuotaOf(request->job().owner()));
       },
       [&](pb::JournalRecord& record) { *record.mutable_submit_job() = *request; });
 }

@@ -152,8 +152,6 @@ class ReschedService final : public pb::Resched::CallbackService {
   // The quota of `tenant`'s work on each cluster; null when it has none (or calls are not
   // authenticated).
   const auth::TenantLimit* QuotaOf(const std::string& tenant) const;
-  // The quota of the submission's owner, on `plan` (server/quota.h).
-  absl::Status CheckSubmitQuota(const ClusterPlan& plan, const pb::SubmitJobRequest& request) const;
   grpc::Status HandleGetJob(const pb::GetJobRequest*, pb::Job*);
   grpc::Status HandleListJobs(const pb::ListJobsRequest*, pb::ListJobsResponse*);
   grpc::Status HandleCancelJob(const pb::CancelJobRequest*, pb::Job*);

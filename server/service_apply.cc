@@ -4,13 +4,14 @@
 #include "absl/strings/str_format.h"
 #include "proto/resched/convert.h"
 #include "server/planning_span.h"
+#include "server/quota.h"
 #include "server/service_util.h"
 #include "server/trace/span.h"
 
 namespace resched::server {
 
 absl::Status ApplySubmitJob(ClusterState::Txn& txn, const pb::SubmitJobRequest& request,
-                            pb::SubmitJobResponse* response) {
+                            pb::SubmitJobResponse* response, const auth::TenantLimit* quota) {
   ClusterPlan& plan = txn.plan;
   absl::StatusOr<Job> job;
   {
@@ -20,7 +21,8 @@ absl::Status ApplySubmitJob(ClusterState::Txn& txn, const pb::SubmitJobRequest& 
   }
   if (!job.ok()) return job.status();
   trace::ScopedSpan planning(kPlanSpan, PolicyStepAttributes(txn, "submit"));
-  auto placed = plan.Submit(*std::move(job));
+  auto placed = quota != nullptr ? SubmitWithinQuota(plan, *std::move(job), *quota)
+                                 : plan.Submit(*std::move(job));
   RecordOutcome(planning, placed);
   if (!placed.ok()) return placed.status();
   // The job placed, and the queued jobs this submission moved.

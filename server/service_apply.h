@@ -10,12 +10,16 @@
 #include "core/model/dag.h"
 #include "resched/v1/journal.pb.h"
 #include "resched/v1/service.pb.h"
+#include "server/auth/tenant_limits.h"
 #include "server/cluster_state.h"
 
 namespace resched::server {
 
+// With a `quota`, the job is placed only when its owner stays within it (server/quota.h); the
+// journal's replay passes none, as what it replays was accepted.
 absl::Status ApplySubmitJob(ClusterState::Txn& txn, const pb::SubmitJobRequest& request,
-                            pb::SubmitJobResponse* response);
+                            pb::SubmitJobResponse* response,
+                            const auth::TenantLimit* quota = nullptr);
 absl::Status ApplyCancelJob(ClusterState::Txn& txn, const pb::CancelJobRequest& request,
                             pb::Job* response);
 absl::Status ApplyReportJobEvent(ClusterState::Txn& txn, const pb::ReportJobEventRequest& request,
