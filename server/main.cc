@@ -17,6 +17,7 @@
 #include "server/auth/tenant_limits.h"
 #include "server/auth/tokens.h"
 #include "server/config.h"
+#include "server/credential_reloader.h"
 #include "server/listen_error.h"
 #include "server/listen_security.h"
 #include "server/log.h"
@@ -26,6 +27,7 @@
 #include "server/trace/otlp_http_exporter.h"
 #include "server/tracing_settings.h"
 #include "server/web/http_view.h"
+#include "transport/reloadable_server_tls.h"
 #include "transport/tls_credentials.h"
 
 namespace {
@@ -46,6 +48,9 @@ void Usage() {
                "  --tls-client-ca FILE  mutual TLS: clients need a certificate this CA signed\n"
                "  --tokens-file FILE  every call needs a bearer token of this file, whose role\n"
                "             and clusters allow it (YAML; tokens as SHA-256; docs/security.md)\n"
+               "             The TLS files and the tokens file are read again on SIGHUP and\n"
+               "             when they change; a file that does not load is refused and the\n"
+               "             one in use stays\n"
                "  --insecure  serve a non-loopback address without TLS and tokens (warned)\n"
                "  --audit-log FILE|-|none  a JSON line for every call that may change state,\n"
                "             applied or refused (default: the config's audit_log, else\n"
@@ -69,30 +74,36 @@ void Usage() {
                "  --print-config  print the embedded default configuration and exit\n");
 }
 
-sigset_t TerminationSignals() {
+// SIGTERM and SIGINT stop the server; SIGHUP reloads its tokens and TLS files.
+sigset_t HandledSignals() {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
   return set;
 }
 
-// Waits in the calling (main) thread for SIGTERM or SIGINT, which main() has blocked, so that
-// shutdown runs as ordinary code rather than inside a signal handler.
-int WaitForTermination() {
-  const sigset_t set = TerminationSignals();
+// Waits in the calling (main) thread for a signal that main() has blocked, so that shutdown and
+// reloads run as ordinary code rather than inside a signal handler.
+int WaitForSignal() {
+  const sigset_t set = HandledSignals();
   int sig = 0;
   sigwait(&set, &sig);
   return sig;
 }
 
+// How often the tokens and TLS files are checked for changes between SIGHUPs (a Kubernetes
+// Secret is updated in place within about a minute of its change).
+constexpr std::chrono::seconds kCredentialsPoll{10};
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Block SIGTERM and SIGINT before any thread starts (the service's workers, gRPC's), so that
-  // every thread inherits the mask and only WaitForTermination receives them.
-  const sigset_t termination = TerminationSignals();
-  pthread_sigmask(SIG_BLOCK, &termination, nullptr);
+  // Block the handled signals before any thread starts (the service's workers, gRPC's), so that
+  // every thread inherits the mask and only WaitForSignal receives them.
+  const sigset_t handled = HandledSignals();
+  pthread_sigmask(SIG_BLOCK, &handled, nullptr);
   resched::server::ApplyServingProcessSettings();
 
   std::string listen;
@@ -178,12 +189,17 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (listen.empty()) listen = config->listen().empty() ? "127.0.0.1:50051" : config->listen();
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
-      resched::transport::MakeServerCredentials(tls_files);
-  if (!credentials.ok()) {
-    std::fprintf(stderr, "resched-server: %s\n",
-                 std::string(credentials.status().message()).c_str());
-    return 2;
+  std::shared_ptr<resched::transport::ReloadableServerTls> tls;
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  if (tls_files.enabled()) {
+    absl::StatusOr<std::unique_ptr<resched::transport::ReloadableServerTls>> loaded =
+        resched::transport::ReloadableServerTls::Load(tls_files);
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "resched-server: %s\n", std::string(loaded.status().message()).c_str());
+      return 2;
+    }
+    tls = *std::move(loaded);
+    credentials = tls->credentials();
   }
   std::shared_ptr<const resched::server::auth::TokenTable> tokens;
   if (!tokens_file.empty()) {
@@ -317,7 +333,7 @@ int main(int argc, char** argv) {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(listen, *credentials, &port);
+  builder.AddListeningPort(listen, credentials, &port);
   // gRPC sets SO_REUSEPORT by default: a second server on a busy port would then start, and the
   // kernel would split clients between two independent states.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
@@ -372,7 +388,17 @@ int main(int argc, char** argv) {
        {"clusters", absl::StrCat(service.ClusterCount())},
        {"data_dir", ephemeral ? "" : data_dir}});
 
-  const int sig = WaitForTermination();
+  resched::server::CredentialReloader reloader({tokens_file, service.token_store(), tls},
+                                               kCredentialsPoll);
+  int sig = 0;
+  while ((sig = WaitForSignal()) == SIGHUP) {
+    if (tokens_file.empty() && tls == nullptr) {
+      Log(LogLevel::kInfo, "reload", "SIGHUP received: no tokens file and no TLS to reload");
+      continue;
+    }
+    Log(LogLevel::kInfo, "reload", "SIGHUP received: reloading the tokens and TLS files");
+    reloader.ReloadAll();
+  }
   Log(LogLevel::kInfo, "stopping", absl::StrCat(strsignal(sig), " received, shutting down"));
   http_view.reset();  // its event streams are calls on the server
   service.SetHealthListener(nullptr);

@@ -15,6 +15,7 @@
 #include "server/auth/denied_lines.h"
 #include "server/auth/rate_limiter.h"
 #include "server/auth/tenant_limits.h"
+#include "server/auth/token_store.h"
 #include "server/auth/tokens.h"
 #include "server/cluster_metrics.h"
 #include "server/cluster_state.h"
@@ -68,6 +69,9 @@ class ReschedService final : public pb::Resched::CallbackService {
   // From now on every call needs a bearer token of `tokens` whose role and cluster grants allow
   // it (server/auth/). Call once, before serving; without it calls are not authenticated.
   void RequireTokens(std::shared_ptr<const auth::TokenTable> tokens);
+  // Where the tokens of RequireTokens are kept, to replace them while serving (a reloaded
+  // tokens file); null without RequireTokens.
+  std::shared_ptr<auth::TokenStore> token_store() const { return tokens_; }
   // Writes an audit line for every call of a method that may change state, applied or refused
   // (server/auth/audit_log.h). Call once, before serving.
   void EnableAudit(std::unique_ptr<auth::AuditLog> audit);
@@ -248,7 +252,7 @@ class ReschedService final : public pb::Resched::CallbackService {
   std::unique_ptr<Journal> journal_;                         // null: ephemeral
   std::unique_ptr<Snapshotter> snapshotter_;                 // after the journal: stops before it
   std::unique_ptr<trace::Tracer> tracer_;                    // null: calls are not traced
-  std::shared_ptr<const auth::TokenTable> tokens_;           // null: calls are not authenticated
+  std::shared_ptr<auth::TokenStore> tokens_;                 // null: calls are not authenticated
   std::unique_ptr<auth::AuditLog> audit_;                    // null: changes are not audited
   std::shared_ptr<const auth::TenantLimits> tenant_limits_;  // null: none
   std::unique_ptr<auth::RateLimiter> rate_limiter_;          // null: no rate limits

@@ -29,7 +29,7 @@ absl::Status ReschedService::Overloaded() const {
 }
 
 void ReschedService::RequireTokens(std::shared_ptr<const auth::TokenTable> tokens) {
-  tokens_ = std::move(tokens);
+  tokens_ = std::make_shared<auth::TokenStore>(std::move(tokens));
 }
 
 void ReschedService::SetTenantLimits(std::shared_ptr<const auth::TenantLimits> limits) {
@@ -229,8 +229,8 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
   absl::Status gate = CheckGateFields(*request);
   auth::CallAuthorization authorization;
   if (gate.ok() && tokens_ != nullptr) {
-    authorization =
-        auth::AuthorizeCall(*tokens_, context->client_metadata(), method, ClusterOf(*request));
+    authorization = auth::AuthorizeCall(*tokens_->Current(), context->client_metadata(), method,
+                                        ClusterOf(*request));
     gate = authorization.status;
   }
   // Shared for the same reason as the span; null when calls are not authenticated.
@@ -447,7 +447,7 @@ grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
   std::shared_ptr<const auth::Principal> caller;
   if (tokens_ != nullptr) {
     auth::CallAuthorization authorization = auth::AuthorizeCall(
-        *tokens_, context->client_metadata(), "WatchSchedule", request->cluster());
+        *tokens_->Current(), context->client_metadata(), "WatchSchedule", request->cluster());
     if (!authorization.status.ok()) return refuse(authorization.status);
     caller = std::make_shared<const auth::Principal>(*std::move(authorization.principal));
     if (rate_limiter_ != nullptr) {

@@ -13,6 +13,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "transport/reloadable_server_tls.h"
 
 namespace resched::transport {
 namespace {
@@ -80,30 +81,38 @@ absl::Status BothOrNeither(const std::string& cert, const std::string& key) {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
-    const ServerTlsFiles& files) {
-  if (!files.enabled()) return grpc::InsecureServerCredentials();
+absl::StatusOr<ServerTlsMaterial> ReadServerTls(const ServerTlsFiles& files) {
   if (files.cert.empty() && files.key.empty()) {
     return absl::InvalidArgumentError(
         "--tls-client-ca needs --tls-cert and --tls-key (mutual TLS is TLS first)");
   }
   if (absl::Status pair = BothOrNeither(files.cert, files.key); !pair.ok()) return pair;
+  ServerTlsMaterial material;
   absl::StatusOr<std::string> cert = ReadPem("--tls-cert", files.cert);
   if (!cert.ok()) return cert.status();
+  material.cert = *std::move(cert);
   absl::StatusOr<std::string> key = ReadPem("--tls-key", files.key);
   if (!key.ok()) return key.status();
-  if (absl::Status match = KeyMatchesCertificate(*cert, files.cert, *key, files.key); !match.ok()) {
+  material.key = *std::move(key);
+  if (absl::Status match =
+          KeyMatchesCertificate(material.cert, files.cert, material.key, files.key);
+      !match.ok()) {
     return match;
   }
-  grpc::SslServerCredentialsOptions options(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
-  options.pem_key_cert_pairs.push_back({*key, *cert});
   if (!files.client_ca.empty()) {
     absl::StatusOr<std::string> ca = ReadPem("--tls-client-ca", files.client_ca);
     if (!ca.ok()) return ca.status();
-    options.pem_root_certs = *ca;
-    options.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+    material.client_ca = *std::move(ca);
   }
-  return grpc::SslServerCredentials(options);
+  return material;
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
+    const ServerTlsFiles& files) {
+  if (!files.enabled()) return grpc::InsecureServerCredentials();
+  absl::StatusOr<std::unique_ptr<ReloadableServerTls>> tls = ReloadableServerTls::Load(files);
+  if (!tls.ok()) return tls.status();
+  return (*tls)->credentials();
 }
 
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(

@@ -21,8 +21,20 @@ struct ServerTlsFiles {
   bool enabled() const { return !cert.empty() || !key.empty() || !client_ca.empty(); }
 };
 
+// The server's PEM material as read from its files.
+struct ServerTlsMaterial {
+  std::string cert;
+  std::string key;
+  std::string client_ca;  // empty: no mutual TLS
+};
+
 // INVALID_ARGUMENT naming the flag when a file is missing, unreadable or holds no PEM block, when
 // the key is not the certificate's, or when --tls-client-ca comes without a certificate and key.
+// `files` must name some file (enabled()).
+absl::StatusOr<ServerTlsMaterial> ReadServerTls(const ServerTlsFiles& files);
+
+// Plaintext when no file is named; otherwise the files read as ReadServerTls does, served by
+// ReloadableServerTls (transport/reloadable_server_tls.h) and never reloaded.
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
     const ServerTlsFiles& files);
 

@@ -336,6 +336,38 @@ rs --token-file "$WORK/token" job submit --cluster sim --rigid 1:1m --request-id
 grep '"request_id":"e2e-audit"' "$WORK/data/audit.jsonl" | grep -q '"tenant":"e2e"' ||
   fail "the token's SubmitJob is not audited with its tenant"
 grep -q -- "$token" "$WORK/data/audit.jsonl" && fail "the token appears in the audit log"
+
+step "SIGHUP reloads the tokens file: the old token is refused, a new one served; a bad file is refused and changes nothing"
+new_token="e2e-rotated-token-$RANDOM$RANDOM"
+printf '%s\n' "$new_token" >"$WORK/new-token"
+# Replaced in one step, as Kubernetes updates a mounted Secret.
+printf 'tokens:\n  - {sha256: "%s", tenant: e2e, role: admin}\n' \
+  "$(printf %s "$new_token" | sha256sum | cut -d' ' -f1)" >"$WORK/tokens.yaml.new"
+mv "$WORK/tokens.yaml.new" "$WORK/tokens.yaml"
+kill -HUP "$SERVER_PID"
+deadline=$((SECONDS + 10))
+until rs --token-file "$WORK/new-token" cluster list >/dev/null 2>&1; do
+  kill -0 "$SERVER_PID" 2>/dev/null || fail "the server exited on SIGHUP"
+  ((SECONDS < deadline)) || fail "the new token is not served 10 s after SIGHUP"
+  sleep 0.1
+done
+set +e
+out=$(rs --token-file "$WORK/token" cluster list 2>&1)
+rc=$?
+set -e
+[[ $rc -eq 1 ]] || fail "the revoked token: exit status $rc, expected 1"
+expect_match "$out" "UNAUTHENTICATED" "the revoked token"
+printf 'tokens: [{sha256: "nothex", tenant: e2e, role: admin}]\n' >"$WORK/tokens.yaml.new"
+mv "$WORK/tokens.yaml.new" "$WORK/tokens.yaml"
+kill -HUP "$SERVER_PID"
+deadline=$((SECONDS + 10))
+until grep -q "the tokens in use stay until the file loads" "$WORK/server.log"; do
+  ((SECONDS < deadline)) || fail "no log line refusing the bad tokens file 10 s after SIGHUP"
+  sleep 0.1
+done
+kill -0 "$SERVER_PID" 2>/dev/null || fail "the server exited on a bad tokens file"
+out=$(rs --token-file "$WORK/new-token" cluster list)
+expect_match "$out" '^sim ' "cluster list with the new token after a bad tokens file"
 kill -TERM "$SERVER_PID"
 wait "$SERVER_PID" 2>/dev/null || true
 SERVER_PID=
