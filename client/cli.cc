@@ -1,6 +1,7 @@
 #include "client/cli.h"
 
 #include <array>
+#include <cstdlib>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -25,8 +26,10 @@ constexpr absl::string_view kGlobalHelp = R"(global flags (before or after the c
   --json               print the answer as JSON (proto field names) instead of tables
   --timeout DURATION   deadline of each call (default 30s)
   --tls-ca FILE        TLS: verify the server against this CA (PEM; any TLS flag turns TLS
-                       on, and without this one the system's roots are used)
-  --tls-cert FILE, --tls-key FILE  mutual TLS: this client's certificate and key (PEM)
+                       on, and without this one the system's roots are used; default:
+                       $RESCHED_TLS_CA)
+  --tls-cert FILE, --tls-key FILE  mutual TLS: this client's certificate and key (PEM;
+                       default: $RESCHED_TLS_CERT, $RESCHED_TLS_KEY)
   --token-file FILE    the bearer token to call with, read from FILE (default:
                        $RESCHED_TOKEN); a server with a tokens file needs one
   -h, --help           help on a command
@@ -36,6 +39,12 @@ times: RFC 3339 (2026-11-22T10:00:00Z), @SECONDS or @DURATION since the epoch (s
 clusters start there), +DURATION after the cluster's now, now.
 files (-f): JSON or YAML of the message, with protobuf's JSON mapping (durations as "90s").
 )";
+
+// The variable's value; empty when it is not set.
+std::string Environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "" : value;
+}
 
 const Command* Find(absl::string_view resource, absl::string_view verb) {
   for (const Command& c : AllCommands()) {
@@ -159,7 +168,11 @@ int RunCli(const std::vector<std::string>& args, const ChannelFactory& open_chan
   };
   Connection connection;
   connection.server = global("server", default_server);
-  connection.tls = {global("tls-ca", ""), global("tls-cert", ""), global("tls-key", "")};
+  // From the environment too, so that a container's health check, which runs the bare command,
+  // reaches a server that serves TLS.
+  connection.tls = {global("tls-ca", Environment("RESCHED_TLS_CA")),
+                    global("tls-cert", Environment("RESCHED_TLS_CERT")),
+                    global("tls-key", Environment("RESCHED_TLS_KEY"))};
   if (const std::string token_file = global("token-file", ""); !token_file.empty()) {
     absl::StatusOr<std::string> token = transport::ReadTokenFile("--token-file", token_file);
     if (!token.ok()) {

@@ -116,6 +116,29 @@ TEST_F(MutualTlsTest, AClientWithACertificateOfTheClientCaIsServed) {
   EXPECT_OK(ListClusters(ChannelCredentials(), target_));
 }
 
+// What a container's HEALTHCHECK runs: the bare command, its TLS files in the environment.
+TEST_F(MutualTlsTest, TheCliTakesItsTlsFilesFromTheEnvironment) {
+  const auto [cert, key] = tls_.Write("probe", tls_.client_ca.Issue("health-probe"));
+  ASSERT_EQ(setenv("RESCHED_TLS_CA", tls_.server_ca_pem.c_str(), 1), 0);
+  ASSERT_EQ(setenv("RESCHED_TLS_CERT", cert.c_str(), 1), 0);
+  ASSERT_EQ(setenv("RESCHED_TLS_KEY", key.c_str(), 1), 0);
+  std::ostringstream out;
+  std::ostringstream err;
+  const int served = cli::RunCli({"health"}, cli::OpenChannel, target_, out, err);
+  // A flag wins over its variable: a CA that did not sign the server's certificate.
+  std::ostringstream flag_out;
+  std::ostringstream flag_err;
+  const int refused = cli::RunCli({"--tls-ca", tls_.stranger_ca_pem, "health"}, cli::OpenChannel,
+                                  target_, flag_out, flag_err);
+  unsetenv("RESCHED_TLS_CA");
+  unsetenv("RESCHED_TLS_CERT");
+  unsetenv("RESCHED_TLS_KEY");
+  EXPECT_EQ(served, 0) << err.str();
+  EXPECT_EQ(out.str(), "SERVING\n");
+  EXPECT_EQ(refused, 1);
+  EXPECT_NE(flag_err.str().find("UNAVAILABLE"), std::string::npos) << flag_err.str();
+}
+
 TEST_F(MutualTlsTest, AClientWithoutACertificateIsRefused) {
   EXPECT_EQ(ListClusters(Channel({tls_.server_ca_pem, "", ""}), target_).error_code(),
             grpc::StatusCode::UNAVAILABLE);
