@@ -27,4 +27,20 @@ absl::StatusOr<std::string> CheckListenSecurity(const std::string& listen,
                    "accept the risk"));
 }
 
+absl::StatusOr<std::string> CheckWebViewAccess(bool client_certificates, bool tokens,
+                                               bool insecure) {
+  if (!client_certificates || tokens) return "";
+  constexpr char kWhy[] =
+      "the gRPC port requires a client certificate (--tls-client-ca) and there is no "
+      "--tokens-file, but the web view (plain HTTP) asks for neither";
+  if (insecure) {
+    return absl::StrCat("--insecure: ", kWhy,
+                        ": whoever reaches it can change every cluster without a certificate");
+  }
+  return absl::FailedPreconditionError(
+      absl::StrCat("refusing to serve the web view: ", kWhy,
+                   ". Add --tokens-file (the view then needs a bearer token), leave out "
+                   "--http-listen, or pass --insecure to accept the risk"));
+}
+
 }  // namespace resched::server

@@ -25,4 +25,11 @@ struct ListenProtections {
 absl::StatusOr<std::string> CheckListenSecurity(const std::string& listen,
                                                 const ListenProtections& protections);
 
+// The web view (--http-listen) calls the service in process, past the gRPC port's TLS: on a
+// server that requires client certificates (--tls-client-ca) and has no tokens file, it would
+// serve anyone who reaches it what the gRPC port serves only to holders of a certificate.
+// FAILED_PRECONDITION saying so, unless `insecure` (then the warning to log); empty otherwise.
+absl::StatusOr<std::string> CheckWebViewAccess(bool client_certificates, bool tokens,
+                                               bool insecure);
+
 }  // namespace resched::server

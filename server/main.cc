@@ -356,10 +356,14 @@ int main(int argc, char** argv) {
   if (!http_listen.empty()) {
     absl::StatusOr<std::string> http_warning = resched::server::CheckListenSecurity(
         http_listen, {.insecure = insecure, .plain_http = true});
-    if (!http_warning.ok()) {
-      Log(LogLevel::kError, "start_failed",
-          absl::StrCat("--http-listen: ", http_warning.status().message()));
-      return 2;
+    absl::StatusOr<std::string> access_warning = resched::server::CheckWebViewAccess(
+        !tls_files.client_ca.empty(), tokens != nullptr, insecure);
+    for (const absl::StatusOr<std::string>* checked : {&http_warning, &access_warning}) {
+      if (!checked->ok()) {
+        Log(LogLevel::kError, "start_failed",
+            absl::StrCat("--http-listen: ", checked->status().message()));
+        return 2;
+      }
     }
     resched::server::web::HttpView::Options options;
     options.address = http_listen;
@@ -373,7 +377,9 @@ int main(int argc, char** argv) {
       return 1;
     }
     http_view = *std::move(started);
-    if (!http_warning->empty()) Log(LogLevel::kWarning, "insecure", *http_warning);
+    for (const std::string* warning : {&*http_warning, &*access_warning}) {
+      if (!warning->empty()) Log(LogLevel::kWarning, "insecure", *warning);
+    }
     Log(LogLevel::kInfo, "web_view", absl::StrCat("web view at http://", http_listen, "/"),
         {{"address", http_listen}});
   }

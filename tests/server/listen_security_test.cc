@@ -66,5 +66,21 @@ TEST(ListenSecurity, APlainHttpListenerNeedsLoopbackOrInsecureWhateverTheServerH
   EXPECT_THAT(*warned, ::testing::HasSubstr("--insecure: listening on 0.0.0.0:8080 without TLS"));
 }
 
+// Under mutual TLS without tokens the web view would let anyone past the client certificate.
+TEST(ListenSecurity, TheWebViewNeedsTokensOrInsecureWhenGrpcRequiresClientCertificates) {
+  EXPECT_EQ(*CheckWebViewAccess(/*client_certificates=*/false, /*tokens=*/false, false), "");
+  EXPECT_EQ(*CheckWebViewAccess(/*client_certificates=*/true, /*tokens=*/true, false), "");
+  absl::StatusOr<std::string> refused = CheckWebViewAccess(true, false, /*insecure=*/false);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(refused.status().message()),
+              ::testing::HasSubstr("refusing to serve the web view: the gRPC port requires a "
+                                   "client certificate (--tls-client-ca) and there is no "
+                                   "--tokens-file"));
+  absl::StatusOr<std::string> warned = CheckWebViewAccess(true, false, /*insecure=*/true);
+  ASSERT_TRUE(warned.ok());
+  EXPECT_THAT(*warned, ::testing::HasSubstr("--insecure: the gRPC port requires a client"));
+}
+
 }  // namespace
 }  // namespace resched::server
