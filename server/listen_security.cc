@@ -8,6 +8,19 @@ namespace resched::server {
 absl::StatusOr<std::string> CheckListenSecurity(const std::string& listen,
                                                 const ListenProtections& protections) {
   if (transport::IsLoopbackOnly(listen)) return "";
+  if (protections.metrics) {
+    constexpr char kReads[] =
+        "plain HTTP without authentication: anyone who reaches it reads every cluster's and "
+        "tenant's metrics";
+    if (protections.insecure) {
+      return absl::StrCat("metrics on ", listen, " over ", kReads,
+                          "; let only the scraper reach it (a NetworkPolicy or a firewall)");
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "refusing to serve metrics on ", listen, ": they are served over ", kReads,
+        ". Listen on a loopback address (127.0.0.1:PORT), or pass --metrics-insecure where a "
+        "NetworkPolicy or a firewall lets only the scraper reach it"));
+  }
   if (!protections.plain_http && protections.tls && protections.tokens) return "";
   const std::string missing =
       protections.plain_http

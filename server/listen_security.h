@@ -17,6 +17,10 @@ struct ListenProtections {
   // The listener serves plain HTTP (the web view): the server's TLS does not cover it, and a
   // token sent to it would cross the network in clear, so only loopback or --insecure will do.
   bool plain_http = false;
+  // The listener is the metrics endpoint: plain HTTP, read-only and without authentication, so
+  // only loopback, --insecure or --metrics-insecure (a NetworkPolicy or firewall decides who
+  // reaches it) will do.
+  bool metrics = false;
 };
 
 // FAILED_PRECONDITION naming the address and the ways out when `listen` is reachable from other

@@ -60,7 +60,9 @@ void Usage() {
                "             else .resched-data); a restart comes back to the same state\n"
                "  --ephemeral  keep nothing on disk (tests, experiments)\n"
                "  --metrics-listen HOST:PORT  serve Prometheus metrics at /metrics there\n"
-               "             (default: the config's metrics_listen, else none)\n"
+               "             (default: the config's metrics_listen, else none); plain HTTP\n"
+               "             without authentication, so a non-loopback address needs\n"
+               "  --metrics-insecure  (or --insecure): let only the scraper reach it\n"
                "  --http-listen HOST:PORT  serve the web view (a page, its JSON API under\n"
                "             /api/v1 and /metrics) there (default: the config's http_listen,\n"
                "             else none); plain HTTP, so a non-loopback address needs --insecure\n"
@@ -116,6 +118,7 @@ int main(int argc, char** argv) {
   bool ephemeral = false;
   resched::transport::ServerTlsFiles tls_files;
   bool insecure = false;
+  bool metrics_insecure = false;
   std::string tokens_file;
   std::string audit_log;
   for (int i = 1; i < argc; ++i) {
@@ -166,6 +169,8 @@ int main(int argc, char** argv) {
       audit_log = value("--audit-log");
     } else if (arg == "--insecure") {
       insecure = true;
+    } else if (arg == "--metrics-insecure") {
+      metrics_insecure = true;
     } else if (arg == "--ephemeral") {
       ephemeral = true;
     } else if (arg == "--print-config") {
@@ -319,6 +324,14 @@ int main(int argc, char** argv) {
   if (metrics_listen.empty()) metrics_listen = config->metrics_listen();
   std::unique_ptr<prometheus::Exposer> metrics;
   if (!metrics_listen.empty()) {
+    absl::StatusOr<std::string> metrics_warning = resched::server::CheckListenSecurity(
+        metrics_listen, {.insecure = insecure || metrics_insecure, .metrics = true});
+    if (!metrics_warning.ok()) {
+      Log(LogLevel::kError, "start_failed",
+          absl::StrCat("--metrics-listen: ", metrics_warning.status().message()));
+      return 2;
+    }
+    if (!metrics_warning->empty()) Log(LogLevel::kWarning, "insecure", *metrics_warning);
     auto served = resched::server::ServeMetrics(metrics_listen, service.MetricsCollectables());
     if (!served.ok()) {
       Log(LogLevel::kError, "start_failed", served.status().message());

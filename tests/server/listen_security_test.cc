@@ -66,6 +66,24 @@ TEST(ListenSecurity, APlainHttpListenerNeedsLoopbackOrInsecureWhateverTheServerH
   EXPECT_THAT(*warned, ::testing::HasSubstr("--insecure: listening on 0.0.0.0:8080 without TLS"));
 }
 
+// Metrics are read-only but unauthenticated: a reachable address needs an explicit choice, which
+// TLS and tokens on the gRPC port do not make.
+TEST(ListenSecurity, AReachableMetricsListenerNeedsMetricsInsecureWhateverTheServerHas) {
+  EXPECT_EQ(*CheckListenSecurity("127.0.0.1:9090", {.metrics = true}), "");
+  absl::StatusOr<std::string> refused =
+      CheckListenSecurity("0.0.0.0:9090", {.tls = true, .tokens = true, .metrics = true});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(refused.status().message()),
+              ::testing::HasSubstr("refusing to serve metrics on 0.0.0.0:9090: they are served "
+                                   "over plain HTTP without authentication"));
+  EXPECT_THAT(std::string(refused.status().message()), ::testing::HasSubstr("--metrics-insecure"));
+  absl::StatusOr<std::string> warned =
+      CheckListenSecurity("0.0.0.0:9090", {.insecure = true, .metrics = true});
+  ASSERT_TRUE(warned.ok());
+  EXPECT_THAT(*warned, ::testing::HasSubstr("metrics on 0.0.0.0:9090 over plain HTTP"));
+}
+
 // Under mutual TLS without tokens the web view would let anyone past the client certificate.
 TEST(ListenSecurity, TheWebViewNeedsTokensOrInsecureWhenGrpcRequiresClientCertificates) {
   EXPECT_EQ(*CheckWebViewAccess(/*client_certificates=*/false, /*tokens=*/false, false), "");

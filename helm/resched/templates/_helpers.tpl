@@ -109,6 +109,12 @@ without both TLS and a tokens file unless --insecure is given (docs/security.md)
 {{- end }}
 {{- end }}
 {{- end }}
+{{- if and (or (include "resched.generatesTls" .) (include "resched.generatesClientTls" .) (include "resched.generatesAdminToken" .)) (not .Values.generateCredentials) }}
+{{- fail "resched: no TLS material or tokens are given, and generateCredentials is false. Bring your own: tls.existingSecret and auth.existingSecret (the GitOps path: helm template, which Argo CD runs, cannot keep generated material and would make new ones on every render), or tls.cert/tls.key/tls.ca and auth.tokens. Or set generateCredentials=true to let helm install and helm upgrade generate them and keep them." }}
+{{- end }}
+{{- if and .Values.metrics.enabled (not .Values.networkPolicy.enabled) (not .Values.server.insecure) }}
+{{- fail "resched: metrics.enabled serves plain-HTTP metrics without authentication on the pod's address, and networkPolicy.enabled is false, so any pod could read them. Keep networkPolicy.enabled=true (the default; networkPolicy.metricsFrom says who may scrape), set metrics.enabled=false, or set server.insecure=true on purpose." }}
+{{- end }}
 {{- if and .Values.tls.clientAuth.enabled (not .Values.tls.enabled) }}
 {{- fail "resched: tls.clientAuth.enabled needs tls.enabled=true." }}
 {{- end }}
