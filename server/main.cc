@@ -14,6 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "server/auth/tenant_limits.h"
 #include "server/auth/tokens.h"
 #include "server/config.h"
@@ -66,6 +67,9 @@ void Usage() {
                "  --http-listen HOST:PORT  serve the web view (a page, its JSON API under\n"
                "             /api/v1 and /metrics) there (default: the config's http_listen,\n"
                "             else none); plain HTTP, so a non-loopback address needs --insecure\n"
+               "  --http-allowed-hosts NAME[,NAME...]  host names the web view answers to besides\n"
+               "             IP addresses and localhost (a proxy's name in front of it); a\n"
+               "             request for another name, or from another site's page, gets 403\n"
                "  --log-format text|json  one line per event on stderr, as text (default) or\n"
                "             JSON objects (default: the config's log_format)\n"
                "  --otlp-endpoint URL  send trace spans there as OTLP/HTTP JSON (a collector's\n"
@@ -113,6 +117,7 @@ int main(int argc, char** argv) {
   std::string data_dir;
   std::string metrics_listen;
   std::string http_listen;
+  std::vector<std::string> http_allowed_hosts;
   std::string log_format;
   resched::server::TracingFlags tracing_flags;
   bool ephemeral = false;
@@ -142,6 +147,8 @@ int main(int argc, char** argv) {
       metrics_listen = value("--metrics-listen");
     } else if (arg == "--http-listen" || arg.rfind("--http-listen=", 0) == 0) {
       http_listen = value("--http-listen");
+    } else if (arg == "--http-allowed-hosts" || arg.rfind("--http-allowed-hosts=", 0) == 0) {
+      http_allowed_hosts = absl::StrSplit(value("--http-allowed-hosts"), ',', absl::SkipEmpty());
     } else if (arg == "--log-format" || arg.rfind("--log-format=", 0) == 0) {
       log_format = value("--log-format");
     } else if (arg == "--otlp-endpoint" || arg.rfind("--otlp-endpoint=", 0) == 0) {
@@ -383,6 +390,7 @@ int main(int argc, char** argv) {
     options.channel = server->InProcessChannel({});
     options.metrics = service.MetricsCollectables();
     options.max_body_bytes = static_cast<size_t>(max_bytes);
+    options.site.allowed_hosts = http_allowed_hosts;
     absl::StatusOr<std::unique_ptr<resched::server::web::HttpView>> started =
         resched::server::web::HttpView::Start(std::move(options));
     if (!started.ok()) {

@@ -81,8 +81,9 @@ class HttpView::Impl {
     });
     // A what-if's DAG file: as large as a gRPC request may be.
     server_.set_payload_max_length(options.max_body_bytes);
-    server_.set_request_setup([](httplib::Request& http) {
+    server_.set_request_setup([site = std::move(options.site)](httplib::Request& http) {
       t_refusal = RefuseRequest(http);
+      if (!t_refusal) t_refusal = RefuseForeignSite(http, site);
       // cpp-httplib cuts every answer into the ranges asked for, a refusal too.
       if (t_refusal) http.ranges.clear();
       return !t_refusal.has_value();

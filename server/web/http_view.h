@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "prometheus/collectable.h"
 #include "server/web/guarded_server.h"
+#include "server/web/site_guard.h"
 
 namespace resched::server::web {
 
@@ -31,6 +32,8 @@ class HttpView {
     // Threads, waiting connections, connections per peer, and the deadline and size of a
     // request's head (server/web/guarded_server.h).
     ConnectionLimits connections;
+    // The names it answers to besides IP addresses and localhost (server/web/site_guard.h).
+    SiteNames site;
   };
 
   // Listens on options.address and serves until destroyed. UNAVAILABLE naming the address when

@@ -1,6 +1,7 @@
 // The web view against clients that mean harm, over raw sockets: each request that once killed
 // the server or made it work out of proportion is refused, naming what is wrong, and the server
-// answers the next request as before. A fuzz test throws random bytes at every route's header,
+// answers the next request as before. Requests that name another site, or come from another
+// site's page, are refused. A fuzz test throws random bytes at every route's header,
 // query, path and body, and checks the server alive after each case.
 #include <atomic>
 #include <random>
@@ -115,6 +116,53 @@ TEST_F(HostileClientTest, ThousandsOfRangesAreRefusedNotAmplifiedOnEveryRoute) {
       RawStatus(RawExchange(view_->port(), Head("GET", "/app.js", "Range: bytes=0-9,100-109\r\n"))),
       206);
   ExpectAlive("ranges");
+}
+
+// DNS rebinding: a page of another site whose name now resolves to 127.0.0.1 sends its own
+// name as Host; a cross-site request sends its page's site as Origin.
+TEST_F(HostileClientTest, AnotherSitesNameOrPageIsRefusedOnEveryRoute) {
+  const std::string self = absl::StrCat("127.0.0.1:", view_->port());
+  auto request = [](const std::string& method, const std::string& path, const std::string& host,
+                    const std::string& extra = "") {
+    return absl::StrCat(method, " ", path, " HTTP/1.1\r\nHost: ", host, "\r\n", extra,
+                        "Content-Length: 0\r\nConnection: close\r\n\r\n");
+  };
+  for (const auto& [method, path] : Routes()) {
+    const std::string rebound =
+        ExchangeHead(view_->port(), request(method, path, "rebind.example"));
+    EXPECT_EQ(RawStatus(rebound), 403) << method << " " << path << ": " << rebound;
+    const std::string cross =
+        ExchangeHead(view_->port(), request(method, path, self, "Origin: http://evil.example\r\n"));
+    EXPECT_EQ(RawStatus(cross), 403) << method << " " << path << ": " << cross;
+  }
+  const std::string refused =
+      RawExchange(view_->port(), request("GET", "/api/v1/clusters", "rebind.example:8080"));
+  EXPECT_NE(refused.find("header Host 'rebind.example:8080' is not a name of this server"),
+            std::string::npos)
+      << refused;
+  // Its own page, and the names a browser on this machine uses, are served.
+  for (const std::string& host :
+       {self, absl::StrCat("localhost:", view_->port()), absl::StrCat("[::1]:", view_->port())}) {
+    const std::string own = RawExchange(
+        view_->port(),
+        request("GET", "/api/v1/clusters", host, absl::StrCat("Origin: http://", host, "\r\n")));
+    EXPECT_EQ(RawStatus(own), 200) << host << ": " << own;
+  }
+  // A proxy's name, once allowed (--http-allowed-hosts), in any case.
+  HttpView::Options options = ViewOptions("127.0.0.1:0");
+  options.site.allowed_hosts = {"resched.example.org"};
+  RestartView(std::move(options));
+  EXPECT_EQ(RawStatus(RawExchange(view_->port(),
+                                  request("GET", "/api/v1/clusters", "Resched.Example.org"))),
+            200);
+  EXPECT_EQ(
+      RawStatus(RawExchange(view_->port(), request("GET", "/api/v1/clusters", "resched.example.org",
+                                                   "Origin: https://resched.example.org\r\n"))),
+      200);
+  EXPECT_EQ(
+      RawStatus(RawExchange(view_->port(), request("GET", "/api/v1/clusters", "rebind.example"))),
+      403);
+  ExpectAlive("other sites");
 }
 
 TEST_F(HostileClientTest, AHeadOverItsLimitsIsRefusedAndTheConnectionClosed) {
