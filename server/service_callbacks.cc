@@ -12,6 +12,7 @@
 #include "server/auth/access.h"
 #include "server/auth/call_auth.h"
 #include "server/call_control.h"
+#include "server/call_peer.h"
 #include "server/errors.h"
 #include "server/inline_call.h"
 #include "server/log.h"
@@ -82,7 +83,7 @@ std::shared_ptr<auth::AuditEntry> ReschedService::StartAudit(
   entry->cluster = std::string(cluster);
   entry->request_id = std::string(request_id);
   entry->trace_id = trace_id;
-  entry->peer = context->peer();
+  entry->peer = CallPeer(*context);
   entry->targets = RequestTargets(request);
   return entry;
 }
@@ -267,7 +268,7 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
     gate = rate_limiter_->Admit(principal->tenant, absl::Now());
   }
   if (!gate.ok()) {
-    finish(ToGrpc(gate), context->peer());
+    finish(ToGrpc(gate), CallPeer(*context));
     return reactor;
   }
   // The handler with the call's span and caller current, on whichever thread runs it.
@@ -460,7 +461,7 @@ grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
   const std::string client =
       caller != nullptr
           ? absl::StrCat("tenant ", caller->tenant)
-          : absl::StrCat("address ", auth::DeniedLineLimiter::AddressOf(context->peer()));
+          : absl::StrCat("address ", auth::DeniedLineLimiter::AddressOf(CallPeer(*context)));
   if (absl::Status admitted = watch_caps_.Acquire(client); !admitted.ok()) return refuse(admitted);
   *held = client;
   if (!workers_.TryPost(

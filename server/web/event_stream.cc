@@ -14,11 +14,11 @@ constexpr std::size_t kReadAhead = 64;
 
 }  // namespace
 
-EventStream::EventStream(pb::Resched::Stub& stub, std::string cluster, std::string authorization,
+EventStream::EventStream(pb::Resched::Stub& stub, std::string cluster, WebCaller caller,
                          std::chrono::milliseconds heartbeat)
     : stub_(stub),
       cluster_(std::move(cluster)),
-      authorization_(std::move(authorization)),
+      caller_(std::move(caller)),
       heartbeat_(heartbeat) {}
 
 EventStream::~EventStream() {
@@ -52,7 +52,7 @@ bool EventStream::Next(std::string& chunk) {
       MutexLock lock(&mu_);
       if (cancelled_) return false;  // ended before it began: no call to end
     }
-    ForwardAuthorization(authorization_, &context_);
+    ForwardCaller(caller_, &context_);
     pb::WatchScheduleRequest request;
     request.set_cluster(cluster_);
     reader_ = stub_.WatchSchedule(&context_, request);

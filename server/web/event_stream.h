@@ -21,6 +21,7 @@
 #include "resched/v1/service.grpc.pb.h"
 #include "server/mutex.h"
 #include "server/stream_caps.h"
+#include "server/web/json_gateway.h"
 
 namespace resched::server::web {
 
@@ -28,7 +29,7 @@ class EventStream {
  public:
   // The call starts at the first Next, and a thread of its own reads it (a blocking Read cannot
   // wait for a heartbeat).
-  EventStream(resched::v1::Resched::Stub& stub, std::string cluster, std::string authorization,
+  EventStream(resched::v1::Resched::Stub& stub, std::string cluster, WebCaller caller,
               std::chrono::milliseconds heartbeat);
   // Ends a call still open (a client that went away), collects its status and joins the reader.
   ~EventStream();
@@ -47,7 +48,7 @@ class EventStream {
 
   resched::v1::Resched::Stub& stub_;
   const std::string cluster_;
-  const std::string authorization_;
+  const WebCaller caller_;
   const std::chrono::milliseconds heartbeat_;
   grpc::ClientContext context_;
   std::unique_ptr<grpc::ClientReaderInterface<resched::v1::ScheduleEvent>> reader_;

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "prometheus/text_serializer.h"
 #include "resched/v1/service.grpc.pb.h"
+#include "server/call_peer.h"
 #include "server/log.h"
 #include "server/mutex.h"
 #include "server/web/assets.h"
@@ -62,6 +63,12 @@ absl::StatusOr<std::pair<std::string, int>> SplitHostPort(const std::string& add
     host = host.substr(1, host.size() - 2);
   }
   return std::make_pair(host, port);
+}
+
+// What the gRPC calls made for `http` pass on about its client.
+WebCaller CallerOf(const httplib::Request& http) {
+  return {http.get_header_value("Authorization"),
+          PeerOfAddress(http.remote_addr, http.remote_port)};
 }
 
 }  // namespace
@@ -164,17 +171,14 @@ class HttpView::Impl {
                 [this](const httplib::Request& http, httplib::Response& response) {
                   Events(http, response);
                 });
-    server_.Post(R"(/api/v1/clusters/([^/]+)/what-if/job)", [this](const httplib::Request& http,
-                                                                   httplib::Response& response) {
-      Send(WhatIfJob(*stub_, http.matches[1], http.body, http.get_header_value("Authorization")),
-           response);
-    });
-    server_.Post(R"(/api/v1/clusters/([^/]+)/what-if/dag)",
+    server_.Post(R"(/api/v1/clusters/([^/]+)/what-if/job)",
                  [this](const httplib::Request& http, httplib::Response& response) {
-                   Send(WhatIfDag(*stub_, http.matches[1], http.params, http.body,
-                                  http.get_header_value("Authorization")),
-                        response);
+                   Send(WhatIfJob(*stub_, http.matches[1], http.body, CallerOf(http)), response);
                  });
+    server_.Post(R"(/api/v1/clusters/([^/]+)/what-if/dag)", [this](const httplib::Request& http,
+                                                                   httplib::Response& response) {
+      Send(WhatIfDag(*stub_, http.matches[1], http.params, http.body, CallerOf(http)), response);
+    });
     server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
       Metrics(response);
     });
@@ -266,7 +270,7 @@ class HttpView::Impl {
       request.MergeFrom(path_fields);
       grpc::ClientContext context;
       context.set_deadline(std::chrono::system_clock::now() + kCallDeadline);
-      ForwardAuthorization(http.get_header_value("Authorization"), &context);
+      ForwardCaller(CallerOf(http), &context);
       Response answer;
       const grpc::Status status = (stub_.get()->*method)(&context, request, &answer);
       Send(status.ok() ? JsonReply(answer) : ErrorReply(status), response);
@@ -274,13 +278,14 @@ class HttpView::Impl {
   }
 
   void Events(const httplib::Request& http, httplib::Response& response) {
-    std::string authorization = http.get_header_value("Authorization");
+    WebCaller caller = CallerOf(http);
     // EventSource cannot set headers: the page passes its token as a parameter.
-    if (authorization.empty() && http.has_param("access_token")) {
-      authorization = absl::StrCat("Bearer ", http.get_param_value("access_token"));
+    if (caller.authorization.empty() && http.has_param("access_token")) {
+      caller.authorization = absl::StrCat("Bearer ", http.get_param_value("access_token"));
     }
+    const std::string authorization = caller.authorization;
     auto stream =
-        std::make_shared<EventStream>(*stub_, http.matches[1], authorization, event_heartbeat_);
+        std::make_shared<EventStream>(*stub_, http.matches[1], std::move(caller), event_heartbeat_);
     // Streams count against the token that opened them, or the address without one.
     const std::string client = authorization.empty() ? absl::StrCat("address ", http.remote_addr)
                                                      : absl::StrCat("token ", authorization);

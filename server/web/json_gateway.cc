@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "server/call_peer.h"
 #include "transport/metadata_value.h"
 
 namespace resched::server::web {
@@ -135,12 +136,17 @@ absl::Status MergeQuery(const std::multimap<std::string, std::string>& params,
   return absl::OkStatus();
 }
 
-void ForwardAuthorization(const std::string& authorization, grpc::ClientContext* context) {
-  if (authorization.empty()) return;
-  // RefuseRequest (server/web/request_guard.h) answered such a request already; this keeps gRPC's
-  // assertion out of reach of any route that forgets to go through it.
-  if (!transport::CheckMetadataValue("authorization", authorization).ok()) return;
-  context->AddMetadata("authorization", authorization);
+void ForwardCaller(const WebCaller& caller, grpc::ClientContext* context) {
+  // RefuseRequest (server/web/request_guard.h) answered a request with a bad Authorization
+  // already; this keeps gRPC's assertion out of reach of any route that forgets to go through it.
+  if (!caller.authorization.empty() &&
+      transport::CheckMetadataValue("authorization", caller.authorization).ok()) {
+    context->AddMetadata("authorization", caller.authorization);
+  }
+  if (!caller.peer.empty() && transport::CheckMetadataValue(kWebPeerMetadata, caller.peer).ok()) {
+    context->AddMetadata(kWebPeerMetadata, caller.peer);
+    context->AddMetadata(kWebPeerKeyMetadata, WebPeerKey());
+  }
 }
 
 }  // namespace resched::server::web

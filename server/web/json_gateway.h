@@ -45,8 +45,15 @@ HttpReply JsonReply(const google::protobuf::Message& message);
 absl::Status MergeQuery(const std::multimap<std::string, std::string>& params,
                         google::protobuf::Message* request);
 
-// The bearer token of an HTTP request's Authorization header, passed on as the gRPC call's
-// metadata (the service's token check then decides). A value gRPC would refuse is not passed on.
-void ForwardAuthorization(const std::string& authorization, grpc::ClientContext* context);
+// What the view passes on about its HTTP client with each gRPC call it makes for it.
+struct WebCaller {
+  std::string authorization;  // the Authorization header's value (or the page's access_token)
+  std::string peer;           // its address in gRPC's form (server/call_peer.h)
+};
+
+// `caller`'s bearer token as the call's metadata (the service's token check then decides), and
+// its address (for the audit log and the per-address limits, server/call_peer.h). A value gRPC
+// would refuse is not passed on.
+void ForwardCaller(const WebCaller& caller, grpc::ClientContext* context);
 
 }  // namespace resched::server::web

@@ -22,9 +22,9 @@ HttpReply BadRequest(const std::string& message) {
   return ErrorReply(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message));
 }
 
-void PrepareContext(const std::string& authorization, grpc::ClientContext* context) {
+void PrepareContext(const WebCaller& caller, grpc::ClientContext* context) {
   context->set_deadline(std::chrono::system_clock::now() + kWhatIfDeadline);
-  ForwardAuthorization(authorization, context);
+  ForwardCaller(caller, context);
 }
 
 // The one value of query parameter `name`, or nullptr; `twice` is set when it is given more.
@@ -39,7 +39,7 @@ const std::string* Param(const std::multimap<std::string, std::string>& params,
 }  // namespace
 
 HttpReply WhatIfJob(pb::Resched::Stub& stub, const std::string& cluster, const std::string& body,
-                    const std::string& authorization) {
+                    const WebCaller& caller) {
   pb::SubmitJobRequest request;
   request.set_cluster(cluster);
   request.set_dry_run(true);
@@ -48,7 +48,7 @@ HttpReply WhatIfJob(pb::Resched::Stub& stub, const std::string& cluster, const s
     return BadRequest(absl::StrCat("body (a JobSpec in JSON): ", parsed.message().as_string()));
   }
   grpc::ClientContext context;
-  PrepareContext(authorization, &context);
+  PrepareContext(caller, &context);
   pb::SubmitJobResponse response;
   const grpc::Status status = stub.SubmitJob(&context, request, &response);
   return status.ok() ? JsonReply(response) : ErrorReply(status);
@@ -56,7 +56,7 @@ HttpReply WhatIfJob(pb::Resched::Stub& stub, const std::string& cluster, const s
 
 HttpReply WhatIfDag(pb::Resched::Stub& stub, const std::string& cluster,
                     const std::multimap<std::string, std::string>& params, const std::string& body,
-                    const std::string& authorization) {
+                    const WebCaller& caller) {
   static const std::set<std::string> kKnown = {"algorithm", "deadline", "format", "alpha", "file"};
   for (const auto& [name, value] : params) {
     if (!kKnown.contains(name)) {
@@ -100,7 +100,7 @@ HttpReply WhatIfDag(pb::Resched::Stub& stub, const std::string& cluster,
   if (!dag.ok()) return BadRequest(absl::StrCat("body: ", dag.status().message()));
   *request.mutable_dag() = *std::move(dag);
   grpc::ClientContext context;
-  PrepareContext(authorization, &context);
+  PrepareContext(caller, &context);
   pb::QueryDeadlineResponse response;
   const grpc::Status status = stub.QueryDeadline(&context, request, &response);
   return status.ok() ? JsonReply(response) : ErrorReply(status);

@@ -18,10 +18,10 @@
 namespace resched::server::web {
 
 HttpReply WhatIfJob(resched::v1::Resched::Stub& stub, const std::string& cluster,
-                    const std::string& body, const std::string& authorization);
+                    const std::string& body, const WebCaller& caller);
 
 HttpReply WhatIfDag(resched::v1::Resched::Stub& stub, const std::string& cluster,
                     const std::multimap<std::string, std::string>& params, const std::string& body,
-                    const std::string& authorization);
+                    const WebCaller& caller);
 
 }  // namespace resched::server::web

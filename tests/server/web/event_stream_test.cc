@@ -32,7 +32,8 @@ class EventStreamTest : public resched::server::testing::ServerTest {
   // snapshot.
   static std::unique_ptr<EventStream> StreamAfterSnapshot(pb::Resched::Stub& stub,
                                                           const std::string& cluster) {
-    auto stream = std::make_unique<EventStream>(stub, cluster, "", std::chrono::seconds(30));
+    auto stream =
+        std::make_unique<EventStream>(stub, cluster, WebCaller{}, std::chrono::seconds(30));
     std::string chunk;
     EXPECT_TRUE(stream->Next(chunk));
     EXPECT_TRUE(chunk.starts_with("event: SNAPSHOT\n")) << chunk;
