@@ -7,7 +7,12 @@
 // Heap bytes in use (glibc mallinfo2, as memory_bench.cc) before the streams, with them open,
 // and after they have ended; the client side of the streams is in the same process but holds
 // a few kilobytes each. Counters: bytes_per_stream (open), kept_after_end_bytes (after every
-// stream ended, against before), and the resident set's growth with the streams open (rss_MiB).
+// stream ended, against before), counted_per_stream (what the streams' memory budget counts,
+// resched_watch_pending_bytes, server/watch_budget.h), and the resident set's growth with the
+// streams open (rss_MiB) and a second after they ended (rss_kept_MiB). Built twice: with
+// glibc's allocator (watch_memory_bench: the heap counters) and with the server's
+// (watch_memory_tcmalloc_bench: the resident set as the server keeps it; its heap counters
+// read glibc's, unused there).
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
@@ -43,16 +48,24 @@ struct OpenStream {
   std::unique_ptr<grpc::ClientReader<pb::ScheduleEvent>> reader;
 };
 
+// A gauge of the server's metrics; -1 when it has none of that name.
+double GaugeOf(resched::bench::LoopbackServer& server, const std::string& name) {
+  for (const auto& collectable : server.service().MetricsCollectables()) {
+    for (const auto& family : collectable->Collect()) {
+      if (family.name == name) return family.metric.at(0).gauge.value;
+    }
+  }
+  return -1;
+}
+
+double PendingBytes(resched::bench::LoopbackServer& server) {
+  return GaugeOf(server, "resched_watch_pending_bytes");
+}
+
 // Waits until the server counts `n` open watch streams (its metric), at most 60 s.
 void WaitForStreams(resched::bench::LoopbackServer& server, int n) {
   for (int i = 0; i < 6000; ++i) {
-    double open = -1;
-    for (const auto& collectable : server.service().MetricsCollectables()) {
-      for (const auto& family : collectable->Collect()) {
-        if (family.name == "resched_watch_streams") open = family.metric.at(0).gauge.value;
-      }
-    }
-    if (static_cast<int>(open) == n) return;
+    if (static_cast<int>(GaugeOf(server, "resched_watch_streams")) == n) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   std::abort();
@@ -63,7 +76,8 @@ void BM_WatchStreamMemory(benchmark::State& state) {
   const int jobs = static_cast<int>(state.range(1));
   resched::server::ServiceLimits limits;
   limits.max_watch_streams = streams;
-  limits.max_watch_streams_per_client = streams;  // all from one address here
+  limits.max_watch_streams_per_client = streams;   // all from one address here
+  limits.max_watch_bytes = std::size_t{16} << 30;  // measured here, not limited
   resched::bench::LoopbackServer server(/*durable=*/false, /*sample_ratio=*/-1, limits);
   resched::bench::CreateSimulatedCluster(server.stub(), "watched", 64);
   std::mt19937_64 rng(42);
@@ -90,6 +104,7 @@ void BM_WatchStreamMemory(benchmark::State& state) {
     std::this_thread::sleep_for(std::chrono::seconds(1));  // the snapshots are written out
     const double heap_open = HeapBytesInUse();
     const double rss_open = ResidentBytes();
+    const double counted = PendingBytes(server);
     for (auto& stream : open) stream->context.TryCancel();
     for (auto& stream : open) {
       pb::ScheduleEvent event;
@@ -99,11 +114,15 @@ void BM_WatchStreamMemory(benchmark::State& state) {
     }
     open.clear();
     WaitForStreams(server, 0);
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    const double rss_after = ResidentBytes();
     malloc_trim(0);
     const double heap_after = HeapBytesInUse();
     state.counters["bytes_per_stream"] = (heap_open - heap_before) / streams;
     state.counters["kept_after_end_bytes"] = heap_after - heap_before;
     state.counters["rss_MiB"] = (rss_open - rss_before) / (1 << 20);
+    state.counters["rss_kept_MiB"] = (rss_after - rss_before) / (1 << 20);
+    state.counters["counted_per_stream"] = counted / streams;
   }
 }
 // {streams, queued jobs}: the reproduction's cluster, and one of 10,000 jobs.

@@ -34,7 +34,8 @@ absl::StatusOr<::resched::v1::ServerConfig> ParseConfig(const std::string& text)
       {"snapshot_every", config.snapshot_every()},
       {"audit_log_max_files", config.audit_log_max_files()},
       {"max_watch_streams", config.max_watch_streams()},
-      {"max_watch_streams_per_client", config.max_watch_streams_per_client()}};
+      {"max_watch_streams_per_client", config.max_watch_streams_per_client()},
+      {"max_watch_memory_mib", config.max_watch_memory_mib()}};
   for (const auto& [field, value] : limits) {
     if (value < 0) {
       return absl::InvalidArgumentError(
@@ -57,6 +58,9 @@ ServiceLimits LimitsFrom(const ::resched::v1::ServerConfig& config) {
   set(limits.snapshot_every_records, config.snapshot_every());
   set(limits.max_watch_streams, config.max_watch_streams());
   set(limits.max_watch_streams_per_client, config.max_watch_streams_per_client());
+  if (config.max_watch_memory_mib() > 0) {
+    limits.max_watch_bytes = static_cast<size_t>(config.max_watch_memory_mib()) << 20;
+  }
   return limits;
 }
 

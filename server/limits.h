@@ -20,9 +20,12 @@ struct ServiceLimits {
   size_t max_watch_backlog = 10'000;
   // WatchSchedule streams open at once, and of one client (a tenant, or an address without
   // tokens): each holds its cluster's snapshot while it is written, and up to max_watch_backlog
-  // events (docs/security.md measures one).
+  // events (docs/security.md measures one), within max_watch_bytes for all of them.
   int max_watch_streams = 64;
   int max_watch_streams_per_client = 16;
+  // Bytes all WatchSchedule streams together may hold in events not yet written: what bounds
+  // their memory whatever the clusters' sizes (server/watch_budget.h).
+  size_t max_watch_bytes = size_t{256} << 20;
   // Calls waiting for a worker thread before new ones are refused with RESOURCE_EXHAUSTED
   // (load shedding: a refused call was not applied and can be retried).
   size_t max_waiting_calls = 10'000;

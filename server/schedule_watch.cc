@@ -3,16 +3,35 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "server/errors.h"
 
 namespace resched::server {
+
+ScheduleWatch::~ScheduleWatch() {
+  // Nothing is left unless gRPC dropped the stream with events unwritten.
+  MutexLock lock(&mu_);
+  budget_.Give(held_bytes_);
+}
 
 void ScheduleWatch::Start(std::shared_ptr<ScheduleWatch> self,
                           std::optional<pb::ScheduleEvent> first) {
   {
     MutexLock lock(&mu_);
     self_ = std::move(self);
-    if (first) backlog_.push_front(*std::move(first));
+    if (first && !end_) {
+      const size_t bytes = WatchBudget::BytesOf(*first);
+      if (budget_.TryTake(bytes)) {
+        held_bytes_ += bytes;
+        backlog_.emplace_front(*std::move(first), bytes);
+      } else {
+        GiveUpLocked(absl::StrFormat(
+            "WatchSchedule streams hold %d bytes of events not yet written; this stream's "
+            "snapshot of %d bytes would pass the limit (max_watch_memory_mib %d): watch again "
+            "once their readers have caught up",
+            budget_.held(), bytes, budget_.max_bytes() >> 20));
+      }
+    }
     started_ = true;
   }
   Pump();
@@ -22,17 +41,37 @@ void ScheduleWatch::Push(const pb::ScheduleEvent& event) {
   {
     MutexLock lock(&mu_);
     if (end_) return;
+    const size_t bytes = WatchBudget::BytesOf(event);
     if (backlog_.size() >= max_backlog_) {
-      backlog_.clear();
-      end_ = grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                          absl::StrCat("the watcher fell ", max_backlog_,
-                                       " events behind (the limit); watch again for a new "
-                                       "snapshot"));
+      GiveUpLocked(absl::StrCat("the watcher fell ", max_backlog_,
+                                " events behind (the limit); watch again for a new snapshot"));
+    } else if (held_bytes_ + bytes > budget_.share() && !budget_.TryTake(bytes)) {
+      GiveUpLocked(absl::StrFormat(
+          "WatchSchedule streams hold %d bytes of events not yet written, the limit "
+          "(max_watch_memory_mib %d), and this stream's reader is %d bytes behind: watch again "
+          "for a new snapshot",
+          budget_.held(), budget_.max_bytes() >> 20, held_bytes_));
     } else {
-      backlog_.push_back(event);
+      // Within its share a stream takes its events whatever the others hold.
+      if (held_bytes_ + bytes <= budget_.share()) budget_.Take(bytes);
+      held_bytes_ += bytes;
+      backlog_.emplace_back(event, bytes);
     }
   }
   Pump();
+}
+
+void ScheduleWatch::GiveUpLocked(const std::string& why) {
+  DropBacklogLocked();
+  end_ = grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, why);
+}
+
+void ScheduleWatch::DropBacklogLocked() {
+  for (const auto& [event, bytes] : backlog_) {
+    budget_.Give(bytes);
+    held_bytes_ -= bytes;
+  }
+  backlog_.clear();
 }
 
 void ScheduleWatch::End(const absl::Status& status) {
@@ -47,8 +86,11 @@ void ScheduleWatch::OnWriteDone(bool ok) {
   {
     MutexLock lock(&mu_);
     writing_ = false;
+    budget_.Give(in_flight_bytes_);
+    held_bytes_ -= in_flight_bytes_;
+    in_flight_bytes_ = 0;
     if (!ok) {  // the stream is broken: nothing more can be written
-      backlog_.clear();
+      DropBacklogLocked();
       if (!end_) end_ = grpc::Status(grpc::StatusCode::CANCELLED, "the stream was broken");
     }
   }
@@ -58,7 +100,7 @@ void ScheduleWatch::OnWriteDone(bool ok) {
 void ScheduleWatch::OnCancel() {
   {
     MutexLock lock(&mu_);
-    backlog_.clear();
+    DropBacklogLocked();
     if (!end_) end_ = grpc::Status(grpc::StatusCode::CANCELLED, "cancelled by the client");
   }
   Pump();
@@ -87,7 +129,8 @@ void ScheduleWatch::Pump() {
     return;
   }
   if (!backlog_.empty()) {
-    in_flight_ = std::move(backlog_.front());
+    in_flight_ = std::move(backlog_.front().first);
+    in_flight_bytes_ = backlog_.front().second;
     backlog_.pop_front();
     writing_ = true;
     mu_.Unlock();

@@ -41,7 +41,7 @@ std::vector<std::shared_ptr<ClusterState>> ReschedService::AllClusters() {
 }
 
 std::vector<std::shared_ptr<prometheus::Collectable>> ReschedService::MetricsCollectables() const {
-  return {metrics_.registry(), cluster_metrics_};
+  return {metrics_.registry(), cluster_metrics_, watch_budget_};
 }
 
 void ReschedService::Observe(ClusterState& state) {

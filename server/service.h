@@ -28,6 +28,7 @@
 #include "server/store/journal.h"
 #include "server/stream_caps.h"
 #include "server/trace/tracer.h"
+#include "server/watch_budget.h"
 #include "server/worker_pool.h"
 
 namespace resched::server {
@@ -234,6 +235,9 @@ class ReschedService final : public pb::Resched::CallbackService {
                                       const std::string& label) const;
 
   const ServiceLimits limits_;
+  // Before the clusters, whose watch streams give their bytes back when they go.
+  const std::shared_ptr<WatchBudget> watch_budget_ =
+      std::make_shared<WatchBudget>(limits_.max_watch_bytes, limits_.max_watch_streams);
   ServerMetrics metrics_;
   std::shared_ptr<ClusterCollector> cluster_metrics_;
   SharedMutex clusters_mu_;  // guards the map, not the clusters

@@ -434,10 +434,11 @@ grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
   // The client whose share of watch_caps_ the stream holds, once admitted; released when gRPC is
   // done with the stream, which is after every write of it has returned its memory.
   auto held = std::make_shared<std::optional<std::string>>();
-  auto watch = std::make_shared<ScheduleWatch>(limits_.max_watch_backlog, [this, held] {
-    if (held->has_value()) watch_caps_.Release(**held);
-    metrics_.WatchEnded();
-  });
+  auto watch =
+      std::make_shared<ScheduleWatch>(limits_.max_watch_backlog, *watch_budget_, [this, held] {
+        if (held->has_value()) watch_caps_.Release(**held);
+        metrics_.WatchEnded();
+      });
   ScheduleWatch* raw = watch.get();
   const auto refuse = [&](const absl::Status& status) {
     watch->End(status);

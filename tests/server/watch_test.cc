@@ -1,5 +1,6 @@
 // WatchSchedule on the callback API: streams hold no thread, end with a status saying why, and
-// a reader that stops reading is cut off instead of holding events without bound.
+// a reader that stops reading is cut off instead of holding events without bound, by count and
+// by the memory all streams share.
 #include <gmock/gmock.h>
 
 #include <memory>
@@ -127,6 +128,75 @@ TEST_F(WatchTest, AReaderTooFarBehindIsCutOff) {
   EXPECT_EQ(event.snapshot().jobs_size(), 40);
   again->context.TryCancel();
   Drain(*again);
+  ExpectValid(Schedule("sim"));
+}
+
+// The memory all streams hold in unwritten events, against a small budget: 64 KiB, of which each
+// of the 4 streams that may be open can always fill 16 KiB.
+class WatchMemoryTest : public WatchTest {
+ protected:
+  WatchMemoryTest() {
+    limits_.max_watch_backlog = 10'000;  // the budget, not the count, is what cuts here
+    limits_.max_watch_bytes = 64 << 10;
+    limits_.max_watch_streams = 4;
+  }
+
+  double PendingBytes() {
+    for (const auto& collectable : service_->MetricsCollectables()) {
+      for (const auto& family : collectable->Collect()) {
+        if (family.name == "resched_watch_pending_bytes") return family.metric.at(0).gauge.value;
+      }
+    }
+    return -1;
+  }
+};
+
+TEST_F(WatchMemoryTest, ASnapshotPastTheBudgetIsRefusedAndASmallerOneServed) {
+  CreateSim("big", 64, "conservative");
+  for (int i = 0; i < 300; ++i) {
+    pb::SubmitJobResponse submitted;
+    ASSERT_OK(Submit("big", Rigid(1 + i % 8, 60), &submitted));
+  }
+  auto refused = Watch("big");
+  const grpc::Status status = Drain(*refused);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("this stream's snapshot of"));
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("(max_watch_memory_mib"));
+  CreateSim("small", 4, "conservative");
+  auto served = WatchAfterSnapshot("small");
+  served->context.TryCancel();
+  Drain(*served);
+  ExpectValid(Schedule("big"));
+}
+
+TEST_F(WatchMemoryTest, AReaderBehindIsCutOffWhenTheBudgetIsFullAndOneKeepingUpIsNot) {
+  CreateSim("sim", 64, "conservative");
+  auto slow = SlowWatchAfterSnapshot("sim");
+  auto keeping_up = WatchAfterSnapshot("sim");
+  constexpr int kJobs = 400;
+  for (int i = 0; i < kJobs; ++i) {
+    pb::SubmitJobResponse submitted;
+    ASSERT_OK(Submit("sim", Rigid(1, 60), &submitted));
+  }
+  const grpc::Status status = Drain(*slow);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(status.error_message(),
+              ::testing::HasSubstr("bytes of events not yet written, the limit "
+                                   "(max_watch_memory_mib 0), and this stream's reader is"));
+  // The other stream has every job, and is still open.
+  int jobs_seen = 0;
+  pb::ScheduleEvent event;
+  while (jobs_seen < kJobs && keeping_up->reader->Read(&event)) {
+    if (event.kind() == pb::ScheduleEvent::JOB_CHANGED) ++jobs_seen;
+  }
+  EXPECT_EQ(jobs_seen, kJobs);
+  keeping_up->context.TryCancel();
+  EXPECT_EQ(Drain(*keeping_up).error_code(), grpc::StatusCode::CANCELLED);
+  // What the streams held is given back once gRPC is done with them.
+  for (int i = 0; i < 500 && PendingBytes() != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(PendingBytes(), 0);
   ExpectValid(Schedule("sim"));
 }
 
