@@ -71,19 +71,6 @@ Dag RandomDag(std::mt19937_64& rng, int capacity) {
   return dag;
 }
 
-DagPlanningInput InputOn(const ClusterPlan& plan, const Dag& dag) {
-  DagPlanningInput input;
-  input.dag = &dag;
-  input.timeline = &plan.timeline();
-  input.release = plan.now();
-  input.historical_q = plan.HistoricalAvailable(3600 * kS);
-  if (!plan.spec().homogeneous()) {
-    input.groups = plan.spec().groups;
-    input.group_free = plan.FreeByGroup();
-  }
-  return input;
-}
-
 void ExpectSameJobs(const ClusterPlan& fast, const ClusterPlan& reference) {
   const std::vector<const JobRecord*> a = fast.Jobs();
   const std::vector<const JobRecord*> b = reference.Jobs();
@@ -152,8 +139,9 @@ void RunLockstep(const std::string& policy, const std::vector<ProcessorGroup>& g
     } else if (op < 15) {
       const Dag dag = RandomDag(rng, capacity);
       const std::string planner = rng() % 2 == 0 ? "cpa" : "dl_bd_cpar";
-      const DagPlan planned = resched::testing::OkValue(
-          resched::testing::OkValue(MakeDagPlanner(planner, {}))->Plan(InputOn(*fast, dag)));
+      const DagPlan planned =
+          resched::testing::OkValue(resched::testing::OkValue(MakeDagPlanner(planner, {}))
+                                        ->Plan(resched::testing::DagInputOn(*fast, dag)));
       const Time now = fast->now();
       const bool accepted = CheckQuota(*fast, kTenant, limit, 0, planned.cpu_hours).ok();
       auto commit = [&](ClusterPlan& plan) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/numeric/int128.h"
+#include "core/dag/dag_planner.h"
 #include "core/metrics/validate.h"
 #include "core/plan/cluster_plan.h"
 #include "tests/testing/status.h"
@@ -26,6 +27,21 @@ inline std::unique_ptr<ClusterPlan> MakePlanOn(const std::string& policy,
                                                const AlgorithmParams& params = {}) {
   ClusterSpec spec{"test", std::move(groups), ClockKind::kSimulated, policy, {}};
   return OkValue(ClusterPlan::Create(spec, params, 0));
+}
+
+// A DAG planner's input on `plan` as it is now: its timeline and clock, the historical q over
+// the last hour, and on processor groups of different speeds each group's free capacity.
+inline DagPlanningInput DagInputOn(const ClusterPlan& plan, const Dag& dag) {
+  DagPlanningInput input;
+  input.dag = &dag;
+  input.timeline = &plan.timeline();
+  input.release = plan.now();
+  input.historical_q = plan.HistoricalAvailable(3600 * kS);
+  if (!plan.spec().homogeneous()) {
+    input.groups = plan.spec().groups;
+    input.group_free = plan.FreeByGroup();
+  }
+  return input;
 }
 
 inline Job RigidJob(int k, Duration seconds, Time release = 0) {

@@ -49,17 +49,6 @@ Dag RandomDag(std::mt19937_64& rng, int tasks) {
   return dag;
 }
 
-DagPlanningInput InputOn(const ClusterPlan& plan, const Dag& dag) {
-  DagPlanningInput input;
-  input.dag = &dag;
-  input.timeline = &plan.timeline();
-  input.release = plan.now();
-  input.historical_q = plan.HistoricalAvailable(3600 * kS);
-  input.groups = plan.spec().groups;
-  input.group_free = plan.FreeByGroup();
-  return input;
-}
-
 // The plan alone, as the validator sees it: its tasks in their groups with their models (so
 // each duration is checked at its group's speed), the precedences and their transfers.
 void ExpectValidOnGroups(const Dag& dag, const DagPlan& plan, Time release) {
@@ -90,13 +79,13 @@ TEST(ClusterPlanDagGroups, EveryDagPlannerBooksValidPlansAroundJobsAndHolds) {
       std::mt19937_64 rng(seed);
       const Dag dag = RandomDag(rng, 8);
       auto planner = testing::OkValue(MakeDagPlanner(name, {}));
-      const DagPlan planned = testing::OkValue(planner->Plan(InputOn(*plan, dag)));
+      const DagPlan planned = testing::OkValue(planner->Plan(testing::DagInputOn(*plan, dag)));
       ExpectValidOnGroups(dag, planned, plan->now());
       ASSERT_OK(plan->CommitDag(dag, planned, name, "", plan->now()));
       ASSERT_OK(ValidateSchedule(plan->ToValidate()));
       // A deadline query on the cluster as it is now.
       const DeadlineAnswer answer =
-          testing::OkValue(planner->AnswerDeadline(InputOn(*plan, dag), std::nullopt));
+          testing::OkValue(planner->AnswerDeadline(testing::DagInputOn(*plan, dag), std::nullopt));
       ASSERT_TRUE(answer.plan.has_value());
       ASSERT_TRUE(answer.tightest.has_value());
       ExpectValidOnGroups(dag, *answer.plan, plan->now());
@@ -113,27 +102,27 @@ TEST(ClusterPlanDagGroups, ATaskRunsInTheGroupThatEndsItFirstAtThatGroupsSpeed) 
   for (const char* name : {"cpa", "bl_cpar_bd_cpar", "dl_rc_cpar"}) {
     SCOPED_TRACE(name);
     auto plan = testing::MakePlanOn("conservative", kSlowAndFast);
-    const DagPlan planned =
-        testing::OkValue(testing::OkValue(MakeDagPlanner(name, {}))->Plan(InputOn(*plan, one)));
+    const DagPlan planned = testing::OkValue(
+        testing::OkValue(MakeDagPlanner(name, {}))->Plan(testing::DagInputOn(*plan, one)));
     EXPECT_EQ(planned.tasks[0].group, 1);
     EXPECT_EQ(planned.tasks[0].end - planned.tasks[0].start, 50 * kS);
   }
   // The fast group busy for 60 s: 100 s on the slow group ends before 60 + 50 s.
   auto plan = testing::MakePlanOn("conservative", kSlowAndFast);
   ASSERT_OK(plan->AddReservation(3, 0, 60 * kS, "busy", false, /*group=*/1));
-  const DagPlan planned =
-      testing::OkValue(testing::OkValue(MakeDagPlanner("cpa", {}))->Plan(InputOn(*plan, one)));
+  const DagPlan planned = testing::OkValue(
+      testing::OkValue(MakeDagPlanner("cpa", {}))->Plan(testing::DagInputOn(*plan, one)));
   EXPECT_EQ(planned.tasks[0].group, 0);
   EXPECT_EQ(planned.tasks[0].end, 100 * kS);
   // HEFT: one processor per task, the fast one unless a slow one ends it earlier.
   const Dag seq{{{"s", RuntimeModel(AmdahlModel{100 * kS, 0, 1, 1})}}, {}};
-  const DagPlan heft =
-      testing::OkValue(testing::OkValue(MakeDagPlanner("heft", {}))->Plan(InputOn(*plan, seq)));
+  const DagPlan heft = testing::OkValue(
+      testing::OkValue(MakeDagPlanner("heft", {}))->Plan(testing::DagInputOn(*plan, seq)));
   EXPECT_EQ(heft.tasks[0].group, 0);
   EXPECT_EQ(heft.tasks[0].end, 100 * kS);
   ASSERT_OK(plan->AdvanceTo(30 * kS));
-  const DagPlan later =
-      testing::OkValue(testing::OkValue(MakeDagPlanner("heft", {}))->Plan(InputOn(*plan, seq)));
+  const DagPlan later = testing::OkValue(
+      testing::OkValue(MakeDagPlanner("heft", {}))->Plan(testing::DagInputOn(*plan, seq)));
   EXPECT_EQ(later.tasks[0].group, 1);  // 60 + 50 s beats 30 + 100 s
   EXPECT_EQ(later.tasks[0].end, 110 * kS);
 }
@@ -153,15 +142,16 @@ TEST(ClusterPlanDagGroups, ATooWideDagIsRefusedNamingTheGroups) {
   auto plan = testing::MakePlanOn("conservative", kSlowAndFast);
   const Dag wide{{{"w", RuntimeModel(RigidModel{7, 10 * kS})}}, {}};
   for (const char* name : {"cpa", "dl_bd_cpar"}) {
-    EXPECT_THAT(testing::OkValue(MakeDagPlanner(name, {}))->Plan(InputOn(*plan, wide)),
+    EXPECT_THAT(testing::OkValue(MakeDagPlanner(name, {}))->Plan(testing::DagInputOn(*plan, wide)),
                 testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                   ::testing::HasSubstr("no group can run it: group 0 ('slow'")))
         << name;
   }
   const Dag moldable{{{"m", RuntimeModel(AmdahlModel{10 * kS, 0, 7, 9})}}, {}};
-  EXPECT_THAT(testing::OkValue(MakeDagPlanner("barbosa", {}))->Plan(InputOn(*plan, moldable)),
-              testing::StatusIs(absl::StatusCode::kInvalidArgument,
-                                ::testing::HasSubstr("fits no processor group")));
+  EXPECT_THAT(
+      testing::OkValue(MakeDagPlanner("barbosa", {}))->Plan(testing::DagInputOn(*plan, moldable)),
+      testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                        ::testing::HasSubstr("fits no processor group")));
 }
 
 TEST(ClusterPlanDagGroups, ACommitChecksEachTaskInItsGroupAndReleaseFreesIt) {
