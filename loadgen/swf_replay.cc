@@ -73,9 +73,15 @@ absl::Status ReplaySimulated(const Workload& workload, const Options& options,
     return absl::OkStatus();
   });
   ReplayOptions replay;
-  replay.progress_every = 1000;
+  // Told of every release, so that the count stays exact when --duration stops the replay; the
+  // line is printed once a second, and at the end.
+  replay.progress_every = 1;
+  auto last_line = started;
   replay.progress = [&](const SimProgress& p) {
     summary.submitted = p.released;
+    const auto now = Clock::now();
+    if (now - last_line < std::chrono::seconds(1) && p.released < p.total) return;
+    last_line = now;
     progress << absl::StrFormat("resched-loadgen: %5.1f s  %d/%d jobs submitted  log time %.1f h\n",
                                 std::chrono::duration<double>(Clock::now() - started).count(),
                                 p.released, p.total, static_cast<double>(p.now) / 3.6e9)
