@@ -75,9 +75,9 @@ absl::Status Journal::Error(sqlite3* db, std::string_view what) const {
   return absl::UnavailableError(message);
 }
 
-absl::Status Journal::Exec(sqlite3* db, const char* sql) const {
+absl::Status Journal::Exec(sqlite3* db, const char* sql, std::string_view what) const {
   if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) {
-    return Error(db, absl::StrCat("'", sql, "' failed on"));
+    return Error(db, what.empty() ? absl::StrCat("'", sql, "' failed on") : std::string(what));
   }
   return absl::OkStatus();
 }
@@ -111,7 +111,9 @@ absl::Status Journal::OpenDatabase() {
     CREATE TABLE IF NOT EXISTS snapshot(cluster TEXT PRIMARY KEY, lsn INTEGER NOT NULL,
                                         payload BLOB NOT NULL, crc INTEGER NOT NULL);
   )sql";
-  if (absl::Status s = Exec(writer_, kSchema); !s.ok()) return s;
+  if (absl::Status s = Exec(writer_, kSchema, "cannot set up the journal's tables in"); !s.ok()) {
+    return s;
+  }
   // Compaction may have removed the last records (a cluster's, under its snapshot): LSNs go on
   // from the largest one still named anywhere, so none is ever given out twice.
   Statement last(reader_,

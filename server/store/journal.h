@@ -116,7 +116,8 @@ class Journal {
   absl::Status Probe();
   // Runs `body` in one write transaction on the writer connection, rolled back on error.
   absl::Status WriteTransaction(const std::function<absl::Status()>& body);
-  absl::Status Exec(sqlite3* db, const char* sql) const;
+  // Runs `sql`; an error names `what` was being done, or quotes `sql` when `what` is empty.
+  absl::Status Exec(sqlite3* db, const char* sql, std::string_view what = {}) const;
   absl::Status Error(sqlite3* db, std::string_view what) const;
 
   const std::string dir_;

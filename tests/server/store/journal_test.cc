@@ -171,6 +171,22 @@ TEST_F(JournalTest, AnUncreatableDirectoryIsUnavailable) {
   EXPECT_NE(journal.status().message().find(file), std::string::npos) << journal.status();
 }
 
+TEST_F(JournalTest, AFileThatIsNotADatabaseIsDataLossNamedWithoutTheSchema) {
+  const std::string file = dir_ + "/journal.db";
+  std::FILE* f = std::fopen(file.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("this is not an SQLite database, and it is long enough to have a header page\n", f);
+  std::fclose(f);
+  auto journal = Journal::Open(dir_);
+  ASSERT_FALSE(journal.ok());
+  EXPECT_EQ(journal.status().code(), absl::StatusCode::kDataLoss) << journal.status();
+  EXPECT_NE(journal.status().message().find(file), std::string::npos) << journal.status();
+  EXPECT_NE(journal.status().message().find("cannot set up the journal's tables"),
+            std::string::npos)
+      << journal.status();
+  EXPECT_EQ(journal.status().message().find("CREATE TABLE"), std::string::npos) << journal.status();
+}
+
 std::vector<StoredRecord> Snapshots(const Journal& journal) {
   std::vector<StoredRecord> out;
   EXPECT_TRUE(journal
