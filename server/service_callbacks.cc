@@ -4,7 +4,6 @@
 // on a worker.
 #include <chrono>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/model/cluster.h"
@@ -179,27 +178,17 @@ void LogFailedCall(const char* method, const grpc::Status& status, double second
   Log(LogLevel::kWarning, "call_failed", message, fields);
 }
 
-// The server span of a call (OpenTelemetry's RPC conventions), with the cluster it names; null
-// when the call is not sampled.
+// The server span of a call (OpenTelemetry's RPC conventions), with the cluster it names
+// (ClusterOf; empty: none); null when the call is not sampled.
 std::unique_ptr<trace::Span> StartCallSpan(trace::Tracer& tracer, const char* method,
                                            const std::optional<trace::SpanContext>& caller,
-                                           const google::protobuf::Message& request) {
+                                           absl::string_view cluster) {
   const std::optional<trace::TraceId> trace = tracer.Sample(caller);
   if (!trace) return nullptr;
   trace::Attributes attributes = {{"rpc.system", std::string("grpc")},
                                   {"rpc.service", std::string(kServiceName)},
                                   {"rpc.method", std::string(method)}};
-  // Job, reservation and DAG calls name their cluster in "cluster"; cluster calls in "name".
-  const google::protobuf::Descriptor* type = request.GetDescriptor();
-  const google::protobuf::FieldDescriptor* cluster = type->FindFieldByName("cluster");
-  if (cluster == nullptr && absl::EndsWith(type->name(), "ClusterRequest")) {
-    cluster = type->FindFieldByName("name");
-  }
-  if (cluster != nullptr && cluster->type() == google::protobuf::FieldDescriptor::TYPE_STRING &&
-      !cluster->is_repeated()) {
-    attributes.emplace_back("resched.cluster",
-                            request.GetReflection()->GetString(request, cluster));
-  }
+  if (!cluster.empty()) attributes.emplace_back("resched.cluster", std::string(cluster));
   return tracer.StartServerSpan(absl::StrCat(kServiceName, "/", method), *trace, caller,
                                 std::move(attributes));
 }
@@ -219,7 +208,7 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
   }
   // Shared: the worker's task is a copyable std::function.
   std::shared_ptr<trace::Span> span;
-  if (tracer_) span = StartCallSpan(*tracer_, method, caller, *request);
+  if (tracer_) span = StartCallSpan(*tracer_, method, caller, ClusterOf(*request));
   // The log line of a failed call names its trace: the caller's, or the one this call started.
   std::string trace_id;
   if (span) {

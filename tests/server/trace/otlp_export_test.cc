@@ -140,6 +140,29 @@ class TraceExportTest : public ServerTest {
   trace::TracerOptions tracer_options_;
 };
 
+TEST_F(TraceExportTest, EveryCallOnAClusterNamesItIncludingItsCreation) {
+  pb::CreateClusterRequest create;
+  create.mutable_spec()->set_name("made");
+  create.mutable_spec()->set_processors(4);
+  create.mutable_spec()->set_clock(pb::SIMULATED);
+  pb::Cluster made;
+  grpc::ClientContext create_context;
+  create_context.AddMetadata("traceparent", Traceparent(true));
+  ASSERT_OK(stub_->CreateCluster(&create_context, create, &made));
+  pb::GetClusterRequest get;
+  get.set_name("made");
+  pb::Cluster got;
+  grpc::ClientContext get_context;
+  get_context.AddMetadata("traceparent", Traceparent(true));
+  ASSERT_OK(stub_->GetCluster(&get_context, get, &got));
+  const std::vector<nlohmann::json> spans = CallerTrace();
+  for (const char* method : {"CreateCluster", "GetCluster"}) {
+    const nlohmann::json* call = Named(spans, absl::StrCat("resched.v1.Resched/", method));
+    ASSERT_NE(call, nullptr) << method;
+    EXPECT_EQ(Attribute(*call, "resched.cluster"), "made") << method;
+  }
+}
+
 TEST_F(TraceExportTest, ASubmissionContinuesTheCallersTraceWithItsChildSpans) {
   CreateSim("sim", 8, "conservative");
   pb::SubmitJobRequest request;
