@@ -104,6 +104,20 @@ ProcessorHoursRange SubmissionChangeBounds(const ClusterPlan& plan, const Job& j
   return change;
 }
 
+// The active-jobs quota, for a tenant of `usage` with `more_jobs` added.
+absl::Status CheckActiveJobs(const ClusterPlan& plan, const std::string& tenant,
+                             const auth::TenantLimit& limit, const TenantUsage& usage,
+                             int more_jobs) {
+  if (limit.max_active_jobs <= 0 || usage.active_jobs + more_jobs <= limit.max_active_jobs) {
+    return absl::OkStatus();
+  }
+  return QuotaRefusal(
+      plan, tenant,
+      absl::StrFormat("tenant '%s' has %d queued or running jobs on cluster "
+                      "'%s', the quota (tenant_limits: max_active_jobs %d)",
+                      tenant, usage.active_jobs, plan.spec().name, limit.max_active_jobs));
+}
+
 }  // namespace
 
 absl::Status CheckQuota(const ClusterPlan& plan, const std::string& tenant,
@@ -111,12 +125,8 @@ absl::Status CheckQuota(const ClusterPlan& plan, const std::string& tenant,
                         double more_processor_hours) {
   if (limit.max_active_jobs <= 0 && limit.max_processor_hours_ahead <= 0) return absl::OkStatus();
   const TenantUsage usage = UsageOf(plan, tenant);
-  if (limit.max_active_jobs > 0 && usage.active_jobs + more_jobs > limit.max_active_jobs) {
-    return QuotaRefusal(
-        plan, tenant,
-        absl::StrFormat("tenant '%s' has %d queued or running jobs on cluster "
-                        "'%s', the quota (tenant_limits: max_active_jobs %d)",
-                        tenant, usage.active_jobs, plan.spec().name, limit.max_active_jobs));
+  if (absl::Status jobs = CheckActiveJobs(plan, tenant, limit, usage, more_jobs); !jobs.ok()) {
+    return jobs;
   }
   if (limit.max_processor_hours_ahead > 0 &&
       usage.processor_hours_ahead + more_processor_hours > limit.max_processor_hours_ahead) {
@@ -133,14 +143,14 @@ absl::Status CheckQuota(const ClusterPlan& plan, const std::string& tenant,
 absl::StatusOr<const JobRecord*> SubmitWithinQuota(ClusterPlan& plan, Job job,
                                                    const auth::TenantLimit& limit) {
   const std::string tenant = job.owner;
-  auth::TenantLimit jobs_only = limit;
-  jobs_only.max_processor_hours_ahead = 0;
-  if (absl::Status counted = CheckQuota(plan, tenant, jobs_only, 1, 0.0); !counted.ok()) {
-    return counted;
+  if (limit.max_active_jobs <= 0 && limit.max_processor_hours_ahead <= 0) {
+    return plan.Submit(std::move(job));
   }
+  const TenantUsage usage = UsageOf(plan, tenant);
+  if (absl::Status jobs = CheckActiveJobs(plan, tenant, limit, usage, 1); !jobs.ok()) return jobs;
   const double quota = limit.max_processor_hours_ahead;
   if (quota <= 0) return plan.Submit(std::move(job));
-  const double holds = UsageOf(plan, tenant).processor_hours_ahead;
+  const double holds = usage.processor_hours_ahead;
   const ProcessorHoursRange change = SubmissionChangeBounds(plan, job);
   if (holds + change.most <= quota) return plan.Submit(std::move(job));
   if (holds + change.least > quota) {

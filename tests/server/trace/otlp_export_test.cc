@@ -8,6 +8,7 @@
 
 #include <condition_variable>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -141,20 +142,21 @@ class TraceExportTest : public ServerTest {
 };
 
 TEST_F(TraceExportTest, EveryCallOnAClusterNamesItIncludingItsCreation) {
+  auto traced = [] {
+    auto context = std::make_unique<grpc::ClientContext>();
+    context->AddMetadata("traceparent", Traceparent(true));
+    return context;
+  };
   pb::CreateClusterRequest create;
   create.mutable_spec()->set_name("made");
   create.mutable_spec()->set_processors(4);
   create.mutable_spec()->set_clock(pb::SIMULATED);
   pb::Cluster made;
-  grpc::ClientContext create_context;
-  create_context.AddMetadata("traceparent", Traceparent(true));
-  ASSERT_OK(stub_->CreateCluster(&create_context, create, &made));
+  ASSERT_OK(stub_->CreateCluster(traced().get(), create, &made));
   pb::GetClusterRequest get;
   get.set_name("made");
   pb::Cluster got;
-  grpc::ClientContext get_context;
-  get_context.AddMetadata("traceparent", Traceparent(true));
-  ASSERT_OK(stub_->GetCluster(&get_context, get, &got));
+  ASSERT_OK(stub_->GetCluster(traced().get(), get, &got));
   const std::vector<nlohmann::json> spans = CallerTrace();
   for (const char* method : {"CreateCluster", "GetCluster"}) {
     const nlohmann::json* call = Named(spans, absl::StrCat("resched.v1.Resched/", method));
