@@ -21,6 +21,7 @@ void PlanState::Place(JobRecord& job, const Allocation& allocation, bool guarant
   job.reservation = *id;
   job.placed = true;
   job.guaranteed = guaranteed;
+  if (touched_ != nullptr) touched_->push_back(job.sequence);
 }
 
 void PlanState::Unplace(JobRecord& job) {
@@ -30,6 +31,7 @@ void PlanState::Unplace(JobRecord& job) {
   timeline_.ReleaseHeld(job.reservation, now_);
   job.placed = false;
   job.reservation = -1;
+  if (touched_ != nullptr) touched_->push_back(job.sequence);
 }
 
 }  // namespace resched

@@ -67,6 +67,9 @@ class PlanState {
   // Replan on a cluster of several speeds, each in its JobRecord::group); empty otherwise.
   const std::vector<JobRecord*>& group_jobs() const { return group_jobs_ ? *group_jobs_ : kNone; }
   void set_group_jobs(const std::vector<JobRecord*>* jobs) { group_jobs_ = jobs; }
+  // Where the sequence of every job placed or unplaced goes, for a plan that records its changes
+  // (ClusterPlan::TakeChange): a job re-booked at the same allocation gets a new reservation id.
+  void set_touched(std::vector<std::int64_t>* touched) { touched_ = touched; }
 
   // Books `allocation` for `job`; the caller guarantees it fits (a policy computed it on this
   // timeline), so a failure here is a bug and aborts loudly in debug builds.
@@ -86,6 +89,7 @@ class PlanState {
   StartBounds* start_bounds_;
   const absl::flat_hash_map<ReservationId, int>* group_bookings_ = nullptr;
   const std::vector<JobRecord*>* group_jobs_ = nullptr;
+  std::vector<std::int64_t>* touched_ = nullptr;
   std::vector<JobRecord*> moved_;
   static inline const std::vector<JobRecord*> kNone;
   static inline const absl::flat_hash_map<ReservationId, int> kNoGroupBookings;

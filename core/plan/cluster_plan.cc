@@ -114,6 +114,7 @@ PlanState ClusterPlan::MakeState() {
   state.set_group_bookings(&group_bookings_);
   // On one speed replanned jobs are bookings no part made, as before groups existed.
   if (!spec_.homogeneous()) state.set_group_jobs(&replanned_);
+  if (tracker_.on) state.set_touched(&tracker_.jobs);
   return state;
 }
 
@@ -126,6 +127,7 @@ void ClusterPlan::MarkChanged(JobRecord* job) {
   if (unaccounted_.size() >= kMaxUnaccounted) Ledger();
   unaccounted_.push_back(job);
   if (changed_set_.insert(job).second) changed_.push_back(job);
+  TouchJob(*job);
 }
 
 const JobLedger& ClusterPlan::Ledger() const {
@@ -287,6 +289,7 @@ void ClusterPlan::EndJob(JobRecord* job, JobState state, Time t) {
 }
 
 void ClusterPlan::RemoveFromQueue(JobRecord* job) {
+  if (job->replanned) tracker_.replanned_order = true;
   std::vector<JobRecord*>& list = job->replanned ? replanned_ : queue_;
   list.erase(std::find(list.begin(), list.end(), job));
 }
@@ -367,6 +370,9 @@ absl::Status ClusterPlan::RemoveReservation(const std::string& id) {
   const Time freed_from = std::max(now_, it->second.start);
   timeline_.ReleaseHeld(it->second.booking);
   group_bookings_.erase(it->second.booking);
+  if (tracker_.on && it->first < tracker_.first_new_reservation) {
+    tracker_.removed_reservations.push_back(it->first);
+  }
   reservations_.erase(it);
   Reoptimize(freed_from);
   ProcessInstant();
@@ -431,6 +437,12 @@ void ClusterPlan::ProcessInstant() {
       past_holds_.push_back({it->second.k, it->second.start, it->second.end});
       if (static_cast<int>(past_holds_.size()) > limits_.max_retained_ended)
         past_holds_.pop_front();
+      if (tracker_.on) {
+        tracker_.added_past_holds.push_back(past_holds_.back());
+        if (it->first < tracker_.first_new_reservation) {
+          tracker_.removed_reservations.push_back(it->first);
+        }
+      }
       it = reservations_.erase(it);
     } else {
       ++it;
@@ -457,6 +469,7 @@ void ClusterPlan::Start(const std::vector<JobRecord*>& starting) {
     job->state = JobState::kRunning;
     job->guaranteed = true;
     running_.push_back(job);
+    if (tracker_.on) tracker_.started.push_back(job->job.id);
     last_start_ = std::max(last_start_, job->allocation.start);
     MarkChanged(job);
   }
@@ -467,6 +480,9 @@ void ClusterPlan::PruneEnded() {
     if (IsEnded(it->second->state)) {
       if (changed_set_.erase(it->second.get()) > 0) {
         changed_.erase(std::find(changed_.begin(), changed_.end(), it->second.get()));
+      }
+      if (tracker_.on && it->first < tracker_.first_new_job) {
+        tracker_.forgotten.push_back(it->second->job.id);
       }
       by_id_.erase(it->second->job.id);
       Ledger();  // nothing pending may point at the job

@@ -69,6 +69,7 @@ struct ClusterLimits {
 };
 
 struct ClusterPlanImage;
+struct PlanChange;
 
 // One job of a committed Replan: where the offline planner put it.
 struct PlannedJob {
@@ -96,6 +97,18 @@ class ClusterPlan {
   // hold, an unknown job in the running list, ...).
   ClusterPlanImage Image() const;
   static absl::StatusOr<std::unique_ptr<ClusterPlan>> FromImage(ClusterPlanImage image);
+
+  // What each change did, for a journal of outcomes (plan_change.h). From TrackChanges(true) on,
+  // TakeChange returns what changed since the last TakeChange, or since tracking began: the
+  // changes of calls that failed too, whose undo re-books jobs under new reservation ids. A copy
+  // does not track. (cluster_plan_change.cc)
+  void TrackChanges(bool on);
+  PlanChange TakeChange();
+  // Applies what TakeChange returned on a plan that was in the same state before it, without
+  // running the policy: DATA_LOSS naming what does not fit (an add that gets another id here, a
+  // job or a reservation that is not there), after which the plan is partly changed and must be
+  // dropped.
+  absl::Status ApplyChange(PlanChange change);
 
   const ClusterSpec& spec() const { return spec_; }
   int capacity() const { return timeline_.capacity(); }
@@ -245,6 +258,14 @@ class ClusterPlan {
   absl::Status CheckPlanned(const std::vector<PlannedJob>& planned,
                             std::vector<JobRecord*>& jobs) const;
   void PruneEnded();
+  // Takes a job out of the queue, the replanned queue and the running list, whichever hold it.
+  void DropFromLists(JobRecord* job);
+  // ApplyChange's parts.
+  absl::Status ApplyJobChanges(PlanChange& change);
+  absl::Status ApplyBookingChanges(PlanChange& change);
+  void TouchJob(const JobRecord& job) {
+    if (tracker_.on) tracker_.jobs.push_back(job.sequence);
+  }
   // Frees the bookings of DAG tasks that have ended (the past needs none) and forgets the oldest
   // completed DAG reservations beyond the retention limit.
   void ExpireDags();
@@ -285,6 +306,26 @@ class ClusterPlan {
   mutable std::vector<const JobRecord*> unaccounted_;
   static constexpr std::size_t kMaxUnaccounted = 4096;
   int ended_count_ = 0;
+
+  // What changed since the last TakeChange, while tracking; ids at or after first_new_* were
+  // created since.
+  struct ChangeTracker {
+    bool on = false;
+    std::int64_t first_new_job = 1;
+    std::int64_t first_new_reservation = 1;
+    std::int64_t first_new_dag = 1;
+    std::vector<std::int64_t> jobs;  // sequences of the jobs changed, repeats allowed
+    std::vector<JobId> forgotten;
+    std::vector<JobId> started;
+    bool replanned_order = false;
+    std::vector<std::int64_t> removed_reservations;
+    std::vector<Allocation> added_past_holds;
+    std::vector<std::int64_t> dags;  // changed, repeats allowed
+    std::vector<std::int64_t> removed_dags;
+    // The policy's image was not empty at the last TakeChange.
+    bool policy_remembers = false;
+  };
+  ChangeTracker tracker_;
 };
 
 }  // namespace resched

@@ -105,6 +105,7 @@ absl::Status ClusterPlan::ReleaseDag(const std::string& id) {
     group_bookings_.erase(t.booking);
     freed_from = std::min(freed_from, t.allocation.start);
   }
+  if (tracker_.on && it->first < tracker_.first_new_dag) tracker_.removed_dags.push_back(it->first);
   dags_.erase(it);
   if (freed_from == kTimeMax) return absl::OkStatus();  // it had completed: nothing was freed
   Reoptimize(std::max(now_, freed_from));
@@ -123,6 +124,7 @@ void ClusterPlan::ExpireDags() {
         timeline_.ReleaseHeld(t.booking);
         group_bookings_.erase(t.booking);
         t.booking = -1;
+        if (tracker_.on) tracker_.dags.push_back(n);
       } else {
         next_dag_expiry_ = std::min(next_dag_expiry_, t.allocation.end);
       }
@@ -131,6 +133,9 @@ void ClusterPlan::ExpireDags() {
   }
   for (auto it = dags_.begin(); it != dags_.end() && completed > limits_.max_retained_dags;) {
     if (it->second.completion <= now_) {
+      if (tracker_.on && it->first < tracker_.first_new_dag) {
+        tracker_.removed_dags.push_back(it->first);
+      }
       it = dags_.erase(it);
       --completed;
     } else {

@@ -163,8 +163,10 @@ absl::Status ClusterPlan::ApplyReplan(const std::vector<PlannedJob>& planned) {
     job->replanned = true;
     if (moved) MarkChanged(job);
   }
+  for (JobRecord* job : jobs) TouchJob(*job);
   queue_ = std::move(policy_queue);
   replanned_ = std::move(jobs);
+  tracker_.replanned_order = true;
   std::sort(replanned_.begin(), replanned_.end(), PlannedBefore);
   // The jobs the plan does not know: placed by the policy around the plan, as if submitted now.
   PlanState rebuilt = MakeState();
@@ -258,7 +260,11 @@ void ClusterPlan::ReplanIfDue() {
 }
 
 void ClusterPlan::ReturnReplannedToPolicy() {
-  for (JobRecord* job : replanned_) job->replanned = false;
+  if (!replanned_.empty()) tracker_.replanned_order = true;
+  for (JobRecord* job : replanned_) {
+    job->replanned = false;
+    TouchJob(*job);
+  }
   queue_.insert(queue_.end(), replanned_.begin(), replanned_.end());
   replanned_.clear();
   std::sort(queue_.begin(), queue_.end(), SubmittedBefore);

@@ -346,6 +346,7 @@ absl::StatusOr<ReservationId> Timeline::Insert(Time start, Time end, int k, bool
   ++live_reservations_;
   const auto id = static_cast<ReservationId>((std::uint64_t{r.generation} << 32) | (slot + 1u));
   changes_.Append({id, r.reservation, /*added=*/true}, live_reservations_);
+  if (ops_.on) ops_.ops.push_back({id, r.reservation, /*added=*/true});
   return id;
 }
 
@@ -359,6 +360,41 @@ void Timeline::ReleaseHeld(ReservationId id, Time searches_from) {
   if (changes_.stream != 0 && !changes_.entries.empty()) {
     changes_.entries.back().searches_from = searches_from;  // Remove recorded it just now
   }
+  if (ops_.on && removed.ok()) ops_.ops.back().searches_from = searches_from;  // logged too
+}
+
+void Timeline::LogOps(bool on) {
+  ops_.on = on;
+  if (!on) std::vector<TimelineChange>().swap(ops_.ops);
+}
+
+std::vector<TimelineChange> Timeline::TakeOps() {
+  std::vector<TimelineChange> out;
+  out.swap(ops_.ops);
+  return out;
+}
+
+absl::Status Timeline::ApplyOp(const TimelineChange& op) {
+  if (!op.added) {
+    if (FindRecord(op.id) == nullptr) {
+      return absl::DataLossError(
+          absl::StrCat("the logged release of reservation ", op.id, " finds no such reservation"));
+    }
+    ReleaseHeld(op.id, op.searches_from);
+    return absl::OkStatus();
+  }
+  const Allocation& a = op.reservation;
+  absl::StatusOr<ReservationId> id = Insert(a.start, a.end, a.k, /*check_capacity=*/false);
+  if (!id.ok()) {
+    return absl::DataLossError(absl::StrCat("the logged add of reservation ", op.id,
+                                            " does not apply: ", id.status().message()));
+  }
+  if (*id != op.id) {
+    ReleaseHeld(*id);
+    return absl::DataLossError(absl::StrCat("the logged add of reservation ", op.id, " gets id ",
+                                            *id, " here: the timelines differ"));
+  }
+  return absl::OkStatus();
 }
 
 std::uint64_t Timeline::RecordChanges() {
@@ -407,6 +443,7 @@ absl::Status Timeline::Remove(ReservationId id) {
   Unpin(r.end);
   --live_reservations_;
   changes_.Append({id, r, /*added=*/false}, live_reservations_);
+  if (ops_.on) ops_.ops.push_back({id, r, /*added=*/false});
   return absl::OkStatus();
 }
 

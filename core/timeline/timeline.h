@@ -133,6 +133,18 @@ class Timeline {
   // Drops the first `count` recorded changes (those the reader has applied).
   void DropChanges(std::size_t count);
 
+  // The op log, for a timeline elsewhere that must follow this one id for id (a journal's
+  // replay): from LogOps(true) on, every add and release is kept, in order, until TakeOps. A
+  // copy or an assignment does not log. Ids depend on the slots' history, so the follower applies
+  // every op, those of calls that failed and undid their changes included.
+  void LogOps(bool on);
+  bool logs_ops() const { return ops_.on; }
+  std::vector<TimelineChange> TakeOps();
+  // Applies an op another timeline logged, on a timeline in the state that one was in: an add
+  // must get the logged id, a release must find it. DATA_LOSS naming the id otherwise, having
+  // changed nothing. Adds skip the capacity check, as the logged one may have (ForceAdd).
+  absl::Status ApplyOp(const TimelineChange& op);
+
   // Number of breakpoints, the sentinel at kTimeMin included (1 for an empty timeline).
   std::size_t breakpoint_count() const { return breakpoints_; }
   // Bytes held by the node pools (the reservation records not included).
@@ -305,12 +317,29 @@ class Timeline {
   };
   static constexpr std::size_t kMinChangeBound = 65536;
 
+  // Not copied, as ChangeRecord.
+  struct OpLog {
+    bool on = false;
+    std::vector<TimelineChange> ops;
+    OpLog() = default;
+    OpLog(const OpLog& /*other*/) {}
+    OpLog(OpLog&&) = default;
+    OpLog& operator=(const OpLog& /*other*/) {
+      on = false;
+      ops.clear();
+      return *this;
+    }
+    OpLog& operator=(OpLog&&) = default;
+    ~OpLog() = default;
+  };
+
   int capacity_;
   int run_offsets_[kRunLevels];  // increasing
   int run_index_height_ = kRunIndexHeight;
   bool runs_kept_ = false;
   Version version_;
   ChangeRecord changes_;
+  OpLog ops_;
   std::size_t live_reservations_ = 0;
   std::size_t breakpoints_ = 0;
   std::vector<Leaf, HugePageAllocator<Leaf>> leaves_;

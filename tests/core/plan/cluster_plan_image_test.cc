@@ -15,11 +15,13 @@
 #include "core/registry/registry.h"
 #include "gtest/gtest.h"
 #include "tests/core/online/random_ops.h"
+#include "tests/core/plan/same_image.h"
 #include "tests/testing/status.h"
 
 namespace resched {
 namespace {
 
+using testing::ExpectSameImage;
 using testing::kS;
 using testing::MakePlanWith;
 using testing::Outcome;
@@ -30,60 +32,6 @@ std::unique_ptr<ClusterPlan> Restored(const ClusterPlan& plan) {
   auto restored = ClusterPlan::FromImage(plan.Image());
   EXPECT_OK(restored);
   return restored.ok() ? *std::move(restored) : nullptr;
-}
-
-// Everything an image holds, compared field by field.
-void ExpectSameImage(const ClusterPlanImage& a, const ClusterPlanImage& b) {
-  EXPECT_EQ(a.now, b.now);
-  EXPECT_EQ(a.created, b.created);
-  EXPECT_EQ(a.last_start, b.last_start);
-  EXPECT_EQ(a.next_dag_expiry, b.next_dag_expiry);
-  EXPECT_EQ(a.next_job, b.next_job);
-  EXPECT_EQ(a.next_reservation, b.next_reservation);
-  EXPECT_EQ(a.next_dag, b.next_dag);
-  ASSERT_EQ(a.jobs.size(), b.jobs.size());
-  for (std::size_t i = 0; i < a.jobs.size(); ++i) {
-    const JobRecord& x = a.jobs[i];
-    const JobRecord& y = b.jobs[i];
-    EXPECT_EQ(x.job.id, y.job.id);
-    EXPECT_EQ(x.state, y.state);
-    EXPECT_EQ(x.placed, y.placed);
-    EXPECT_EQ(x.reservation, y.reservation);
-    EXPECT_EQ(x.guaranteed, y.guaranteed);
-    EXPECT_EQ(x.replanned, y.replanned);
-    EXPECT_EQ(x.ended_early, y.ended_early);
-    EXPECT_EQ(x.sequence, y.sequence);
-    EXPECT_EQ(x.group, y.group);
-    EXPECT_EQ(x.job.model.speed(), y.job.model.speed());
-  }
-  EXPECT_EQ(a.running, b.running);
-  ASSERT_EQ(a.reservations.size(), b.reservations.size());
-  for (std::size_t i = 0; i < a.reservations.size(); ++i) {
-    EXPECT_EQ(a.reservations[i].first, b.reservations[i].first);
-    EXPECT_EQ(a.reservations[i].second.id, b.reservations[i].second.id);
-    EXPECT_EQ(a.reservations[i].second.booking, b.reservations[i].second.booking);
-    EXPECT_EQ(a.reservations[i].second.group, b.reservations[i].second.group);
-  }
-  ASSERT_EQ(a.dags.size(), b.dags.size());
-  for (std::size_t i = 0; i < a.dags.size(); ++i) {
-    ASSERT_EQ(a.dags[i].second.tasks.size(), b.dags[i].second.tasks.size());
-    for (std::size_t t = 0; t < a.dags[i].second.tasks.size(); ++t) {
-      EXPECT_EQ(a.dags[i].second.tasks[t].booking, b.dags[i].second.tasks[t].booking);
-      EXPECT_EQ(a.dags[i].second.tasks[t].group, b.dags[i].second.tasks[t].group);
-    }
-  }
-  EXPECT_EQ(a.past_holds.size(), b.past_holds.size());
-  EXPECT_EQ(a.next_replan, b.next_replan);
-  ASSERT_EQ(a.timeline.slots.size(), b.timeline.slots.size());
-  for (std::size_t i = 0; i < a.timeline.slots.size(); ++i) {
-    EXPECT_EQ(a.timeline.slots[i].generation, b.timeline.slots[i].generation);
-    EXPECT_EQ(a.timeline.slots[i].live, b.timeline.slots[i].live);
-  }
-  EXPECT_EQ(a.timeline.free_slots, b.timeline.free_slots);
-  EXPECT_EQ(a.policy.partitioned, b.policy.partitioned);
-  EXPECT_EQ(a.policy.part_bookings.size(), b.policy.part_bookings.size());
-  EXPECT_EQ(a.policy.part_last_start, b.policy.part_last_start);
-  EXPECT_EQ(a.policy.job_parts, b.policy.job_parts);
 }
 
 // Two DAG reservations of one task each: one that ends while the random operations run (its
