@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/plan/plan_change.h"
 #include "proto/resched/convert.h"
+#include "proto/resched/snapshot_convert.h"
 #include "server/inline_call.h"
 #include "server/trace/span.h"
 
@@ -64,6 +66,7 @@ ClusterState::ClusterState(std::unique_ptr<ClusterPlan> plan, AlgorithmParams pa
 void ClusterState::AttachDurability(Durability durability) {
   MutexLock lock(&mu_);
   durability_ = std::move(durability);
+  plan_->TrackChanges(durability_.journal != nullptr);
 }
 
 void ClusterState::Peek(const std::function<void(const ClusterPlan&)>& fn) {
@@ -87,6 +90,12 @@ void ClusterState::Restore(std::int64_t next_sequence,
   MutexLock lock(&mu_);
   next_sequence_ = next_sequence;
   for (const auto& [id, entry] : replies) replies_.Remember(id, entry.method, entry.reply);
+}
+
+void ClusterState::AppendChangeLocked(pb::JournalRecord record, Time now, int events) {
+  *record.mutable_plan_change() = ToJournal(plan_->TakeChange());
+  record.set_events(events);
+  AppendLocked(std::move(record), now);
 }
 
 void ClusterState::AppendLocked(pb::JournalRecord record, Time now) {
@@ -153,6 +162,7 @@ absl::Status ClusterState::RecoverLocked() {
   {
     MutexLock other(&(*fresh)->mu_);
     plan_ = std::move((*fresh)->plan_);
+    plan_->TrackChanges(true);
     replies_ = std::move((*fresh)->replies_);
     next_sequence_ = (*fresh)->next_sequence_;
     records_since_snapshot_ = (*fresh)->records_since_snapshot_;
@@ -176,10 +186,13 @@ void ClusterState::SettleClockLocked() {
   if (now <= plan_->now()) return;
   // AdvanceTo fails only for a time before now, which the test excludes.
   (void)plan_->AdvanceTo(now);
-  if (PublishLocked({}) > 0 && journaled) {
+  const int events = PublishLocked({});
+  // A settling that published nothing changed nothing a client saw: what it did to the plan
+  // (a hold that expired) goes with the next record.
+  if (events > 0 && journaled) {
     pb::JournalRecord record;
-    record.mutable_clock_settled();
-    AppendLocked(std::move(record), plan_->now());
+    record.set_method("clock");
+    AppendChangeLocked(std::move(record), plan_->now(), events);
     MaybeSnapshotLocked();
   }
 }
@@ -241,7 +254,10 @@ absl::Status ClusterState::Change(const ChangeFn& fn) {
     if (observe_planning_) {
       observe_planning_(plan_->spec().policy, static_cast<double>(applied) * 1e-9);
     }
-    if (record && durability_.journal != nullptr) AppendLocked(*std::move(record), now);
+    if (record && durability_.journal != nullptr) {
+      const auto events = static_cast<int>(plan_->PeekChangedJobs().size() + extra.size());
+      AppendChangeLocked(*std::move(record), now, events);
+    }
     PublishLocked(std::move(extra));
     MaybeSnapshotLocked();
     lsn = last_lsn_;
@@ -264,6 +280,23 @@ absl::Status ClusterState::Replay(Time now, const std::function<absl::Status(Txn
   PublishLocked(std::move(extra));
   ++records_since_snapshot_;
   return status;
+}
+
+absl::Status ClusterState::ApplyJournaled(const pb::JournalRecord& record) {
+  MutexLock lock(&mu_);
+  if (deleted_) return DeletedError();
+  absl::StatusOr<PlanChange> change = FromJournal(record.plan_change());
+  if (!change.ok()) return change.status();
+  const auto started = std::chrono::steady_clock::now();
+  if (absl::Status s = plan_->ApplyChange(*std::move(change)); !s.ok()) return s;
+  apply_nanos_since_snapshot_ += NanosSince(started);
+  (void)plan_->TakeChangedJobs();  // no stream watches a replay: its events are only numbered
+  next_sequence_ += record.events();
+  if (!record.request_id().empty()) {
+    replies_.Remember(record.request_id(), record.method(), record.reply());
+  }
+  ++records_since_snapshot_;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterState::Snapshot() {

@@ -2,7 +2,8 @@
 // answers it gave to request ids (idempotent retries) and the WatchSchedule streams it feeds.
 // Different clusters proceed in parallel.
 //
-// With a journal attached (server/store), every change appends its record under the lock and
+// With a journal attached (server/store), every change appends its record under the lock (what
+// it did to the plan, core/plan/plan_change.h, so that replay runs no policy) and
 // every call returns only once the cluster's last record is durable, so no answer shows a state
 // that a crash could lose. A change is refused, unapplied, while the journal refuses writes; if
 // a commit fails after the change was applied in memory, the next call rebuilds the cluster
@@ -127,8 +128,13 @@ class ClusterState {
   using ChangeFn = std::function<std::optional<pb::JournalRecord>(Txn&)>;
   [[nodiscard]] absl::Status Change(const ChangeFn& fn);
 
-  // Replays a journaled change at the clock it was applied at (start-up, rebuild): moves the
-  // clock to `now` if it is ahead, then runs `fn`; nothing is journaled.
+  // Applies a journaled change, the record's PlanChange, without running the policy (start-up,
+  // rebuild), and remembers its answer; nothing is journaled. DATA_LOSS when it does not fit, and
+  // the cluster must then be dropped.
+  [[nodiscard]] absl::Status ApplyJournaled(const pb::JournalRecord& record);
+
+  // Replays a record of the request format (journal.proto) at the clock it was applied at: moves
+  // the clock to `now` if it is ahead, then runs `fn`, which re-plans; nothing is journaled.
   [[nodiscard]] absl::Status Replay(Time now, const std::function<absl::Status(Txn&)>& fn);
 
   // Runs `fn` on the plan as the last change left it, under the lock: no clock settling, no
@@ -173,6 +179,10 @@ class ClusterState {
   // Returns how many events it published.
   int PublishLocked(std::vector<pb::ScheduleEvent> extra) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AppendLocked(pb::JournalRecord record, Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Appends `record` with what the plan did since the last one (ClusterPlan::TakeChange) and the
+  // number of events the change published.
+  void AppendChangeLocked(pb::JournalRecord record, Time now, int events)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Hands a capture to the snapshot writer when enough records were journaled since the last
   // one and none is on its way.
   void MaybeSnapshotLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

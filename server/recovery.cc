@@ -1,7 +1,8 @@
 // Start-up from a data directory, and the rebuild of a cluster whose last change could not be
-// saved: each cluster's snapshot is loaded, then the journal's later records go, in order,
-// through the functions that applied them live (service_apply.h), at the clock each was
-// applied at.
+// saved: each cluster's snapshot is loaded, then the journal's later records are applied in
+// order: what each change did to the plan (PlanChange), without running any policy or planner.
+// Records of the request format, which servers wrote before, go through the functions that
+// applied them live (service_apply.h), at the clock each was applied at, re-planning.
 #include <optional>
 #include <vector>
 
@@ -18,8 +19,10 @@
 namespace resched::server {
 namespace {
 
-const char* ChangeName(const pb::JournalRecord& record) {
+std::string ChangeName(const pb::JournalRecord& record) {
   switch (record.change_case()) {
+    case pb::JournalRecord::kPlanChange:
+      return record.method().empty() ? "a change" : record.method();
     case pb::JournalRecord::kCreateCluster:
       return "CreateCluster";
     case pb::JournalRecord::kDeleteCluster:
@@ -52,9 +55,9 @@ const char* ChangeName(const pb::JournalRecord& record) {
   return "an unknown change";
 }
 
-// Applies a record's change to `txn` and remembers its answer under its request id.
-absl::Status ApplyChange(ClusterState::Txn& txn, const pb::JournalRecord& record,
-                         const std::string& cluster) {
+// Applies a record of the request format to `txn` and remembers its answer under its request id.
+absl::Status ApplyRequestRecord(ClusterState::Txn& txn, const pb::JournalRecord& record,
+                                const std::string& cluster) {
   absl::Status status;
   switch (record.change_case()) {
     case pb::JournalRecord::kSubmitJob: {
@@ -203,8 +206,11 @@ absl::Status ReschedService::ApplyRecord(const StoredRecord& stored) {
     clusters_.erase(stored.cluster);
     return absl::OkStatus();
   }
-  absl::Status applied = (*state)->Replay(
-      *now, [&](ClusterState::Txn& txn) { return ApplyChange(txn, record, stored.cluster); });
+  absl::Status applied = record.has_plan_change()
+                             ? (*state)->ApplyJournaled(record)
+                             : (*state)->Replay(*now, [&](ClusterState::Txn& txn) {
+                                 return ApplyRequestRecord(txn, record, stored.cluster);
+                               });
   return applied.ok() ? absl::OkStatus() : failure(applied);
 }
 
@@ -310,9 +316,11 @@ absl::StatusOr<std::shared_ptr<ClusterState>> ReschedService::RebuildCluster(
       state->SetCreation(record);
     } else if (record.has_delete_cluster()) {
       return absl::NotFoundError(absl::StrCat("cluster '", name, "' was deleted"));
+    } else if (record.has_plan_change()) {
+      applied = state->ApplyJournaled(record);
     } else {
       applied = state->Replay(
-          *now, [&](ClusterState::Txn& txn) { return ApplyChange(txn, record, name); });
+          *now, [&](ClusterState::Txn& txn) { return ApplyRequestRecord(txn, record, name); });
     }
     if (!applied.ok()) return applied;
   }

@@ -299,11 +299,9 @@ grpc::Status ReschedService::SubmitOwnedJob(const pb::SubmitJobRequest* request,
     return grpc::Status::OK;
   }
   return RunIdempotent(
-      **state, request->request_id(), "SubmitJob", response,
-      [&](ClusterState::Txn& txn) {
+      **state, request->request_id(), "SubmitJob", response, [&](ClusterState::Txn& txn) {
         return ApplySubmitJob(txn, *request, response, QuotaOf(request->job().owner()));
-      },
-      [&](pb::JournalRecord& record) { *record.mutable_submit_job() = *request; });
+      });
 }
 
 grpc::Status ReschedService::HandleGetJob(const pb::GetJobRequest* request, pb::Job* response) {
@@ -364,16 +362,14 @@ grpc::Status ReschedService::HandleCancelJob(const pb::CancelJobRequest* request
   if (!state.ok()) return ToGrpc(state.status());
   const auth::Principal* caller = CurrentPrincipal();
   return RunIdempotent(
-      **state, request->request_id(), "CancelJob", response,
-      [&](ClusterState::Txn& txn) {
+      **state, request->request_id(), "CancelJob", response, [&](ClusterState::Txn& txn) {
         if (const JobRecord* job = txn.plan.FindJob(request->id()); job != nullptr) {
           absl::Status owned =
               CheckOwner(caller, job->job.owner, absl::StrCat("job '", request->id(), "'"));
           if (!owned.ok()) return owned;
         }
         return ApplyCancelJob(txn, *request, response);
-      },
-      [&](pb::JournalRecord& record) { *record.mutable_cancel_job() = *request; });
+      });
 }
 
 grpc::Status ReschedService::HandleReportJobEvent(const pb::ReportJobEventRequest* request,
@@ -387,8 +383,7 @@ grpc::Status ReschedService::HandleReportJobEvent(const pb::ReportJobEventReques
   if (!state.ok()) return ToGrpc(state.status());
   return RunIdempotent(
       **state, request->request_id(), "ReportJobEvent", response,
-      [&](ClusterState::Txn& txn) { return ApplyReportJobEvent(txn, *request, response); },
-      [&](pb::JournalRecord& record) { *record.mutable_report_job_event() = *request; });
+      [&](ClusterState::Txn& txn) { return ApplyReportJobEvent(txn, *request, response); });
 }
 
 grpc::Status ReschedService::HandleAddReservation(const pb::AddReservationRequest* request,
@@ -410,8 +405,7 @@ grpc::Status ReschedService::HandleAddReservation(const pb::AddReservationReques
   if (!state.ok()) return ToGrpc(state.status());
   return RunIdempotent(
       **state, request->request_id(), "AddReservation", response,
-      [&](ClusterState::Txn& txn) { return ApplyAddReservation(txn, *request, response); },
-      [&](pb::JournalRecord& record) { *record.mutable_add_reservation() = *request; });
+      [&](ClusterState::Txn& txn) { return ApplyAddReservation(txn, *request, response); });
 }
 
 grpc::Status ReschedService::HandleRemoveReservation(const pb::RemoveReservationRequest* request,
@@ -421,8 +415,7 @@ grpc::Status ReschedService::HandleRemoveReservation(const pb::RemoveReservation
   if (!state.ok()) return ToGrpc(state.status());
   return RunIdempotent(
       **state, request->request_id(), "RemoveReservation", response,
-      [&](ClusterState::Txn& txn) { return ApplyRemoveReservation(txn, *request); },
-      [&](pb::JournalRecord& record) { *record.mutable_remove_reservation() = *request; });
+      [&](ClusterState::Txn& txn) { return ApplyRemoveReservation(txn, *request); });
 }
 
 grpc::Status ReschedService::HandleGetSchedule(const pb::GetScheduleRequest* request,
@@ -483,8 +476,7 @@ grpc::Status ReschedService::HandleAdvanceClock(const pb::AdvanceClockRequest* r
   }
   return RunIdempotent(
       **state, request->request_id(), "AdvanceClock", response,
-      [&](ClusterState::Txn& txn) { return ApplyAdvanceClock(txn, *request, response); },
-      [&](pb::JournalRecord& record) { *record.mutable_advance_clock() = *request; });
+      [&](ClusterState::Txn& txn) { return ApplyAdvanceClock(txn, *request, response); });
 }
 
 grpc::Status ReschedService::HandleListAlgorithms(const pb::ListAlgorithmsRequest*,

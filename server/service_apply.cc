@@ -155,25 +155,6 @@ absl::Status CommitPlannedDag(ClusterState::Txn& txn, const Dag& dag, const DagP
   return absl::OkStatus();
 }
 
-pb::CommittedDag DescribeCommittedDag(const pb::Dag& dag, const std::string& algorithm,
-                                      const std::string& label, const std::string& owner,
-                                      Time release, const DagPlan& plan) {
-  pb::CommittedDag out;
-  *out.mutable_dag() = dag;
-  out.set_algorithm(algorithm);
-  out.set_label(label);
-  out.set_owner(owner);
-  *out.mutable_release() = ToTimestamp(release);
-  for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
-    const TaskReservation& t = plan.tasks[i];
-    *out.add_placements() =
-        ToProto(dag.tasks(static_cast<int>(i)).name(), Allocation{t.k, t.start, t.end}, t.group);
-  }
-  *out.mutable_completion() = ToTimestamp(plan.completion);
-  out.set_cpu_hours(plan.cpu_hours);
-  return out;
-}
-
 absl::Status ApplyCommittedDag(ClusterState::Txn& txn, const pb::CommittedDag& committed,
                                const std::string& cluster) {
   absl::StatusOr<Dag> dag = FromProto(committed.dag());

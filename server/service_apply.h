@@ -1,6 +1,7 @@
 // The changes the service makes to a cluster, one function per kind, given the request as it
-// was accepted: the RPC handlers call them live, and start-up replays the journal through them
-// (server/recovery.cc), so a restored cluster went through the very same code.
+// was accepted. The RPC handlers call them live; the journal records what they did to the plan
+// (core/plan/plan_change.h). Start-up replays records of the older request format through them
+// (server/recovery.cc).
 #pragma once
 
 #include <string>
@@ -38,15 +39,12 @@ absl::Status CommitPlannedDag(ClusterState::Txn& txn, const Dag& dag, const DagP
                               const std::string& algorithm, const std::string& label,
                               const std::string& owner, Time release, const std::string& cluster,
                               std::string* dag_id);
-// The journal's record of such a booking, and its replay.
-pb::CommittedDag DescribeCommittedDag(const pb::Dag& dag, const std::string& algorithm,
-                                      const std::string& label, const std::string& owner,
-                                      Time release, const DagPlan& plan);
+// The replay of such a booking from a record of the request format (journal.proto).
 absl::Status ApplyCommittedDag(ClusterState::Txn& txn, const pb::CommittedDag& committed,
                                const std::string& cluster);
 
-// Applies a Replan's plan (live, and on replay: the journal keeps the allocations, not the
-// request, so a replay never plans again).
+// Applies a Replan's plan (live, and on replay of a record of the request format: it kept the
+// allocations, not the request, so that replay never plans again).
 absl::Status ApplyCommittedReplan(ClusterState::Txn& txn, const pb::CommittedReplan& committed);
 
 }  // namespace resched::server

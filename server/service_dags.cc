@@ -195,10 +195,6 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
           if (!committed.ok()) return committed;
           DescribePlan(*dag, booked, txn.plan.now(), response);
           return absl::OkStatus();
-        },
-        [&](pb::JournalRecord& record) {
-          *record.mutable_commit_dag() = DescribeCommittedDag(
-              request->dag(), name, request->label(), owner, booked_release, booked);
         });
     if (!stale) return status;
     response->Clear();
@@ -298,14 +294,6 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
                                request->cluster(), response->mutable_dag_id());
           stale = committed.code() == absl::StatusCode::kFailedPrecondition;
           return committed;
-        },
-        [&](pb::JournalRecord& record) {
-          if (booked) {
-            *record.mutable_commit_dag() = DescribeCommittedDag(
-                request->dag(), name, request->label(), owner, booked_release, *booked);
-          } else {
-            record.mutable_reply_only();
-          }
         });
     if (!stale) return status;
     response->Clear();
@@ -352,16 +340,14 @@ grpc::Status ReschedService::HandleReleaseDAG(const pb::ReleaseDAGRequest* reque
   if (!state.ok()) return ToGrpc(state.status());
   const auth::Principal* caller = CurrentPrincipal();
   return RunIdempotent(
-      **state, request->request_id(), "ReleaseDAG", response,
-      [&](ClusterState::Txn& txn) {
+      **state, request->request_id(), "ReleaseDAG", response, [&](ClusterState::Txn& txn) {
         if (const DagReservation* d = txn.plan.FindDag(request->id()); d != nullptr) {
           absl::Status owned =
               CheckOwner(caller, d->owner, absl::StrFormat("DAG reservation '%s'", request->id()));
           if (!owned.ok()) return owned;
         }
         return ApplyReleaseDag(txn, *request);
-      },
-      [&](pb::JournalRecord& record) { *record.mutable_release_dag() = *request; });
+      });
 }
 
 }  // namespace resched::server

@@ -177,8 +177,7 @@ grpc::Status ReschedService::ReplanCluster(ClusterState& state, const std::strin
     bool stale = false;
     std::vector<PlannedJob> committed;
     grpc::Status status = RunIdempotent(
-        state, options.request_id, "Replan", response,
-        [&](ClusterState::Txn& txn) -> absl::Status {
+        state, options.request_id, "Replan", response, [&](ClusterState::Txn& txn) -> absl::Status {
           committed = ShiftedBy(proposal->planned, txn.plan.now() - (*snapshot)->now());
           absl::StatusOr<ReplanTrial> trial = TryReplan(txn.plan, committed, objective);
           if (!trial.ok()) {
@@ -205,13 +204,6 @@ grpc::Status ReschedService::ReplanCluster(ClusterState& state, const std::strin
             *response->add_moved_jobs() = ToProto(*txn.plan.FindJob(move.id), cluster);
           }
           return absl::OkStatus();
-        },
-        [&](pb::JournalRecord& record) {
-          if (response->applied()) {
-            *record.mutable_commit_replan() = DescribeReplan(name, committed);
-          } else {
-            record.mutable_reply_only();
-          }
         });
     if (!stale) return status;
   }

@@ -74,12 +74,11 @@ inline absl::StatusOr<Time> TimeOr(bool has, const google::protobuf::Timestamp& 
 
 // Runs the change `apply` under the cluster's writer lock, unless `request_id` was answered
 // before (then the first answer is replayed), remembers the answer of a success and journals
-// the change as `describe` fills its record.
+// the change (ClusterState::Change records what it did to the plan).
 template <class Response>
 grpc::Status RunIdempotent(ClusterState& state, const std::string& request_id, const char* method,
                            Response* response,
-                           const std::function<absl::Status(ClusterState::Txn&)>& apply,
-                           const std::function<void(pb::JournalRecord&)>& describe) {
+                           const std::function<absl::Status(ClusterState::Txn&)>& apply) {
   grpc::Status result;
   absl::Status done = state.Change([&](ClusterState::Txn& txn) -> std::optional<pb::JournalRecord> {
     if (auto replay = Replay<Response>(txn.replies, request_id, method)) {
@@ -91,10 +90,9 @@ grpc::Status RunIdempotent(ClusterState& state, const std::string& request_id, c
       return std::nullopt;
     }
     pb::JournalRecord record;
-    describe(record);
+    record.set_method(method);
     if (!request_id.empty()) {
       record.set_request_id(ReplyKey(request_id));
-      record.set_method(method);
       record.set_reply(response->SerializeAsString());
       txn.replies.Remember(record.request_id(), method, record.reply());
     }

@@ -119,6 +119,50 @@ DagReservation Get(const pb::SnapshotDag& d) {
   return r;
 }
 
+void Put(std::int64_t sequence, const ExternalReservation& r, pb::SnapshotReservation* out) {
+  out->set_sequence(sequence);
+  out->set_id(r.id);
+  Put(Allocation{r.k, r.start, r.end}, out->mutable_window());
+  out->set_reason(r.reason);
+  out->set_booking(r.booking);
+  if (r.group >= 0) out->set_group(r.group);
+}
+
+std::pair<std::int64_t, ExternalReservation> Get(const pb::SnapshotReservation& r) {
+  const Allocation w = Get(r.window());
+  return {r.sequence(), ExternalReservation{r.id(), w.k, w.start, w.end, r.reason(), r.booking(),
+                                            r.has_group() ? r.group() : -1}};
+}
+
+void Put(const PolicyImage& image, pb::SnapshotPolicy* out) {
+  out->set_partitioned(image.partitioned);
+  for (const PolicyImage::PartBooking& b : image.part_bookings) {
+    pb::SnapshotPartBooking* booking = out->add_part_bookings();
+    booking->set_booking(b.booking);
+    booking->set_part(b.part);
+    booking->set_start(b.start);
+  }
+  out->mutable_part_last_start()->Add(image.part_last_start.begin(), image.part_last_start.end());
+  for (const auto& [job, part] : image.job_parts) {
+    pb::SnapshotJobPart* saved = out->add_job_parts();
+    saved->set_job(job);
+    saved->set_part(part);
+  }
+}
+
+PolicyImage Get(const pb::SnapshotPolicy& policy) {
+  PolicyImage image;
+  image.partitioned = policy.partitioned();
+  for (const pb::SnapshotPartBooking& b : policy.part_bookings()) {
+    image.part_bookings.push_back({b.booking(), b.part(), b.start()});
+  }
+  image.part_last_start.assign(policy.part_last_start().begin(), policy.part_last_start().end());
+  for (const pb::SnapshotJobPart& p : policy.job_parts()) {
+    image.job_parts.emplace_back(p.job(), p.part());
+  }
+  return image;
+}
+
 }  // namespace
 
 pb::SnapshotPlan ToSnapshot(const ClusterPlanImage& image) {
@@ -134,15 +178,7 @@ pb::SnapshotPlan ToSnapshot(const ClusterPlanImage& image) {
   out.mutable_jobs()->Reserve(static_cast<int>(image.jobs.size()));
   for (const JobRecord& job : image.jobs) Put(job, out.add_jobs());
   for (const JobId& id : image.running) out.add_running(id);
-  for (const auto& [seq, r] : image.reservations) {
-    pb::SnapshotReservation* saved = out.add_reservations();
-    saved->set_sequence(seq);
-    saved->set_id(r.id);
-    Put(Allocation{r.k, r.start, r.end}, saved->mutable_window());
-    saved->set_reason(r.reason);
-    saved->set_booking(r.booking);
-    if (r.group >= 0) saved->set_group(r.group);
-  }
+  for (const auto& [seq, r] : image.reservations) Put(seq, r, out.add_reservations());
   for (const auto& [seq, dag] : image.dags) {
     pb::SnapshotDag* saved = out.add_dags();
     Put(dag, saved);
@@ -160,21 +196,7 @@ pb::SnapshotPlan ToSnapshot(const ClusterPlanImage& image) {
   }
   timeline->mutable_free_slots()->Add(image.timeline.free_slots.begin(),
                                       image.timeline.free_slots.end());
-  pb::SnapshotPolicy* policy = out.mutable_policy();
-  policy->set_partitioned(image.policy.partitioned);
-  for (const PolicyImage::PartBooking& b : image.policy.part_bookings) {
-    pb::SnapshotPartBooking* booking = policy->add_part_bookings();
-    booking->set_booking(b.booking);
-    booking->set_part(b.part);
-    booking->set_start(b.start);
-  }
-  policy->mutable_part_last_start()->Add(image.policy.part_last_start.begin(),
-                                         image.policy.part_last_start.end());
-  for (const auto& [job, part] : image.policy.job_parts) {
-    pb::SnapshotJobPart* saved = policy->add_job_parts();
-    saved->set_job(job);
-    saved->set_part(part);
-  }
+  Put(image.policy, out.mutable_policy());
   return out;
 }
 
@@ -196,10 +218,7 @@ absl::StatusOr<ClusterPlanImage> FromSnapshot(const pb::SnapshotPlan& plan) {
   }
   image.running.assign(plan.running().begin(), plan.running().end());
   for (const pb::SnapshotReservation& r : plan.reservations()) {
-    const Allocation w = Get(r.window());
-    image.reservations.emplace_back(
-        r.sequence(), ExternalReservation{r.id(), w.k, w.start, w.end, r.reason(), r.booking(),
-                                          r.has_group() ? r.group() : -1});
+    image.reservations.push_back(Get(r));
   }
   for (const pb::SnapshotDag& d : plan.dags()) image.dags.emplace_back(d.sequence(), Get(d));
   for (const pb::SnapshotAllocation& a : plan.past_holds()) image.past_holds.push_back(Get(a));
@@ -210,17 +229,90 @@ absl::StatusOr<ClusterPlanImage> FromSnapshot(const pb::SnapshotPlan& plan) {
   }
   image.timeline.free_slots.assign(plan.timeline().free_slots().begin(),
                                    plan.timeline().free_slots().end());
-  const pb::SnapshotPolicy& policy = plan.policy();
-  image.policy.partitioned = policy.partitioned();
-  for (const pb::SnapshotPartBooking& b : policy.part_bookings()) {
-    image.policy.part_bookings.push_back({b.booking(), b.part(), b.start()});
-  }
-  image.policy.part_last_start.assign(policy.part_last_start().begin(),
-                                      policy.part_last_start().end());
-  for (const pb::SnapshotJobPart& p : policy.job_parts()) {
-    image.policy.job_parts.emplace_back(p.job(), p.part());
-  }
+  image.policy = Get(plan.policy());
   return image;
+}
+
+pb::PlanChange ToJournal(const PlanChange& change) {
+  pb::PlanChange out;
+  out.set_now(change.now);
+  out.set_last_start(change.last_start);
+  out.set_next_dag_expiry(change.next_dag_expiry);
+  out.set_next_replan(change.next_replan);
+  out.set_next_job(change.next_job);
+  out.set_next_reservation(change.next_reservation);
+  out.set_next_dag(change.next_dag);
+  out.mutable_timeline()->Reserve(static_cast<int>(change.timeline.size()));
+  for (const TimelineChange& op : change.timeline) {
+    pb::TimelineOp* saved = out.add_timeline();
+    saved->set_id(op.id);
+    Put(op.reservation, saved->mutable_reservation());
+    saved->set_added(op.added);
+    if (!op.added) saved->set_searches_from(op.searches_from);
+  }
+  out.mutable_jobs()->Reserve(static_cast<int>(change.jobs.size()));
+  for (const JobRecord& job : change.jobs) Put(job, out.add_jobs());
+  for (const JobId& id : change.forgotten_jobs) out.add_forgotten_jobs(id);
+  for (const JobId& id : change.started) out.add_started(id);
+  if (change.replanned_order) {
+    out.set_replanned_order_changed(true);
+    for (const JobId& id : *change.replanned_order) out.add_replanned_order(id);
+  }
+  for (const auto& [seq, r] : change.added_reservations) {
+    Put(seq, r, out.add_added_reservations());
+  }
+  out.mutable_removed_reservations()->Add(change.removed_reservations.begin(),
+                                          change.removed_reservations.end());
+  for (const Allocation& a : change.added_past_holds) Put(a, out.add_added_past_holds());
+  out.set_past_holds(change.past_holds);
+  for (const auto& [seq, dag] : change.dags) {
+    pb::SnapshotDag* saved = out.add_dags();
+    Put(dag, saved);
+    saved->set_sequence(seq);
+  }
+  out.mutable_removed_dags()->Add(change.removed_dags.begin(), change.removed_dags.end());
+  if (change.policy) Put(*change.policy, out.mutable_policy());
+  return out;
+}
+
+absl::StatusOr<PlanChange> FromJournal(const pb::PlanChange& change) {
+  PlanChange out;
+  out.now = change.now();
+  out.last_start = change.last_start();
+  out.next_dag_expiry = change.next_dag_expiry();
+  out.next_replan = change.next_replan();
+  out.next_job = change.next_job();
+  out.next_reservation = change.next_reservation();
+  out.next_dag = change.next_dag();
+  out.timeline.reserve(change.timeline_size());
+  for (const pb::TimelineOp& op : change.timeline()) {
+    out.timeline.push_back(
+        TimelineChange{op.id(), Get(op.reservation()), op.added(), op.searches_from()});
+  }
+  out.jobs.reserve(change.jobs_size());
+  for (int i = 0; i < change.jobs_size(); ++i) {
+    auto job = Get(change.jobs(i), absl::StrCat("plan_change.jobs[", i, "]"));
+    if (!job.ok()) return job.status();
+    out.jobs.push_back(*std::move(job));
+  }
+  out.forgotten_jobs.assign(change.forgotten_jobs().begin(), change.forgotten_jobs().end());
+  out.started.assign(change.started().begin(), change.started().end());
+  if (change.replanned_order_changed()) {
+    out.replanned_order.emplace(change.replanned_order().begin(), change.replanned_order().end());
+  }
+  for (const pb::SnapshotReservation& r : change.added_reservations()) {
+    out.added_reservations.push_back(Get(r));
+  }
+  out.removed_reservations.assign(change.removed_reservations().begin(),
+                                  change.removed_reservations().end());
+  for (const pb::SnapshotAllocation& a : change.added_past_holds()) {
+    out.added_past_holds.push_back(Get(a));
+  }
+  out.past_holds = change.past_holds();
+  for (const pb::SnapshotDag& d : change.dags()) out.dags.emplace_back(d.sequence(), Get(d));
+  out.removed_dags.assign(change.removed_dags().begin(), change.removed_dags().end());
+  if (change.has_policy()) out.policy = Get(change.policy());
+  return out;
 }
 
 }  // namespace resched

@@ -7,8 +7,11 @@
 #include <filesystem>
 #include <map>
 #include <random>
+#include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "core/plan/cluster_plan_image.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "prometheus/text_serializer.h"
 #include "server_fixture.h"
@@ -61,7 +64,7 @@ class DurabilityTest : public ServerTest {
 
   // Everything a client can read about a cluster, as text: the schedule with finished jobs,
   // every retained job, the DAG reservations, and the clock and counts.
-  std::string Dump(const std::string& cluster, bool with_clock = true) {
+  std::string Dump(const std::string& cluster, bool with_clock = true, bool with_policy = true) {
     std::string out;
     pb::Schedule schedule = Schedule(cluster);
     ExpectValid(schedule);
@@ -89,6 +92,7 @@ class DurabilityTest : public ServerTest {
     grpc::ClientContext c3;
     EXPECT_OK(stub_->GetCluster(&c3, get, &described));
     if (!with_clock) described.clear_now();
+    if (!with_policy) described.mutable_spec()->clear_policy();
     out += described.DebugString();
     auto plan = service_->CopyPlan(cluster);
     EXPECT_OK(plan);
@@ -397,6 +401,147 @@ TEST_F(DurabilityTest, AFullDiskRefusesChangesKeepsReadsAndRecovers) {
   const std::string recovered = Dump("sim");
   Restart();
   EXPECT_EQ(Dump("sim"), recovered);
+}
+
+// Rewrites every record of the stopped server's journal with `edit`, keeping their order.
+void RewriteJournal(const std::string& dir, const std::function<void(pb::JournalRecord&)>& edit) {
+  auto journal = Journal::Open(dir);
+  ASSERT_OK(journal);
+  std::vector<StoredRecord> records;
+  ASSERT_OK((*journal)->Scan([&](const StoredRecord& r) {
+    records.push_back(r);
+    return absl::OkStatus();
+  }));
+  std::int64_t snapshots = 0;
+  ASSERT_OK((*journal)->ScanSnapshots([&](const StoredRecord&) {
+    ++snapshots;
+    return absl::OkStatus();
+  }));
+  ASSERT_EQ(snapshots, 0) << "a snapshot would keep the plan as it was";
+  std::set<std::string> clusters;
+  for (const StoredRecord& r : records) clusters.insert(r.cluster);
+  for (const std::string& cluster : clusters) {
+    ASSERT_OK((*journal)->DropClusterBefore(cluster, records.back().lsn + 1));
+  }
+  std::int64_t lsn = 0;
+  for (const StoredRecord& r : records) {
+    pb::JournalRecord record;
+    ASSERT_TRUE(record.ParseFromString(r.payload));
+    edit(record);
+    lsn = (*journal)->Append(r.cluster, record.SerializeAsString());
+  }
+  ASSERT_OK((*journal)->WaitDurable(lsn));
+}
+
+// The journal records what each change did: a server whose policies would place every job
+// differently still comes back to exactly the acknowledged state, and runs its own policy only
+// for what comes after.
+TEST_F(DurabilityTest, AReplayUnderPoliciesThatPlaceDifferentlyGivesTheAcknowledgedState) {
+  const std::map<std::string, std::string> swapped = {{"fcfs", "conservative"},
+                                                      {"easy", "fcfs"},
+                                                      {"conservative", "fcfs"},
+                                                      {"dasedf", "conservative"},
+                                                      {"dbos", "easy"}};
+  for (const auto& [policy, other] : swapped) CreateSim(policy, 16, policy);
+  std::mt19937 rng(20261129);
+  std::map<std::string, pb::SubmitJobResponse> answered;
+  for (int step = 0; step < 60; ++step) {
+    for (const auto& [policy, other] : swapped) {
+      ASSERT_NO_FATAL_FAILURE(RandomChange(policy, rng, step, answered));
+    }
+  }
+  std::map<std::string, std::string> before;
+  for (const auto& [policy, other] : swapped) {
+    before[policy] = Dump(policy, /*with_clock=*/true, /*with_policy=*/false);
+  }
+  Stop();
+  ASSERT_NO_FATAL_FAILURE(RewriteJournal(data_dir_, [&](pb::JournalRecord& record) {
+    if (!record.has_create_cluster()) return;
+    pb::ClusterSpec* spec = record.mutable_create_cluster()->mutable_spec();
+    if (auto it = swapped.find(spec->name()); it != swapped.end()) {
+      spec->mutable_policy()->set_name(it->second);
+    }
+  }));
+  Start();
+  int placed_differently = 0;
+  for (const auto& [policy, other] : swapped) {
+    EXPECT_EQ(Dump(policy, /*with_clock=*/true, /*with_policy=*/false), before[policy]) << policy;
+    // The cluster now runs the other policy, which would have placed its jobs differently: the
+    // same jobs submitted to a copy under each policy end up elsewhere.
+    auto plan = service_->CopyPlan(policy);
+    ASSERT_OK(plan);
+    EXPECT_EQ((*plan)->spec().policy, other);
+    ClusterPlanImage image = (*plan)->Image();
+    image.spec.policy = policy;
+    image.policy = {};
+    auto original = ClusterPlan::FromImage(image);
+    ASSERT_OK(original);
+    for (int i = 0; i < 20; ++i) {
+      Job job;
+      job.model = RuntimeModel(RigidModel{1 + i % 9, (1 + i % 5) * 1'800'000'000LL});
+      auto a = (*plan)->Submit(job);
+      auto b = (*original)->Submit(job);
+      ASSERT_OK(a);
+      ASSERT_OK(b);
+      if ((*a)->allocation != (*b)->allocation) ++placed_differently;
+    }
+  }
+  EXPECT_GT(placed_differently, 0);
+}
+
+// A data directory of the request format, which servers wrote before records said what each
+// change did: read by re-planning through this server's policies, to the state a live run of the
+// same requests gives.
+TEST_F(DurabilityTest, RecordsOfTheRequestFormatAreReplayedByReplanning) {
+  CreateSim("live", 16, "conservative");
+  Stop();
+  std::vector<pb::SubmitJobRequest> submitted;
+  {
+    auto journal = Journal::Open(data_dir_);
+    ASSERT_OK(journal);
+    std::int64_t lsn = 0;
+    pb::JournalRecord create;
+    create.mutable_now()->set_seconds(0);
+    pb::ClusterSpec* spec = create.mutable_create_cluster()->mutable_spec();
+    spec->set_name("old");
+    spec->set_processors(16);
+    spec->set_clock(pb::SIMULATED);
+    spec->mutable_policy()->set_name("conservative");
+    lsn = (*journal)->Append("old", create.SerializeAsString());
+    for (int i = 0; i < 12; ++i) {
+      pb::JournalRecord record;
+      record.mutable_now()->set_seconds(0);
+      pb::SubmitJobRequest* request = record.mutable_submit_job();
+      request->set_cluster("old");
+      *request->mutable_job() = Rigid(1 + i % 7, 600 * (1 + i % 4));
+      submitted.push_back(*request);
+      lsn = (*journal)->Append("old", record.SerializeAsString());
+    }
+    pb::JournalRecord advance;
+    advance.mutable_now()->set_seconds(0);
+    advance.mutable_advance_clock()->set_cluster("old");
+    advance.mutable_advance_clock()->mutable_by()->set_seconds(1200);
+    lsn = (*journal)->Append("old", advance.SerializeAsString());
+    ASSERT_OK((*journal)->WaitDurable(lsn));
+  }
+  Start();
+  for (pb::SubmitJobRequest request : submitted) {
+    pb::SubmitJobResponse response;
+    ASSERT_OK(Submit("live", request.job(), &response));
+  }
+  pb::AdvanceClockResponse advanced;
+  ASSERT_OK(AdvanceBy("live", 1200, &advanced));
+  auto strip = [](std::string dump, const std::string& name) {
+    return absl::StrReplaceAll(dump, {{absl::StrCat("\"", name, "\""), "\"cluster\""}});
+  };
+  const std::string replayed = strip(Dump("old"), "old");
+  EXPECT_EQ(replayed, strip(Dump("live"), "live"));
+  // Records written from now on say what each change did, and replay as such.
+  pb::SubmitJobResponse after;
+  ASSERT_OK(Submit("old", Rigid(3, 600), &after));
+  const std::string with_one_more = Dump("old");
+  Restart();
+  EXPECT_EQ(Dump("old"), with_one_more);
 }
 
 TEST_F(DurabilityTest, ARecordThatDoesNotReplayStopsTheStartNamingIt) {
