@@ -254,12 +254,15 @@ absl::Status ClusterState::Change(const ChangeFn& fn) {
     if (observe_planning_) {
       observe_planning_(plan_->spec().policy, static_cast<double>(applied) * 1e-9);
     }
-    if (record && durability_.journal != nullptr) {
+    const bool journaled = record && durability_.journal != nullptr;
+    if (journaled) {
       const auto events = static_cast<int>(plan_->PeekChangedJobs().size() + extra.size());
       AppendChangeLocked(*std::move(record), now, events);
     }
     PublishLocked(std::move(extra));
-    MaybeSnapshotLocked();
+    // Only right after a record: a snapshot must hold nothing the next record will carry (a
+    // failed call's undo, which re-books jobs under new ids).
+    if (journaled) MaybeSnapshotLocked();
     lsn = last_lsn_;
   }
   return AwaitDurable(lsn);

@@ -177,13 +177,11 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
       return grpc::Status::OK;
     }
     bool stale = false;
-    DagPlan booked;
-    Time booked_release = 0;
     grpc::Status status = RunIdempotent(
         **state, request->request_id(), "ReserveDAG", response,
         [&](ClusterState::Txn& txn) -> absl::Status {
-          booked = ShiftedBy(*plan, txn.plan.now() - (*snapshot)->now());
-          booked_release = std::max(release, txn.plan.now());
+          const DagPlan booked = ShiftedBy(*plan, txn.plan.now() - (*snapshot)->now());
+          const Time booked_release = std::max(release, txn.plan.now());
           if (const auth::TenantLimit* limit = QuotaOf(owner); limit != nullptr) {
             absl::Status quota = CheckQuota(txn.plan, owner, *limit, 0, booked.cpu_hours);
             if (!quota.ok()) return quota;
@@ -267,8 +265,6 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
       return grpc::Status::OK;
     }
     bool stale = false;
-    std::optional<DagPlan> booked;
-    Time booked_release = 0;
     grpc::Status status = RunIdempotent(
         **state, request->request_id(), "QueryDeadline", response,
         [&](ClusterState::Txn& txn) -> absl::Status {
@@ -283,14 +279,14 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
           }
           DescribeAnswer(*dag, shifted, response);
           if (!shifted.plan) return absl::OkStatus();  // infeasible: nothing to book
-          booked = shifted.plan;
-          booked_release = std::max(release, txn.plan.now());
+          const DagPlan& booked = *shifted.plan;
+          const Time booked_release = std::max(release, txn.plan.now());
           if (const auth::TenantLimit* limit = QuotaOf(owner); limit != nullptr) {
-            absl::Status quota = CheckQuota(txn.plan, owner, *limit, 0, booked->cpu_hours);
+            absl::Status quota = CheckQuota(txn.plan, owner, *limit, 0, booked.cpu_hours);
             if (!quota.ok()) return quota;
           }
           absl::Status committed =
-              CommitPlannedDag(txn, *dag, *booked, name, request->label(), owner, booked_release,
+              CommitPlannedDag(txn, *dag, booked, name, request->label(), owner, booked_release,
                                request->cluster(), response->mutable_dag_id());
           stale = committed.code() == absl::StatusCode::kFailedPrecondition;
           return committed;

@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "core/plan/booking_check.h"
 #include "core/plan/plan_change.h"
 
 namespace resched {
@@ -14,20 +15,6 @@ namespace {
 void SortUnique(std::vector<std::int64_t>& v) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
-}
-
-bool SameAllocation(const Allocation& a, const Allocation& b) {
-  return a.k == b.k && a.start == b.start && a.end == b.end;
-}
-
-// A booking a change refers to must be on the timeline as the change says.
-absl::Status CheckHeld(const Timeline& timeline, ReservationId booking, const Allocation& a,
-                       const std::string& what) {
-  const std::optional<Allocation> held = timeline.Get(booking);
-  if (held && SameAllocation(*held, a)) return absl::OkStatus();
-  return absl::DataLossError(absl::StrCat(what, " is booked as reservation ", booking,
-                                          ", which the timeline does not hold"
-                                          " as such"));
 }
 
 bool InPolicyQueue(const JobRecord& job) {
@@ -151,7 +138,7 @@ absl::Status ClusterPlan::ApplyJobChanges(PlanChange& change) {
     const std::string what = absl::StrCat("job ", changed.job.id);
     if (absl::Status s = RestoreGroup(changed, what); !s.ok()) return s;
     if (changed.placed) {
-      if (absl::Status s = CheckHeld(timeline_, changed.reservation, changed.allocation, what);
+      if (absl::Status s = CheckBooking(timeline_, changed.reservation, changed.allocation, what);
           !s.ok()) {
         return s;
       }
@@ -237,7 +224,7 @@ absl::Status ClusterPlan::ApplyBookingChanges(PlanChange& change) {
   }
   for (auto& [n, r] : change.added_reservations) {
     const std::string what = absl::StrCat("reservation ", r.id);
-    if (absl::Status s = CheckHeld(timeline_, r.booking, {r.k, r.start, r.end}, what); !s.ok()) {
+    if (absl::Status s = CheckBooking(timeline_, r.booking, {r.k, r.start, r.end}, what); !s.ok()) {
       return s;
     }
     if (r.group != -1) {
@@ -275,7 +262,8 @@ absl::Status ClusterPlan::ApplyBookingChanges(PlanChange& change) {
     for (const DagTaskBooking& t : d.tasks) {
       if (t.booking < 0) continue;  // ended: freed
       const std::string what = absl::StrCat("task ", t.task, " of ", d.id);
-      if (absl::Status s = CheckHeld(timeline_, t.booking, t.allocation, what); !s.ok()) return s;
+      if (absl::Status s = CheckBooking(timeline_, t.booking, t.allocation, what); !s.ok())
+        return s;
       if (t.group != -1) group_bookings_[t.booking] = t.group;
     }
     dags_[n] = std::move(d);

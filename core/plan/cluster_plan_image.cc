@@ -6,26 +6,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/plan/booking_check.h"
 
 namespace resched {
-namespace {
-
-bool SameAllocation(const Allocation& a, const Allocation& b) {
-  return a.k == b.k && a.start == b.start && a.end == b.end;
-}
-
-// A booking the image refers to must be one the timeline holds, with the same window.
-absl::Status CheckBooking(const Timeline& timeline, ReservationId booking,
-                          const Allocation& allocation, const std::string& what) {
-  const std::optional<Allocation> held = timeline.Get(booking);
-  if (!held || !SameAllocation(*held, allocation)) {
-    return absl::DataLossError(absl::StrCat(what, " is booked as reservation ", booking,
-                                            ", which the timeline does not hold as such"));
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
 
 ClusterPlanImage ClusterPlan::Image() const {
   ClusterPlanImage image;
