@@ -60,6 +60,10 @@ void Usage() {
                "  --data-dir where every acknowledged change is kept (default: the config's,\n"
                "             else .resched-data); a restart comes back to the same state\n"
                "  --ephemeral  keep nothing on disk (tests, experiments)\n"
+               "  --accept-data-loss  start even when acknowledged changes cannot be read (the\n"
+               "             write-ahead log damaged before its last commit, or missing after a\n"
+               "             crash); the log says what was lost. Without it such a start fails\n"
+               "             with DATA_LOSS naming the file and the position\n"
                "  --metrics-listen HOST:PORT  serve Prometheus metrics at /metrics there\n"
                "             (default: the config's metrics_listen, else none); plain HTTP\n"
                "             without authentication, so a non-loopback address needs\n"
@@ -123,6 +127,7 @@ int main(int argc, char** argv) {
   std::string log_format;
   resched::server::TracingFlags tracing_flags;
   bool ephemeral = false;
+  bool accept_data_loss = false;
   resched::transport::ServerTlsFiles tls_files;
   bool insecure = false;
   bool metrics_insecure = false;
@@ -182,6 +187,8 @@ int main(int argc, char** argv) {
       metrics_insecure = true;
     } else if (arg == "--ephemeral") {
       ephemeral = true;
+    } else if (arg == "--accept-data-loss") {
+      accept_data_loss = true;
     } else if (arg == "--print-config") {
       std::fputs(resched::server::kDefaultConfigYaml, stdout);
       return 0;
@@ -299,7 +306,8 @@ int main(int argc, char** argv) {
   // created in a new one only.
   bool fresh = true;
   if (!ephemeral) {
-    absl::StatusOr<bool> opened = service.OpenDataDir(data_dir);
+    absl::StatusOr<bool> opened = service.OpenDataDir(
+        data_dir, resched::server::JournalOpenOptions{.accept_data_loss = accept_data_loss});
     if (!opened.ok()) {
       Log(LogLevel::kError, "start_failed", opened.status().message(), {{"data_dir", data_dir}});
       return 1;

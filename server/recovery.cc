@@ -214,11 +214,14 @@ absl::Status ReschedService::ApplyRecord(const StoredRecord& stored) {
   return applied.ok() ? absl::OkStatus() : failure(applied);
 }
 
-absl::StatusOr<bool> ReschedService::OpenDataDir(const std::string& dir) {
-  absl::StatusOr<std::unique_ptr<Journal>> journal = Journal::Open(dir);
+absl::StatusOr<bool> ReschedService::OpenDataDir(const std::string& dir,
+                                                 JournalOpenOptions options) {
+  absl::StatusOr<std::unique_ptr<Journal>> journal = Journal::Open(dir, options);
   if (!journal.ok()) return journal.status();
   journal_ = *std::move(journal);
-  if (!journal_->recovery_note().empty()) {
+  if (journal_->lost_data()) {
+    Log(LogLevel::kError, "data_loss_accepted", journal_->recovery_note(), {{"data_dir", dir}});
+  } else if (!journal_->recovery_note().empty()) {
     Log(LogLevel::kWarning, "unclean_stop", journal_->recovery_note(), {{"data_dir", dir}});
   }
   const bool fresh = journal_->last_lsn() == 0;

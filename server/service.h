@@ -45,8 +45,8 @@ class ReschedService final : public pb::Resched::CallbackService {
   // its journal (the clusters come back as they were acknowledged) and journals every change
   // from then on. Returns true when the directory held no journal yet. Call once, before
   // serving. Errors name the directory; DATA_LOSS names the record that cannot be read or
-  // replayed.
-  absl::StatusOr<bool> OpenDataDir(const std::string& dir);
+  // replayed, or the damage to the journal's files (unless `options` accept the loss).
+  absl::StatusOr<bool> OpenDataDir(const std::string& dir, JournalOpenOptions options = {});
   int ClusterCount();
   // A deep copy of a cluster's plan, for tests and tools that check it with the validator.
   absl::StatusOr<std::unique_ptr<ClusterPlan>> CopyPlan(const std::string& cluster);

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "server/store/wal_scan.h"
 
 namespace resched::server {
 namespace {
@@ -52,7 +53,8 @@ std::string_view Column(sqlite3_stmt* stmt, int i) {
 Journal::Journal(std::string dir, std::unique_ptr<DataDirLock> lock)
     : dir_(std::move(dir)), path_(absl::StrCat(dir_, "/journal.db")), lock_(std::move(lock)) {}
 
-absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& dir) {
+absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& dir,
+                                                       JournalOpenOptions options) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) {
@@ -62,7 +64,8 @@ absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& dir) {
   absl::StatusOr<std::unique_ptr<DataDirLock>> lock = DataDirLock::Acquire(dir);
   if (!lock.ok()) return lock.status();
   auto journal = std::unique_ptr<Journal>(new Journal(dir, *std::move(lock)));
-  if (absl::Status opened = journal->OpenDatabase(); !opened.ok()) return opened;
+  if (absl::Status opened = journal->OpenDatabase(options); !opened.ok()) return opened;
+  journal->opened_ = true;
   journal->committer_ = std::thread([raw = journal.get()] { raw->CommitLoop(); });
   return journal;
 }
@@ -82,12 +85,36 @@ absl::Status Journal::Exec(sqlite3* db, const char* sql, std::string_view what) 
   return absl::OkStatus();
 }
 
-absl::Status Journal::OpenDatabase() {
+absl::Status Journal::OpenDatabase(const JournalOpenOptions& options) {
   // A clean stop checkpoints the write-ahead log and deletes it: a log still there means the
-  // last run ended without closing, and SQLite recovers it at the first read below.
+  // last run ended without closing, and SQLite recovers it at the first read below. What that
+  // recovery will drop is read first, since SQLite drops damage and a torn write alike.
+  const std::string wal_path = path_ + "-wal";
   std::error_code error;
-  const std::uintmax_t wal_size = std::filesystem::file_size(path_ + "-wal", error);
-  const std::int64_t wal_bytes = error ? 0 : static_cast<std::int64_t>(wal_size);
+  const bool wal_present = std::filesystem::exists(wal_path, error);
+  absl::StatusOr<std::optional<WalScan>> wal = ScanWal(wal_path);
+  if (!wal.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat("data directory ", dir_, ": ", wal.status().message()));
+  }
+  std::string lost;
+  if (*wal && (*wal)->loses_acknowledged_commits()) {
+    const WalScan& scan = **wal;
+    lost = scan.damaged_header
+               ? absl::StrFormat("%s is damaged in its header: none of its %d bytes can be read",
+                                 wal_path, scan.bytes)
+               : absl::StrFormat(
+                     "%s is damaged at byte %d (frame %d): the %d commits written after it "
+                     "(%d frames, up to byte %d) were acknowledged and cannot be read",
+                     wal_path, scan.first_dropped_offset, *scan.first_dropped_frame,
+                     scan.dropped_commits, scan.dropped_frames, scan.bytes);
+    if (!options.accept_data_loss) {
+      return absl::DataLossError(absl::StrCat(
+          "data directory ", dir_, ": ", lost,
+          "; restore the directory from a backup, or start once with --accept-data-loss to go "
+          "on without them"));
+    }
+  }
   constexpr int kFlags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
   for (sqlite3** db : {&writer_, &reader_}) {
     if (sqlite3_open_v2(path_.c_str(), db, kFlags, nullptr) != SQLITE_OK) {
@@ -114,6 +141,20 @@ absl::Status Journal::OpenDatabase() {
   if (absl::Status s = Exec(writer_, kSchema, "cannot set up the journal's tables in"); !s.ok()) {
     return s;
   }
+  absl::StatusOr<bool> was_open = MarkOpen();
+  if (!was_open.ok()) return was_open.status();
+  if (*was_open && !wal_present) {
+    lost = absl::StrFormat(
+        "%s was not closed cleanly and %s, its write-ahead log, is missing (a copy of the "
+        "database without its log?): the commits the log held are lost",
+        path_, wal_path);
+    if (!options.accept_data_loss) {
+      return absl::DataLossError(absl::StrCat(
+          "data directory ", dir_, ": ", lost,
+          "; put the log back beside the database, or start once with --accept-data-loss to go "
+          "on from the database alone"));
+    }
+  }
   // Compaction may have removed the last records (a cluster's, under its snapshot): LSNs go on
   // from the largest one still named anywhere, so none is ever given out twice.
   Statement last(reader_,
@@ -122,45 +163,52 @@ absl::Status Journal::OpenDatabase() {
   if (!last.ok() || sqlite3_step(last.get()) != SQLITE_ROW) {
     return Error(reader_, "cannot read");
   }
+  std::int64_t last_lsn = 0;
   {
     MutexLock lock(&mu_);
     durable_lsn_ = sqlite3_column_int64(last.get(), 0);
     next_lsn_ = durable_lsn_ + 1;
-  }
-  return wal_bytes > 0 ? NoteRecovery(wal_bytes) : absl::OkStatus();
-}
-
-absl::Status Journal::NoteRecovery(std::int64_t wal_bytes) {
-  // The log's layout is SQLite's documented one: a 32-byte header, then frames of a 24-byte
-  // header and one page. A passive checkpoint reports how many frames the recovered log holds.
-  Statement page_size(writer_, "PRAGMA page_size");
-  if (!page_size.ok() || sqlite3_step(page_size.get()) != SQLITE_ROW) {
-    return Error(writer_, "cannot read");
-  }
-  const std::int64_t frame_bytes = 24 + sqlite3_column_int64(page_size.get(), 0);
-  int frames = 0;
-  int checkpointed = 0;
-  if (sqlite3_wal_checkpoint_v2(writer_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &frames,
-                                &checkpointed) != SQLITE_OK) {
-    return Error(writer_, "cannot checkpoint");
-  }
-  const std::int64_t kept = frames > 0 ? 32 + frames * frame_bytes : 0;
-  std::int64_t last_lsn = 0;
-  {
-    MutexLock lock(&mu_);
     last_lsn = durable_lsn_;
   }
-  recovery_note_ = absl::StrFormat(
-      "data directory %s: the last run did not stop cleanly; %s-wal held %d bytes, %d frames "
-      "of complete commits were kept (the last record is LSN %d)",
-      dir_, path_, wal_bytes, frames, last_lsn);
-  if (wal_bytes > kept) {
-    absl::StrAppendFormat(&recovery_note_,
-                          "; the %d bytes after them were dropped: a torn or unfinished write "
-                          "(never acknowledged) or frames of an older log generation",
-                          wal_bytes - kept);
+  if (*wal) {
+    const WalScan& scan = **wal;
+    recovery_note_ = absl::StrFormat(
+        "data directory %s: the last run did not stop cleanly; %s held %d commits in %d frames, "
+        "all kept (the last record is LSN %d)",
+        dir_, wal_path, scan.kept_commits, scan.kept_frames, last_lsn);
+    if (scan.dropped_frames > 0 && !scan.loses_acknowledged_commits()) {
+      absl::StrAppendFormat(&recovery_note_,
+                            "; a torn last commit was dropped (%d frames from byte %d, its "
+                            "commit frame never written, so never acknowledged)",
+                            scan.dropped_frames, scan.first_dropped_offset);
+    }
+  } else if (*was_open) {
+    recovery_note_ = absl::StrFormat(
+        "data directory %s: the last run did not stop cleanly (the last record is LSN %d)", dir_,
+        last_lsn);
+  }
+  if (!lost.empty()) {
+    lost_data_ = true;
+    absl::StrAppend(&recovery_note_, "; DATA LOST, accepted by --accept-data-loss: ", lost,
+                    "; every record after LSN ", last_lsn, " of those commits is gone");
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<bool> Journal::MarkOpen() {
+  Statement read(writer_, "SELECT value FROM meta WHERE key = 'open'");
+  if (!read.ok()) return Error(writer_, "cannot read");
+  const int rc = sqlite3_step(read.get());
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return Error(writer_, "cannot read");
+  const bool was_open = rc == SQLITE_ROW && sqlite3_column_int64(read.get(), 0) == 1;
+  if (absl::Status s = Exec(writer_, "INSERT OR REPLACE INTO meta(key, value) VALUES('open', 1)",
+                            "cannot mark the journal open in");
+      !s.ok()) {
+    return s;
+  }
+  // Best effort: a full disk refuses the checkpoint, and the mark then lives in the log only.
+  (void)sqlite3_wal_checkpoint_v2(writer_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  return was_open;
 }
 
 Journal::~Journal() {
@@ -170,6 +218,12 @@ Journal::~Journal() {
   }
   work_.notify_all();
   if (committer_.joinable()) committer_.join();
+  // A clean stop: the next open has nothing to recover. On a full disk the mark stays, and the
+  // next open reads the log, which is still there, as after a crash.
+  // A start refused (damage found) leaves the mark, so that the next start refuses it too.
+  if (opened_) {
+    (void)Exec(writer_, "INSERT OR REPLACE INTO meta(key, value) VALUES('open', 0)");
+  }
   sqlite3_close(writer_);
   sqlite3_close(reader_);
 }

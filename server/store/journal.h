@@ -31,6 +31,12 @@ struct sqlite3;
 
 namespace resched::server {
 
+struct JournalOpenOptions {
+  // Start even when the write-ahead log is damaged before its last commit, or missing after an
+  // unclean stop, from what can be read; the recovery note then says what was lost.
+  bool accept_data_loss = false;
+};
+
 struct StoredRecord {
   std::int64_t lsn = 0;
   std::string cluster;
@@ -41,8 +47,11 @@ class Journal {
  public:
   // Creates DIR if needed, takes its lock (one server per directory) and opens the database.
   // FAILED_PRECONDITION when another server holds the directory; UNAVAILABLE when it cannot be
-  // created or opened; DATA_LOSS when the database is corrupt.
-  static absl::StatusOr<std::unique_ptr<Journal>> Open(const std::string& dir);
+  // created or opened; DATA_LOSS when the database is corrupt, or when acknowledged commits
+  // cannot be read (the write-ahead log damaged before its last commit, or missing after an
+  // unclean stop) unless `options` accept that, naming the file and the position.
+  static absl::StatusOr<std::unique_ptr<Journal>> Open(const std::string& dir,
+                                                       JournalOpenOptions options = {});
   // Commits what is queued, then stops the background thread.
   ~Journal();
   Journal(const Journal&) = delete;
@@ -51,9 +60,13 @@ class Journal {
   const std::string& dir() const { return dir_; }
   const std::string& path() const { return path_; }
   // After an unclean stop (crash, kill, power loss): one line saying what the open found in the
-  // write-ahead log, and whether bytes after its last complete commit were dropped (a torn or
-  // unfinished write, never an acknowledged one). Empty after a clean stop.
+  // write-ahead log: the commits kept, a torn last commit dropped (its commit frame never
+  // reached the disk, so it was never acknowledged), and, when accepted, the acknowledged
+  // commits that were lost. Empty after a clean stop.
   const std::string& recovery_note() const { return recovery_note_; }
+  // True when the open went on past acknowledged commits it could not read
+  // (JournalOpenOptions::accept_data_loss); the recovery note says which.
+  bool lost_data() const { return lost_data_; }
 
   // Calls `fn` for every record in LSN order (for one cluster only when `cluster` is given).
   // DATA_LOSS naming the file and the LSN when a record fails its checksum; `fn`'s error stops
@@ -108,9 +121,11 @@ class Journal {
   };
 
   Journal(std::string dir, std::unique_ptr<DataDirLock> lock);
-  absl::Status OpenDatabase();
-  // Fills recovery_note_ from the log's size before the open and what SQLite kept of it.
-  absl::Status NoteRecovery(std::int64_t wal_bytes);
+  absl::Status OpenDatabase(const JournalOpenOptions& options);
+  // Marks the database open (cleared by a clean close) and checkpoints the mark into the
+  // database file, so that a copy of the file without its log shows it was not closed.
+  // Returns whether the previous run left it open.
+  absl::StatusOr<bool> MarkOpen();
   void CommitLoop();
   absl::Status CommitBatch(const std::vector<Pending>& batch);
   absl::Status Probe();
@@ -124,6 +139,8 @@ class Journal {
   const std::string path_;
   std::unique_ptr<DataDirLock> lock_;
   std::string recovery_note_;
+  bool opened_ = false;  // Open succeeded: a stop then is a clean one
+  bool lost_data_ = false;
   Mutex writer_mu_;            // the commit thread holds it while it uses writer_
   sqlite3* writer_ = nullptr;  // commits and probes; the pragma of SetPageLimitForTest
   sqlite3* reader_ = nullptr;  // Scan's connection, behind reader_mu_

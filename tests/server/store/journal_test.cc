@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "server/store/wal_scan.h"
 
 namespace resched::server {
 namespace {
@@ -285,9 +286,12 @@ TEST_F(JournalTest, ATornLastCommitIsDroppedWithANoteAndACleanStopLeavesNone) {
       std::filesystem::copy_file(live + file, crashed + file);
     }
   }
-  // The last commit's last frame cut short, as by a crash in the middle of its write.
+  // The last commit's last frame cut short, as by a crash in the middle of its write (the file
+  // may go on with frames of an older generation of the log: those go too).
   const std::string wal = crashed + "/journal.db-wal";
-  std::filesystem::resize_file(wal, std::filesystem::file_size(wal) - 100);
+  absl::StatusOr<std::optional<WalScan>> scan = ScanWal(wal);
+  ASSERT_TRUE(scan.ok() && scan->has_value());
+  std::filesystem::resize_file(wal, 32 + (*scan)->kept_frames * (*scan)->frame_bytes() - 100);
   {
     auto journal = Journal::Open(crashed);
     ASSERT_TRUE(journal.ok()) << journal.status();
@@ -297,7 +301,8 @@ TEST_F(JournalTest, ATornLastCommitIsDroppedWithANoteAndACleanStopLeavesNone) {
     const std::string& note = (*journal)->recovery_note();
     EXPECT_NE(note.find("did not stop cleanly"), std::string::npos) << note;
     EXPECT_NE(note.find("LSN 3"), std::string::npos) << note;
-    EXPECT_NE(note.find("bytes after them were dropped"), std::string::npos) << note;
+    EXPECT_NE(note.find("a torn last commit was dropped"), std::string::npos) << note;
+    EXPECT_EQ(note.find("DATA LOST"), std::string::npos) << note;
     EXPECT_NE(note.find(wal), std::string::npos) << note;
   }
   // Closed cleanly this time: the next open has nothing to say.
@@ -305,6 +310,125 @@ TEST_F(JournalTest, ATornLastCommitIsDroppedWithANoteAndACleanStopLeavesNone) {
   ASSERT_TRUE(journal.ok());
   EXPECT_EQ((*journal)->recovery_note(), "");
   EXPECT_EQ(ReadAll(**journal).size(), 3u);
+}
+
+// The files of `live`, an open journal with `commits` records each committed alone, copied as a
+// crash leaves them (the log not checkpointed into the database) to `crashed`.
+void CrashImage(const std::string& live, const std::string& crashed, int commits) {
+  auto journal = Journal::Open(live);
+  ASSERT_TRUE(journal.ok());
+  for (int i = 1; i <= commits; ++i) {
+    ASSERT_TRUE((*journal)->WaitDurable((*journal)->Append("a", absl::StrCat("record ", i))).ok());
+  }
+  std::filesystem::create_directories(crashed);
+  for (const char* file : {"/journal.db", "/journal.db-wal"}) {
+    std::filesystem::copy_file(live + file, crashed + file);
+  }
+}
+
+void FlipByte(const std::string& path, std::int64_t offset) {
+  std::FILE* f = std::fopen(path.c_str(), "r+b");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(std::fseek(f, offset, SEEK_SET), 0);
+  const int byte = std::fgetc(f);
+  ASSERT_EQ(std::fseek(f, offset, SEEK_SET), 0);
+  std::fputc(byte ^ 0x5a, f);
+  std::fclose(f);
+}
+
+// A flipped byte in a frame before the log's last commit: SQLite's recovery would drop every
+// later commit, acknowledged ones included, as if torn. The start is refused naming the file
+// and the position, unless the loss is accepted, and then the note says what was lost.
+TEST_F(JournalTest, DamageBeforeTheLastCommitIsDataLossUnlessAccepted) {
+  const std::string crashed = dir_ + "/crashed";
+  ASSERT_NO_FATAL_FAILURE(CrashImage(dir_ + "/live", crashed, 40));
+  const std::string wal = crashed + "/journal.db-wal";
+  absl::StatusOr<std::optional<WalScan>> scan = ScanWal(wal);
+  ASSERT_TRUE(scan.ok() && scan->has_value());
+  ASSERT_GE((*scan)->kept_commits, 40);
+  ASSERT_EQ((*scan)->dropped_frames, 0);
+  const std::int64_t frame = (*scan)->kept_frames / 2;
+  const std::int64_t offset = 32 + frame * (*scan)->frame_bytes() + 24 + 100;
+  ASSERT_NO_FATAL_FAILURE(FlipByte(wal, offset));
+  auto refused = Journal::Open(crashed);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kDataLoss);
+  const std::string message(refused.status().message());
+  EXPECT_NE(message.find(wal), std::string::npos) << message;
+  EXPECT_NE(message.find(absl::StrCat("damaged at byte ", offset - 100 - 24)), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("--accept-data-loss"), std::string::npos) << message;
+  // Refused again: a refused start changes nothing.
+  EXPECT_EQ(Journal::Open(crashed).status().code(), absl::StatusCode::kDataLoss);
+
+  auto accepted = Journal::Open(crashed, JournalOpenOptions{.accept_data_loss = true});
+  ASSERT_TRUE(accepted.ok()) << accepted.status();
+  const std::string& note = (*accepted)->recovery_note();
+  EXPECT_NE(note.find("DATA LOST"), std::string::npos) << note;
+  EXPECT_NE(note.find(absl::StrCat("damaged at byte ", offset - 100 - 24)), std::string::npos)
+      << note;
+  const std::size_t kept = ReadAll(**accepted).size();
+  EXPECT_LT(kept, 40u);
+  EXPECT_NE(note.find(absl::StrCat("after LSN ", kept)), std::string::npos) << note;
+}
+
+// A database copied without its write-ahead log after an unclean stop starts from an older
+// state: refused, unless accepted.
+TEST_F(JournalTest, AMissingLogAfterAnUncleanStopIsDataLossUnlessAccepted) {
+  const std::string crashed = dir_ + "/crashed";
+  ASSERT_NO_FATAL_FAILURE(CrashImage(dir_ + "/live", crashed, 5));
+  std::filesystem::remove(crashed + "/journal.db-wal");
+  auto refused = Journal::Open(crashed);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(refused.status().message().find("journal.db-wal, its write-ahead log, is missing"),
+            std::string::npos)
+      << refused.status();
+  EXPECT_EQ(Journal::Open(crashed).status().code(), absl::StatusCode::kDataLoss);
+  auto accepted = Journal::Open(crashed, JournalOpenOptions{.accept_data_loss = true});
+  ASSERT_TRUE(accepted.ok()) << accepted.status();
+  EXPECT_NE((*accepted)->recovery_note().find("DATA LOST"), std::string::npos)
+      << (*accepted)->recovery_note();
+}
+
+// The log's reading agrees with SQLite's own recovery on what it keeps, whole and torn.
+TEST_F(JournalTest, TheLogScanKeepsTheFramesSqliteKeeps) {
+  const std::string crashed = dir_ + "/crashed";
+  ASSERT_NO_FATAL_FAILURE(CrashImage(dir_ + "/live", crashed, 25));
+  const std::string wal = crashed + "/journal.db-wal";
+  for (const std::int64_t cut : {0, 100, 4196}) {
+    SCOPED_TRACE(cut);
+    const std::string copy = absl::StrCat(dir_, "/copy", cut);
+    std::filesystem::create_directories(copy);
+    for (const char* file : {"/journal.db", "/journal.db-wal"}) {
+      std::filesystem::copy_file(crashed + file, copy + file);
+    }
+    const std::string copied_wal = copy + "/journal.db-wal";
+    if (cut > 0) {
+      // Inside the last commit's frames (an older generation's frames may follow them).
+      absl::StatusOr<std::optional<WalScan>> whole = ScanWal(copied_wal);
+      ASSERT_TRUE(whole.ok() && whole->has_value());
+      std::filesystem::resize_file(copied_wal,
+                                   32 + (*whole)->kept_frames * (*whole)->frame_bytes() - cut);
+    }
+    absl::StatusOr<std::optional<WalScan>> scan = ScanWal(copied_wal);
+    ASSERT_TRUE(scan.ok() && scan->has_value());
+    EXPECT_FALSE((*scan)->loses_acknowledged_commits());
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((copy + "/journal.db").c_str(), &db), SQLITE_OK);
+    int frames = -1;
+    int checkpointed = -1;
+    ASSERT_EQ(sqlite3_exec(db, "SELECT COUNT(*) FROM journal", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    ASSERT_EQ(
+        sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, &frames, &checkpointed),
+        SQLITE_OK);
+    sqlite3_close(db);
+    EXPECT_EQ(frames, (*scan)->kept_frames);
+    if (cut > 0) {
+      EXPECT_GT((*scan)->dropped_frames, 0);
+    }
+  }
 }
 
 }  // namespace
