@@ -71,6 +71,12 @@ ServerMetrics::ServerMetrics()
                                   "full, I/O error) and every change is refused")
                             .Register(*registry_)
                             .Add({})),
+      failed_commits_(prometheus::BuildCounter()
+                          .Name("resched_journal_failed_commits_total")
+                          .Help("Journal transactions that failed (disk full, I/O error); the "
+                                "journal then refuses changes until a probe commits")
+                          .Register(*registry_)
+                          .Add({})),
       spans_exported_(prometheus::BuildCounter()
                           .Name("resched_trace_spans_exported_total")
                           .Help("Trace spans the OTLP collector accepted")
@@ -137,5 +143,7 @@ void ServerMetrics::WatchStarted() { watch_streams_.Increment(); }
 void ServerMetrics::WatchEnded() { watch_streams_.Decrement(); }
 
 void ServerMetrics::SetJournalWritable(bool writable) { journal_writable_.Set(writable ? 1 : 0); }
+
+void ServerMetrics::CountFailedCommit() { failed_commits_.Increment(); }
 
 }  // namespace resched::server

@@ -48,6 +48,8 @@ class ServerMetrics {
   void WatchEnded();
   // Whether the journal commits (1) or refuses writes until a probe succeeds (0).
   void SetJournalWritable(bool writable);
+  // A journal transaction that failed (its records and those queued after it fail with it).
+  void CountFailedCommit();
 
  private:
   struct CallSeries {
@@ -70,6 +72,7 @@ class ServerMetrics {
   prometheus::Counter& snapshots_dropped_;
   prometheus::Gauge& watch_streams_;
   prometheus::Gauge& journal_writable_;
+  prometheus::Counter& failed_commits_;
   prometheus::Counter& spans_exported_;
   prometheus::Counter& spans_dropped_;
   Mutex series_mu_;

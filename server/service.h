@@ -20,6 +20,7 @@
 #include "server/cluster_metrics.h"
 #include "server/cluster_state.h"
 #include "server/limits.h"
+#include "server/line_rate.h"
 #include "server/metrics.h"
 #include "server/mutex.h"
 #include "server/periodic_timer.h"
@@ -267,6 +268,8 @@ class ReschedService final : public pb::Resched::CallbackService {
                          "close one first (max_watch_streams_per_client in the configuration)"};
   // Bounds the log and audit lines of calls refused at the gate, per peer.
   mutable auth::DeniedLineLimiter denied_lines_;
+  // The lines of calls refused while the journal cannot commit: one a second.
+  LineRate journal_fault_lines_{absl::Seconds(1)};
   // When each WALL cluster with a periodic Replan is next due; the timer's thread only.
   std::map<std::string, Time> wall_replan_due_;
   // Last, so that they are destroyed first: their threads finish their work while the rest lives.

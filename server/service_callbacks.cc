@@ -45,6 +45,8 @@ void ReschedService::SetHealthListener(std::function<void(bool serving)> listene
 
 void ReschedService::OnJournalHealth(const absl::Status& status) {
   metrics_.SetJournalWritable(status.ok());
+  // Called once per failed commit: the journal refuses appends after one until a probe commits.
+  if (!status.ok()) metrics_.CountFailedCommit();
   if (status.ok()) {
     Log(LogLevel::kInfo, "journal_writable",
         absl::StrCat("the journal in ", journal_->dir(),
@@ -162,7 +164,8 @@ absl::Status CheckGateFields(const Request& request) {
 
 // One line per failed call: what a person looks for first when a client reports an error.
 void LogFailedCall(const char* method, const grpc::Status& status, double seconds,
-                   const std::string& trace_id, std::int64_t suppressed) {
+                   const std::string& trace_id, std::int64_t suppressed,
+                   std::int64_t fault_suppressed) {
   const std::string code =
       absl::StatusCodeToString(static_cast<absl::StatusCode>(status.error_code()));
   LogFields fields = {{"method", method},
@@ -174,6 +177,11 @@ void LogFailedCall(const char* method, const grpc::Status& status, double second
   if (suppressed > 0) {
     fields.emplace_back("suppressed_before", absl::StrCat(suppressed));
     absl::StrAppend(&message, " (", suppressed, " refused calls of this peer not logged before)");
+  }
+  if (fault_suppressed > 0) {
+    fields.emplace_back("journal_fault_suppressed_before", absl::StrCat(fault_suppressed));
+    absl::StrAppend(&message, " (", fault_suppressed,
+                    " calls refused while the journal cannot commit not logged before)");
   }
   Log(LogLevel::kWarning, "call_failed", message, fields);
 }
@@ -239,9 +247,18 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
     metrics_.ObserveCall(method, status.error_code(), seconds);
     // A stranger's refused calls write a bounded number of lines (server/auth/denied_lines.h).
     std::int64_t suppressed = 0;
-    const bool write_lines =
+    bool write_lines =
         refused_peer.empty() || denied_lines_.Admit(refused_peer, absl::Now(), &suppressed);
-    if (!status.ok() && write_lines) LogFailedCall(method, status, seconds, trace_id, suppressed);
+    // While the journal cannot commit every change fails alike: a line a second says so.
+    const bool journal_fault = status.error_code() == grpc::StatusCode::UNAVAILABLE &&
+                               journal_ != nullptr && !journal_->CheckWritable().ok();
+    std::int64_t fault_suppressed = 0;
+    if (journal_fault && write_lines) {
+      write_lines = journal_fault_lines_.Admit(absl::Now(), &fault_suppressed);
+    }
+    if (!status.ok() && write_lines) {
+      LogFailedCall(method, status, seconds, trace_id, suppressed, fault_suppressed);
+    }
     if (audit && write_lines) {
       audit->suppressed = suppressed;
       FinishAudit(*audit, status, *response);

@@ -14,6 +14,8 @@
 #include "core/plan/cluster_plan_image.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "prometheus/text_serializer.h"
+#include "server/log.h"
+#include "server/mutex.h"
 #include "server_fixture.h"
 #include "tests/testing/status.h"
 
@@ -384,6 +386,40 @@ TEST_F(DurabilityTest, AFullDiskRefusesChangesKeepsReadsAndRecovers) {
   // The health check says the server cannot take work, and a metric says why.
   EXPECT_EQ(HealthOf(target_), health::HealthCheckResponse::NOT_SERVING);
   EXPECT_THAT(MetricsTextOf(*service_), ::testing::HasSubstr("resched_journal_writable 0"));
+  EXPECT_THAT(MetricsTextOf(*service_),
+              ::testing::HasSubstr("resched_journal_failed_commits_total 1"));
+  // A flood of refused changes writes a line a second, not one per call; the next line counts
+  // the ones left out.
+  std::vector<std::string> lines;
+  Mutex lines_mu;
+  SetLogSinkForTest([&](const std::string& line) {
+    MutexLock lock(&lines_mu);
+    lines.push_back(line);
+  });
+  // Each either refused before it is applied or, once a probe committed, applied and failed
+  // at its commit: the disk stays full.
+  auto refused_dag = [&] {
+    grpc::ClientContext context;
+    pb::ReserveDAGResponse response;
+    EXPECT_EQ(stub_->ReserveDAG(&context, big, &response).error_code(),
+              grpc::StatusCode::UNAVAILABLE);
+  };
+  const absl::Time flood_started = absl::Now();
+  for (int i = 0; i < 100; ++i) refused_dag();
+  absl::SleepFor(absl::Seconds(1.1));
+  refused_dag();
+  const double flood_seconds = absl::ToDoubleSeconds(absl::Now() - flood_started);
+  SetLogSinkForTest(nullptr);
+  {
+    MutexLock lock(&lines_mu);
+    const auto failed = std::count_if(lines.begin(), lines.end(), [](const std::string& line) {
+      return line.find("ReserveDAG failed") != std::string::npos;
+    });
+    EXPECT_GE(failed, 1);
+    EXPECT_LE(failed, static_cast<long>(flood_seconds) + 2) << flood_seconds << " s";
+    EXPECT_THAT(lines.back(),
+                ::testing::HasSubstr("calls refused while the journal cannot commit not logged"));
+  }
 
   ASSERT_OK(service_->journal()->SetPageLimitForTest(0));
   pb::SubmitJobResponse after;
