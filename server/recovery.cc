@@ -255,7 +255,18 @@ absl::StatusOr<bool> ReschedService::OpenDataDir(const std::string& dir,
   journal_->SetCommitObserver(
       [this](double seconds, std::size_t records) { metrics_.ObserveCommit(seconds, records); });
   journal_->SetHealthObserver([this](const absl::Status& status) { OnJournalHealth(status); });
-  metrics_.SetJournalWritable(true);
+  // A full disk at start: the journal serves reads and refuses changes until a probe commits.
+  const absl::Status writable = journal_->CheckWritable();
+  metrics_.SetJournalWritable(writable.ok());
+  if (!writable.ok()) {
+    Log(LogLevel::kError, "journal_read_only",
+        absl::StrCat("the journal in ", dir, " cannot write (", writable.message(),
+                     "): started read-only; every change is refused with UNAVAILABLE and the "
+                     "health check says NOT_SERVING until a probe commits"),
+        {{"data_dir", dir}});
+    MutexLock lock(&health_mu_);
+    journal_writable_ = false;
+  }
   snapshotter_ = std::make_unique<Snapshotter>(
       journal_.get(), [this](bool written) { metrics_.CountSnapshot(written); });
   ReaderMutexLock lock(&clusters_mu_);

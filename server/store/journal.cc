@@ -141,7 +141,7 @@ absl::Status Journal::OpenDatabase(const JournalOpenOptions& options) {
   if (absl::Status s = Exec(writer_, kSchema, "cannot set up the journal's tables in"); !s.ok()) {
     return s;
   }
-  absl::StatusOr<bool> was_open = MarkOpen();
+  absl::StatusOr<bool> was_open = WasLeftOpen();
   if (!was_open.ok()) return was_open.status();
   if (*was_open && !wal_present) {
     lost = absl::StrFormat(
@@ -154,6 +154,16 @@ absl::Status Journal::OpenDatabase(const JournalOpenOptions& options) {
           "; put the log back beside the database, or start once with --accept-data-loss to go "
           "on from the database alone"));
     }
+  }
+  // On a full or failing disk the journal starts refusing writes, as after a failed commit:
+  // reads are served, and the first probe that commits marks the database open.
+  std::string read_only;
+  if (absl::Status marked = MarkOpen(); marked.ok()) {
+    marked_open_ = true;
+  } else if (marked.code() == absl::StatusCode::kUnavailable) {
+    read_only = std::string(marked.message());
+  } else {
+    return marked;
   }
   // Compaction may have removed the last records (a cluster's, under its snapshot): LSNs go on
   // from the largest one still named anywhere, so none is ever given out twice.
@@ -169,6 +179,7 @@ absl::Status Journal::OpenDatabase(const JournalOpenOptions& options) {
     durable_lsn_ = sqlite3_column_int64(last.get(), 0);
     next_lsn_ = durable_lsn_ + 1;
     last_lsn = durable_lsn_;
+    fault_ = read_only;
   }
   if (*wal) {
     const WalScan& scan = **wal;
@@ -195,20 +206,24 @@ absl::Status Journal::OpenDatabase(const JournalOpenOptions& options) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<bool> Journal::MarkOpen() {
+absl::StatusOr<bool> Journal::WasLeftOpen() {
   Statement read(writer_, "SELECT value FROM meta WHERE key = 'open'");
   if (!read.ok()) return Error(writer_, "cannot read");
   const int rc = sqlite3_step(read.get());
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) return Error(writer_, "cannot read");
-  const bool was_open = rc == SQLITE_ROW && sqlite3_column_int64(read.get(), 0) == 1;
+  return rc == SQLITE_ROW && sqlite3_column_int64(read.get(), 0) == 1;
+}
+
+absl::Status Journal::MarkOpen() {
   if (absl::Status s = Exec(writer_, "INSERT OR REPLACE INTO meta(key, value) VALUES('open', 1)",
                             "cannot mark the journal open in");
       !s.ok()) {
     return s;
   }
-  // Best effort: a full disk refuses the checkpoint, and the mark then lives in the log only.
+  // The mark into the database file itself. Best effort: without it a copy of the file alone
+  // is not known to be incomplete.
   (void)sqlite3_wal_checkpoint_v2(writer_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
-  return was_open;
+  return absl::OkStatus();
 }
 
 Journal::~Journal() {
@@ -475,6 +490,8 @@ void Journal::CommitLoop() {
       {
         MutexLock writer(&writer_mu_);
         recovered = Probe().ok();
+        // A journal that started read-only marks itself open with its first commit.
+        if (recovered && !marked_open_) marked_open_ = MarkOpen().ok();
       }
       if (recovered) {
         std::function<void(const absl::Status&)> observe;

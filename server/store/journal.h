@@ -8,8 +8,9 @@
 //
 // A failed commit (disk full, I/O error, unwritable file) fails its whole batch and every record
 // queued after it, and the journal then refuses appends with UNAVAILABLE naming the directory
-// until a probe transaction succeeds. Callers find out which of their records failed with
-// Failed() and reload those clusters from what is durable, so nothing is half-applied.
+// until a probe transaction succeeds. A journal that cannot write when it opens starts so. Callers
+// find out which of their records failed with Failed() and reload those clusters from what is
+// durable, so nothing is half-applied.
 #pragma once
 
 #include <condition_variable>
@@ -122,10 +123,11 @@ class Journal {
 
   Journal(std::string dir, std::unique_ptr<DataDirLock> lock);
   absl::Status OpenDatabase(const JournalOpenOptions& options);
-  // Marks the database open (cleared by a clean close) and checkpoints the mark into the
-  // database file, so that a copy of the file without its log shows it was not closed.
-  // Returns whether the previous run left it open.
-  absl::StatusOr<bool> MarkOpen();
+  // Whether the previous run left the database marked open (MarkOpen, cleared by a clean close).
+  absl::StatusOr<bool> WasLeftOpen();
+  // Marks the database open and checkpoints the mark into the database file, so that a copy of
+  // the file without its log shows it was not closed.
+  absl::Status MarkOpen();
   void CommitLoop();
   absl::Status CommitBatch(const std::vector<Pending>& batch);
   absl::Status Probe();
@@ -141,6 +143,7 @@ class Journal {
   std::string recovery_note_;
   bool opened_ = false;  // Open succeeded: a stop then is a clean one
   bool lost_data_ = false;
+  bool marked_open_ = false;   // the commit thread's once it runs
   Mutex writer_mu_;            // the commit thread holds it while it uses writer_
   sqlite3* writer_ = nullptr;  // commits and probes; the pragma of SetPageLimitForTest
   sqlite3* reader_ = nullptr;  // Scan's connection, behind reader_mu_

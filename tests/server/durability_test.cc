@@ -17,6 +17,7 @@
 #include "server/log.h"
 #include "server/mutex.h"
 #include "server_fixture.h"
+#include "tests/server/store/full_disk_vfs.h"
 #include "tests/testing/status.h"
 
 namespace resched::server::testing {
@@ -417,8 +418,10 @@ TEST_F(DurabilityTest, AFullDiskRefusesChangesKeepsReadsAndRecovers) {
     });
     EXPECT_GE(failed, 1);
     EXPECT_LE(failed, static_cast<long>(flood_seconds) + 2) << flood_seconds << " s";
-    EXPECT_THAT(lines.back(),
-                ::testing::HasSubstr("calls refused while the journal cannot commit not logged"));
+    EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& line) {
+      return line.find("calls refused while the journal cannot commit not logged") !=
+             std::string::npos;
+    }));
   }
 
   ASSERT_OK(service_->journal()->SetPageLimitForTest(0));
@@ -437,6 +440,53 @@ TEST_F(DurabilityTest, AFullDiskRefusesChangesKeepsReadsAndRecovers) {
   const std::string recovered = Dump("sim");
   Restart();
   EXPECT_EQ(Dump("sim"), recovered);
+}
+
+// A restart on a disk too full to write: the server starts, serves the durable state, refuses
+// changes with UNAVAILABLE, says NOT_SERVING and why; once the disk has room it takes changes.
+TEST_F(DurabilityTest, AFullDiskAtStartServesReadsAndRefusesChangesUntilItHasRoom) {
+  CreateSim("sim", 16, "conservative");
+  pb::SubmitJobResponse first;
+  ASSERT_OK(Submit("sim", Rigid(2, 3600), &first));
+  const std::string before = Dump("sim");
+  Stop();
+  testing::FullDiskVfs vfs;
+  vfs.SetFull(true);
+  std::vector<std::string> lines;
+  Mutex lines_mu;
+  SetLogSinkForTest([&](const std::string& line) {
+    MutexLock lock(&lines_mu);
+    lines.push_back(line);
+  });
+  Start();
+  SetLogSinkForTest(nullptr);
+  {
+    MutexLock lock(&lines_mu);
+    EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& line) {
+      return line.find("started read-only") != std::string::npos;
+    }));
+  }
+  EXPECT_EQ(Dump("sim"), before);
+  EXPECT_THAT(MetricsTextOf(*service_), ::testing::HasSubstr("resched_journal_writable 0"));
+  pb::SubmitJobResponse refused;
+  const grpc::Status during = Submit("sim", Rigid(1, 60), &refused);
+  EXPECT_EQ(during.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_NE(during.error_message().find(data_dir_), std::string::npos) << during.error_message();
+  vfs.SetFull(false);
+  pb::SubmitJobResponse after;
+  grpc::Status submitted;
+  for (int i = 0; i < 100; ++i) {
+    submitted = Submit("sim", Rigid(1, 60), &after);
+    if (submitted.ok()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_OK(submitted);
+  EXPECT_EQ(after.job().id(), "j2");
+  EXPECT_THAT(MetricsTextOf(*service_), ::testing::HasSubstr("resched_journal_writable 1"));
+  const std::string with_second = Dump("sim");
+  Restart();
+  EXPECT_EQ(Dump("sim"), with_second);
+  Stop();  // before the VFS goes
 }
 
 // Rewrites every record of the stopped server's journal with `edit`, keeping their order.

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/store/wal_scan.h"
+#include "tests/server/store/full_disk_vfs.h"
 
 namespace resched::server {
 namespace {
@@ -389,6 +390,36 @@ TEST_F(JournalTest, AMissingLogAfterAnUncleanStopIsDataLossUnlessAccepted) {
   ASSERT_TRUE(accepted.ok()) << accepted.status();
   EXPECT_NE((*accepted)->recovery_note().find("DATA LOST"), std::string::npos)
       << (*accepted)->recovery_note();
+}
+
+// A disk too full to write at start: the journal opens for reads and refuses writes, after a
+// clean stop and after a crash alike, and takes them again once a probe commits.
+TEST_F(JournalTest, AFullDiskAtStartOpensReadOnlyAndRecovers) {
+  const std::string crashed = dir_ + "/crashed";
+  ASSERT_NO_FATAL_FAILURE(CrashImage(dir_ + "/live", crashed, 5));
+  for (const std::string& dir : {dir_ + "/live", crashed}) {
+    SCOPED_TRACE(dir);
+    testing::FullDiskVfs vfs;
+    vfs.SetFull(true);
+    {
+      auto journal = Journal::Open(dir);
+      ASSERT_TRUE(journal.ok()) << journal.status();
+      const absl::Status writable = (*journal)->CheckWritable();
+      EXPECT_EQ(writable.code(), absl::StatusCode::kUnavailable);
+      EXPECT_NE(writable.message().find(dir), std::string::npos) << writable;
+      EXPECT_EQ(ReadAll(**journal).size(), 5u);
+      vfs.SetFull(false);
+      for (int i = 0; i < 100 && !(*journal)->CheckWritable().ok(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      ASSERT_TRUE((*journal)->CheckWritable().ok());
+      ASSERT_TRUE((*journal)->WaitDurable((*journal)->Append("a", "record 6")).ok());
+    }
+    auto journal = Journal::Open(dir);
+    ASSERT_TRUE(journal.ok()) << journal.status();
+    EXPECT_EQ((*journal)->recovery_note(), "");  // the probe marked it open; the stop, closed
+    EXPECT_EQ(ReadAll(**journal).size(), 6u);
+  }
 }
 
 // The log's reading agrees with SQLite's own recovery on what it keeps, whole and torn.
