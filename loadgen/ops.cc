@@ -51,15 +51,58 @@ pb::Dag ForkJoin(std::mt19937_64& rng) {
   return dag;
 }
 
-// A job this client submitted on the cluster, forgotten once used; empty if none.
-std::string TakeJob(ClientState& state, int cluster) {
-  std::vector<std::string>& jobs = state.jobs[cluster];
-  if (jobs.empty()) return "";
-  const std::size_t at = state.rng() % jobs.size();
-  std::string id = jobs[at];
-  jobs[at] = jobs.back();
+// A job no clock move of a run ends: ten years on one processor.
+pb::JobSpec LongJob() {
+  pb::JobSpec spec;
+  spec.mutable_model()->mutable_rigid()->set_k(1);
+  spec.mutable_model()->mutable_rigid()->mutable_time()->set_seconds(10LL * 365 * 24 * 3600);
+  spec.set_name("resched-loadgen-target");
+  return spec;
+}
+
+std::string Pop(std::vector<std::string>& jobs) {
+  std::string id = std::move(jobs.back());
   jobs.pop_back();
   return id;
+}
+
+grpc::ClientContext* WithDeadline(grpc::ClientContext& context) {
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  return &context;
+}
+
+// Submits a long job; returns whether it runs (false: queued, or refused: `id` stays empty).
+bool SubmitLong(const std::string& cluster, Stubs& stubs, std::string* id) {
+  pb::SubmitJobRequest request;
+  request.set_cluster(cluster);
+  *request.mutable_job() = LongJob();
+  pb::SubmitJobResponse response;
+  grpc::ClientContext context;
+  if (!stubs.resched->SubmitJob(WithDeadline(context), request, &response).ok()) return false;
+  *id = response.job().id();
+  return response.job().state() == pb::RUNNING;
+}
+
+// Moves the cluster's clock to a queued job's planned start; returns whether it then runs.
+bool AdvanceToStart(const std::string& cluster, const std::string& id, Stubs& stubs) {
+  pb::GetJobRequest get;
+  get.set_cluster(cluster);
+  get.set_id(id);
+  pb::Job job;
+  grpc::ClientContext get_context;
+  if (!stubs.resched->GetJob(WithDeadline(get_context), get, &job).ok()) return false;
+  if (job.state() == pb::RUNNING) return true;
+  if (job.state() != pb::QUEUED) return false;
+  pb::AdvanceClockRequest advance;
+  advance.set_cluster(cluster);
+  *advance.mutable_to() = job.allocation().start();
+  pb::AdvanceClockResponse advanced;
+  grpc::ClientContext advance_context;
+  if (!stubs.resched->AdvanceClock(WithDeadline(advance_context), advance, &advanced).ok()) {
+    return false;
+  }
+  grpc::ClientContext again;
+  return stubs.resched->GetJob(WithDeadline(again), get, &job).ok() && job.state() == pb::RUNNING;
 }
 
 }  // namespace
@@ -91,8 +134,40 @@ const std::string& OpName(Op op) {
   return kUnknown;
 }
 
+std::optional<std::string> Prepare(Op op, const std::vector<std::string>& names, int cluster,
+                                   Stubs& stubs, ClientState& state) {
+  if (op != Op::kCancel && op != Op::kReport) return std::string();
+  const std::string& name = names[cluster];
+  std::vector<std::string>& running = state.running[cluster];
+  std::vector<std::string>& queued = state.queued[cluster];
+  if (op == Op::kCancel) {
+    if (!queued.empty()) return Pop(queued);
+    if (!running.empty()) return Pop(running);
+    std::string id;
+    (void)SubmitLong(name, stubs, &id);
+    if (id.empty()) return std::nullopt;
+    return id;
+  }
+  if (!running.empty()) return Pop(running);
+  // A queued one of its own, else a new one, brought to its start: a few tries, as other
+  // clients' holds and submissions may move its start meanwhile.
+  constexpr int kTries = 3;
+  for (int attempt = 0; attempt < kTries; ++attempt) {
+    std::string id;
+    if (!queued.empty()) {
+      id = Pop(queued);
+    } else if (SubmitLong(name, stubs, &id)) {
+      return id;
+    }
+    if (id.empty()) return std::nullopt;
+    if (AdvanceToStart(name, id, stubs)) return id;
+    queued.push_back(id);  // still queued: a cancel takes it
+  }
+  return std::nullopt;
+}
+
 grpc::Status Call(Op op, const std::vector<std::string>& names, int cluster, Stubs& stubs,
-                  ClientState& state) {
+                  ClientState& state, const std::string& target) {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
   const std::string& name = names[cluster];
@@ -106,13 +181,11 @@ grpc::Status Call(Op op, const std::vector<std::string>& names, int cluster, Stu
       *request.mutable_job() = Job(state.rng, op == Op::kSubmitMoldable);
       request.set_dry_run(op == Op::kDryRun);
       pb::SubmitJobResponse response;
-      grpc::Status status = stub.SubmitJob(&context, request, &response);
-      if (status.ok() && op != Op::kDryRun) state.jobs[cluster].push_back(response.job().id());
-      return status;
+      return stub.SubmitJob(&context, request, &response);
     }
     case Op::kCancel:
     case Op::kReport: {
-      const std::string id = TakeJob(state, cluster);
+      const std::string& id = target;
       pb::Job response;
       if (op == Op::kCancel) {
         pb::CancelJobRequest request;

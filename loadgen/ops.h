@@ -5,6 +5,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -18,8 +19,8 @@ enum class Op {
   kSubmit,          // SubmitJob, a rigid job
   kSubmitMoldable,  // SubmitJob, an Amdahl job the policy sizes
   kDryRun,          // SubmitJob with dry_run
-  kCancel,          // CancelJob of a job this client submitted
-  kReport,          // ReportJobEvent: a job this client submitted finished
+  kCancel,          // CancelJob of a queued or running job this client submitted
+  kReport,          // ReportJobEvent: a running job this client submitted finished
   kAdvance,         // AdvanceClock by a minute (jobs start and end)
   kReserve,         // AddReservation ahead of the clock (read first: GetCluster, timed with it)
   kReserveDag,      // ReserveDAG of a small fork-join workflow
@@ -40,15 +41,28 @@ struct Stubs {
   std::unique_ptr<::grpc::health::v1::Health::Stub> health;
 };
 
-// One client's memory: the jobs it submitted per cluster, most recent last.
+// One client's memory per cluster: the long jobs it holds for cancel and report, those known to
+// run and those that may still be queued.
 struct ClientState {
-  explicit ClientState(std::uint64_t seed, int clusters) : rng(seed), jobs(clusters) {}
+  explicit ClientState(std::uint64_t seed, int clusters)
+      : rng(seed), running(clusters), queued(clusters) {}
   std::mt19937_64 rng;
-  std::vector<std::vector<std::string>> jobs;
+  std::vector<std::vector<std::string>> running;
+  std::vector<std::vector<std::string>> queued;
 };
 
-// Makes one call of kind `op` on cluster `cluster` (index into `names`), waiting for the answer.
+// What a call acts on, found or made before it is timed: cancel and report need a job of this
+// client's that has not ended (report: that is running). Their targets are jobs of ten years
+// on one processor, submitted for it (untimed), so that no other client's clock moves end
+// them first and other clients never touch them; a report whose job is queued advances the
+// clock to its planned start (untimed). nullopt when no target could be had (a report whose
+// job still does not run, the plan having moved it): the call is then not made.
+std::optional<std::string> Prepare(Op op, const std::vector<std::string>& names, int cluster,
+                                   Stubs& stubs, ClientState& state);
+
+// Makes one call of kind `op` on cluster `cluster` (index into `names`) on `target` (Prepare's),
+// waiting for the answer.
 grpc::Status Call(Op op, const std::vector<std::string>& names, int cluster, Stubs& stubs,
-                  ClientState& state);
+                  ClientState& state, const std::string& target = "");
 
 }  // namespace resched::loadgen

@@ -10,10 +10,12 @@ namespace resched::loadgen {
 namespace {
 
 std::string Errors(const OpSummary& s) {
-  if (s.errors.empty()) return "-";
-  return absl::StrJoin(s.errors, " ", [](std::string* out, const auto& kv) {
-    absl::StrAppend(out, kv.first, ":", kv.second);
-  });
+  std::string out =
+      s.errors.empty() ? "-" : absl::StrJoin(s.errors, " ", [](std::string* o, const auto& kv) {
+        absl::StrAppend(o, kv.first, ":", kv.second);
+      });
+  if (s.not_made > 0) absl::StrAppend(&out, " (", s.not_made, " not made: no valid target)");
+  return out;
 }
 
 std::string Table(const std::vector<OpSummary>& ops) {
@@ -39,7 +41,8 @@ nlohmann::json Json(const std::vector<OpSummary>& ops) {
                    {"p99_ms", s.p99},
                    {"p999_ms", s.p999},
                    {"max_ms", s.max},
-                   {"errors", s.errors}});
+                   {"errors", s.errors},
+                   {"not_made", s.not_made}});
   }
   return out;
 }

@@ -119,15 +119,21 @@ absl::StatusOr<RunResult> Run(const Options& options, std::ostream& progress) {
         if (options.count > 0 ? issued.fetch_add(1) >= options.count : Clock::now() >= deadline) {
           break;
         }
+        // What the call acts on, untimed (ops.h, Prepare).
+        const Op op = picker.Pick(state.rng);
+        const int cluster = static_cast<int>(state.rng() % names.size());
+        const std::optional<std::string> target = Prepare(op, names, cluster, stubs, state);
         if (per_client > 0) {
           due = started + interval * c / options.clients + interval * k;
           if (due >= deadline && options.count == 0) break;
           std::this_thread::sleep_until(due);
         }
+        if (!target) {
+          logs[c].NotMade(op);
+          continue;
+        }
         const auto called = per_client > 0 ? due : Clock::now();
-        const Op op = picker.Pick(state.rng);
-        const int cluster = static_cast<int>(state.rng() % names.size());
-        const grpc::Status status = Call(op, names, cluster, stubs, state);
+        const grpc::Status status = Call(op, names, cluster, stubs, state, *target);
         logs[c].Record(op, std::chrono::duration<double, std::micro>(Clock::now() - called).count(),
                        status.error_code());
         answered.fetch_add(1);

@@ -49,6 +49,7 @@ std::vector<OpSummary> Summarize(const std::vector<LatencyLog>& logs, double sec
   std::vector<OpSummary> out;
   std::vector<double> all;
   std::map<grpc::StatusCode, std::int64_t> all_codes;
+  std::int64_t all_not_made = 0;
   for (const auto& [op, name] : OpNames()) {
     std::vector<double> micros;
     std::map<grpc::StatusCode, std::int64_t> codes;
@@ -60,12 +61,19 @@ std::vector<OpSummary> Summarize(const std::vector<LatencyLog>& logs, double sec
         for (const auto& [code, n] : it->second) codes[code] += n;
       }
     }
-    if (micros.empty()) continue;
+    std::int64_t not_made = 0;
+    for (const LatencyLog& log : logs) {
+      if (auto it = log.not_made().find(op); it != log.not_made().end()) not_made += it->second;
+    }
+    if (micros.empty() && not_made == 0) continue;
     all.insert(all.end(), micros.begin(), micros.end());
     for (const auto& [code, n] : codes) all_codes[code] += n;
+    all_not_made += not_made;
     out.push_back(Summary(name, std::move(micros), codes, seconds));
+    out.back().not_made = not_made;
   }
   out.push_back(Summary("all", std::move(all), all_codes, seconds));
+  out.back().not_made = all_not_made;
   return out;
 }
 

@@ -16,12 +16,16 @@ namespace resched::loadgen {
 class LatencyLog {
  public:
   void Record(Op op, double micros, grpc::StatusCode code);
+  // A call not made: nothing valid to make it on (ops.h, Prepare).
+  void NotMade(Op op) { ++not_made_[op]; }
+  const std::map<Op, std::int64_t>& not_made() const { return not_made_; }
   const std::map<Op, std::vector<double>>& micros() const { return micros_; }
   const std::map<Op, std::map<grpc::StatusCode, std::int64_t>>& codes() const { return codes_; }
 
  private:
   std::map<Op, std::vector<double>> micros_;  // every call, answered or not
   std::map<Op, std::map<grpc::StatusCode, std::int64_t>> codes_;
+  std::map<Op, std::int64_t> not_made_;
 };
 
 struct OpSummary {
@@ -31,6 +35,7 @@ struct OpSummary {
   // Milliseconds, over every call (errors included: a refusal is an answer too).
   double p50 = 0, p90 = 0, p99 = 0, p999 = 0, max = 0;
   std::map<std::string, std::int64_t> errors;  // by status code name; OK left out
+  std::int64_t not_made = 0;                   // calls not made: no valid target (not in `calls`)
 };
 
 // The nearest-rank percentile q in [0, 1] of sorted values; 0 for none.
