@@ -93,6 +93,11 @@ absl::StatusOr<SwfLog> JobsToSwf(const std::vector<v1::Job>& jobs, const v1::Clu
     }
     log.records.push_back(r);
   }
+  // The format lists jobs by ascending submit time. A job's is its release, which may lie after
+  // later submissions' (a job submitted for later), so the jobs' order is not always it.
+  std::stable_sort(
+      log.records.begin(), log.records.end(),
+      [](const SwfRecord& a, const SwfRecord& b) { return a.submit_time < b.submit_time; });
 
   log.comments = {
       "; Version: 2.2",

@@ -149,6 +149,36 @@ TEST(TraceExportTest, JobsBecomeSwfRecords) {
   EXPECT_NE(text.str().find("; Note: user 2 is 'bob'"), std::string::npos);
 }
 
+// A job submitted for later (a release after later submissions') is listed at its release: the
+// format's records ascend by submit time, which a replay reads in order.
+TEST(TraceExportTest, RecordsAscendBySubmitTimeWhenAJobWasSubmittedForLater) {
+  const auto cluster = Text<v1::Cluster>(R"pb(
+    spec { name: "sim" clock: SIMULATED }
+    capacity: 4
+    now { seconds: 100 })pb");
+  auto job = [](const std::string& id, std::int64_t release) {
+    v1::Job j;
+    j.set_id(id);
+    j.mutable_spec()->mutable_release()->set_seconds(release);
+    j.mutable_spec()->mutable_model()->mutable_rigid()->set_k(1);
+    j.mutable_spec()->mutable_model()->mutable_rigid()->mutable_time()->set_seconds(60);
+    j.set_state(v1::QUEUED);
+    return j;
+  };
+  // In submission order (ListJobs'): j1 asks to start at 500, j2 and j3 at once.
+  const std::vector<v1::Job> jobs = {job("j1", 500), job("j2", 20), job("j3", 20)};
+  absl::StatusOr<SwfLog> log = JobsToSwf(jobs, cluster);
+  ASSERT_OK(log);
+  std::vector<std::int64_t> numbers;
+  std::int64_t previous = -1;
+  for (const SwfRecord& r : log->records) {
+    EXPECT_GE(r.submit_time, previous);
+    previous = r.submit_time;
+    numbers.push_back(r.job_number);
+  }
+  EXPECT_EQ(numbers, (std::vector<std::int64_t>{2, 3, 1}));
+}
+
 TEST(TraceExportTest, AWallClustersLogStartsAtItsFirstRelease) {
   const auto cluster = Text<v1::Cluster>(R"pb(
     spec { name: "w" clock: WALL }
