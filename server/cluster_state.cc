@@ -135,18 +135,19 @@ void ClusterState::MaybeSnapshotLocked() {
   durability_.snapshot(std::move(capture));
 }
 
-absl::Status ClusterState::AwaitDurable(std::int64_t lsn) {
+absl::Status ClusterState::AwaitDurable(std::int64_t lsn, bool own_change) {
   if (lsn == 0) return absl::OkStatus();
   Journal* journal = nullptr;
   {
     MutexLock lock(&mu_);
     journal = durability_.journal;
   }
-  return WaitDurableTraced(*journal, lsn);
+  return WaitDurableTraced(*journal, lsn, own_change);
 }
 
-absl::Status WaitDurableTraced(Journal& journal, std::int64_t lsn) {
-  trace::ScopedSpan commit("resched.journal.commit");
+absl::Status WaitDurableTraced(Journal& journal, std::int64_t lsn, bool own_change) {
+  if (!own_change && journal.Durable(lsn)) return absl::OkStatus();
+  trace::ScopedSpan commit(own_change ? "resched.journal.commit" : "resched.journal.wait");
   if (commit.recording()) commit.SetAttribute("resched.journal.lsn", lsn);
   absl::Status durable = journal.WaitDurable(lsn);
   commit.SetResult(durable.ok(), durable.message());
@@ -215,24 +216,28 @@ bool ClusterState::DeclinesInlineLocked() const {
 
 absl::Status ClusterState::Run(const std::function<void(Txn&)>& fn) {
   std::int64_t lsn = 0;
+  bool own_change = false;
   {
     if (!LockForCall()) return InlineCall::Decline();
     MutexLock lock(&mu_, AdoptLock{});
     if (DeclinesInlineLocked()) return InlineCall::Decline();
     if (deleted_) return DeletedError();
     if (absl::Status s = RecoverLocked(); !s.ok()) return s;
+    const std::int64_t before = last_lsn_;
     SettleClockLocked();
     std::vector<pb::ScheduleEvent> extra;
     Txn txn{*plan_, replies_, extra, params_};
     fn(txn);
     PublishLocked(std::move(extra));
     lsn = last_lsn_;
+    own_change = lsn != before;  // the clock's settling, journaled
   }
-  return AwaitDurable(lsn);
+  return AwaitDurable(lsn, own_change);
 }
 
 absl::Status ClusterState::Change(const ChangeFn& fn) {
   std::int64_t lsn = 0;
+  bool own_change = false;
   {
     if (!LockForCall()) return InlineCall::Decline();
     MutexLock lock(&mu_, AdoptLock{});
@@ -242,6 +247,7 @@ absl::Status ClusterState::Change(const ChangeFn& fn) {
     if (durability_.journal != nullptr) {
       if (absl::Status s = durability_.journal->CheckWritable(); !s.ok()) return s;
     }
+    const std::int64_t before = last_lsn_;
     SettleClockLocked();
     const Time now = plan_->now();
     std::vector<pb::ScheduleEvent> extra;
@@ -264,8 +270,9 @@ absl::Status ClusterState::Change(const ChangeFn& fn) {
     // failed call's undo, which re-books jobs under new ids).
     if (journaled) MaybeSnapshotLocked();
     lsn = last_lsn_;
+    own_change = lsn != before;
   }
-  return AwaitDurable(lsn);
+  return AwaitDurable(lsn, own_change);
 }
 
 absl::Status ClusterState::Replay(Time now, const std::function<absl::Status(Txn&)>& fn) {
@@ -305,17 +312,20 @@ absl::Status ClusterState::ApplyJournaled(const pb::JournalRecord& record) {
 absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterState::Snapshot() {
   std::unique_ptr<ClusterPlan> copy;
   std::int64_t lsn = 0;
+  bool own_change = false;
   {
     trace::ScopedSpan wait(kLockWaitSpan);
     MutexLock lock(&mu_);
     wait.End();
     if (deleted_) return DeletedError();
     if (absl::Status s = RecoverLocked(); !s.ok()) return s;
+    const std::int64_t before = last_lsn_;
     SettleClockLocked();
     copy = plan_->Clone();
     lsn = last_lsn_;
+    own_change = lsn != before;
   }
-  if (absl::Status s = AwaitDurable(lsn); !s.ok()) return s;
+  if (absl::Status s = AwaitDurable(lsn, own_change); !s.ok()) return s;
   return copy;
 }
 

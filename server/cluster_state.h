@@ -186,8 +186,8 @@ class ClusterState {
   // Hands a capture to the snapshot writer when enough records were journaled since the last
   // one and none is on its way.
   void MaybeSnapshotLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Waits for `lsn` (0: nothing to wait for) to be durable.
-  absl::Status AwaitDurable(std::int64_t lsn);
+  // Waits for `lsn` (0: nothing to wait for) to be durable; `own_change`: the call's own record.
+  absl::Status AwaitDurable(std::int64_t lsn, bool own_change);
 
   const std::string name_;
   const bool simulated_;
@@ -214,9 +214,11 @@ class ClusterState {
       std::make_shared<std::atomic<bool>>(false);
 };
 
-// Waits until the journal's record `lsn` is durable, in a "resched.journal.commit" span when the
-// call is traced.
-absl::Status WaitDurableTraced(Journal& journal, std::int64_t lsn);
+// Waits until the journal's record `lsn` is durable: the call's own change, in a
+// "resched.journal.commit" span when the call is traced; or an earlier change, that a read or a
+// refused change must not answer before (nothing a crash could lose shows), in a
+// "resched.journal.wait" span when it is not durable yet, and in none when it is.
+absl::Status WaitDurableTraced(Journal& journal, std::int64_t lsn, bool own_change = true);
 
 // Microseconds since the Unix epoch, from the system clock.
 Time WallNow();

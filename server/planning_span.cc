@@ -33,6 +33,19 @@ trace::Attributes DagPlannerAttributes(const std::string& algorithm, const Algor
           {"resched.dag.edges", static_cast<std::int64_t>(dag.edges.size())}};
 }
 
+trace::ScopedSpan PlanAttemptSpan(int attempt) {
+  return trace::ScopedSpan(kPlanAttemptSpan,
+                           {{"resched.attempt", static_cast<std::int64_t>(attempt)}});
+}
+
+void MarkStale(trace::ScopedSpan& attempt) {
+  if (!attempt.recording()) return;
+  attempt.SetAttribute("resched.plan.stale", true);
+  attempt.SetResult(false,
+                    "the plan went stale: the cluster changed while it was planned; planning "
+                    "again on the present");
+}
+
 void RecordOutcome(trace::ScopedSpan& span, const absl::Status& status) {
   span.SetResult(status.ok(), status.message());
 }

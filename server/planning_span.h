@@ -17,6 +17,7 @@ namespace resched::server {
 
 inline constexpr char kPlanSpan[] = "resched.plan";
 inline constexpr char kValidateSpan[] = "resched.validate";
+inline constexpr char kPlanAttemptSpan[] = "resched.plan.attempt";
 
 // One step (`step`: "submit", "cancel", ...) of the online policy of `txn`'s cluster, with the
 // jobs queued and running before it.
@@ -24,6 +25,13 @@ trace::Attributes PolicyStepAttributes(const ClusterState::Txn& txn, absl::strin
 // A DAG planner's run on `dag`.
 trace::Attributes DagPlannerAttributes(const std::string& algorithm, const AlgorithmParams& params,
                                        const Dag& dag);
+// One attempt (from 1) of a call that plans on a copy of the cluster and then commits under its
+// lock (ReserveDAG, a committing QueryDeadline, Replan): its lock waits, planning and commit are
+// the attempt's children, so a retry shows as a second attempt.
+trace::ScopedSpan PlanAttemptSpan(int attempt);
+// The attempt's plan went stale (the cluster changed while it was planned): it ends failed,
+// saying so, and the call plans again.
+void MarkStale(trace::ScopedSpan& attempt);
 // The outcome of a step that leaves one job: its id, state and allocation, or the error.
 void RecordOutcome(trace::ScopedSpan& span, const absl::StatusOr<const JobRecord*>& job);
 void RecordOutcome(trace::ScopedSpan& span, const absl::Status& status);

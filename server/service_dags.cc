@@ -167,6 +167,7 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
     }
   }
   for (int attempt = 1; attempt <= kMaxDagAttempts; ++attempt) {
+    trace::ScopedSpan attempt_span = PlanAttemptSpan(attempt);
     absl::StatusOr<std::unique_ptr<ClusterPlan>> snapshot = (*state)->Snapshot();
     if (!snapshot.ok()) return ToGrpc(snapshot.status());
     Time release = 0;
@@ -195,6 +196,7 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
           return absl::OkStatus();
         });
     if (!stale) return status;
+    MarkStale(attempt_span);
     response->Clear();
   }
   return ToGrpc(StaleDagPlan());
@@ -255,6 +257,7 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
     }
   }
   for (int attempt = 1; attempt <= kMaxDagAttempts; ++attempt) {
+    trace::ScopedSpan attempt_span = PlanAttemptSpan(attempt);
     absl::StatusOr<std::unique_ptr<ClusterPlan>> snapshot = (*state)->Snapshot();
     if (!snapshot.ok()) return ToGrpc(snapshot.status());
     Time release = 0;
@@ -292,6 +295,7 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
           return committed;
         });
     if (!stale) return status;
+    MarkStale(attempt_span);
     response->Clear();
   }
   return ToGrpc(StaleDagPlan());

@@ -129,6 +129,7 @@ grpc::Status ReschedService::ReplanCluster(ClusterState& state, const std::strin
     }
   }
   for (int attempt = 1; attempt <= kMaxReplanAttempts; ++attempt) {
+    trace::ScopedSpan attempt_span = PlanAttemptSpan(attempt);
     response->set_attempts(attempt);
     absl::StatusOr<std::unique_ptr<ClusterPlan>> snapshot = state.Snapshot();
     if (!snapshot.ok()) return ToGrpc(snapshot.status());
@@ -206,6 +207,7 @@ grpc::Status ReschedService::ReplanCluster(ClusterState& state, const std::strin
           return absl::OkStatus();
         });
     if (!stale) return status;
+    MarkStale(attempt_span);
   }
   return ToGrpc(absl::AbortedError(absl::StrFormat(
       "the cluster changed under %d plans in a row (planned jobs started, ended or were "

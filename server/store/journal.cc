@@ -409,6 +409,14 @@ absl::Status Journal::WaitDurable(std::int64_t lsn) {
   }
 }
 
+bool Journal::Durable(std::int64_t lsn) const {
+  MutexLock lock(&mu_);
+  for (const auto& [first, last] : failed_) {
+    if (lsn >= first && lsn <= last) return false;
+  }
+  return durable_lsn_ >= lsn;
+}
+
 std::int64_t Journal::last_lsn() const {
   MutexLock lock(&mu_);
   return next_lsn_ - 1;

@@ -99,6 +99,8 @@ class Journal {
   absl::Status WaitDurable(std::int64_t lsn);
   // True once the commit of `lsn` has failed.
   bool Failed(std::int64_t lsn) const;
+  // True once `lsn` is durable (WaitDurable would answer OK at once).
+  bool Durable(std::int64_t lsn) const;
   // The last LSN given out (0 before any).
   std::int64_t last_lsn() const;
 

@@ -216,6 +216,62 @@ TEST_F(TraceExportTest, ASubmissionContinuesTheCallersTraceWithItsChildSpans) {
       Attribute(*Named(spans, "resched.journal.commit"), "resched.journal.lsn").is_string());
 }
 
+// A read, and a change refused before it changed anything, wait for the cluster's last change to
+// be durable (they must not show what a crash could lose) but commit nothing: once that change
+// is durable they carry no journal span at all, rather than a commit naming its LSN.
+TEST_F(TraceExportTest, AReadAndARefusedChangeCarryNoCommitOfAnEarlierChange) {
+  CreateSim("sim", 8, "conservative");
+  pb::SubmitJobResponse submitted;
+  ASSERT_OK(Submit("sim", Rigid(2, 600), &submitted));
+  auto traced = [] {
+    auto context = std::make_unique<grpc::ClientContext>();
+    context->AddMetadata("traceparent", Traceparent(true));
+    return context;
+  };
+  pb::GetJobRequest get;
+  get.set_cluster("sim");
+  get.set_id(submitted.job().id());
+  pb::Job job;
+  ASSERT_OK(stub_->GetJob(traced().get(), get, &job));
+  pb::CancelJobRequest cancel;
+  cancel.set_cluster("sim");
+  cancel.set_id("j404");
+  EXPECT_EQ(stub_->CancelJob(traced().get(), cancel, &job).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  const std::vector<nlohmann::json> spans = CallerTrace();
+  ASSERT_NE(Named(spans, "resched.v1.Resched/GetJob"), nullptr);
+  ASSERT_NE(Named(spans, "resched.v1.Resched/CancelJob"), nullptr);
+  EXPECT_EQ(Named(spans, "resched.journal.commit"), nullptr);
+  EXPECT_EQ(Named(spans, "resched.journal.wait"), nullptr);
+}
+
+// A call that plans on a copy and commits under the lock shows each attempt as a span, its lock
+// waits, planning and commit inside it.
+TEST_F(TraceExportTest, AReserveDagShowsItsPlanAttempt) {
+  CreateSim("sim", 16, "conservative");
+  pb::ReserveDAGRequest request;
+  request.set_cluster("sim");
+  for (const char* name : {"a", "b"}) {
+    pb::DagTask* task = request.mutable_dag()->add_tasks();
+    task->set_name(name);
+    task->mutable_model()->mutable_amdahl()->mutable_t1()->set_seconds(3600);
+  }
+  pb::ReserveDAGResponse response;
+  grpc::ClientContext context;
+  context.AddMetadata("traceparent", Traceparent(true));
+  ASSERT_OK(stub_->ReserveDAG(&context, request, &response));
+  const std::vector<nlohmann::json> spans = CallerTrace();
+  const nlohmann::json* attempt = Named(spans, "resched.plan.attempt");
+  ASSERT_NE(attempt, nullptr);
+  EXPECT_EQ(Attribute(*attempt, "resched.attempt"), "1");
+  EXPECT_EQ((*attempt)["parentSpanId"], (*Named(spans, "resched.v1.Resched/ReserveDAG"))["spanId"]);
+  for (const char* name : {"resched.lock_wait", "resched.plan", "resched.journal.commit"}) {
+    const nlohmann::json* child = Named(spans, name);
+    ASSERT_NE(child, nullptr) << name;
+    EXPECT_EQ((*child)["parentSpanId"], (*attempt)["spanId"]) << name;
+  }
+}
+
 TEST_F(TraceExportTest, AFailedCallsSpanCarriesItsStatus) {
   pb::GetJobRequest request;
   request.set_cluster("default");
