@@ -117,6 +117,17 @@ class DurabilityTest : public ServerTest {
 
   void RestartKeepsTheAcknowledgedState(bool snapshots);
 
+  // A one-processor job submitted as soon as the journal commits again (a probe every 200 ms).
+  grpc::Status SubmitOnceWritable(const std::string& cluster, pb::SubmitJobResponse* response) {
+    grpc::Status submitted;
+    for (int i = 0; i < 100; ++i) {
+      submitted = Submit(cluster, Rigid(1, 60), response);
+      if (submitted.ok()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return submitted;
+  }
+
   // One random change on `cluster`; request ids on some, so that retries can be checked.
   void RandomChange(const std::string& cluster, std::mt19937& rng, int step,
                     std::map<std::string, pb::SubmitJobResponse>& answered) {
@@ -426,13 +437,7 @@ TEST_F(DurabilityTest, AFullDiskRefusesChangesKeepsReadsAndRecovers) {
 
   ASSERT_OK(service_->journal()->SetPageLimitForTest(0));
   pb::SubmitJobResponse after;
-  grpc::Status submitted;
-  for (int i = 0; i < 100; ++i) {
-    submitted = Submit("sim", Rigid(1, 60), &after);
-    if (submitted.ok()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ASSERT_OK(submitted);
+  ASSERT_OK(SubmitOnceWritable("sim", &after));
   EXPECT_EQ(after.job().id(), "j2");  // the refused submission took no id
   EXPECT_EQ(HealthOf(target_), health::HealthCheckResponse::SERVING);
   EXPECT_THAT(MetricsTextOf(*service_), ::testing::HasSubstr("resched_journal_writable 1"));
@@ -474,13 +479,7 @@ TEST_F(DurabilityTest, AFullDiskAtStartServesReadsAndRefusesChangesUntilItHasRoo
   EXPECT_NE(during.error_message().find(data_dir_), std::string::npos) << during.error_message();
   vfs.SetFull(false);
   pb::SubmitJobResponse after;
-  grpc::Status submitted;
-  for (int i = 0; i < 100; ++i) {
-    submitted = Submit("sim", Rigid(1, 60), &after);
-    if (submitted.ok()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ASSERT_OK(submitted);
+  ASSERT_OK(SubmitOnceWritable("sim", &after));
   EXPECT_EQ(after.job().id(), "j2");
   EXPECT_THAT(MetricsTextOf(*service_), ::testing::HasSubstr("resched_journal_writable 1"));
   const std::string with_second = Dump("sim");
