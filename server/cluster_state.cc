@@ -260,6 +260,11 @@ absl::Status ClusterState::Change(const ChangeFn& fn) {
     if (observe_planning_) {
       observe_planning_(plan_->spec().policy, static_cast<double>(applied) * 1e-9);
     }
+    if (!record && durability_.journal != nullptr &&
+        plan_->untaken_timeline_ops() > durability_.max_carried_ops) {
+      record.emplace();
+      record->set_method("undone");
+    }
     const bool journaled = record && durability_.journal != nullptr;
     if (journaled) {
       const auto events = static_cast<int>(plan_->PeekChangedJobs().size() + extra.size());

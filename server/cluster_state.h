@@ -91,6 +91,9 @@ struct Durability {
   // as much as loading one (ClusterState::MaybeSnapshotLocked), and at the latest after this
   // many records.
   std::int64_t snapshot_every = 10'000;
+  // A failed call's undo (re-bookings under new ids) goes with the next record; calls that keep
+  // failing would pile it up in memory, so past this many timeline ops it is journaled alone.
+  std::size_t max_carried_ops = 65'536;
 };
 
 class ClusterState {

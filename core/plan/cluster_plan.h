@@ -104,6 +104,9 @@ class ClusterPlan {
   // does not track. (cluster_plan_change.cc)
   void TrackChanges(bool on);
   PlanChange TakeChange();
+  // The timeline ops TakeChange would return now (what failed calls' undos left, between
+  // changes).
+  std::size_t untaken_timeline_ops() const { return timeline_.logged_ops(); }
   // Applies what TakeChange returned on a plan that was in the same state before it, without
   // running the policy: DATA_LOSS naming what does not fit (an add that gets another id here, a
   // job or a reservation that is not there), after which the plan is partly changed and must be

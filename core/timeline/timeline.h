@@ -139,6 +139,7 @@ class Timeline {
   // every op, those of calls that failed and undid their changes included.
   void LogOps(bool on);
   bool logs_ops() const { return ops_.on; }
+  std::size_t logged_ops() const { return ops_.ops.size(); }
   std::vector<TimelineChange> TakeOps();
   // Applies an op another timeline logged, on a timeline in the state that one was in: an add
   // must get the logged id, a release must find it. DATA_LOSS naming the id otherwise, having

@@ -28,7 +28,7 @@ std::uint32_t LittleEndian32(const unsigned char* p) {
 
 // The log's running checksum: over 32-bit words in the byte order the magic number names, two
 // words at a time (the format's s0 += x(i) + s1; s1 += x(i+1) + s0).
-struct Checksum {
+struct RunningChecksum {
   bool big_endian = false;
   std::uint32_t s0 = 0;
   std::uint32_t s1 = 0;
@@ -60,7 +60,7 @@ absl::StatusOr<std::optional<WalScan>> ScanWal(const std::string& path) {
   const unsigned char* header = log.data();
   const std::uint32_t magic = BigEndian32(header);
   scan.page_size = BigEndian32(header + 8);
-  Checksum chain{magic == kMagicBigEndian};
+  RunningChecksum chain{magic == kMagicBigEndian};
   chain.Add(header, 24);
   const bool header_ok = (magic == kMagicLittleEndian || magic == kMagicBigEndian) &&
                          scan.page_size >= 512 && scan.page_size <= 65536 &&
@@ -82,7 +82,7 @@ absl::StatusOr<std::optional<WalScan>> ScanWal(const std::string& path) {
     const bool this_generation = BigEndian32(f + 8) == salt1 && BigEndian32(f + 12) == salt2;
     const bool commit = BigEndian32(f + 4) != 0;
     if (chain_holds) {
-      Checksum next = chain;
+      RunningChecksum next = chain;
       next.Add(f, 8);
       next.Add(f + kFrameHeaderBytes, static_cast<std::size_t>(scan.page_size));
       if (this_generation && BigEndian32(f) != 0 && next.s0 == BigEndian32(f + 16) &&

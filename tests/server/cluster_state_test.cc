@@ -4,11 +4,16 @@
 #include "server/cluster_state.h"
 
 #include <atomic>
+#include <filesystem>
 #include <thread>
 #include <vector>
 
 #include "core/metrics/validate.h"
+#include "core/plan/cluster_plan_image.h"
+#include "core/plan/plan_change.h"
 #include "gtest/gtest.h"
+#include "proto/resched/snapshot_convert.h"
+#include "tests/core/plan/same_image.h"
 #include "tests/server/simulated_cluster.h"
 #include "tests/testing/status.h"
 
@@ -37,6 +42,56 @@ TEST(ClusterState, AfterDeleteRunAndSnapshotAnswerNotFoundWithoutRunning) {
   EXPECT_THAT(state->Snapshot(), StatusIs(absl::StatusCode::kNotFound, ::testing::_));
   EXPECT_THAT(state->Delete([](const ClusterPlan&) { return absl::OkStatus(); }),
               StatusIs(absl::StatusCode::kNotFound, ::testing::_));
+}
+
+// A failed call's undo (its re-bookings under new ids) goes with the next record; calls that keep
+// failing journal it alone once it outgrows the bound, so it cannot pile up in memory. Applying
+// the records to a copy of the cluster as it was gives the cluster's state, reservation ids and
+// all.
+TEST(ClusterState, AnUndoThatOutgrowsTheBoundIsJournaledAlone) {
+  char pattern[] = "/tmp/resched-undo-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  auto journal = Journal::Open(dir);
+  ASSERT_OK(journal);
+  auto state = SimulatedCluster();
+  auto follower = ClusterPlan::FromImage(::resched::testing::OkValue(state->Snapshot())->Image());
+  ASSERT_OK(follower);
+  Durability durability;
+  durability.journal = journal->get();
+  durability.max_carried_ops = 20;
+  state->AttachDurability(durability);
+  auto submit = [&](Time seconds) {
+    return state->Change([&](ClusterState::Txn& txn) -> std::optional<pb::JournalRecord> {
+      Job job;
+      job.model = RuntimeModel(RigidModel{4, seconds * kMicrosPerSecond});
+      if (!txn.plan.Submit(job).ok()) return std::nullopt;
+      return pb::JournalRecord();
+    });
+  };
+  for (int i = 0; i < 6; ++i) ASSERT_OK(submit(100));
+  // A hold the queue makes room for, which does not fit even then: every queued job is unbooked
+  // and booked again where it was, under a new id, and the call fails.
+  auto refused_hold = [&] {
+    ASSERT_OK(state->Change([&](ClusterState::Txn& txn) -> std::optional<pb::JournalRecord> {
+      EXPECT_FALSE(txn.plan.AddReservation(4, 0, 50 * kMicrosPerSecond, "", true).ok());
+      return std::nullopt;
+    }));
+  };
+  const std::int64_t before = (*journal)->last_lsn();
+  for (int i = 0; i < 10; ++i) refused_hold();
+  EXPECT_GT((*journal)->last_lsn(), before) << "the undos were journaled alone";
+  ASSERT_OK(submit(100));
+  ASSERT_OK((*journal)->Scan([&](const StoredRecord& stored) {
+    pb::JournalRecord record;
+    EXPECT_TRUE(record.ParseFromString(stored.payload));
+    absl::StatusOr<PlanChange> change = FromJournal(record.plan_change());
+    if (!change.ok()) return change.status();
+    return (*follower)->ApplyChange(*std::move(change));
+  }));
+  ::resched::testing::ExpectSameImage(::resched::testing::OkValue(state->Snapshot())->Image(),
+                                      (*follower)->Image());
+  std::filesystem::remove_all(dir);
 }
 
 // Collects what a cluster pushes, as a WatchSchedule stream would, from the publishing threads.
