@@ -123,8 +123,12 @@ absl::Status ClusterPlan::ApplyJobChanges(PlanChange& change) {
       return absl::DataLossError(
           absl::StrCat("the change forgets job ", id, ", which is not here"));
     }
-    DropFromLists(job);
-    if (IsEnded(job->state)) --ended_count_;
+    // Ended here too, almost always: it is then in no list.
+    if (IsEnded(job->state)) {
+      --ended_count_;
+    } else {
+      DropFromLists(job);
+    }
     Ledger();  // nothing pending may point at the job
     ledger_.Forget(*job);
     if (changed_set_.erase(job) > 0) std::erase(changed_, job);
