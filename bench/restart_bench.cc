@@ -10,11 +10,21 @@
 //                 cluster's size): start-up loads the snapshot and replays the records after it.
 //   BM_Restart/0: the baseline, snapshots off: start-up replays every record.
 //   BM_RestartEmpty: a data directory with the 16 clusters empty, the fixed cost of opening.
+//   BM_ProcessRestart: what an operator waits for: a resched-server process on the data
+//                 directory with snapshots, under load (clients submitting and moving clocks
+//                 over TCP), is stopped, and a new process is started on it and timed from fork
+//                 to the health check's SERVING. /1: stopped by kill -9 (the log left to
+//                 recover); /0, the baseline: stopped cleanly (SIGTERM).
 //
 // RESCHED_RESTART_CHANGES scales the log down (e.g. 100000) for a quick run; the live jobs are
 // a tenth of it.
 #include <benchmark/benchmark.h>
 #include <grpcpp/grpcpp.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -28,6 +38,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "grpc/health/v1/health.grpc.pb.h"
 #include "server/service.h"
 
 namespace {
@@ -224,6 +235,163 @@ void BM_RestartEmpty(benchmark::State& state) {
   std::filesystem::remove_all(path);
 }
 BENCHMARK(BM_RestartEmpty)
+    ->Iterations(1)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+// A loopback port nothing listens on now.
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof(address);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), size) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) != 0) {
+    std::abort();
+  }
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+// A resched-server process serving `dir` on a loopback port, its log discarded.
+class ServerProcess {
+ public:
+  explicit ServerProcess(const std::string& dir)
+      : address_(absl::StrCat("127.0.0.1:", FreePort())) {
+    pid_ = fork();
+    if (pid_ < 0) std::abort();
+    if (pid_ == 0) {
+      if (std::freopen("/dev/null", "w", stderr) == nullptr) _exit(126);
+      execl(RESCHED_SERVER_BINARY, RESCHED_SERVER_BINARY, "--data-dir", dir.c_str(), "--listen",
+            address_.c_str(), "--audit-log", "none", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+  }
+  ~ServerProcess() { Stop(SIGKILL); }
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  // Polls the health check (a new channel each time, so that no reconnect back-off delays it)
+  // until it says SERVING; aborts if the process exits first.
+  void WaitServing() const {
+    for (;;) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        std::fprintf(stderr, "restart_bench: resched-server exited before serving\n");
+        std::abort();
+      }
+      auto health = grpc::health::v1::Health::NewStub(
+          grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
+      grpc::health::v1::HealthCheckRequest request;
+      grpc::health::v1::HealthCheckResponse response;
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(200));
+      if (health->Check(&context, request, &response).ok() &&
+          response.status() == grpc::health::v1::HealthCheckResponse::SERVING) {
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+  // Sends `signal` and waits for the process to end.
+  void Stop(int signal) {
+    if (pid_ <= 0) return;
+    kill(pid_, signal);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = 0;
+  }
+  const std::string& address() const { return address_; }
+
+ private:
+  std::string address_;
+  pid_t pid_ = 0;
+};
+
+// Clients submitting short jobs and moving the clusters' clocks, until stopped or refused.
+class Load {
+ public:
+  explicit Load(const std::string& address) {
+    auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+    for (int c = 0; c < kClusters; ++c) {
+      clients_.emplace_back([this, channel, c] {
+        auto stub = pb::Resched::NewStub(channel);
+        for (std::int64_t i = 0; !stop_; ++i) {
+          grpc::ClientContext context;
+          grpc::Status status;
+          if (i % 2 == 0) {
+            pb::SubmitJobRequest request;
+            request.set_cluster(ClusterOf(c));
+            *request.mutable_job() = OneProcessor(1);
+            pb::SubmitJobResponse response;
+            status = stub->SubmitJob(&context, request, &response);
+          } else {
+            pb::AdvanceClockRequest request;
+            request.set_cluster(ClusterOf(c));
+            request.mutable_by()->set_seconds(1);
+            pb::AdvanceClockResponse response;
+            status = stub->AdvanceClock(&context, request, &response);
+          }
+          if (!status.ok()) return;  // the server is gone
+          ++calls_;
+        }
+      });
+    }
+  }
+  ~Load() { Stop(); }
+  Load(const Load&) = delete;
+  Load& operator=(const Load&) = delete;
+
+  void Stop() {
+    stop_ = true;
+    for (auto& client : clients_) {
+      if (client.joinable()) client.join();
+    }
+  }
+  std::int64_t calls() const { return calls_; }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::atomic<std::int64_t> calls_{0};
+  std::vector<std::thread> clients_;
+};
+
+void BM_ProcessRestart(benchmark::State& state) {
+  const bool killed = state.range(0) == 1;
+  const DataDir& dir = Shared(true);
+  std::int64_t calls_before_stop = 0;
+  for (auto _ : state) {
+    {
+      ServerProcess before(dir.path());
+      before.WaitServing();
+      Load load(before.address());
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      if (killed) {
+        before.Stop(SIGKILL);  // while the clients still call
+        load.Stop();
+      } else {
+        load.Stop();
+        before.Stop(SIGTERM);
+      }
+      calls_before_stop = load.calls();
+    }
+    const auto started = std::chrono::steady_clock::now();
+    ServerProcess after(dir.path());
+    after.WaitServing();
+    state.SetIterationTime(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    after.Stop(SIGTERM);
+  }
+  state.counters["calls_before_stop"] = static_cast<double>(calls_before_stop);
+  state.counters["changes"] = static_cast<double>(Changes());
+}
+// After the in-process cases: it adds the load's changes to the shared directory.
+BENCHMARK(BM_ProcessRestart)
+    ->Arg(1)
+    ->Arg(0)
     ->Iterations(1)
     ->Repetitions(3)
     ->ReportAggregatesOnly(true)

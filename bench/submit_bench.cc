@@ -2,8 +2,9 @@
 // conservative backfilling) pre-filled with Q queued jobs, then one submission per iteration.
 // Reports per-call latency percentiles (p50, p99) and throughput. Baselines in the same run:
 // Q = 0 (an empty cluster) and GetCluster (the cost of a round trip alone).
-// BM_ConcurrentSubmit: 16 clients over 8 clusters, ephemeral and durable (a data directory in
-// /tmp, every answer after its fsync), for the durable/ephemeral throughput ratio.
+// BM_ConcurrentSubmit: 16 or 64 clients over 8 clusters, ephemeral and durable (a data directory
+// in /tmp, every answer after its fsync) in alternating pairs, for the durable/ephemeral
+// throughput ratio.
 // BM_ConcurrentSubmitTraced: the same, ephemeral, with tracing off or sampling 0, 10 % or every
 // call, the spans going to an exporter that drops them: the server's own cost of tracing.
 #include <benchmark/benchmark.h>
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <memory>
 #include <random>
@@ -89,70 +91,97 @@ void BM_GetClusterRoundTrip(benchmark::State& state) {
 }
 BENCHMARK(BM_GetClusterRoundTrip)->Iterations(2000)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
-// 16 clients, each submitting 400 jobs round-robin over 8 clusters (an empty cluster each at the
-// start): the throughput and latency percentiles of all 6,400 calls, ephemeral (0) or durable (1).
-void RunConcurrentSubmit(benchmark::State& state, bool durable, double sample_ratio) {
-  constexpr int kClients = 16;
-  constexpr int kClusters = 8;
-  constexpr int kPerClient = 400;
-  for (auto _ : state) {
-    state.PauseTiming();
-    LoopbackServer server(durable, sample_ratio);
-    std::mt19937_64 rng(42);
-    for (int c = 0; c < kClusters; ++c) {
-      CreateFilledCluster(server.stub(), absl::StrCat("c", c), 0, rng);
-    }
-    const std::int64_t commits_before =
-        durable ? server.service().journal()->commits() : std::int64_t{0};
-    std::vector<std::vector<double>> micros(kClients);
-    std::vector<std::thread> clients;
-    clients.reserve(kClients);
-    state.ResumeTiming();
-    const auto start = std::chrono::steady_clock::now();
-    for (int client = 0; client < kClients; ++client) {
-      clients.emplace_back([&, client] {
-        std::mt19937_64 mine(client);
-        for (int i = 0; i < kPerClient; ++i) {
-          pb::SubmitJobRequest request;
-          request.set_cluster(absl::StrCat("c", (client + i) % kClusters));
-          *request.mutable_job() = RandomJobSpec(mine);
-          pb::SubmitJobResponse response;
-          grpc::ClientContext context;
-          const auto called = std::chrono::steady_clock::now();
-          if (!server.stub().SubmitJob(&context, request, &response).ok()) std::abort();
-          micros[client].push_back(
-              std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - called)
-                  .count());
-        }
-      });
-    }
-    for (auto& client : clients) client.join();
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    state.PauseTiming();
-    std::vector<double> all;
-    for (const auto& m : micros) all.insert(all.end(), m.begin(), m.end());
-    std::sort(all.begin(), all.end());
-    auto at = [&](double q) { return all[static_cast<size_t>(q * (all.size() - 1))]; };
-    state.counters["calls_per_s"] = static_cast<double>(all.size()) / seconds;
-    state.counters["p50_us"] = at(0.50);
-    state.counters["p99_us"] = at(0.99);
-    if (durable) {
-      // Records per fsync: how much the group commit shares.
-      state.counters["calls_per_commit"] =
-          static_cast<double>(all.size()) /
-          static_cast<double>(server.service().journal()->commits() - commits_before);
-    }
-    state.ResumeTiming();
-  }
+// One round: `clients` clients each submit 400 jobs round-robin over 8 clusters (an empty
+// cluster each at the start), ephemeral or durable.
+struct RoundResult {
+  double calls_per_s = 0;
+  double p50_us = 0;
+  double p99_us = 0;
+  double calls_per_commit = 0;  // durable only: records per fsync, what the group commit shares
+  double cpu_us_per_call = 0;   // the process's CPU time (clients included) per call
+};
+
+double ProcessCpuSeconds() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
+RoundResult RunRound(int clients, bool durable, double sample_ratio) {
+  constexpr int kClusters = 8;
+  constexpr int kPerClient = 400;
+  LoopbackServer server(durable, sample_ratio);
+  std::mt19937_64 rng(42);
+  for (int c = 0; c < kClusters; ++c) {
+    CreateFilledCluster(server.stub(), absl::StrCat("c", c), 0, rng);
+  }
+  const std::int64_t commits_before =
+      durable ? server.service().journal()->commits() : std::int64_t{0};
+  std::vector<std::vector<double>> micros(clients);
+  std::vector<std::thread> threads;
+  threads.reserve(clients);
+  const double cpu_before = ProcessCpuSeconds();
+  const auto start = std::chrono::steady_clock::now();
+  for (int client = 0; client < clients; ++client) {
+    threads.emplace_back([&, client] {
+      std::mt19937_64 mine(client);
+      for (int i = 0; i < kPerClient; ++i) {
+        pb::SubmitJobRequest request;
+        request.set_cluster(absl::StrCat("c", (client + i) % kClusters));
+        *request.mutable_job() = RandomJobSpec(mine);
+        pb::SubmitJobResponse response;
+        grpc::ClientContext context;
+        const auto called = std::chrono::steady_clock::now();
+        if (!server.stub().SubmitJob(&context, request, &response).ok()) std::abort();
+        micros[client].push_back(
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - called)
+                .count());
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double cpu_seconds = ProcessCpuSeconds() - cpu_before;
+  std::vector<double> all;
+  for (const auto& m : micros) all.insert(all.end(), m.begin(), m.end());
+  std::sort(all.begin(), all.end());
+  auto at = [&](double q) { return all[static_cast<size_t>(q * (all.size() - 1))]; };
+  RoundResult result;
+  const auto calls = static_cast<double>(all.size());
+  result.calls_per_s = calls / seconds;
+  result.p50_us = at(0.50);
+  result.p99_us = at(0.99);
+  result.cpu_us_per_call = cpu_seconds * 1e6 / calls;
+  if (durable) {
+    result.calls_per_commit =
+        calls / static_cast<double>(server.service().journal()->commits() - commits_before);
+  }
+  return result;
+}
+
+// Argument: the number of clients. Each iteration is a pair of rounds, ephemeral then durable,
+// so that the machine's drift touches both alike; `durable_ratio` is the pair's ratio of
+// throughputs (the aggregates give its median over the repetitions).
 void BM_ConcurrentSubmit(benchmark::State& state) {
-  RunConcurrentSubmit(state, state.range(0) == 1, -1);
+  const int clients = static_cast<int>(state.range(0));
+  for (auto _ : state) {
+    const RoundResult ephemeral = RunRound(clients, false, -1);
+    const RoundResult durable = RunRound(clients, true, -1);
+    state.counters["ephemeral_calls_per_s"] = ephemeral.calls_per_s;
+    state.counters["ephemeral_p50_us"] = ephemeral.p50_us;
+    state.counters["ephemeral_cpu_us_per_call"] = ephemeral.cpu_us_per_call;
+    state.counters["durable_calls_per_s"] = durable.calls_per_s;
+    state.counters["durable_p50_us"] = durable.p50_us;
+    state.counters["durable_p99_us"] = durable.p99_us;
+    state.counters["durable_cpu_us_per_call"] = durable.cpu_us_per_call;
+    state.counters["calls_per_commit"] = durable.calls_per_commit;
+    state.counters["durable_ratio"] = durable.calls_per_s / ephemeral.calls_per_s;
+  }
 }
 BENCHMARK(BM_ConcurrentSubmit)
-    ->Arg(0)
-    ->Arg(1)
+    ->Arg(16)
+    ->Arg(64)
     ->Iterations(1)
     ->Repetitions(5)
     ->UseRealTime()
@@ -160,7 +189,12 @@ BENCHMARK(BM_ConcurrentSubmit)
 
 // Argument: -1 tracing off, else the sample ratio in per mille.
 void BM_ConcurrentSubmitTraced(benchmark::State& state) {
-  RunConcurrentSubmit(state, false, static_cast<double>(state.range(0)) / 1000.0);
+  for (auto _ : state) {
+    const RoundResult round = RunRound(16, false, static_cast<double>(state.range(0)) / 1000.0);
+    state.counters["calls_per_s"] = round.calls_per_s;
+    state.counters["p50_us"] = round.p50_us;
+    state.counters["p99_us"] = round.p99_us;
+  }
 }
 BENCHMARK(BM_ConcurrentSubmitTraced)
     ->Arg(-1)

@@ -8,6 +8,7 @@
 #include "core/plan/plan_change.h"
 #include "proto/resched/convert.h"
 #include "proto/resched/snapshot_convert.h"
+#include "server/deferred_durability.h"
 #include "server/inline_call.h"
 #include "server/trace/span.h"
 
@@ -142,6 +143,10 @@ absl::Status ClusterState::AwaitDurable(std::int64_t lsn, bool own_change) {
     MutexLock lock(&mu_);
     journal = durability_.journal;
   }
+  if (DeferredDurability* deferred = DeferredDurability::Current()) {
+    if (own_change || !journal->Durable(lsn)) deferred->Defer(*journal, lsn, own_change);
+    return absl::OkStatus();
+  }
   return WaitDurableTraced(*journal, lsn, own_change);
 }
 
@@ -210,8 +215,13 @@ bool ClusterState::LockForCall() {
 }
 
 bool ClusterState::DeclinesInlineLocked() const {
-  return InlineCall::Running() &&
-         (durability_.journal != nullptr || last_change_nanos_ > kInlineChangeLimitNanos);
+  if (!InlineCall::Running()) return false;
+  if (last_change_nanos_ > kInlineChangeLimitNanos) return true;
+  if (durability_.journal == nullptr) return false;
+  // Its answer must wait for the journal without holding the thread; and a cluster whose last
+  // change failed to commit reloads from disk first.
+  return DeferredDurability::Current() == nullptr ||
+         (last_lsn_ != 0 && durability_.journal->Failed(last_lsn_));
 }
 
 absl::Status ClusterState::Run(const std::function<void(Txn&)>& fn) {

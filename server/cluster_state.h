@@ -171,8 +171,8 @@ class ClusterState {
   // Takes the lock for a call: waits for it, or, for an inline call (server/inline_call.h),
   // takes it only if it is free.
   bool LockForCall() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true, mu_);
-  // Whether an inline call must run on a worker instead: its answer would wait for the journal,
-  // or the cluster's last change was slow.
+  // Whether an inline call must run on a worker instead: its answer would block for the journal
+  // (no DeferredDurability), its last change failed to commit, or its last change was slow.
   bool DeclinesInlineLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Rebuilds the cluster from its durable records when its last record failed to commit.
   absl::Status RecoverLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -189,7 +189,8 @@ class ClusterState {
   // Hands a capture to the snapshot writer when enough records were journaled since the last
   // one and none is on its way.
   void MaybeSnapshotLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Waits for `lsn` (0: nothing to wait for) to be durable; `own_change`: the call's own record.
+  // Waits for `lsn` (0: nothing to wait for) to be durable, or notes it in the thread's
+  // DeferredDurability; `own_change`: the call's own record.
   absl::Status AwaitDurable(std::int64_t lsn, bool own_change);
 
   const std::string name_;

@@ -2,7 +2,8 @@
 // futex wake and two context switches, a sixth of a cheap call's cost on two cores). Only when
 // nothing in it can wait: the service tries it for the calls whose work is bounded (SubmitJob
 // without dry_run, GetJob), and the cluster declines it, before touching anything, when its lock
-// is held, when its answer must wait for a journal sync, or when its last change was slow. A
+// is held, when its answer would block for a journal sync (one deferred, as calls' are, holds
+// nothing: server/deferred_durability.h), or when its last change was slow. A
 // declined call then runs on a worker as any other.
 #pragma once
 

@@ -255,6 +255,8 @@ absl::StatusOr<bool> ReschedService::OpenDataDir(const std::string& dir,
   journal_->SetCommitObserver(
       [this](double seconds, std::size_t records) { metrics_.ObserveCommit(seconds, records); });
   journal_->SetHealthObserver([this](const absl::Status& status) { OnJournalHealth(status); });
+  journal_->SetCallbackExecutor(
+      [this](std::function<void()> task) { workers_.Post(std::move(task)); });
   // A full disk at start: the journal serves reads and refuses changes until a probe commits.
   const absl::Status writable = journal_->CheckWritable();
   metrics_.SetJournalWritable(writable.ok());

@@ -49,7 +49,13 @@ void ReschedService::Observe(ClusterState& state) {
     metrics_.ObservePlanning(policy, seconds);
   });
 }
-ReschedService::~ReschedService() { BeginShutdown(); }
+ReschedService::~ReschedService() {
+  BeginShutdown();
+  // The journal's last commits may answer calls through the workers, which the members'
+  // order would destroy first.
+  snapshotter_.reset();
+  journal_.reset();
+}
 
 void ReschedService::EnableTracing(std::unique_ptr<trace::SpanExporter> exporter,
                                    trace::TracerOptions options) {

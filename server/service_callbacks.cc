@@ -1,7 +1,8 @@
 // The callback API's entry points: each unary call runs its handler (service.cc,
-// service_dags.cc) on a worker thread and finishes from there, unless gRPC's thread could answer
-// it at once (server/inline_call.h); WatchSchedule returns its stream at once and subscribes it
-// on a worker.
+// service_dags.cc) on a worker thread, unless gRPC's thread could answer it at once
+// (server/inline_call.h), and finishes once its journal records are durable
+// (server/deferred_durability.h); WatchSchedule returns its stream at once and subscribes it on
+// a worker.
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +13,7 @@
 #include "server/auth/call_auth.h"
 #include "server/call_control.h"
 #include "server/call_peer.h"
+#include "server/deferred_durability.h"
 #include "server/errors.h"
 #include "server/inline_call.h"
 #include "server/log.h"
@@ -283,7 +285,21 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
     CurrentCallScope call(context, principal.get());
     return (this->*handler)(request, response);
   };
+  // Finishes the call once what its answer depends on is durable (server/deferred_durability.h):
+  // at once when nothing waits, else from a worker when the journal's thread says so, so that
+  // the journal goes on committing. A failed commit fails the call whatever the handler said.
+  auto settle = [this, finish](DeferredDurability& deferred, grpc::Status status) {
+    if (!deferred.pending()) {
+      finish(status, "");
+      return;
+    }
+    std::move(deferred).Then([this, finish, status](absl::Status durable) {
+      grpc::Status settled = durable.ok() ? status : ToGrpc(durable);
+      finish(settled, "");
+    });
+  };
   if (TriedInline(*request)) {
+    DeferredDurability deferred;
     grpc::Status status;
     bool declined = false;
     {
@@ -292,13 +308,16 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
       declined = attempt.declined();
     }
     if (!declined) {
-      finish(status, "");
+      settle(deferred, std::move(status));
       return reactor;
     }
-    response->Clear();
+    response->Clear();  // a declined call changed nothing and deferred nothing
   }
   // The request and the response live until Finish.
-  if (!workers_.TryPost([run, finish] { finish(run(), ""); })) {
+  if (!workers_.TryPost([run, settle] {
+        DeferredDurability deferred;
+        settle(deferred, run());
+      })) {
     metrics_.CountShed(method);
     finish(ToGrpc(Overloaded()), "");
   }

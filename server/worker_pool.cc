@@ -27,6 +27,14 @@ bool WorkerPool::TryPost(std::function<void()> task) {
   return true;
 }
 
+void WorkerPool::Post(std::function<void()> task) {
+  {
+    MutexLock lock(&mu_);
+    tasks_.push_back(std::move(task));
+  }
+  ready_.notify_one();
+}
+
 void WorkerPool::Work() {
   for (;;) {
     std::function<void()> task;

@@ -24,6 +24,9 @@ class WorkerPool {
 
   // Queues `task`; false (and `task` dropped) when max_waiting tasks are already waiting.
   bool TryPost(std::function<void()> task);
+  // Queues `task` whatever is waiting: for the answers of calls already admitted, which a bound
+  // must not drop (there are at most as many as calls in flight).
+  void Post(std::function<void()> task);
 
  private:
   void Work();

@@ -233,12 +233,14 @@ Journal::~Journal() {
   }
   work_.notify_all();
   if (committer_.joinable()) committer_.join();
+  CallWaiters(true);
   // A clean stop: the next open has nothing to recover. On a full disk the mark stays, and the
   // next open reads the log, which is still there, as after a crash.
   // A start refused (damage found) leaves the mark, so that the next start refuses it too.
   if (opened_) {
     (void)Exec(writer_, "INSERT OR REPLACE INTO meta(key, value) VALUES('open', 0)");
   }
+  for (sqlite3_stmt* stmt : {begin_, insert_, commit_}) sqlite3_finalize(stmt);
   sqlite3_close(writer_);
   sqlite3_close(reader_);
 }
@@ -394,27 +396,85 @@ bool Journal::Failed(std::int64_t lsn) const {
   return false;
 }
 
+std::optional<absl::Status> Journal::OutcomeLocked(std::int64_t lsn) const {
+  for (const auto& [first, last] : failed_) {
+    if (lsn >= first && lsn <= last) {
+      return absl::UnavailableError(
+          fault_.empty() ? absl::StrCat("data directory ", dir_, ": the change was not saved")
+                         : fault_);
+    }
+  }
+  if (durable_lsn_ >= lsn) return absl::OkStatus();
+  return std::nullopt;
+}
+
 absl::Status Journal::WaitDurable(std::int64_t lsn) {
   MutexLock lock(&mu_);
   while (true) {
-    for (const auto& [first, last] : failed_) {
-      if (lsn >= first && lsn <= last) {
-        return absl::UnavailableError(
-            fault_.empty() ? absl::StrCat("data directory ", dir_, ": the change was not saved")
-                           : fault_);
+    if (std::optional<absl::Status> outcome = OutcomeLocked(lsn)) return *std::move(outcome);
+    mu_.Wait(durable_);
+  }
+}
+
+void Journal::WhenDurable(std::int64_t lsn, absl::AnyInvocable<void(absl::Status) &&> done) {
+  std::optional<absl::Status> outcome;
+  {
+    MutexLock lock(&mu_);
+    outcome = OutcomeLocked(lsn);
+    if (!outcome) {
+      waiters_.push_back(Waiter{lsn, std::move(done)});
+      return;
+    }
+  }
+  std::move(done)(*std::move(outcome));
+}
+
+void Journal::CallWaiters(bool stopped) {
+  // A callback finishes a call (about 20 us): a task of this many keeps the workers' wake-ups
+  // few while a large commit's callbacks still spread over several workers.
+  constexpr std::size_t kCallbacksPerTask = 8;
+  using Ready = std::vector<std::pair<Waiter, absl::Status>>;
+  Ready ready;
+  std::function<void(std::function<void()>)> post;
+  {
+    MutexLock lock(&mu_);
+    auto waiting = waiters_.begin();
+    for (Waiter& waiter : waiters_) {
+      std::optional<absl::Status> outcome = OutcomeLocked(waiter.lsn);
+      if (!outcome && stopped) {
+        outcome = absl::UnavailableError(absl::StrCat(
+            "data directory ", dir_, ": the server stopped before the change was saved"));
+      }
+      if (outcome) {
+        ready.emplace_back(std::move(waiter), *std::move(outcome));
+      } else {
+        if (&*waiting != &waiter) *waiting = std::move(waiter);
+        ++waiting;
       }
     }
-    if (durable_lsn_ >= lsn) return absl::OkStatus();
-    mu_.Wait(durable_);
+    waiters_.erase(waiting, waiters_.end());
+    post = post_callbacks_;
+  }
+  auto call = [](Ready& callbacks) {
+    for (auto& [waiter, outcome] : callbacks) std::move(waiter.done)(std::move(outcome));
+  };
+  if (!post) {
+    call(ready);
+    return;
+  }
+  for (std::size_t first = 0; first < ready.size(); first += kCallbacksPerTask) {
+    const std::size_t last = std::min(ready.size(), first + kCallbacksPerTask);
+    // Shared: a pool's task is a copyable std::function.
+    auto task = std::make_shared<Ready>(std::make_move_iterator(ready.begin() + first),
+                                        std::make_move_iterator(ready.begin() + last));
+    post([task, call] { call(*task); });
   }
 }
 
 bool Journal::Durable(std::int64_t lsn) const {
   MutexLock lock(&mu_);
-  for (const auto& [first, last] : failed_) {
-    if (lsn >= first && lsn <= last) return false;
-  }
-  return durable_lsn_ >= lsn;
+  std::optional<absl::Status> outcome = OutcomeLocked(lsn);
+  return outcome && outcome->ok();
 }
 
 std::int64_t Journal::last_lsn() const {
@@ -425,6 +485,11 @@ std::int64_t Journal::last_lsn() const {
 std::int64_t Journal::commits() const {
   MutexLock lock(&mu_);
   return commits_;
+}
+
+void Journal::SetCallbackExecutor(std::function<void(std::function<void()>)> post) {
+  MutexLock lock(&mu_);
+  post_callbacks_ = std::move(post);
 }
 
 void Journal::SetCommitObserver(std::function<void(double, std::size_t)> observe) {
@@ -445,21 +510,44 @@ absl::Status Journal::SetPageLimitForTest(std::int64_t pages) {
   return Exec(writer_, sql.c_str());
 }
 
+absl::Status Journal::StepOnce(sqlite3_stmt* stmt, std::string_view what) const {
+  absl::Status status = sqlite3_step(stmt) == SQLITE_DONE ? absl::OkStatus() : Error(writer_, what);
+  sqlite3_reset(stmt);
+  return status;
+}
+
 absl::Status Journal::CommitBatch(const std::vector<Pending>& batch) {
-  if (absl::Status s = Exec(writer_, "BEGIN IMMEDIATE"); !s.ok()) return s;
-  Statement insert(writer_, "INSERT INTO journal(lsn, cluster, payload, crc) VALUES(?, ?, ?, ?)");
-  absl::Status status = insert.ok() ? absl::OkStatus() : Error(writer_, "cannot write");
-  for (const Pending& p : batch) {
-    if (!status.ok()) break;
-    sqlite3_stmt* stmt = insert.get();
-    sqlite3_bind_int64(stmt, 1, p.lsn);
-    sqlite3_bind_text(stmt, 2, p.cluster.data(), static_cast<int>(p.cluster.size()), SQLITE_STATIC);
-    sqlite3_bind_blob(stmt, 3, p.payload.data(), static_cast<int>(p.payload.size()), SQLITE_STATIC);
-    sqlite3_bind_int64(stmt, 4, Checksum(p.cluster, p.payload));
-    if (sqlite3_step(stmt) != SQLITE_DONE) status = Error(writer_, "cannot write");
-    sqlite3_reset(stmt);
+  if (begin_ == nullptr) {
+    const std::pair<sqlite3_stmt**, const char*> statements[] = {
+        {&begin_, "BEGIN IMMEDIATE"},
+        {&insert_, "INSERT INTO journal(lsn, cluster, payload, crc) VALUES(?, ?, ?, ?)"},
+        {&commit_, "COMMIT"}};
+    for (const auto& [stmt, sql] : statements) {
+      if (sqlite3_prepare_v3(writer_, sql, -1, SQLITE_PREPARE_PERSISTENT, stmt, nullptr) !=
+          SQLITE_OK) {
+        absl::Status error = Error(writer_, "cannot write");
+        for (sqlite3_stmt** prepared : {&begin_, &insert_, &commit_}) {
+          sqlite3_finalize(*prepared);
+          *prepared = nullptr;
+        }
+        return error;
+      }
+    }
   }
-  if (status.ok()) status = Exec(writer_, "COMMIT");
+  if (absl::Status s = StepOnce(begin_, "'BEGIN IMMEDIATE' failed on"); !s.ok()) return s;
+  absl::Status status;
+  for (const Pending& p : batch) {
+    sqlite3_bind_int64(insert_, 1, p.lsn);
+    sqlite3_bind_text(insert_, 2, p.cluster.data(), static_cast<int>(p.cluster.size()),
+                      SQLITE_STATIC);
+    sqlite3_bind_blob(insert_, 3, p.payload.data(), static_cast<int>(p.payload.size()),
+                      SQLITE_STATIC);
+    sqlite3_bind_int64(insert_, 4, Checksum(p.cluster, p.payload));
+    status = StepOnce(insert_, "cannot write");
+    if (!status.ok()) break;
+  }
+  sqlite3_clear_bindings(insert_);  // the payloads' memory goes with the batch
+  if (status.ok()) status = StepOnce(commit_, "'COMMIT' failed on");
   if (!status.ok() && !sqlite3_get_autocommit(writer_)) {
     (void)Exec(writer_, "ROLLBACK");
   }
@@ -538,6 +626,7 @@ void Journal::CommitLoop() {
       }
     }
     durable_.notify_all();
+    CallWaiters(false);
     if (status.ok() && observe) observe(seconds, batch.size());
     if (observe_health) observe_health(status);
   }

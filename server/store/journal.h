@@ -4,7 +4,8 @@
 // Writers append under their cluster's lock, which only queues the record and gives it a log
 // sequence number (LSN); a background thread commits what is queued as one transaction with one
 // fsync (group commit), so clusters never wait on each other's locks and concurrent writers
-// share an fsync. A writer answers its client only once WaitDurable says its LSN is on disk.
+// share an fsync. A writer answers its client only once its LSN is on disk: WaitDurable blocks
+// for it, WhenDurable calls back, so that a call waiting for its commit holds no thread.
 //
 // A failed commit (disk full, I/O error, unwritable file) fails its whole batch and every record
 // queued after it, and the journal then refuses appends with UNAVAILABLE naming the directory
@@ -18,17 +19,20 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "server/mutex.h"
 #include "server/store/data_dir_lock.h"
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 namespace resched::server {
 
@@ -97,6 +101,10 @@ class Journal {
   std::int64_t Append(std::string cluster, std::string payload);
   // Waits until `lsn` is durable (OK) or its commit failed (UNAVAILABLE naming the directory).
   absl::Status WaitDurable(std::int64_t lsn);
+  // Calls `done` with what WaitDurable would answer once `lsn` is durable or its commit failed:
+  // at once on the calling thread when it already is, else on the journal's thread right after
+  // the commit, where `done` must not block (it delays the next commit).
+  void WhenDurable(std::int64_t lsn, absl::AnyInvocable<void(absl::Status) &&> done);
   // True once the commit of `lsn` has failed.
   bool Failed(std::int64_t lsn) const;
   // True once `lsn` is durable (WaitDurable would answer OK at once).
@@ -112,6 +120,10 @@ class Journal {
   // Hears of every committed transaction: its time (fsync included) and record count. Set
   // before the first Append.
   void SetCommitObserver(std::function<void(double seconds, std::size_t records)> observe);
+  // Runs the WhenDurable callbacks that a commit settles through `post` (a thread pool's), a few
+  // per task, so that the journal's thread goes straight on to the next commit; without it
+  // they run on the journal's thread. Set before the first Append.
+  void SetCallbackExecutor(std::function<void(std::function<void()>)> post);
   // Hears when commits start failing (the error) and when a probe succeeds again (OK), from the
   // journal's thread. Set before the first Append.
   void SetHealthObserver(std::function<void(const absl::Status& status)> observe);
@@ -123,7 +135,18 @@ class Journal {
     std::string payload;
   };
 
+  struct Waiter {
+    std::int64_t lsn;
+    absl::AnyInvocable<void(absl::Status) &&> done;
+  };
+
   Journal(std::string dir, std::unique_ptr<DataDirLock> lock);
+  // WaitDurable's answer for `lsn` once it is durable or failed; nullopt while it is neither.
+  std::optional<absl::Status> OutcomeLocked(std::int64_t lsn) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Calls the waiters whose LSN has an outcome now (all of them, with UNAVAILABLE for those
+  // without, when `stopped`).
+  void CallWaiters(bool stopped);
   absl::Status OpenDatabase(const JournalOpenOptions& options);
   // Whether the previous run left the database marked open (MarkOpen, cleared by a clean close).
   absl::StatusOr<bool> WasLeftOpen();
@@ -132,6 +155,8 @@ class Journal {
   absl::Status MarkOpen();
   void CommitLoop();
   absl::Status CommitBatch(const std::vector<Pending>& batch);
+  // Steps a prepared statement that returns no rows and resets it; an error names `what`.
+  absl::Status StepOnce(sqlite3_stmt* stmt, std::string_view what) const;
   absl::Status Probe();
   // Runs `body` in one write transaction on the writer connection, rolled back on error.
   absl::Status WriteTransaction(const std::function<absl::Status()>& body);
@@ -148,6 +173,11 @@ class Journal {
   bool marked_open_ = false;   // the commit thread's once it runs
   Mutex writer_mu_;            // the commit thread holds it while it uses writer_
   sqlite3* writer_ = nullptr;  // commits and probes; the pragma of SetPageLimitForTest
+  // A commit's statements on writer_, prepared once (parsing them took a tenth of a commit's
+  // CPU); null until the first commit.
+  sqlite3_stmt* begin_ = nullptr;
+  sqlite3_stmt* insert_ = nullptr;
+  sqlite3_stmt* commit_ = nullptr;
   sqlite3* reader_ = nullptr;  // Scan's connection, behind reader_mu_
   mutable Mutex reader_mu_;
 
@@ -161,10 +191,12 @@ class Journal {
   std::vector<std::pair<std::int64_t, std::int64_t>> failed_ ABSL_GUARDED_BY(mu_);
   // Set by a failed commit, cleared by a successful probe.
   std::string fault_ ABSL_GUARDED_BY(mu_);
+  std::vector<Waiter> waiters_ ABSL_GUARDED_BY(mu_);
   std::int64_t commits_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::function<void(double, std::size_t)> observe_commit_ ABSL_GUARDED_BY(mu_);
   std::function<void(const absl::Status&)> observe_health_ ABSL_GUARDED_BY(mu_);
+  std::function<void(std::function<void()>)> post_callbacks_ ABSL_GUARDED_BY(mu_);
   std::thread committer_;
 };
 

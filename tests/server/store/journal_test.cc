@@ -4,6 +4,8 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "server/mutex.h"
 #include "server/store/wal_scan.h"
 #include "tests/server/store/full_disk_vfs.h"
 
@@ -105,6 +108,113 @@ TEST_F(JournalTest, ConcurrentWritersShareCommits) {
   const std::vector<StoredRecord> mine = ReadAll(**journal, &c3);
   ASSERT_EQ(mine.size(), static_cast<std::size_t>(kPerThread));
   for (int i = 0; i < kPerThread; ++i) EXPECT_EQ(mine[i].payload, absl::StrCat(i));
+}
+
+// What WhenDurable's callbacks heard, from whichever thread called them.
+struct Heard {
+  Mutex mu;
+  std::condition_variable called;
+  std::vector<std::pair<std::int64_t, absl::Status>> outcomes ABSL_GUARDED_BY(mu);
+  std::vector<std::thread::id> threads ABSL_GUARDED_BY(mu);
+
+  absl::AnyInvocable<void(absl::Status) &&> For(std::int64_t lsn) {
+    return [this, lsn](absl::Status status) {
+      {
+        MutexLock lock(&mu);
+        outcomes.emplace_back(lsn, std::move(status));
+        threads.push_back(std::this_thread::get_id());
+      }
+      called.notify_all();
+    };
+  }
+  void WaitFor(std::size_t count) {
+    MutexLock lock(&mu);
+    while (outcomes.size() < count) mu.Wait(called);
+  }
+};
+
+TEST_F(JournalTest, WhenDurableCallsBackOnceTheRecordIsCommittedOrAtOnceWhenItIs) {
+  auto journal = Journal::Open(dir_);
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  Heard heard;
+  // Blocks the journal's thread after the first commit, so that what follows is not yet durable.
+  Mutex gate_mu;
+  std::condition_variable gate_opened;
+  bool open = false;
+  (*journal)->SetCommitObserver([&](double, std::size_t) {
+    MutexLock lock(&gate_mu);
+    while (!open) gate_mu.Wait(gate_opened);
+  });
+  const std::int64_t first = (*journal)->Append("a", "first");
+  (*journal)->WhenDurable(first, heard.For(first));
+  heard.WaitFor(1);  // the commit's callbacks run before its observer
+  const std::int64_t second = (*journal)->Append("a", "second");
+  const std::int64_t third = (*journal)->Append("b", "third");
+  (*journal)->WhenDurable(third, heard.For(third));
+  (*journal)->WhenDurable(second, heard.For(second));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  {
+    MutexLock lock(&heard.mu);
+    EXPECT_EQ(heard.outcomes.size(), 1u) << "called back before the commit";
+  }
+  EXPECT_FALSE((*journal)->Durable(second));
+  {
+    MutexLock lock(&gate_mu);
+    open = true;
+  }
+  gate_opened.notify_all();
+  heard.WaitFor(3);
+  // A record already durable: at once, on the calling thread.
+  (*journal)->WhenDurable(first, heard.For(first));
+  MutexLock lock(&heard.mu);
+  ASSERT_EQ(heard.outcomes.size(), 4u);
+  for (const auto& [lsn, status] : heard.outcomes) EXPECT_TRUE(status.ok()) << lsn << status;
+  EXPECT_NE(heard.threads[0], std::this_thread::get_id());
+  EXPECT_NE(heard.threads[1], std::this_thread::get_id());
+  EXPECT_EQ(heard.threads[3], std::this_thread::get_id());
+}
+
+TEST_F(JournalTest, WhenDurableHearsAFailedCommitAndRunsThroughTheExecutor) {
+  auto journal = Journal::Open(dir_);
+  ASSERT_TRUE(journal.ok());
+  std::atomic<int> posted{0};
+  (*journal)->SetCallbackExecutor([&](std::function<void()> task) {
+    ++posted;
+    std::thread(std::move(task)).detach();
+  });
+  Heard heard;
+  ASSERT_TRUE((*journal)->SetPageLimitForTest(1).ok());
+  const std::int64_t big = (*journal)->Append("a", std::string(64 << 10, 'x'));
+  (*journal)->WhenDurable(big, heard.For(big));
+  heard.WaitFor(1);
+  {
+    MutexLock lock(&heard.mu);
+    EXPECT_EQ(heard.outcomes[0].second.code(), absl::StatusCode::kUnavailable);
+    EXPECT_NE(heard.outcomes[0].second.message().find(dir_), std::string::npos);
+  }
+  EXPECT_EQ(posted.load(), 1);
+  // While commits fail an append fails at once, and so does its callback.
+  const std::int64_t during = (*journal)->Append("a", "during");
+  (*journal)->WhenDurable(during, heard.For(during));
+  MutexLock lock(&heard.mu);
+  ASSERT_EQ(heard.outcomes.size(), 2u);
+  EXPECT_EQ(heard.outcomes[1].second.code(), absl::StatusCode::kUnavailable);
+}
+
+TEST_F(JournalTest, AStopCallsBackEveryWaiter) {
+  Heard heard;
+  {
+    auto journal = Journal::Open(dir_);
+    ASSERT_TRUE(journal.ok());
+    for (int i = 0; i < 20; ++i) {
+      const std::int64_t lsn = (*journal)->Append("a", absl::StrCat(i));
+      (*journal)->WhenDurable(lsn, heard.For(lsn));
+    }
+  }
+  // The stop commits what is queued first, so every record was saved.
+  MutexLock lock(&heard.mu);
+  ASSERT_EQ(heard.outcomes.size(), 20u);
+  for (const auto& [lsn, status] : heard.outcomes) EXPECT_TRUE(status.ok()) << lsn << status;
 }
 
 TEST_F(JournalTest, AFullDiskFailsTheBatchRefusesAppendsAndRecovers) {

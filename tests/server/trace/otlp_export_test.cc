@@ -188,10 +188,10 @@ TEST_F(TraceExportTest, ASubmissionContinuesTheCallersTraceWithItsChildSpans) {
   EXPECT_EQ(Attribute(*call, "resched.cluster"), "sim");
   EXPECT_EQ((*call)["status"]["code"], 0);
 
-  // Each child names the call's span as its parent, and lies within it.
+  // Each child names the call's span as its parent, and lies within it. (No resched.lock_wait:
+  // the submission ran on gRPC's thread, which only takes a free lock: server/inline_call.h.)
   const std::string call_id = (*call)["spanId"];
-  for (const char* name :
-       {"resched.lock_wait", "resched.validate", "resched.plan", "resched.journal.commit"}) {
+  for (const char* name : {"resched.validate", "resched.plan", "resched.journal.commit"}) {
     const nlohmann::json* child = Named(spans, name);
     ASSERT_NE(child, nullptr) << name;
     EXPECT_EQ((*child)["parentSpanId"], call_id) << name;
@@ -392,8 +392,8 @@ TEST_F(CollectorDownTest, CallsSucceedAndEverySpanIsCountedAsDropped) {
   }
   service_->FlushTraces();
   EXPECT_EQ(Counter(*service_, "resched_trace_spans_exported_total"), 0);
-  // 5 calls of at least 5 spans each (call, lock wait, validate, plan, commit).
-  EXPECT_GE(Counter(*service_, "resched_trace_spans_dropped_total"), 25);
+  // 5 calls of at least 4 spans each (call, validate, plan, commit).
+  EXPECT_GE(Counter(*service_, "resched_trace_spans_dropped_total"), 20);
   ExpectValid(Schedule("default"));
 }
 

@@ -1,0 +1,50 @@
+// The waits for the journal of one call's handler, noted instead of waited for. A handler that
+// blocked until its change's fsync would hold its thread meanwhile, so that a commit could only
+// take as many records as there are threads to wait; deferred, the call holds no thread, the
+// handler returns, and the call is answered when the journal's thread says its records are on
+// disk (Journal::WhenDurable). A thread without a deferral (a stream's subscription, the web
+// view, a snapshot) blocks as before.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/functional/any_invocable.h"
+#include "absl/status/status.h"
+#include "server/store/journal.h"
+#include "server/trace/span.h"
+
+namespace resched::server {
+
+class DeferredDurability {
+ public:
+  // Makes this the calling thread's deferral for the scope.
+  DeferredDurability();
+  ~DeferredDurability();
+  DeferredDurability(const DeferredDurability&) = delete;
+  DeferredDurability& operator=(const DeferredDurability&) = delete;
+
+  // The calling thread's deferral, or null.
+  static DeferredDurability* Current();
+
+  // Notes that the call's answer waits for `lsn` of `journal`: the call's own change
+  // (`own_change`), or an earlier change that what it read depends on. Traced calls get the span
+  // a blocking wait would have (resched.journal.commit or resched.journal.wait), ended when the
+  // LSN is durable.
+  void Defer(Journal& journal, std::int64_t lsn, bool own_change);
+
+  // Whether anything was deferred.
+  bool pending() const { return !lsns_.empty(); }
+  // Calls `done` once every deferred LSN is durable (OK) or one of them failed (the journal's
+  // UNAVAILABLE): at once on this thread when nothing waits, else on the journal's thread.
+  void Then(absl::AnyInvocable<void(absl::Status) &&> done) &&;
+
+ private:
+  DeferredDurability* previous_;
+  Journal* journal_ = nullptr;
+  std::vector<std::int64_t> lsns_;
+  std::vector<std::unique_ptr<trace::Span>> spans_;
+};
+
+}  // namespace resched::server
