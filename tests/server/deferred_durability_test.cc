@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <filesystem>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -62,11 +63,12 @@ TEST_F(DeferredDurabilityTest, CallsWaitingForTheirCommitHoldNoWorker) {
   CreateSim("sim", 64, "fcfs");
   Journal* journal = service_->journal();
   ASSERT_NE(journal, nullptr);
-  CommitGate gate;
-  journal->SetCommitObserver([&](double, std::size_t) { gate.Hold(); });
+  // Shared with the observer, which the journal's thread may still hold after the test's end.
+  auto gate = std::make_shared<CommitGate>();
+  journal->SetCommitObserver([gate](double, std::size_t) { gate->Hold(); });
   pb::SubmitJobResponse first;
   ASSERT_OK(Submit("sim", Rigid(1, 60), &first));  // answered, then its commit's observer holds
-  gate.WaitHeld();
+  gate->WaitHeld();
   const std::int64_t before = journal->last_lsn();
 
   // Three times as many as there are workers: with each holding a worker until its commit,
@@ -95,7 +97,7 @@ TEST_F(DeferredDurabilityTest, CallsWaitingForTheirCommitHoldNoWorker) {
   EXPECT_EQ(answered.load(), 0) << "answered before its record was on disk";
   EXPECT_FALSE(journal->Durable(before + 1));
 
-  gate.Open();
+  gate->Open();
   for (std::thread& client : clients) client.join();
   EXPECT_EQ(failed.load(), 0);
   EXPECT_TRUE(journal->Durable(before + calls));

@@ -119,11 +119,9 @@ struct Heard {
 
   absl::AnyInvocable<void(absl::Status) &&> For(std::int64_t lsn) {
     return [this, lsn](absl::Status status) {
-      {
-        MutexLock lock(&mu);
-        outcomes.emplace_back(lsn, std::move(status));
-        threads.push_back(std::this_thread::get_id());
-      }
+      MutexLock lock(&mu);
+      outcomes.emplace_back(lsn, std::move(status));
+      threads.push_back(std::this_thread::get_id());
       called.notify_all();
     };
   }
@@ -134,13 +132,14 @@ struct Heard {
 };
 
 TEST_F(JournalTest, WhenDurableCallsBackOnceTheRecordIsCommittedOrAtOnceWhenItIs) {
-  auto journal = Journal::Open(dir_);
-  ASSERT_TRUE(journal.ok()) << journal.status();
+  // These outlive the journal, whose thread uses them. The gate blocks the journal's thread
+  // after the first commit, so that what follows is not yet durable.
   Heard heard;
-  // Blocks the journal's thread after the first commit, so that what follows is not yet durable.
   Mutex gate_mu;
   std::condition_variable gate_opened;
   bool open = false;
+  auto journal = Journal::Open(dir_);
+  ASSERT_TRUE(journal.ok()) << journal.status();
   (*journal)->SetCommitObserver([&](double, std::size_t) {
     MutexLock lock(&gate_mu);
     while (!open) gate_mu.Wait(gate_opened);
@@ -175,14 +174,14 @@ TEST_F(JournalTest, WhenDurableCallsBackOnceTheRecordIsCommittedOrAtOnceWhenItIs
 }
 
 TEST_F(JournalTest, WhenDurableHearsAFailedCommitAndRunsThroughTheExecutor) {
+  Heard heard;
+  std::atomic<int> posted{0};
   auto journal = Journal::Open(dir_);
   ASSERT_TRUE(journal.ok());
-  std::atomic<int> posted{0};
-  (*journal)->SetCallbackExecutor([&](std::function<void()> task) {
+  (*journal)->SetCallbackExecutor([&](const std::function<void()>& task) {
     ++posted;
-    std::thread(std::move(task)).detach();
+    task();
   });
-  Heard heard;
   ASSERT_TRUE((*journal)->SetPageLimitForTest(1).ok());
   const std::int64_t big = (*journal)->Append("a", std::string(64 << 10, 'x'));
   (*journal)->WhenDurable(big, heard.For(big));
