@@ -207,10 +207,12 @@ class ClusterState {
   // The LSN of this cluster's last journaled record (0: none since start-up or a rebuild).
   std::int64_t last_lsn_ ABSL_GUARDED_BY(mu_) = 0;
   pb::JournalRecord creation_ ABSL_GUARDED_BY(mu_);
-  // Records journaled or replayed since the state of the last snapshot, the time spent
-  // applying them, and how long the last capture's copy took (MaybeSnapshotLocked).
+  // Records journaled or replayed since the state of the last snapshot, what replaying them
+  // costs (measured when replayed; when journaled, the time building each record took, which
+  // replay's parse and apply track), and how long the last capture's copy took
+  // (MaybeSnapshotLocked).
   std::int64_t records_since_snapshot_ ABSL_GUARDED_BY(mu_) = 0;
-  std::int64_t apply_nanos_since_snapshot_ ABSL_GUARDED_BY(mu_) = 0;
+  std::int64_t replay_nanos_since_snapshot_ ABSL_GUARDED_BY(mu_) = 0;
   std::int64_t last_change_nanos_ ABSL_GUARDED_BY(mu_) = 0;
   std::int64_t capture_nanos_ ABSL_GUARDED_BY(mu_) = 0;
   std::function<void(const std::string&, double)> observe_planning_ ABSL_GUARDED_BY(mu_);
