@@ -288,14 +288,13 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
   // Finishes the call once what its answer depends on is durable (server/deferred_durability.h):
   // at once when nothing waits, else from a worker when the journal's thread says so, so that
   // the journal goes on committing. A failed commit fails the call whatever the handler said.
-  auto settle = [this, finish](DeferredDurability& deferred, grpc::Status status) {
+  auto settle = [finish](DeferredDurability& deferred, grpc::Status status) {
     if (!deferred.pending()) {
       finish(status, "");
       return;
     }
-    std::move(deferred).Then([this, finish, status](absl::Status durable) {
-      grpc::Status settled = durable.ok() ? status : ToGrpc(durable);
-      finish(settled, "");
+    std::move(deferred).Then([finish, status](absl::Status durable) {
+      finish(durable.ok() ? status : ToGrpc(durable), "");
     });
   };
   if (TriedInline(*request)) {
