@@ -197,6 +197,12 @@ void Restart(benchmark::State& state, const std::string& path) {
   state.counters["records_replayed"] = static_cast<double>(records);
 }
 
+// Medians of 3 restarts, each timed on its own.
+void MediansOfThree(benchmark::internal::Benchmark* family) {
+  family->Iterations(1)->Repetitions(3)->ReportAggregatesOnly(true)->UseManualTime()->Unit(
+      benchmark::kMillisecond);
+}
+
 void BM_Restart(benchmark::State& state) {
   const DataDir& dir = Shared(state.range(0) == 1);
   Restart(state, dir.path());
@@ -205,15 +211,7 @@ void BM_Restart(benchmark::State& state) {
   state.counters["snapshots_written"] = static_cast<double>(dir.snapshots_written());
   state.counters["build_s"] = dir.build_seconds();
 }
-// Medians of 3 restarts, each timed on its own.
-BENCHMARK(BM_Restart)
-    ->Arg(1)
-    ->Arg(0)
-    ->Iterations(1)
-    ->Repetitions(3)
-    ->ReportAggregatesOnly(true)
-    ->UseManualTime()
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Restart)->Arg(1)->Arg(0)->Apply(MediansOfThree);
 
 void BM_RestartEmpty(benchmark::State& state) {
   char pattern[] = "/tmp/resched-restart-XXXXXX";
@@ -234,12 +232,7 @@ void BM_RestartEmpty(benchmark::State& state) {
   Restart(state, path);
   std::filesystem::remove_all(path);
 }
-BENCHMARK(BM_RestartEmpty)
-    ->Iterations(1)
-    ->Repetitions(3)
-    ->ReportAggregatesOnly(true)
-    ->UseManualTime()
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RestartEmpty)->Apply(MediansOfThree);
 
 // A loopback port nothing listens on now.
 int FreePort() {
@@ -389,14 +382,7 @@ void BM_ProcessRestart(benchmark::State& state) {
   state.counters["changes"] = static_cast<double>(Changes());
 }
 // After the in-process cases: it adds the load's changes to the shared directory.
-BENCHMARK(BM_ProcessRestart)
-    ->Arg(1)
-    ->Arg(0)
-    ->Iterations(1)
-    ->Repetitions(3)
-    ->ReportAggregatesOnly(true)
-    ->UseManualTime()
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ProcessRestart)->Arg(1)->Arg(0)->Apply(MediansOfThree);
 
 }  // namespace
 
