@@ -293,7 +293,7 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
       finish(status, "");
       return;
     }
-    std::move(deferred).Then([finish, status](absl::Status durable) {
+    std::move(deferred).Then([finish, status](const absl::Status& durable) {
       finish(durable.ok() ? status : ToGrpc(durable), "");
     });
   };
