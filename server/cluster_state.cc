@@ -100,7 +100,8 @@ void ClusterState::AppendChangeLocked(pb::JournalRecord record, Time now, int ev
   AppendLocked(std::move(record), now);
   // Replay parses and applies the record, about what building it took; the planning that made
   // the change is not run again (restart_bench's workload: 6.5 us built, 4.9 us replayed).
-  replay_nanos_since_snapshot_ += NanosSince(started);
+  last_record_nanos_ = NanosSince(started);
+  replay_nanos_since_snapshot_ += last_record_nanos_;
 }
 
 void ClusterState::AppendLocked(pb::JournalRecord record, Time now) {
@@ -109,8 +110,8 @@ void ClusterState::AppendLocked(pb::JournalRecord record, Time now) {
   ++records_since_snapshot_;
 }
 
-void ClusterState::MaybeSnapshotLocked() {
-  if (!durability_.snapshot || last_lsn_ == 0 || snapshot_in_flight_->load()) return;
+bool ClusterState::SnapshotDueLocked(std::int64_t more_records,
+                                     std::int64_t more_replay_nanos) const {
   // Due when replaying the records since the last snapshot would take about as long as loading
   // one (which costs roughly ten copies of the plan), so that a restart stays within about
   // twice the load time whatever a change costs; and at the latest after snapshot_every
@@ -120,12 +121,19 @@ void ClusterState::MaybeSnapshotLocked() {
   constexpr std::int64_t kMinRecords = 1000;
   constexpr std::int64_t kLoadPerCopy = 10;
   constexpr std::int64_t kCopyNanosPerItem = 300;
+  if (!durability_.snapshot || snapshot_in_flight_->load()) return false;
+  const std::int64_t records = records_since_snapshot_ + more_records;
   const std::int64_t copy_nanos =
       capture_nanos_ > 0 ? capture_nanos_
                          : static_cast<std::int64_t>(plan_->retained_count()) * kCopyNanosPerItem;
-  const bool replay_as_slow_as_load = records_since_snapshot_ >= kMinRecords &&
-                                      replay_nanos_since_snapshot_ >= kLoadPerCopy * copy_nanos;
-  if (!replay_as_slow_as_load && records_since_snapshot_ < durability_.snapshot_every) return;
+  const bool replay_as_slow_as_load =
+      records >= kMinRecords &&
+      replay_nanos_since_snapshot_ + more_replay_nanos >= kLoadPerCopy * copy_nanos;
+  return replay_as_slow_as_load || records >= durability_.snapshot_every;
+}
+
+void ClusterState::MaybeSnapshotLocked() {
+  if (last_lsn_ == 0 || !SnapshotDueLocked(0, 0)) return;
   const auto started = std::chrono::steady_clock::now();
   CapturedSnapshot capture;
   capture.cluster = name_;
@@ -224,10 +232,12 @@ bool ClusterState::DeclinesInlineLocked() const {
   if (!InlineCall::Running()) return false;
   if (last_change_nanos_ > kInlineChangeLimitNanos) return true;
   if (durability_.journal == nullptr) return false;
-  // Its answer must wait for the journal without holding the thread; and a cluster whose last
-  // change failed to commit reloads from disk first.
+  // Its answer must wait for the journal without holding the thread; a cluster whose last
+  // change failed to commit reloads from disk first; and a snapshot that this change's record
+  // may make due copies the whole plan, which is no work for gRPC's thread.
   return DeferredDurability::Current() == nullptr ||
-         (last_lsn_ != 0 && durability_.journal->Failed(last_lsn_));
+         (last_lsn_ != 0 && durability_.journal->Failed(last_lsn_)) ||
+         SnapshotDueLocked(1, last_record_nanos_);
 }
 
 absl::Status ClusterState::Run(const std::function<void(Txn&)>& fn) {

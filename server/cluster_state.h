@@ -172,7 +172,8 @@ class ClusterState {
   // takes it only if it is free.
   bool LockForCall() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true, mu_);
   // Whether an inline call must run on a worker instead: its answer would block for the journal
-  // (no DeferredDurability), its last change failed to commit, or its last change was slow.
+  // (no DeferredDurability), its last change failed to commit, its record may make a snapshot
+  // due, or its last change was slow.
   bool DeclinesInlineLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Rebuilds the cluster from its durable records when its last record failed to commit.
   absl::Status RecoverLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -189,6 +190,10 @@ class ClusterState {
   // Hands a capture to the snapshot writer when enough records were journaled since the last
   // one and none is on its way.
   void MaybeSnapshotLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether a snapshot is due once `more_records` more records, costing `more_replay_nanos` to
+  // replay, are journaled (MaybeSnapshotLocked's rule).
+  bool SnapshotDueLocked(std::int64_t more_records, std::int64_t more_replay_nanos) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Waits for `lsn` (0: nothing to wait for) to be durable, or notes it in the thread's
   // DeferredDurability; `own_change`: the call's own record.
   absl::Status AwaitDurable(std::int64_t lsn, bool own_change);
@@ -213,6 +218,7 @@ class ClusterState {
   // (MaybeSnapshotLocked).
   std::int64_t records_since_snapshot_ ABSL_GUARDED_BY(mu_) = 0;
   std::int64_t replay_nanos_since_snapshot_ ABSL_GUARDED_BY(mu_) = 0;
+  std::int64_t last_record_nanos_ ABSL_GUARDED_BY(mu_) = 0;  // the last record's build time
   std::int64_t last_change_nanos_ ABSL_GUARDED_BY(mu_) = 0;
   std::int64_t capture_nanos_ ABSL_GUARDED_BY(mu_) = 0;
   std::function<void(const std::string&, double)> observe_planning_ ABSL_GUARDED_BY(mu_);

@@ -3,7 +3,8 @@
 // nothing in it can wait: the service tries it for the calls whose work is bounded (SubmitJob
 // without dry_run, GetJob), and the cluster declines it, before touching anything, when its lock
 // is held, when its answer would block for a journal sync (one deferred, as calls' are, holds
-// nothing: server/deferred_durability.h), or when its last change was slow. A
+// nothing: server/deferred_durability.h), when its record may make a snapshot due (a copy of
+// the whole plan), or when its last change was slow. A
 // declined call then runs on a worker as any other.
 #pragma once
 

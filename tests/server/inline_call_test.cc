@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 #include "server/cluster_state.h"
+#include "server/deferred_durability.h"
 #include "server/store/journal.h"
 #include "tests/server/simulated_cluster.h"
 #include "tests/testing/status.h"
@@ -120,6 +121,81 @@ TEST(InlineCall, IsDeclinedOnADurableClusterWhoseAnswerWaitsForTheJournal) {
     EXPECT_FALSE(state->Run([&](ClusterState::Txn&) { ran = true; }).ok());
     EXPECT_FALSE(ran);
     EXPECT_TRUE(call.declined());
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// A change that journals a record (of nothing but its method).
+std::optional<pb::JournalRecord> Journaled(ClusterState::Txn&) {
+  pb::JournalRecord record;
+  record.set_method("test");
+  return record;
+}
+
+// Settles `deferred` and returns what it settled with.
+absl::Status Settle(DeferredDurability& deferred) {
+  std::promise<absl::Status> settled;
+  std::move(deferred).Then([&](absl::Status status) { settled.set_value(std::move(status)); });
+  return settled.get_future().get();
+}
+
+TEST(InlineCall, RunsOnADurableClusterWhenItsWaitIsDeferred) {
+  char pattern[] = "/tmp/resched-inline-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  {
+    auto journal = ::resched::testing::OkValue(Journal::Open(dir));
+    auto state = SimulatedCluster();
+    Durability durability;
+    durability.journal = journal.get();
+    state->AttachDurability(std::move(durability));
+    DeferredDurability deferred;
+    {
+      InlineCall call;
+      EXPECT_OK(state->Change(Journaled));
+      EXPECT_FALSE(call.declined());
+    }
+    EXPECT_TRUE(deferred.pending());
+    EXPECT_OK(Settle(deferred));
+    EXPECT_TRUE(journal->Durable(journal->last_lsn()));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(InlineCall, IsDeclinedOnADurableClusterWhoseRecordMayMakeASnapshotDue) {
+  char pattern[] = "/tmp/resched-inline-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  {
+    auto journal = ::resched::testing::OkValue(Journal::Open(dir));
+    auto state = SimulatedCluster();
+    int captured = 0;
+    Durability durability;
+    durability.journal = journal.get();
+    durability.snapshot = [&](CapturedSnapshot capture) {
+      ++captured;
+      capture.in_flight->store(false);
+    };
+    durability.snapshot_every = 2;
+    state->AttachDurability(std::move(durability));
+    DeferredDurability deferred;
+    EXPECT_OK(state->Change(Journaled));  // one record: the next one makes a snapshot due
+    {
+      InlineCall call;
+      bool ran = false;
+      EXPECT_FALSE(state
+                       ->Change([&](ClusterState::Txn& txn) {
+                         ran = true;
+                         return Journaled(txn);
+                       })
+                       .ok());
+      EXPECT_FALSE(ran);
+      EXPECT_TRUE(call.declined());
+    }
+    EXPECT_EQ(captured, 0);
+    EXPECT_OK(state->Change(Journaled));  // on a worker, it runs and captures
+    EXPECT_EQ(captured, 1);
+    EXPECT_OK(Settle(deferred));
   }
   std::filesystem::remove_all(dir);
 }
