@@ -3,7 +3,7 @@
 // take as many records as there are threads to wait; deferred, the call holds no thread, the
 // handler returns, and the call is answered when the journal's thread says its records are on
 // disk (Journal::WhenDurable). A thread without a deferral (a stream's subscription, the web
-// view, a snapshot) blocks as before.
+// view, the snapshot writer) blocks until the commit.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +37,8 @@ class DeferredDurability {
   // Whether anything was deferred.
   bool pending() const { return !lsns_.empty(); }
   // Calls `done` once every deferred LSN is durable (OK) or one of them failed (the journal's
-  // UNAVAILABLE): at once on this thread when nothing waits, else on the journal's thread.
+  // UNAVAILABLE): at once on this thread when nothing waits, else where Journal::WhenDurable
+  // calls back.
   void Then(absl::AnyInvocable<void(absl::Status) &&> done) &&;
 
  private:

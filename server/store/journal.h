@@ -102,8 +102,9 @@ class Journal {
   // Waits until `lsn` is durable (OK) or its commit failed (UNAVAILABLE naming the directory).
   absl::Status WaitDurable(std::int64_t lsn);
   // Calls `done` with what WaitDurable would answer once `lsn` is durable or its commit failed:
-  // at once on the calling thread when it already is, else on the journal's thread right after
-  // the commit, where `done` must not block (it delays the next commit).
+  // at once on the calling thread when it already is, else right after the commit, through the
+  // callback executor (SetCallbackExecutor) or on the journal's thread, where `done` must not
+  // block (it delays the next commit).
   void WhenDurable(std::int64_t lsn, absl::AnyInvocable<void(absl::Status) &&> done);
   // True once the commit of `lsn` has failed.
   bool Failed(std::int64_t lsn) const;
