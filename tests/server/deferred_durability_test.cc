@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <filesystem>
 #include <memory>
 #include <thread>
@@ -13,9 +12,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/limits.h"
-#include "server/mutex.h"
 #include "server/store/journal.h"
 #include "server_fixture.h"
+#include "tests/server/store/commit_gate.h"
 #include "tests/testing/status.h"
 
 namespace resched::server::testing {
@@ -29,34 +28,6 @@ class DeferredDurabilityTest : public ServerTest {
     data_dir_ = pattern;
   }
   ~DeferredDurabilityTest() override { std::filesystem::remove_all(data_dir_); }
-};
-
-// Holds the journal's thread after each commit (in its commit observer) until opened.
-class CommitGate {
- public:
-  void Hold() {
-    MutexLock lock(&mu_);
-    ++held_;
-    changed_.notify_all();
-    while (!open_) mu_.Wait(changed_);
-  }
-  void WaitHeld() {
-    MutexLock lock(&mu_);
-    while (held_ == 0) mu_.Wait(changed_);
-  }
-  void Open() {
-    {
-      MutexLock lock(&mu_);
-      open_ = true;
-    }
-    changed_.notify_all();
-  }
-
- private:
-  Mutex mu_;
-  std::condition_variable changed_;
-  int held_ ABSL_GUARDED_BY(mu_) = 0;
-  bool open_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 TEST_F(DeferredDurabilityTest, CallsWaitingForTheirCommitHoldNoWorker) {

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/mutex.h"
 #include "server/store/wal_scan.h"
+#include "tests/server/store/commit_gate.h"
 #include "tests/server/store/full_disk_vfs.h"
 
 namespace resched::server {
@@ -132,18 +134,13 @@ struct Heard {
 };
 
 TEST_F(JournalTest, WhenDurableCallsBackOnceTheRecordIsCommittedOrAtOnceWhenItIs) {
-  // These outlive the journal, whose thread uses them. The gate blocks the journal's thread
-  // after the first commit, so that what follows is not yet durable.
+  // Both outlive the journal, whose thread uses them. The gate holds the journal's thread after
+  // the first commit, so that what follows is not yet durable.
   Heard heard;
-  Mutex gate_mu;
-  std::condition_variable gate_opened;
-  bool open = false;
+  auto gate = std::make_shared<testing::CommitGate>();
   auto journal = Journal::Open(dir_);
   ASSERT_TRUE(journal.ok()) << journal.status();
-  (*journal)->SetCommitObserver([&](double, std::size_t) {
-    MutexLock lock(&gate_mu);
-    while (!open) gate_mu.Wait(gate_opened);
-  });
+  (*journal)->SetCommitObserver([gate](double, std::size_t) { gate->Hold(); });
   const std::int64_t first = (*journal)->Append("a", "first");
   (*journal)->WhenDurable(first, heard.For(first));
   heard.WaitFor(1);  // the commit's callbacks run before its observer
@@ -151,17 +148,14 @@ TEST_F(JournalTest, WhenDurableCallsBackOnceTheRecordIsCommittedOrAtOnceWhenItIs
   const std::int64_t third = (*journal)->Append("b", "third");
   (*journal)->WhenDurable(third, heard.For(third));
   (*journal)->WhenDurable(second, heard.For(second));
+  gate->WaitHeld();
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   {
     MutexLock lock(&heard.mu);
     EXPECT_EQ(heard.outcomes.size(), 1u) << "called back before the commit";
   }
   EXPECT_FALSE((*journal)->Durable(second));
-  {
-    MutexLock lock(&gate_mu);
-    open = true;
-  }
-  gate_opened.notify_all();
+  gate->Open();
   heard.WaitFor(3);
   // A record already durable: at once, on the calling thread.
   (*journal)->WhenDurable(first, heard.For(first));
@@ -175,6 +169,7 @@ TEST_F(JournalTest, WhenDurableCallsBackOnceTheRecordIsCommittedOrAtOnceWhenItIs
 
 TEST_F(JournalTest, WhenDurableHearsAFailedCommitAndRunsThroughTheExecutor) {
   Heard heard;
+  auto gate = std::make_shared<testing::CommitGate>();
   std::atomic<int> posted{0};
   auto journal = Journal::Open(dir_);
   ASSERT_TRUE(journal.ok());
@@ -182,16 +177,23 @@ TEST_F(JournalTest, WhenDurableHearsAFailedCommitAndRunsThroughTheExecutor) {
     ++posted;
     task();
   });
+  // The journal's thread held after a first commit, so that the large record's callback is
+  // registered before its commit fails.
+  (*journal)->SetCommitObserver([gate](double, std::size_t) { gate->Hold(); });
+  (*journal)->Append("a", "first");
+  gate->WaitHeld();
   ASSERT_TRUE((*journal)->SetPageLimitForTest(1).ok());
   const std::int64_t big = (*journal)->Append("a", std::string(64 << 10, 'x'));
   (*journal)->WhenDurable(big, heard.For(big));
+  const int posted_before = posted.load();
+  gate->Open();
   heard.WaitFor(1);
   {
     MutexLock lock(&heard.mu);
     EXPECT_EQ(heard.outcomes[0].second.code(), absl::StatusCode::kUnavailable);
     EXPECT_NE(heard.outcomes[0].second.message().find(dir_), std::string::npos);
   }
-  EXPECT_EQ(posted.load(), 1);
+  EXPECT_EQ(posted.load(), posted_before + 1);
   // While commits fail an append fails at once, and so does its callback.
   const std::int64_t during = (*journal)->Append("a", "during");
   (*journal)->WhenDurable(during, heard.For(during));
