@@ -6,7 +6,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <future>
+#include <memory>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -27,6 +29,33 @@ ClusterState::ChangeFn Taking(std::chrono::microseconds busy, bool* ran) {
     return std::nullopt;
   };
 }
+
+// A SimulatedCluster journaled in a fresh directory, removed afterwards; `configure` adds to its
+// durability.
+struct DurableCluster {
+  explicit DurableCluster(const std::function<void(Durability&)>& configure = {}) {
+    char pattern[] = "/tmp/resched-inline-XXXXXX";
+    EXPECT_NE(mkdtemp(pattern), nullptr);
+    dir = pattern;
+    journal = ::resched::testing::OkValue(Journal::Open(dir));
+    state = SimulatedCluster();
+    Durability durability;
+    durability.journal = journal.get();
+    if (configure) configure(durability);
+    state->AttachDurability(std::move(durability));
+  }
+  ~DurableCluster() {
+    state.reset();
+    journal.reset();
+    std::filesystem::remove_all(dir);
+  }
+  DurableCluster(const DurableCluster&) = delete;
+  DurableCluster& operator=(const DurableCluster&) = delete;
+
+  std::string dir;
+  std::unique_ptr<Journal> journal;
+  std::unique_ptr<ClusterState> state;
+};
 
 TEST(InlineCall, MarksOnlyItsOwnThreadForItsScope) {
   EXPECT_FALSE(InlineCall::Running());
@@ -107,22 +136,12 @@ TEST(InlineCall, IsDeclinedAfterASlowChangeUntilAFastOne) {
 }
 
 TEST(InlineCall, IsDeclinedOnADurableClusterWhoseAnswerWaitsForTheJournal) {
-  char pattern[] = "/tmp/resched-inline-XXXXXX";
-  ASSERT_NE(mkdtemp(pattern), nullptr);
-  const std::string dir = pattern;
-  {
-    auto journal = ::resched::testing::OkValue(Journal::Open(dir));
-    auto state = SimulatedCluster();
-    Durability durability;
-    durability.journal = journal.get();
-    state->AttachDurability(std::move(durability));
-    InlineCall call;
-    bool ran = false;
-    EXPECT_FALSE(state->Run([&](ClusterState::Txn&) { ran = true; }).ok());
-    EXPECT_FALSE(ran);
-    EXPECT_TRUE(call.declined());
-  }
-  std::filesystem::remove_all(dir);
+  DurableCluster durable;
+  InlineCall call;
+  bool ran = false;
+  EXPECT_FALSE(durable.state->Run([&](ClusterState::Txn&) { ran = true; }).ok());
+  EXPECT_FALSE(ran);
+  EXPECT_TRUE(call.declined());
 }
 
 // A change that journals a record (of nothing but its method).
@@ -140,64 +159,45 @@ absl::Status Settle(DeferredDurability& deferred) {
 }
 
 TEST(InlineCall, RunsOnADurableClusterWhenItsWaitIsDeferred) {
-  char pattern[] = "/tmp/resched-inline-XXXXXX";
-  ASSERT_NE(mkdtemp(pattern), nullptr);
-  const std::string dir = pattern;
+  DurableCluster durable;
+  DeferredDurability deferred;
   {
-    auto journal = ::resched::testing::OkValue(Journal::Open(dir));
-    auto state = SimulatedCluster();
-    Durability durability;
-    durability.journal = journal.get();
-    state->AttachDurability(std::move(durability));
-    DeferredDurability deferred;
-    {
-      InlineCall call;
-      EXPECT_OK(state->Change(Journaled));
-      EXPECT_FALSE(call.declined());
-    }
-    EXPECT_TRUE(deferred.pending());
-    EXPECT_OK(Settle(deferred));
-    EXPECT_TRUE(journal->Durable(journal->last_lsn()));
+    InlineCall call;
+    EXPECT_OK(durable.state->Change(Journaled));
+    EXPECT_FALSE(call.declined());
   }
-  std::filesystem::remove_all(dir);
+  EXPECT_TRUE(deferred.pending());
+  EXPECT_OK(Settle(deferred));
+  EXPECT_TRUE(durable.journal->Durable(durable.journal->last_lsn()));
 }
 
 TEST(InlineCall, IsDeclinedOnADurableClusterWhoseRecordMayMakeASnapshotDue) {
-  char pattern[] = "/tmp/resched-inline-XXXXXX";
-  ASSERT_NE(mkdtemp(pattern), nullptr);
-  const std::string dir = pattern;
-  {
-    auto journal = ::resched::testing::OkValue(Journal::Open(dir));
-    auto state = SimulatedCluster();
-    int captured = 0;
-    Durability durability;
-    durability.journal = journal.get();
+  int captured = 0;
+  DurableCluster durable([&](Durability& durability) {
     durability.snapshot = [&](CapturedSnapshot capture) {
       ++captured;
       capture.in_flight->store(false);
     };
     durability.snapshot_every = 2;
-    state->AttachDurability(std::move(durability));
-    DeferredDurability deferred;
-    EXPECT_OK(state->Change(Journaled));  // one record: the next one makes a snapshot due
-    {
-      InlineCall call;
-      bool ran = false;
-      EXPECT_FALSE(state
-                       ->Change([&](ClusterState::Txn& txn) {
-                         ran = true;
-                         return Journaled(txn);
-                       })
-                       .ok());
-      EXPECT_FALSE(ran);
-      EXPECT_TRUE(call.declined());
-    }
-    EXPECT_EQ(captured, 0);
-    EXPECT_OK(state->Change(Journaled));  // on a worker, it runs and captures
-    EXPECT_EQ(captured, 1);
-    EXPECT_OK(Settle(deferred));
+  });
+  DeferredDurability deferred;
+  EXPECT_OK(durable.state->Change(Journaled));  // one record: the next one makes a snapshot due
+  {
+    InlineCall call;
+    bool ran = false;
+    EXPECT_FALSE(durable.state
+                     ->Change([&](ClusterState::Txn& txn) {
+                       ran = true;
+                       return Journaled(txn);
+                     })
+                     .ok());
+    EXPECT_FALSE(ran);
+    EXPECT_TRUE(call.declined());
   }
-  std::filesystem::remove_all(dir);
+  EXPECT_EQ(captured, 0);
+  EXPECT_OK(durable.state->Change(Journaled));  // on a worker, it runs and captures
+  EXPECT_EQ(captured, 1);
+  EXPECT_OK(Settle(deferred));
 }
 
 }  // namespace
