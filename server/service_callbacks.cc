@@ -289,10 +289,6 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
   // at once when nothing waits, else from a worker when the journal's thread says so, so that
   // the journal goes on committing. A failed commit fails the call whatever the handler said.
   auto settle = [finish](DeferredDurability& deferred, grpc::Status status) {
-    if (!deferred.pending()) {
-      finish(status, "");
-      return;
-    }
     std::move(deferred).Then([finish, status](const absl::Status& durable) {
       finish(durable.ok() ? status : ToGrpc(durable), "");
     });
