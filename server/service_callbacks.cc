@@ -288,7 +288,7 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
   // Finishes the call once what its answer depends on is durable (server/deferred_durability.h):
   // at once when nothing waits, else from a worker when the journal's thread says so, so that
   // the journal goes on committing. A failed commit fails the call whatever the handler said.
-  auto settle = [finish](DeferredDurability& deferred, grpc::Status status) {
+  auto settle = [finish](DeferredDurability& deferred, const grpc::Status& status) {
     std::move(deferred).Then([finish, status](const absl::Status& durable) {
       finish(durable.ok() ? status : ToGrpc(durable), "");
     });
