@@ -1,5 +1,5 @@
 // A resched service on a loopback port for the server benchmarks: ephemeral or durable (a fresh
-// data directory in /tmp, removed afterwards), traced or not.
+// data directory in /tmp, or in /dev/shm, removed afterwards), traced or not.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -75,10 +75,13 @@ inline void SubmitRandomJobs(pb::Resched::Stub& stub, const std::string& cluster
 
 class LoopbackServer {
  public:
-  // `durable`: the service journals to a fresh data directory, removed afterwards.
+  // `durable`: the service journals to a fresh data directory under `data_parent`, removed
+  // afterwards. /dev/shm (tmpfs, where fsync writes nothing) prices the journal apart from the
+  // disk's flush.
   // `sample_ratio` >= 0: calls are traced with that ratio (DiscardingExporter); < 0: not.
   explicit LoopbackServer(bool durable = false, double sample_ratio = -1,
-                          server::ServiceLimits limits = {})
+                          server::ServiceLimits limits = {},
+                          const std::string& data_parent = "/tmp")
       : service_(limits) {
     server::ApplyServingProcessSettings();  // as resched-server runs
     if (sample_ratio >= 0) {
@@ -87,8 +90,8 @@ class LoopbackServer {
       service_.EnableTracing(std::make_unique<DiscardingExporter>(), options);
     }
     if (durable) {
-      char pattern[] = "/tmp/resched-bench-XXXXXX";
-      if (mkdtemp(pattern) == nullptr) std::abort();
+      std::string pattern = data_parent + "/resched-bench-XXXXXX";
+      if (mkdtemp(pattern.data()) == nullptr) std::abort();
       data_dir_ = pattern;
       if (!service_.OpenDataDir(data_dir_).ok()) std::abort();
     }
