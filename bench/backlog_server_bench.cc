@@ -1,4 +1,4 @@
-// SubmitJob at the transport's limit (issue 12 §1): 16 clients over 8 clusters of 64 processors
+// SubmitJob at the transport's limit: 16 clients over 8 clusters of 64 processors
 // (SIMULATED clock, conservative backfilling), each cluster holding 10k queued jobs, on loopback.
 //
 // The same 16 client threads and channel run, five rounds in a row (a machine's speed drifts

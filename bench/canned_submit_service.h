@@ -1,7 +1,7 @@
 // A Resched service whose SubmitJob answers a fixed response at once, on a loopback port of its
 // own: the same request and answer on the wire as the real service, without resched's handler
 // (authorization, metrics, the cluster's lock, the plan, the answer's conversion). What the
-// transport and protobuf alone allow a SubmitJob on this machine (issue 12 §1).
+// transport and protobuf alone allow a SubmitJob on this machine.
 #pragma once
 
 #include <grpcpp/grpcpp.h>

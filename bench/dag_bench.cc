@@ -1,4 +1,4 @@
-// ReserveDAG's planners on a busy cluster (issue 4, "Speed"): a 100-task DAG (daggen defaults
+// ReserveDAG's planners on a busy cluster: a 100-task DAG (daggen defaults
 // of Aida & Casanova Table 1, n = 100) on a timeline holding 10,000 reservations, planned by
 // name exactly as the server does (core/dag/dag_planner.h, without gRPC).
 //   BM_PlanDag/<name>: one turnaround plan (target: <= 5 ms median for bl_cpar_bd_cpar).

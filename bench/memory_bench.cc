@@ -1,4 +1,4 @@
-// Memory per queued job and per reservation (issue 12 §1: 1M queued jobs across clusters fit in
+// Memory per queued job and per reservation (target: 1M queued jobs across clusters fit in
 // 2 GiB). Heap bytes in use (glibc mallinfo2: small blocks plus mmapped ones, which hold the
 // timeline's huge-page pools) before and after, so vector slack counts as it does in the server.
 //

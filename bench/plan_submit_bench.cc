@@ -1,5 +1,5 @@
 // ClusterPlan::Submit alone (no gRPC), per online policy and job kind, on a 64-processor
-// SIMULATED cluster holding Q queued jobs (issue 12 §1: <= 5 µs rigid, <= 20 µs moldable at
+// SIMULATED cluster holding Q queued jobs (targets: <= 5 µs rigid, <= 20 µs moldable at
 // 10k queued). The queue is filled with the mix of submit_bench (half rigid, half Amdahl, 1 to
 // 32 processors, 1 minute to 2 hours, all released at 0), then jobs of one kind are submitted
 // (2,000, or 200 below), each timed alone: p50, p99 and mean in µs, and the queue length at the
@@ -13,18 +13,18 @@
 //
 // easy decides a new job alone where nothing changed since its last pass (core/online/easy.cc)
 // and runs as fcfs does. The baseline in the same run is "easy-pass": every decision passes over
-// the whole queue (as before), at Q = 0 and 1,000 with 200 jobs.
+// the whole queue, at Q = 0 and 1,000 with 200 jobs.
 //
 // split (Split(2) with FCFS in each part) places a new job on its part's kept timeline
 // (core/online/part_views.h) and runs as fcfs does. The baseline in the same run is
-// "split-rebuilt": each submission plans its part in full (as before the kept timelines), at
+// "split-rebuilt": each submission plans its part in full (no kept timelines), at
 // Q = 0, 1,000 and 10,000 with 200 jobs and the clock still.
 //
 // fcfs, conservative and split also run on two groups of different speeds ("@two-speeds": 48
 // processors at speed 1 and 16 at speed 2), where each submission tries the job in both groups
 // (core/online/grouped_policy.cc; split: in its class's part of each group) on the kept
 // timelines, as on one pool. The baseline in the same run is "@two-speeds-rebuilt": the same
-// policy rebuilding each group's timeline at every submission (as before the kept ones), at
+// policy rebuilding each group's timeline at every submission (no kept ones), at
 // Q = 0, 1,000 and 10,000 with 200 jobs and the clock still.
 // docs/timeline.md, "SubmitJob at any backlog", has the figures.
 #include <benchmark/benchmark.h>

@@ -1,4 +1,4 @@
-// The offline planners on Replan's target size (issue 11 §4): 400 queued jobs on 200 processors,
+// The offline planners on Replan's target size: 400 queued jobs on 200 processors,
 // with 1,000 reservations on the timeline, or none (the paper's empty machine: the baseline in
 // the same run). Jobs as dutot §4.1's uniform workload: sequential times uniform in 1..10
 // (minutes here), Amdahl speedups with a serial fraction uniform in [0, 0.3], weights 1..10.

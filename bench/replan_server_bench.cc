@@ -1,4 +1,4 @@
-// Replan through the real server on loopback (issue 11 §4): a SIMULATED cluster of 200
+// Replan through the real server on loopback: a SIMULATED cluster of 200
 // processors (conservative backfilling) holding up to 1,000 reservations and 400 queued Amdahl
 // jobs (replan_bench's workload), one dry-run Replan per iteration. The server reports the
 // offline planner's own time (planner_time); the counters give it and the rest of the call

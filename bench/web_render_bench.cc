@@ -1,4 +1,4 @@
-// The web view's page in headless Chromium (issue 13: 10k jobs on a 1,024-processor cluster
+// The web view's page in headless Chromium (target: 10k jobs on a 1,024-processor cluster
 // render in under 1 s and pan smoothly): a SIMULATED cluster of 1,024 processors (conservative
 // backfilling) holding N jobs, the page loaded five times, and 20 pans after each load.
 // Counters, medians over the loads: load_ms (navigation start to the first complete drawing:

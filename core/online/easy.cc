@@ -11,7 +11,7 @@
 // submission), as EASY orders its queue: a job submitted earlier that arrives later must not
 // take the head from a job already promised its reservation.
 //
-// Deciding for a new job alone (issue 12 §1). A full pass re-plans every waiting job's
+// Deciding for a new job alone. A full pass re-plans every waiting job's
 // estimate, O(queue). Where nothing has changed since the last pass but the clock, with no event
 // in between (no job due to start, none released, no booking added or released: the timeline's
 // change record is empty), a pass at the new instant gives the same plan: capacity only comes

@@ -1,5 +1,5 @@
 // Width selection for moldable jobs: among the allowed widths, the allocation with the
-// earliest completion; ties go to fewer processors (issue 2, "online").
+// earliest completion; ties go to fewer processors.
 #pragma once
 
 #include <optional>

@@ -8,7 +8,7 @@
 // on the view, when the shared timeline has room for it, is also the one on the private
 // timeline. A policy that places a new job alone then places it on the part's view, checked
 // against the shared timeline (Partition::PlacementOn), without copying the shared timeline or
-// re-booking the part's queue (issue 12 §1); where the check fails, the part is planned in full.
+// re-booking the part's queue; where the check fails, the part is planned in full.
 //
 // Parts inside processor groups (partition.h) have one more view per group, after the parts'
 // views: a part's booking is mirrored on its part's view and on its group's, a hold naming the

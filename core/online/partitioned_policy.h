@@ -76,7 +76,7 @@ class PartitionedPolicy : public OnlinePolicy {
                             const std::vector<int>& slowest_first);
   // The same choice where the parts' policy places a new job alone (FCFS, conservative): the
   // job's part in each group is searched once on its kept timeline (Partition::PlacementOn),
-  // instead of building its private one and re-booking its queue (issue 12 §1). False, with
+  // instead of building its private one and re-booking its queue. False, with
   // nothing changed but the partition's sync, where that does not apply: another policy, or a
   // part whose answer the cluster or its group has no room for (a hold of any group in the
   // way); call PlaceInEarliestGroup then.

@@ -42,8 +42,8 @@ std::unique_ptr<OnlinePolicy> MakeIterativeImprovedPolicy();
 // A cluster of several speeds: one instance of the policy per processor group, each job placed
 // in the group that completes it earliest with its run time scaled by the group's speed
 // (grouped_policy.cc). The groups' counts must sum to the cluster's capacity.
-// `keep_group_timelines` false: every submission rebuilds each group's timeline, as before the
-// kept ones (the reference the tests compare them with).
+// `keep_group_timelines` false: every submission rebuilds each group's timeline (the reference
+// the tests compare the kept ones with).
 std::unique_ptr<OnlinePolicy> MakeGroupedPolicy(std::vector<ProcessorGroup> groups,
                                                 InnerPolicyFactory make_inner,
                                                 bool keep_group_timelines = true);

@@ -3,7 +3,7 @@
 // a limit) shows that no run of d with k free starts in [from, s). Such a fact stays true while
 // the timeline only gains bookings, and it holds for every longer d, so a later search for k and
 // d' >= d may begin at s. On a deep conservative backlog this skips the packed stretch that
-// every submission would otherwise cross width by width (issue 12 §1).
+// every submission would otherwise cross width by width.
 //
 // Facts are dropped when the timeline's capacity_version() changes (a removal, or another
 // timeline). They all reach back to one anchor, the first search's start since they were last

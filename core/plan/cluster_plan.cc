@@ -112,7 +112,7 @@ std::unique_ptr<ClusterPlan> ClusterPlan::Clone() const {
 PlanState ClusterPlan::MakeState() {
   PlanState state(now_, last_start_, timeline_, queue_, &running_, &start_bounds_);
   state.set_group_bookings(&group_bookings_);
-  // On one speed replanned jobs are bookings no part made, as before groups existed.
+  // On one speed replanned jobs are bookings no part made, as on a cluster without groups.
   if (!spec_.homogeneous()) state.set_group_jobs(&replanned_);
   if (tracker_.on) state.set_touched(&tracker_.jobs);
   return state;

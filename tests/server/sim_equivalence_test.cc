@@ -1,4 +1,4 @@
-// Acceptance test of the simulator (issue 3): the same workload replayed by Simulate and, with
+// Acceptance test of the simulator: the same workload replayed by Simulate and, with
 // the same loop, through the gRPC API of a SIMULATED cluster gives every job the same
 // allocation, for conservative, easy and fcfs, on one pool of processors and on two groups of
 // different speeds.

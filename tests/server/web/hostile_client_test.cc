@@ -1,6 +1,6 @@
 // The web view against clients that mean harm, over raw sockets: each request that once killed
 // the server or made it work out of proportion is refused, naming what is wrong, and the server
-// answers the next request as before. Requests that name another site, or come from another
+// still answers the next request. Requests that name another site, or come from another
 // site's page, are refused. A fuzz test throws random bytes at every route's header,
 // query, path and body, and checks the server alive after each case.
 #include <atomic>
