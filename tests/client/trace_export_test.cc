@@ -19,6 +19,7 @@
 #include "loadgen/grpc_sim_driver.h"
 #include "tests/server/server_fixture.h"
 #include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
 #include "tests/testing/text_proto.h"
 
 namespace resched::cli {
@@ -312,12 +313,8 @@ class TraceExportRoundTripTest : public server::testing::ServerTest {
     return text.str();
   }
 
-  std::string dir_ = [] {
-    char pattern[] = "/tmp/resched-export-XXXXXX";
-    EXPECT_NE(mkdtemp(pattern), nullptr);
-    return std::string(pattern);
-  }();
-  ~TraceExportRoundTripTest() override { std::filesystem::remove_all(dir_); }
+  const resched::testing::TempDir temp_{"resched-export"};
+  const std::string dir_ = temp_.path();
 };
 
 TEST_F(TraceExportRoundTripTest, AnExportedSwfReplaysToTheSameSchedule) {

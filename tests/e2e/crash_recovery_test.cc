@@ -30,6 +30,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tests/server/server_fixture.h"
+#include "tests/testing/temp_dir.h"
 #include "tests/testing/tokens.h"
 
 namespace resched::server::testing {
@@ -59,15 +60,8 @@ struct Acknowledged {
 class CrashRecoveryTest : public ServerTest {
  protected:
   // No in-process service: this test drives the real binary.
-  void SetUp() override {
-    char pattern[] = "/tmp/resched-crash-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    Kill();
-    std::filesystem::remove_all(dir_);
-  }
+  void SetUp() override {}
+  void TearDown() override { Kill(); }
 
   static int FreePort() {
     const int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -351,7 +345,8 @@ class CrashRecoveryTest : public ServerTest {
     }
   }
 
-  std::string dir_;
+  const resched::testing::TempDir temp_{"resched-crash"};
+  const std::string dir_ = temp_.path();
   int port_ = 0;
   pid_t pid_ = -1;
   std::shared_ptr<grpc::Channel> channel_;

@@ -18,6 +18,7 @@
 #include "loadgen/report.h"
 #include "tests/server/server_fixture.h"
 #include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
 
 namespace resched::server::testing {
 namespace {
@@ -53,13 +54,6 @@ std::string WriteLog(const std::string& dir, int jobs, std::int64_t span_s) {
 
 class SwfReplayTest : public ServerTest {
  protected:
-  SwfReplayTest() {
-    char pattern[] = "/tmp/resched-swf-replay-XXXXXX";
-    EXPECT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  ~SwfReplayTest() override { std::filesystem::remove_all(dir_); }
-
   loadgen::Options Replay(const std::string& log) {
     loadgen::Options options;
     options.target = target_;
@@ -68,7 +62,8 @@ class SwfReplayTest : public ServerTest {
     return options;
   }
 
-  std::string dir_;
+  const resched::testing::TempDir temp_{"resched-swf-replay"};
+  const std::string dir_ = temp_.path();
 };
 
 TEST_F(SwfReplayTest, ASimulatedReplayGivesTheSimulatorsSchedule) {

@@ -13,6 +13,7 @@
 #include "server/auth/access.h"
 #include "server/log.h"
 #include "tests/server/tenant_fixture.h"
+#include "tests/testing/temp_dir.h"
 #include "tests/testing/tokens.h"
 
 namespace resched::server::testing {
@@ -108,10 +109,8 @@ class AuthServiceTest : public TokenServerFixture {
 
   std::mutex log_mu_;
   std::string log_;
-  const std::string audit_path_ = [] {
-    std::string pattern = ::testing::TempDir() + "/resched_audit_XXXXXX";
-    return std::string(mkdtemp(pattern.data())) + "/audit.jsonl";
-  }();
+  const resched::testing::TempDir audit_dir_{"resched-audit"};
+  const std::string audit_path_ = audit_dir_ / "audit.jsonl";
 };
 
 TEST_F(AuthServiceTest, EveryMethodIsGatedByTokenRoleAndCluster) {

@@ -16,6 +16,7 @@
 #include "tests/core/plan/same_image.h"
 #include "tests/server/simulated_cluster.h"
 #include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
 
 namespace resched::server {
 namespace {
@@ -49,10 +50,8 @@ TEST(ClusterState, AfterDeleteRunAndSnapshotAnswerNotFoundWithoutRunning) {
 // the records to a copy of the cluster as it was gives the cluster's state, reservation ids and
 // all.
 TEST(ClusterState, AnUndoThatOutgrowsTheBoundIsJournaledAlone) {
-  char pattern[] = "/tmp/resched-undo-XXXXXX";
-  ASSERT_NE(mkdtemp(pattern), nullptr);
-  const std::string dir = pattern;
-  auto journal = Journal::Open(dir);
+  const resched::testing::TempDir dir("resched-undo");
+  auto journal = Journal::Open(dir.path());
   ASSERT_OK(journal);
   auto state = SimulatedCluster();
   auto follower = ClusterPlan::FromImage(::resched::testing::OkValue(state->Snapshot())->Image());
@@ -91,7 +90,6 @@ TEST(ClusterState, AnUndoThatOutgrowsTheBoundIsJournaledAlone) {
   }));
   ::resched::testing::ExpectSameImage(::resched::testing::OkValue(state->Snapshot())->Image(),
                                       (*follower)->Image());
-  std::filesystem::remove_all(dir);
 }
 
 // Collects what a cluster pushes, as a WatchSchedule stream would, from the publishing threads.

@@ -16,18 +16,16 @@
 #include "server_fixture.h"
 #include "tests/server/store/commit_gate.h"
 #include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
 
 namespace resched::server::testing {
 namespace {
 
 class DeferredDurabilityTest : public ServerTest {
  protected:
-  DeferredDurabilityTest() {
-    char pattern[] = "/tmp/resched-deferred-XXXXXX";
-    EXPECT_NE(mkdtemp(pattern), nullptr);
-    data_dir_ = pattern;
-  }
-  ~DeferredDurabilityTest() override { std::filesystem::remove_all(data_dir_); }
+  DeferredDurabilityTest() { data_dir_ = temp_.path(); }
+
+  const resched::testing::TempDir temp_{"resched-deferred"};
 };
 
 TEST_F(DeferredDurabilityTest, CallsWaitingForTheirCommitHoldNoWorker) {

@@ -19,6 +19,7 @@
 #include "server_fixture.h"
 #include "tests/server/store/full_disk_vfs.h"
 #include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
 
 namespace resched::server::testing {
 namespace {
@@ -53,12 +54,7 @@ bool OnTwoSpeeds(const std::string& cluster) {
 
 class DurabilityTest : public ServerTest {
  protected:
-  DurabilityTest() {
-    char pattern[] = "/tmp/resched-durable-XXXXXX";
-    EXPECT_NE(mkdtemp(pattern), nullptr);
-    data_dir_ = pattern;
-  }
-  ~DurabilityTest() override { std::filesystem::remove_all(data_dir_); }
+  DurabilityTest() { data_dir_ = temp_.path(); }
 
   void Restart() {
     Stop();
@@ -201,6 +197,8 @@ class DurabilityTest : public ServerTest {
       (void)stub_->ReportJobEvent(&context, request, &job);  // only RUNNING jobs finish
     }
   }
+
+  const resched::testing::TempDir temp_{"resched-durable"};
 };
 
 // Random mixed load on every kind of policy, a deletion, then restarts: each comes back to the

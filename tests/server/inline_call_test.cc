@@ -17,6 +17,7 @@
 #include "server/store/journal.h"
 #include "tests/server/simulated_cluster.h"
 #include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
 
 namespace resched::server {
 namespace {
@@ -34,10 +35,7 @@ ClusterState::ChangeFn Taking(std::chrono::microseconds busy, bool* ran) {
 // durability.
 struct DurableCluster {
   explicit DurableCluster(const std::function<void(Durability&)>& configure = {}) {
-    char pattern[] = "/tmp/resched-inline-XXXXXX";
-    EXPECT_NE(mkdtemp(pattern), nullptr);
-    dir = pattern;
-    journal = ::resched::testing::OkValue(Journal::Open(dir));
+    journal = ::resched::testing::OkValue(Journal::Open(dir.path()));
     state = SimulatedCluster();
     Durability durability;
     durability.journal = journal.get();
@@ -46,13 +44,12 @@ struct DurableCluster {
   }
   ~DurableCluster() {
     state.reset();
-    journal.reset();
-    std::filesystem::remove_all(dir);
+    journal.reset();  // closed before its directory goes
   }
   DurableCluster(const DurableCluster&) = delete;
   DurableCluster& operator=(const DurableCluster&) = delete;
 
-  std::string dir;
+  const resched::testing::TempDir dir{"resched-inline"};
   std::unique_ptr<Journal> journal;
   std::unique_ptr<ClusterState> state;
 };

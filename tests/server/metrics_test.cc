@@ -17,6 +17,7 @@
 #include "server/metrics_endpoint.h"
 #include "server_fixture.h"
 #include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
 
 namespace resched::server::testing {
 namespace {
@@ -66,12 +67,7 @@ double Sample(const std::string& text, const std::string& name,
 
 class MetricsTest : public ServerTest {
  protected:
-  MetricsTest() {
-    char pattern[] = "/tmp/resched-metrics-XXXXXX";
-    EXPECT_NE(mkdtemp(pattern), nullptr);
-    data_dir_ = pattern;
-  }
-  ~MetricsTest() override { std::filesystem::remove_all(data_dir_); }
+  MetricsTest() { data_dir_ = temp_.path(); }
 
   void SetUp() override {
     ServerTest::SetUp();
@@ -88,6 +84,7 @@ class MetricsTest : public ServerTest {
 
   std::unique_ptr<prometheus::Exposer> exposer_;
   std::string url_;
+  const resched::testing::TempDir temp_{"resched-metrics"};
 };
 
 TEST_F(MetricsTest, ScrapedValuesMoveWithTheCalls) {

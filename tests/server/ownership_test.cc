@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tests/server/tenant_fixture.h"
+#include "tests/testing/temp_dir.h"
 
 namespace resched::server::testing {
 namespace {
@@ -33,11 +34,9 @@ pb::Dag TwoTaskDag() {
 class TenantTest : public TokenServerFixture {
  protected:
   TenantTest() {
-    std::string pattern = ::testing::TempDir() + "/resched_tenants_XXXXXX";
-    data_dir_ = mkdtemp(pattern.data());
+    data_dir_ = temp_.path();
     limits_.snapshot_every_records = 1'000'000;  // a test asks for its snapshot
   }
-  ~TenantTest() override { std::filesystem::remove_all(data_dir_); }
 
   std::string TokensYaml() const override {
     return absl::StrCat("tokens:\n", GrantLine(kAlice, "alice", "user"),
@@ -140,6 +139,8 @@ class TenantTest : public TokenServerFixture {
     EXPECT_EQ(dag.owner(), "alice");
     EXPECT_EQ(GetDagAs(kBob, alice_dag, &dag).error_code(), grpc::StatusCode::NOT_FOUND);
   }
+
+  const resched::testing::TempDir temp_{"resched-tenants"};
 };
 
 TEST_F(TenantTest, AUserActsOnItsOwnWorkOnlyAndOperatorsOnAll) {

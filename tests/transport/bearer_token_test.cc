@@ -11,6 +11,7 @@
 #include "loadgen/runner.h"
 #include "server/auth/tokens.h"
 #include "tests/server/server_fixture.h"
+#include "tests/testing/temp_dir.h"
 #include "tests/testing/tokens.h"
 #include "tests/transport/test_certificates.h"
 
@@ -38,10 +39,8 @@ class TokenServerTest : public server::testing::ServerTest {
     return status;
   }
 
-  std::string dir_ = [] {
-    std::string pattern = ::testing::TempDir() + "/resched_token_XXXXXX";
-    return std::string(mkdtemp(pattern.data()));
-  }();
+  const resched::testing::TempDir temp_{"resched-token"};
+  const std::string dir_ = temp_.path();
 };
 
 TEST_F(TokenServerTest, TheCliSendsTheTokenOfItsFileOrEnvironment) {
@@ -77,8 +76,8 @@ TEST_F(TokenServerTest, TheLoadGeneratorSendsTheToken) {
 }
 
 TEST(ReadTokenFile, NamesTheFlagAndNeverTheToken) {
-  std::string pattern = ::testing::TempDir() + "/resched_token_XXXXXX";
-  const std::string dir = mkdtemp(pattern.data());
+  const resched::testing::TempDir temp("resched-token");
+  const std::string dir = temp.path();
   const std::string blank = resched::testing::WriteTestFile(dir, "blank", " \n");
   EXPECT_EQ(ReadTokenFile("--token-file", blank).status().message(),
             "--token-file: '" + blank + "' holds no token");

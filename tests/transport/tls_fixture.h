@@ -12,6 +12,7 @@
 
 #include "gtest/gtest.h"
 #include "resched/v1/service.grpc.pb.h"
+#include "tests/testing/temp_dir.h"
 #include "tests/transport/test_certificates.h"
 #include "transport/tls_credentials.h"
 
@@ -21,17 +22,11 @@ using resched::testing::KeyAndCertificate;
 using resched::testing::TestCertificateAuthority;
 using resched::testing::WriteTestFile;
 
-inline std::string NewTempDirectory() {
-  std::string pattern = ::testing::TempDir() + "/resched_tls_XXXXXX";
-  const char* made = mkdtemp(pattern.data());
-  EXPECT_NE(made, nullptr);
-  return pattern;
-}
-
 // Files shared by the fixtures: a server CA and its server certificate, a client CA and its
 // client certificate, and a CA that signed neither.
 struct TlsMaterial {
-  std::string dir = NewTempDirectory();
+  const resched::testing::TempDir temp{"resched-tls"};
+  std::string dir = temp.path();
   TestCertificateAuthority server_ca{"resched test server CA"};
   TestCertificateAuthority client_ca{"resched test client CA"};
   TestCertificateAuthority stranger_ca{"someone else's CA"};

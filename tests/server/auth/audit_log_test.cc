@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
 
 namespace resched::server::auth {
 namespace {
@@ -50,8 +51,8 @@ TEST(AuditLog, FormatsOneJsonObjectWithEveryField) {
 }
 
 TEST(AuditLog, ConcurrentRecordsAreWholeLines) {
-  std::string pattern = ::testing::TempDir() + "/resched_audit_XXXXXX";
-  const std::string path = std::string(mkdtemp(pattern.data())) + "/audit.jsonl";
+  const resched::testing::TempDir dir("resched-audit");
+  const std::string path = dir / "audit.jsonl";
   {
     absl::StatusOr<std::unique_ptr<AuditLog>> audit = AuditLog::Open({.path = path});
     ASSERT_OK(audit);
@@ -91,8 +92,8 @@ TEST(AuditLog, EveryFieldIsBoundedWhateverTheCallerSent) {
 }
 
 TEST(AuditLog, RotatesBySizeAndKeepsTheConfiguredNumberOfFiles) {
-  std::string pattern = ::testing::TempDir() + "/resched_audit_XXXXXX";
-  const std::string path = std::string(mkdtemp(pattern.data())) + "/audit.jsonl";
+  const resched::testing::TempDir dir("resched-audit");
+  const std::string path = dir / "audit.jsonl";
   constexpr std::int64_t kMaxBytes = 8192;
   std::int64_t line_bytes = 0;
   {

@@ -18,19 +18,13 @@
 #include "server/store/wal_scan.h"
 #include "tests/server/store/commit_gate.h"
 #include "tests/server/store/full_disk_vfs.h"
+#include "tests/testing/temp_dir.h"
 
 namespace resched::server {
 namespace {
 
 class JournalTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/resched-journal-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   std::vector<StoredRecord> ReadAll(const Journal& journal, const std::string* cluster = nullptr) {
     std::vector<StoredRecord> out;
     EXPECT_TRUE(journal
@@ -44,7 +38,8 @@ class JournalTest : public ::testing::Test {
     return out;
   }
 
-  std::string dir_;
+  const resched::testing::TempDir temp_{"resched-journal"};
+  const std::string dir_ = temp_.path();
 };
 
 TEST_F(JournalTest, RecordsSurviveReopeningInLsnOrder) {

@@ -20,6 +20,7 @@
 #include "tests/server/server_fixture.h"
 #include "tests/testing/free_port.h"
 #include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
 
 namespace resched::server::testing {
 namespace {
@@ -101,12 +102,8 @@ double Counter(ReschedService& service, const std::string& name) {
 
 class TraceExportTest : public ServerTest {
  protected:
-  TraceExportTest() {
-    char pattern[] = "/tmp/resched-trace-XXXXXX";
-    EXPECT_NE(mkdtemp(pattern), nullptr);
-    data_dir_ = pattern;  // durable: calls that change a cluster wait for a commit
-  }
-  ~TraceExportTest() override { std::filesystem::remove_all(data_dir_); }
+  // Durable: calls that change a cluster wait for a commit.
+  TraceExportTest() { data_dir_ = temp_.path(); }
 
   void Configure(ReschedService& service) override {
     trace::OtlpHttpOptions otlp;
@@ -139,6 +136,7 @@ class TraceExportTest : public ServerTest {
   Collector collector_;
   std::string collector_url_;  // another collector than collector_ when set
   trace::TracerOptions tracer_options_;
+  const resched::testing::TempDir temp_{"resched-trace"};
 };
 
 TEST_F(TraceExportTest, EveryCallOnAClusterNamesItIncludingItsCreation) {

@@ -9,6 +9,7 @@
 #include "server/call_peer.h"
 #include "tests/server/web/raw_http.h"
 #include "tests/server/web/web_fixture.h"
+#include "tests/testing/temp_dir.h"
 
 namespace resched::server::web {
 namespace {
@@ -29,10 +30,8 @@ class WebPeerTest : public testing::HttpViewTest {
     return text.str();
   }
 
-  const std::string audit_path_ = [] {
-    std::string pattern = ::testing::TempDir() + "/resched_web_peer_XXXXXX";
-    return std::string(mkdtemp(pattern.data())) + "/audit.jsonl";
-  }();
+  const resched::testing::TempDir audit_dir_{"resched-web-peer"};
+  const std::string audit_path_ = audit_dir_ / "audit.jsonl";
 };
 
 TEST_F(WebPeerTest, AWebCallIsAuditedWithItsHttpClientsAddress) {
