@@ -9,7 +9,6 @@
 #include "proto/resched/convert.h"
 #include "proto/resched/snapshot_convert.h"
 #include "server/deferred_durability.h"
-#include "server/inline_call.h"
 #include "server/trace/span.h"
 
 namespace resched::server {
@@ -24,7 +23,7 @@ namespace {
 
 constexpr char kLockWaitSpan[] = "resched.lock_wait";
 
-// An inline call (server/inline_call.h) is declined on a cluster whose last change took longer:
+// An inline call (server/call_context.h) is declined on a cluster whose last change took longer:
 // its policy plans over the whole queue, and the next change is likely as slow.
 constexpr std::int64_t kInlineChangeLimitNanos = 200'000;
 
@@ -150,14 +149,14 @@ void ClusterState::MaybeSnapshotLocked() {
   durability_.snapshot(std::move(capture));
 }
 
-absl::Status ClusterState::AwaitDurable(std::int64_t lsn, bool own_change) {
+absl::Status ClusterState::AwaitDurable(CallContext& call, std::int64_t lsn, bool own_change) {
   if (lsn == 0) return absl::OkStatus();
   Journal* journal = nullptr;
   {
     MutexLock lock(&mu_);
     journal = durability_.journal;
   }
-  if (DeferredDurability* deferred = DeferredDurability::Current()) {
+  if (DeferredDurability* deferred = call.deferred()) {
     if (own_change || !journal->Durable(lsn)) deferred->Defer(*journal, lsn, own_change);
     return absl::OkStatus();
   }
@@ -221,32 +220,31 @@ absl::Status ClusterState::DeletedError() const {
   return absl::NotFoundError(absl::StrCat("cluster '", name_, "' was deleted"));
 }
 
-bool ClusterState::LockForCall() {
-  if (InlineCall::Running()) return mu_.TryLock();
+bool ClusterState::LockForCall(const CallContext& call) {
+  if (call.runs_inline()) return mu_.TryLock();
   trace::ScopedSpan wait(kLockWaitSpan);
   mu_.Lock();
   return true;
 }
 
-bool ClusterState::DeclinesInlineLocked() const {
-  if (!InlineCall::Running()) return false;
+bool ClusterState::DeclinesInlineLocked(const CallContext& call) const {
+  if (!call.runs_inline()) return false;
   if (last_change_nanos_ > kInlineChangeLimitNanos) return true;
   if (durability_.journal == nullptr) return false;
   // Its answer must wait for the journal without holding the thread; a cluster whose last
   // change failed to commit reloads from disk first; and a snapshot that this change's record
   // may make due copies the whole plan, which is no work for gRPC's thread.
-  return DeferredDurability::Current() == nullptr ||
-         (last_lsn_ != 0 && durability_.journal->Failed(last_lsn_)) ||
+  return call.deferred() == nullptr || (last_lsn_ != 0 && durability_.journal->Failed(last_lsn_)) ||
          SnapshotDueLocked(1, last_record_nanos_);
 }
 
-absl::Status ClusterState::Run(const std::function<void(Txn&)>& fn) {
+absl::Status ClusterState::Run(CallContext& call, const std::function<void(Txn&)>& fn) {
   std::int64_t lsn = 0;
   bool own_change = false;
   {
-    if (!LockForCall()) return InlineCall::Decline();
+    if (!LockForCall(call)) return call.Decline();
     MutexLock lock(&mu_, AdoptLock{});
-    if (DeclinesInlineLocked()) return InlineCall::Decline();
+    if (DeclinesInlineLocked(call)) return call.Decline();
     if (deleted_) return DeletedError();
     if (absl::Status s = RecoverLocked(); !s.ok()) return s;
     const std::int64_t before = last_lsn_;
@@ -258,16 +256,16 @@ absl::Status ClusterState::Run(const std::function<void(Txn&)>& fn) {
     lsn = last_lsn_;
     own_change = lsn != before;  // the clock's settling, journaled
   }
-  return AwaitDurable(lsn, own_change);
+  return AwaitDurable(call, lsn, own_change);
 }
 
-absl::Status ClusterState::Change(const ChangeFn& fn) {
+absl::Status ClusterState::Change(CallContext& call, const ChangeFn& fn) {
   std::int64_t lsn = 0;
   bool own_change = false;
   {
-    if (!LockForCall()) return InlineCall::Decline();
+    if (!LockForCall(call)) return call.Decline();
     MutexLock lock(&mu_, AdoptLock{});
-    if (DeclinesInlineLocked()) return InlineCall::Decline();
+    if (DeclinesInlineLocked(call)) return call.Decline();
     if (deleted_) return DeletedError();
     if (absl::Status s = RecoverLocked(); !s.ok()) return s;
     if (durability_.journal != nullptr) {
@@ -302,7 +300,7 @@ absl::Status ClusterState::Change(const ChangeFn& fn) {
     lsn = last_lsn_;
     own_change = lsn != before;
   }
-  return AwaitDurable(lsn, own_change);
+  return AwaitDurable(call, lsn, own_change);
 }
 
 absl::Status ClusterState::Replay(Time now, const std::function<absl::Status(Txn&)>& fn) {
@@ -339,7 +337,7 @@ absl::Status ClusterState::ApplyJournaled(const pb::JournalRecord& record) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterState::Snapshot() {
+absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterState::Snapshot(CallContext& call) {
   std::unique_ptr<ClusterPlan> copy;
   std::int64_t lsn = 0;
   bool own_change = false;
@@ -355,7 +353,7 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterState::Snapshot() {
     lsn = last_lsn_;
     own_change = lsn != before;
   }
-  if (absl::Status s = AwaitDurable(lsn, own_change); !s.ok()) return s;
+  if (absl::Status s = AwaitDurable(call, lsn, own_change); !s.ok()) return s;
   return copy;
 }
 

@@ -25,6 +25,7 @@
 #include "core/plan/cluster_plan_image.h"
 #include "resched/v1/journal.pb.h"
 #include "resched/v1/service.pb.h"
+#include "server/call_context.h"
 #include "server/mutex.h"
 #include "server/store/journal.h"
 
@@ -121,15 +122,17 @@ class ClusterState {
   // Runs `fn`, which reads, under the writer lock, after moving a WALL clock to the present; then
   // publishes the jobs that changed. NOT_FOUND, without running `fn`, once the cluster is
   // deleted: a call that found the cluster just before its deletion changes nothing. While the
-  // journal refuses writes, a WALL clock stays where it was durably left.
-  [[nodiscard]] absl::Status Run(const std::function<void(Txn&)>& fn);
+  // journal refuses writes, a WALL clock stays where it was durably left. `call` says how the
+  // call waits (server/call_context.h): an inline call is declined, with nothing run, where it
+  // would wait.
+  [[nodiscard]] absl::Status Run(CallContext& call, const std::function<void(Txn&)>& fn);
 
   // A change: `fn` applies it and returns its record, or nullopt when it changed nothing (an
   // error, a replayed answer). Refused with UNAVAILABLE, without running `fn`, while the journal
   // refuses writes; UNAVAILABLE too when the record could not be made durable (the change is
   // then undone before the cluster's next call).
   using ChangeFn = std::function<std::optional<pb::JournalRecord>(Txn&)>;
-  [[nodiscard]] absl::Status Change(const ChangeFn& fn);
+  [[nodiscard]] absl::Status Change(CallContext& call, const ChangeFn& fn);
 
   // Applies a journaled change, the record's PlanChange, without running the policy (start-up,
   // rebuild), and remembers its answer; nothing is journaled. DATA_LOSS when it does not fit, and
@@ -148,7 +151,7 @@ class ClusterState {
 
   // A deep copy of the plan at the present, for what-if queries outside the lock; NOT_FOUND
   // once the cluster is deleted.
-  absl::StatusOr<std::unique_ptr<ClusterPlan>> Snapshot();
+  absl::StatusOr<std::unique_ptr<ClusterPlan>> Snapshot(CallContext& call);
 
   // Deletes the cluster if `may_delete` allows it (returns OK), in one step under the lock: every
   // later Run and Snapshot answers NOT_FOUND. The caller then drops the cluster from the server.
@@ -168,13 +171,12 @@ class ClusterState {
 
  private:
   absl::Status DeletedError() const;
-  // Takes the lock for a call: waits for it, or, for an inline call (server/inline_call.h),
-  // takes it only if it is free.
-  bool LockForCall() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true, mu_);
-  // Whether an inline call must run on a worker instead: its answer would block for the journal
-  // (no DeferredDurability), its last change failed to commit, its record may make a snapshot
-  // due, or its last change was slow.
-  bool DeclinesInlineLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Takes the lock for `call`: waits for it, or, for an inline call, takes it only if it is free.
+  bool LockForCall(const CallContext& call) ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true, mu_);
+  // Whether an inline `call` must run on a worker instead: its answer would block for the
+  // journal (no DeferredDurability), its last change failed to commit, its record may make a
+  // snapshot due, or its last change was slow.
+  bool DeclinesInlineLocked(const CallContext& call) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Rebuilds the cluster from its durable records when its last record failed to commit.
   absl::Status RecoverLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Moves a WALL clock to the present and publishes what that changed, journaled as a
@@ -194,9 +196,9 @@ class ClusterState {
   // replay, are journaled (MaybeSnapshotLocked's rule).
   bool SnapshotDueLocked(std::int64_t more_records, std::int64_t more_replay_nanos) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Waits for `lsn` (0: nothing to wait for) to be durable, or notes it in the thread's
+  // Waits for `lsn` (0: nothing to wait for) to be durable, or notes it in `call`'s
   // DeferredDurability; `own_change`: the call's own record.
-  absl::Status AwaitDurable(std::int64_t lsn, bool own_change);
+  absl::Status AwaitDurable(CallContext& call, std::int64_t lsn, bool own_change);
 
   const std::string name_;
   const bool simulated_;

@@ -6,17 +6,6 @@
 #include "server/trace/tracer.h"
 
 namespace resched::server {
-namespace {
-
-thread_local DeferredDurability* current_deferral = nullptr;
-
-}  // namespace
-
-DeferredDurability::DeferredDurability() : previous_(current_deferral) { current_deferral = this; }
-
-DeferredDurability::~DeferredDurability() { current_deferral = previous_; }
-
-DeferredDurability* DeferredDurability::Current() { return current_deferral; }
 
 void DeferredDurability::Defer(Journal& journal, std::int64_t lsn, bool own_change) {
   journal_ = &journal;  // a server has one journal

@@ -1,9 +1,6 @@
-// The waits for the journal of one call's handler, noted instead of waited for. A handler that
-// blocked until its change's fsync would hold its thread meanwhile, so that a commit could only
-// take as many records as there are threads to wait; deferred, the call holds no thread, the
+// The waits for the journal of one call, noted instead of waited for (server/call_context.h): the
 // handler returns, and the call is answered when the journal's thread says its records are on
-// disk (Journal::WhenDurable). A thread without a deferral (a stream's subscription, the web
-// view, the snapshot writer) blocks until the commit.
+// disk (Journal::WhenDurable).
 #pragma once
 
 #include <cstdint>
@@ -19,14 +16,9 @@ namespace resched::server {
 
 class DeferredDurability {
  public:
-  // Makes this the calling thread's deferral for the scope.
-  DeferredDurability();
-  ~DeferredDurability();
+  DeferredDurability() = default;
   DeferredDurability(const DeferredDurability&) = delete;
   DeferredDurability& operator=(const DeferredDurability&) = delete;
-
-  // The calling thread's deferral, or null.
-  static DeferredDurability* Current();
 
   // Notes that the call's answer waits for `lsn` of `journal`: the call's own change
   // (`own_change`), or an earlier change that what it read depends on. Traced calls get the span
@@ -42,7 +34,6 @@ class DeferredDurability {
   void Then(absl::AnyInvocable<void(absl::Status) &&> done) &&;
 
  private:
-  DeferredDurability* previous_;
   Journal* journal_ = nullptr;
   std::vector<std::int64_t> lsns_;
   std::vector<std::unique_ptr<trace::Span>> spans_;

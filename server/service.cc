@@ -7,7 +7,6 @@
 #include "absl/strings/str_format.h"
 #include "core/registry/registry.h"
 #include "proto/resched/convert.h"
-#include "server/call_control.h"
 #include "server/errors.h"
 #include "server/ownership.h"
 #include "server/page_token.h"
@@ -84,7 +83,8 @@ int ReschedService::ClusterCount() {
 absl::StatusOr<std::unique_ptr<ClusterPlan>> ReschedService::CopyPlan(const std::string& cluster) {
   auto state = Find(cluster);
   if (!state.ok()) return state.status();
-  return (*state)->Snapshot();
+  CallContext own;
+  return (*state)->Snapshot(own);
 }
 
 absl::StatusOr<std::shared_ptr<ClusterState>> ReschedService::Find(const std::string& name) {
@@ -135,7 +135,9 @@ absl::StatusOr<pb::Cluster> ReschedService::Create(const pb::CreateClusterReques
   }
   // Not when replaying: Describe settles a WALL clock, which would move it past the records
   // still to replay.
-  absl::StatusOr<pb::Cluster> described = replayed_at ? pb::Cluster() : Describe(*state);
+  // No one else sees the cluster yet, and it journals nothing: the description waits for nothing.
+  CallContext own;
+  absl::StatusOr<pb::Cluster> described = replayed_at ? pb::Cluster() : Describe(own, *state);
   if (!described.ok()) return described.status();
   pb::JournalRecord record;
   *record.mutable_create_cluster() = request;
@@ -160,9 +162,9 @@ absl::StatusOr<pb::Cluster> ReschedService::Create(const pb::CreateClusterReques
   return described;
 }
 
-absl::StatusOr<pb::Cluster> ReschedService::Describe(ClusterState& state) {
+absl::StatusOr<pb::Cluster> ReschedService::Describe(CallContext& call, ClusterState& state) {
   pb::Cluster out;
-  absl::Status found = state.Run([&](ClusterState::Txn& txn) {
+  absl::Status found = state.Run(call, [&](ClusterState::Txn& txn) {
     const ClusterPlan& plan = txn.plan;
     *out.mutable_spec() = ToProto(plan.spec(), state.params());
     out.set_capacity(plan.capacity());
@@ -192,11 +194,13 @@ absl::Status ReschedService::CreateConfiguredClusters(const pb::ServerConfig& co
   return absl::OkStatus();
 }
 
-grpc::Status ReschedService::HandleCreateCluster(const pb::CreateClusterRequest* request,
+grpc::Status ReschedService::HandleCreateCluster(CallContext& call,
+                                                 const pb::CreateClusterRequest* request,
                                                  pb::Cluster* response) {
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   MutexLock lock(&create_mu_);
-  if (auto replay = Replay<pb::Cluster>(cluster_replies_, request->request_id(), "CreateCluster")) {
+  if (auto replay =
+          Replay<pb::Cluster>(call, cluster_replies_, request->request_id(), "CreateCluster")) {
     return *replay;
   }
   auto created = Create(*request);
@@ -206,31 +210,33 @@ grpc::Status ReschedService::HandleCreateCluster(const pb::CreateClusterRequest*
   return grpc::Status::OK;
 }
 
-grpc::Status ReschedService::HandleGetCluster(const pb::GetClusterRequest* request,
+grpc::Status ReschedService::HandleGetCluster(CallContext& call,
+                                              const pb::GetClusterRequest* request,
                                               pb::Cluster* response) {
   auto state = Find(request->name());
   if (!state.ok()) return ToGrpc(state.status());
-  absl::StatusOr<pb::Cluster> described = Describe(**state);
+  absl::StatusOr<pb::Cluster> described = Describe(call, **state);
   if (!described.ok()) return ToGrpc(described.status());
   *response = *std::move(described);
   return grpc::Status::OK;
 }
 
-grpc::Status ReschedService::HandleListClusters(const pb::ListClustersRequest*,
+grpc::Status ReschedService::HandleListClusters(CallContext& call, const pb::ListClustersRequest*,
                                                 pb::ListClustersResponse* response) {
   // A token sees the clusters it is granted only: GetCluster would refuse the others.
-  const auth::Principal* caller = CurrentPrincipal();
+  const auth::Principal* caller = call.principal();
   for (auto& state : AllClusters()) {
     if (caller != nullptr && !caller->MayUse(state->name())) continue;
     // A cluster deleted since the list was taken is left out.
-    if (absl::StatusOr<pb::Cluster> described = Describe(*state); described.ok()) {
+    if (absl::StatusOr<pb::Cluster> described = Describe(call, *state); described.ok()) {
       *response->add_clusters() = *std::move(described);
     }
   }
   return grpc::Status::OK;
 }
 
-grpc::Status ReschedService::HandleDeleteCluster(const pb::DeleteClusterRequest* request,
+grpc::Status ReschedService::HandleDeleteCluster(CallContext&,
+                                                 const pb::DeleteClusterRequest* request,
                                                  pb::DeleteClusterResponse*) {
   auto state = Find(request->name());
   if (!state.ok()) return ToGrpc(state.status());
@@ -261,10 +267,10 @@ grpc::Status ReschedService::HandleDeleteCluster(const pb::DeleteClusterRequest*
   return grpc::Status::OK;
 }
 
-grpc::Status ReschedService::HandleSubmitJob(const pb::SubmitJobRequest* request,
+grpc::Status ReschedService::HandleSubmitJob(CallContext& call, const pb::SubmitJobRequest* request,
                                              pb::SubmitJobResponse* response) {
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
-  const auth::Principal* caller = CurrentPrincipal();
+  const auth::Principal* caller = call.principal();
   // With tokens the job records its tenant; the journal keeps the request as applied.
   pb::SubmitJobRequest owned;
   if (caller != nullptr) {
@@ -275,7 +281,7 @@ grpc::Status ReschedService::HandleSubmitJob(const pb::SubmitJobRequest* request
     owned.mutable_job()->set_owner(*owner);
     request = &owned;
   }
-  grpc::Status status = SubmitOwnedJob(request, response);
+  grpc::Status status = SubmitOwnedJob(call, request, response);
   for (pb::Job& moved : *response->mutable_moved_jobs()) RedactForCaller(caller, moved);
   return status;
 }
@@ -285,13 +291,13 @@ const auth::TenantLimit* ReschedService::QuotaOf(const std::string& tenant) cons
   return tenant_limits_->For(tenant);
 }
 
-grpc::Status ReschedService::SubmitOwnedJob(const pb::SubmitJobRequest* request,
+grpc::Status ReschedService::SubmitOwnedJob(CallContext& call, const pb::SubmitJobRequest* request,
                                             pb::SubmitJobResponse* response) {
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
   if (request->dry_run()) {
     // What-if on a private copy: the cluster's writers are blocked only for the copy.
-    absl::StatusOr<std::unique_ptr<ClusterPlan>> copy = (*state)->Snapshot();
+    absl::StatusOr<std::unique_ptr<ClusterPlan>> copy = (*state)->Snapshot(call);
     if (!copy.ok()) return ToGrpc(copy.status());
     (void)(*copy)->TakeChangedJobs();  // the response reports the jobs this submission moves
     std::vector<pb::ScheduleEvent> events;
@@ -305,29 +311,29 @@ grpc::Status ReschedService::SubmitOwnedJob(const pb::SubmitJobRequest* request,
     return grpc::Status::OK;
   }
   return RunIdempotent(
-      **state, request->request_id(), "SubmitJob", response, [&](ClusterState::Txn& txn) {
+      call, **state, request->request_id(), "SubmitJob", response, [&](ClusterState::Txn& txn) {
         return ApplySubmitJob(txn, *request, response, QuotaOf(request->job().owner()));
       });
 }
 
-grpc::Status ReschedService::HandleGetJob(const pb::GetJobRequest* request, pb::Job* response) {
+grpc::Status ReschedService::HandleGetJob(CallContext& call, const pb::GetJobRequest* request,
+                                          pb::Job* response) {
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
   absl::Status result;
-  absl::Status found = (*state)->Run([&](ClusterState::Txn& txn) {
+  absl::Status found = (*state)->Run(call, [&](ClusterState::Txn& txn) {
     const JobRecord* job = txn.plan.FindJob(request->id());
     if (job == nullptr) {
       result = absl::NotFoundError(absl::StrCat("job '", request->id(), "' not found"));
       return;
     }
-    result =
-        CheckOwner(CurrentPrincipal(), job->job.owner, absl::StrCat("job '", job->job.id, "'"));
+    result = CheckOwner(call.principal(), job->job.owner, absl::StrCat("job '", job->job.id, "'"));
     if (result.ok()) *response = ToProto(*job, request->cluster());
   });
   return ToGrpc(found.ok() ? result : found);
 }
 
-grpc::Status ReschedService::HandleListJobs(const pb::ListJobsRequest* request,
+grpc::Status ReschedService::HandleListJobs(CallContext& call, const pb::ListJobsRequest* request,
                                             pb::ListJobsResponse* response) {
   if (request->page_size() < 0 || request->page_size() > kMaxPageSize) {
     return ToGrpc(absl::InvalidArgumentError(absl::StrFormat("page_size must be in [0, %d], got %d",
@@ -339,8 +345,8 @@ grpc::Status ReschedService::HandleListJobs(const pb::ListJobsRequest* request,
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
   const int page_size = request->page_size() == 0 ? kDefaultPageSize : request->page_size();
-  const auth::Principal* caller = CurrentPrincipal();
-  return ToGrpc((*state)->Run([&](ClusterState::Txn& txn) {
+  const auth::Principal* caller = call.principal();
+  return ToGrpc((*state)->Run(call, [&](ClusterState::Txn& txn) {
     std::int64_t last = *after;
     for (const JobRecord* job : txn.plan.Jobs()) {
       if (job->sequence <= *after) continue;
@@ -361,14 +367,14 @@ grpc::Status ReschedService::HandleListJobs(const pb::ListJobsRequest* request,
   }));
 }
 
-grpc::Status ReschedService::HandleCancelJob(const pb::CancelJobRequest* request,
+grpc::Status ReschedService::HandleCancelJob(CallContext& call, const pb::CancelJobRequest* request,
                                              pb::Job* response) {
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  const auth::Principal* caller = CurrentPrincipal();
+  const auth::Principal* caller = call.principal();
   return RunIdempotent(
-      **state, request->request_id(), "CancelJob", response, [&](ClusterState::Txn& txn) {
+      call, **state, request->request_id(), "CancelJob", response, [&](ClusterState::Txn& txn) {
         if (const JobRecord* job = txn.plan.FindJob(request->id()); job != nullptr) {
           absl::Status owned =
               CheckOwner(caller, job->job.owner, absl::StrCat("job '", request->id(), "'"));
@@ -378,7 +384,8 @@ grpc::Status ReschedService::HandleCancelJob(const pb::CancelJobRequest* request
       });
 }
 
-grpc::Status ReschedService::HandleReportJobEvent(const pb::ReportJobEventRequest* request,
+grpc::Status ReschedService::HandleReportJobEvent(CallContext& call,
+                                                  const pb::ReportJobEventRequest* request,
                                                   pb::Job* response) {
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   if (request->kind() == pb::JOB_EVENT_KIND_UNSPECIFIED) {
@@ -388,11 +395,12 @@ grpc::Status ReschedService::HandleReportJobEvent(const pb::ReportJobEventReques
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
   return RunIdempotent(
-      **state, request->request_id(), "ReportJobEvent", response,
+      call, **state, request->request_id(), "ReportJobEvent", response,
       [&](ClusterState::Txn& txn) { return ApplyReportJobEvent(txn, *request, response); });
 }
 
-grpc::Status ReschedService::HandleAddReservation(const pb::AddReservationRequest* request,
+grpc::Status ReschedService::HandleAddReservation(CallContext& call,
+                                                  const pb::AddReservationRequest* request,
                                                   pb::Reservation* response) {
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   if (request->reason().size() > 256) {
@@ -410,21 +418,23 @@ grpc::Status ReschedService::HandleAddReservation(const pb::AddReservationReques
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
   return RunIdempotent(
-      **state, request->request_id(), "AddReservation", response,
+      call, **state, request->request_id(), "AddReservation", response,
       [&](ClusterState::Txn& txn) { return ApplyAddReservation(txn, *request, response); });
 }
 
-grpc::Status ReschedService::HandleRemoveReservation(const pb::RemoveReservationRequest* request,
+grpc::Status ReschedService::HandleRemoveReservation(CallContext& call,
+                                                     const pb::RemoveReservationRequest* request,
                                                      pb::RemoveReservationResponse* response) {
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
   return RunIdempotent(
-      **state, request->request_id(), "RemoveReservation", response,
+      call, **state, request->request_id(), "RemoveReservation", response,
       [&](ClusterState::Txn& txn) { return ApplyRemoveReservation(txn, *request); });
 }
 
-grpc::Status ReschedService::HandleGetSchedule(const pb::GetScheduleRequest* request,
+grpc::Status ReschedService::HandleGetSchedule(CallContext& call,
+                                               const pb::GetScheduleRequest* request,
                                                pb::Schedule* response) {
   ScheduleWindow window;
   window.include_finished = request->include_finished();
@@ -443,8 +453,8 @@ grpc::Status ReschedService::HandleGetSchedule(const pb::GetScheduleRequest* req
   }
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  const auth::Principal* caller = CurrentPrincipal();
-  return ToGrpc((*state)->Run([&](ClusterState::Txn& txn) {
+  const auth::Principal* caller = call.principal();
+  return ToGrpc((*state)->Run(call, [&](ClusterState::Txn& txn) {
     *response = BuildSchedule(txn.plan, window);
     RedactForCaller(caller, *response, txn.plan);
   }));
@@ -471,7 +481,8 @@ void ReschedService::StartWatch(const pb::WatchScheduleRequest& request,
   raw->Start(std::move(watch), std::move(first));
 }
 
-grpc::Status ReschedService::HandleAdvanceClock(const pb::AdvanceClockRequest* request,
+grpc::Status ReschedService::HandleAdvanceClock(CallContext& call,
+                                                const pb::AdvanceClockRequest* request,
                                                 pb::AdvanceClockResponse* response) {
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   auto state = Find(request->cluster());
@@ -481,11 +492,11 @@ grpc::Status ReschedService::HandleAdvanceClock(const pb::AdvanceClockRequest* r
         "cluster '", request->cluster(), "' has a WALL clock; only SIMULATED clocks advance")));
   }
   return RunIdempotent(
-      **state, request->request_id(), "AdvanceClock", response,
+      call, **state, request->request_id(), "AdvanceClock", response,
       [&](ClusterState::Txn& txn) { return ApplyAdvanceClock(txn, *request, response); });
 }
 
-grpc::Status ReschedService::HandleListAlgorithms(const pb::ListAlgorithmsRequest*,
+grpc::Status ReschedService::HandleListAlgorithms(CallContext&, const pb::ListAlgorithmsRequest*,
                                                   pb::ListAlgorithmsResponse* response) {
   for (const auto& info : AlgorithmRegistry()) {
     auto* a = response->add_algorithms();

@@ -17,6 +17,7 @@
 #include "server/auth/tenant_limits.h"
 #include "server/auth/token_store.h"
 #include "server/auth/tokens.h"
+#include "server/call_context.h"
 #include "server/cluster_metrics.h"
 #include "server/cluster_state.h"
 #include "server/limits.h"
@@ -146,32 +147,43 @@ class ReschedService final : public pb::Resched::CallbackService {
   template <class Request, class Response>
   grpc::ServerUnaryReactor* Dispatch(grpc::CallbackServerContext* context, const char* method,
                                      const Request* request, Response* response,
-                                     grpc::Status (ReschedService::*handler)(const Request*,
+                                     grpc::Status (ReschedService::*handler)(CallContext&,
+                                                                             const Request*,
                                                                              Response*));
-  grpc::Status HandleCreateCluster(const pb::CreateClusterRequest*, pb::Cluster*);
-  grpc::Status HandleGetCluster(const pb::GetClusterRequest*, pb::Cluster*);
-  grpc::Status HandleListClusters(const pb::ListClustersRequest*, pb::ListClustersResponse*);
-  grpc::Status HandleDeleteCluster(const pb::DeleteClusterRequest*, pb::DeleteClusterResponse*);
-  grpc::Status HandleSubmitJob(const pb::SubmitJobRequest*, pb::SubmitJobResponse*);
+  grpc::Status HandleCreateCluster(CallContext& call, const pb::CreateClusterRequest*,
+                                   pb::Cluster*);
+  grpc::Status HandleGetCluster(CallContext& call, const pb::GetClusterRequest*, pb::Cluster*);
+  grpc::Status HandleListClusters(CallContext& call, const pb::ListClustersRequest*,
+                                  pb::ListClustersResponse*);
+  grpc::Status HandleDeleteCluster(CallContext& call, const pb::DeleteClusterRequest*,
+                                   pb::DeleteClusterResponse*);
+  grpc::Status HandleSubmitJob(CallContext& call, const pb::SubmitJobRequest*,
+                               pb::SubmitJobResponse*);
   // SubmitJob once the job's owner is settled.
-  grpc::Status SubmitOwnedJob(const pb::SubmitJobRequest*, pb::SubmitJobResponse*);
+  grpc::Status SubmitOwnedJob(CallContext& call, const pb::SubmitJobRequest*,
+                              pb::SubmitJobResponse*);
   // The quota of `tenant`'s work on each cluster; null when it has none (or calls are not
   // authenticated).
   const auth::TenantLimit* QuotaOf(const std::string& tenant) const;
-  grpc::Status HandleGetJob(const pb::GetJobRequest*, pb::Job*);
-  grpc::Status HandleListJobs(const pb::ListJobsRequest*, pb::ListJobsResponse*);
-  grpc::Status HandleCancelJob(const pb::CancelJobRequest*, pb::Job*);
-  grpc::Status HandleReportJobEvent(const pb::ReportJobEventRequest*, pb::Job*);
-  grpc::Status HandleAddReservation(const pb::AddReservationRequest*, pb::Reservation*);
-  grpc::Status HandleRemoveReservation(const pb::RemoveReservationRequest*,
+  grpc::Status HandleGetJob(CallContext& call, const pb::GetJobRequest*, pb::Job*);
+  grpc::Status HandleListJobs(CallContext& call, const pb::ListJobsRequest*, pb::ListJobsResponse*);
+  grpc::Status HandleCancelJob(CallContext& call, const pb::CancelJobRequest*, pb::Job*);
+  grpc::Status HandleReportJobEvent(CallContext& call, const pb::ReportJobEventRequest*, pb::Job*);
+  grpc::Status HandleAddReservation(CallContext& call, const pb::AddReservationRequest*,
+                                    pb::Reservation*);
+  grpc::Status HandleRemoveReservation(CallContext& call, const pb::RemoveReservationRequest*,
                                        pb::RemoveReservationResponse*);
-  grpc::Status HandleReserveDAG(const pb::ReserveDAGRequest*, pb::ReserveDAGResponse*);
-  grpc::Status HandleQueryDeadline(const pb::QueryDeadlineRequest*, pb::QueryDeadlineResponse*);
-  grpc::Status HandleGetDagReservation(const pb::GetDagReservationRequest*, pb::DagReservation*);
-  grpc::Status HandleListDagReservations(const pb::ListDagReservationsRequest*,
+  grpc::Status HandleReserveDAG(CallContext& call, const pb::ReserveDAGRequest*,
+                                pb::ReserveDAGResponse*);
+  grpc::Status HandleQueryDeadline(CallContext& call, const pb::QueryDeadlineRequest*,
+                                   pb::QueryDeadlineResponse*);
+  grpc::Status HandleGetDagReservation(CallContext& call, const pb::GetDagReservationRequest*,
+                                       pb::DagReservation*);
+  grpc::Status HandleListDagReservations(CallContext& call, const pb::ListDagReservationsRequest*,
                                          pb::ListDagReservationsResponse*);
-  grpc::Status HandleReleaseDAG(const pb::ReleaseDAGRequest*, pb::ReleaseDAGResponse*);
-  grpc::Status HandleReplan(const pb::ReplanRequest*, pb::ReplanResponse*);
+  grpc::Status HandleReleaseDAG(CallContext& call, const pb::ReleaseDAGRequest*,
+                                pb::ReleaseDAGResponse*);
+  grpc::Status HandleReplan(CallContext& call, const pb::ReplanRequest*, pb::ReplanResponse*);
   // Replan's work (service_replan.cc), for the RPC and the periodic Replan of WALL clusters.
   struct ReplanOptions {
     bool dry_run = false;
@@ -179,15 +191,17 @@ class ReschedService final : public pb::Resched::CallbackService {
     bool only_if_better = false;  // apply only a strictly better plan (periodic); no bounds
     std::string request_id;
   };
-  grpc::Status ReplanCluster(ClusterState& state, const std::string& cluster,
+  grpc::Status ReplanCluster(CallContext& call, ClusterState& state, const std::string& cluster,
                              const std::string& name, const OfflinePlanner& planner,
                              ReplanObjective objective, const ReplanOptions& options,
                              pb::ReplanResponse* response);
   // The timer's tick: replans the WALL clusters whose periodic Replan is due.
   void ReplanDueWallClusters();
-  grpc::Status HandleGetSchedule(const pb::GetScheduleRequest*, pb::Schedule*);
-  grpc::Status HandleAdvanceClock(const pb::AdvanceClockRequest*, pb::AdvanceClockResponse*);
-  grpc::Status HandleListAlgorithms(const pb::ListAlgorithmsRequest*, pb::ListAlgorithmsResponse*);
+  grpc::Status HandleGetSchedule(CallContext& call, const pb::GetScheduleRequest*, pb::Schedule*);
+  grpc::Status HandleAdvanceClock(CallContext& call, const pb::AdvanceClockRequest*,
+                                  pb::AdvanceClockResponse*);
+  grpc::Status HandleListAlgorithms(CallContext& call, const pb::ListAlgorithmsRequest*,
+                                    pb::ListAlgorithmsResponse*);
   // The audit line of a call, to be finished with its outcome; null when the call is not audited.
   // It names what the request acts on (server/audit_targets.h).
   std::shared_ptr<auth::AuditEntry> StartAudit(
@@ -230,7 +244,7 @@ class ReschedService final : public pb::Resched::CallbackService {
                                                                 Time now) const;
   // What a cluster needs to journal its changes and to be rebuilt from them.
   Durability MakeDurability();
-  absl::StatusOr<pb::Cluster> Describe(ClusterState& state);
+  absl::StatusOr<pb::Cluster> Describe(CallContext& call, ClusterState& state);
   // Checks a ReserveDAG/QueryDeadline request's common fields and converts its DAG.
   absl::StatusOr<Dag> CheckDagRequest(const pb::Dag& dag, const std::string& request_id,
                                       const std::string& label) const;

@@ -1,6 +1,6 @@
 // The callback API's entry points: each unary call runs its handler (service.cc,
-// service_dags.cc) on a worker thread, unless gRPC's thread could answer it at once
-// (server/inline_call.h), and finishes once its journal records are durable
+// service_dags.cc) on a worker thread, unless gRPC's thread could answer it at once (inline,
+// server/call_context.h), and finishes once its journal records are durable
 // (server/deferred_durability.h); WatchSchedule returns its stream at once and subscribes it on
 // a worker.
 #include <chrono>
@@ -11,11 +11,11 @@
 #include "server/audit_targets.h"
 #include "server/auth/access.h"
 #include "server/auth/call_auth.h"
+#include "server/call_context.h"
 #include "server/call_control.h"
 #include "server/call_peer.h"
 #include "server/deferred_durability.h"
 #include "server/errors.h"
-#include "server/inline_call.h"
 #include "server/log.h"
 #include "server/service.h"
 #include "server/service_util.h"
@@ -142,8 +142,8 @@ absl::string_view RequestIdOf(const Request& request) {
   }
 }
 
-// The calls tried on gRPC's thread first (server/inline_call.h): their work is bounded. A dry run
-// copies the whole plan.
+// The calls tried on gRPC's thread first (inline, server/call_context.h): their work is bounded.
+// A dry run copies the whole plan.
 template <class Request>
 bool TriedInline(const Request&) {
   return false;
@@ -208,7 +208,8 @@ std::unique_ptr<trace::Span> StartCallSpan(trace::Tracer& tracer, const char* me
 template <class Request, class Response>
 grpc::ServerUnaryReactor* ReschedService::Dispatch(
     grpc::CallbackServerContext* context, const char* method, const Request* request,
-    Response* response, grpc::Status (ReschedService::*handler)(const Request*, Response*)) {
+    Response* response,
+    grpc::Status (ReschedService::*handler)(CallContext&, const Request*, Response*)) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   const auto arrived = std::chrono::steady_clock::now();
   std::optional<trace::SpanContext> caller;
@@ -279,11 +280,20 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
     finish(ToGrpc(gate), CallPeer(*context));
     return reactor;
   }
-  // The handler with the call's span and caller current, on whichever thread runs it.
-  auto run = [this, context, request, response, handler, span, principal] {
+  // The handler, with the call's span current, on whichever thread runs it: inline or not, its
+  // waits for the journal noted in `deferred`. Sets `declined` when the cluster declined to run
+  // it inline.
+  auto run = [this, context, request, response, handler, span, principal](
+                 bool runs_inline, DeferredDurability& deferred, bool& declined) {
     trace::CurrentSpanScope current(span.get());
-    CurrentCallScope call(context, principal.get());
-    return (this->*handler)(request, response);
+    CallContext call;
+    call.set_principal(principal.get());
+    call.set_status_check([context] { return CallStatusOf(*context); });
+    call.set_runs_inline(runs_inline);
+    call.set_deferred(&deferred);
+    grpc::Status status = (this->*handler)(call, request, response);
+    declined = call.declined();
+    return status;
   };
   // Finishes the call once what its answer depends on is durable (server/deferred_durability.h):
   // at once when nothing waits, else from a worker when the journal's thread says so, so that
@@ -295,13 +305,8 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
   };
   if (TriedInline(*request)) {
     DeferredDurability deferred;
-    grpc::Status status;
     bool declined = false;
-    {
-      InlineCall attempt;  // only for the handler: finishing runs no cluster code
-      status = run();
-      declined = attempt.declined();
-    }
+    grpc::Status status = run(/*runs_inline=*/true, deferred, declined);
     if (!declined) {
       settle(deferred, std::move(status));
       return reactor;
@@ -311,7 +316,8 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
   // The request and the response live until Finish.
   if (!workers_.TryPost([run, settle] {
         DeferredDurability deferred;
-        settle(deferred, run());
+        bool declined = false;  // only an inline call is declined
+        settle(deferred, run(/*runs_inline=*/false, deferred, declined));
       })) {
     metrics_.CountShed(method);
     finish(ToGrpc(Overloaded()), "");

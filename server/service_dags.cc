@@ -1,8 +1,8 @@
 // ReserveDAG, QueryDeadline and the DAG reservation resource (Aida & Casanova's RESSCHED and
-// RESSCHEDDL, HEFT and Barbosa, built by the registry). Planning runs on a snapshot, off the
-// cluster's lock, so a slow planner blocks no other call; the commit then books the plan under
-// the lock if it still fits (CommitDag checks every task), else plans again, at most
-// kMaxDagAttempts times.
+// RESSCHEDDL, HEFT and Barbosa, built by the registry). Planning runs on a copy of the cluster,
+// off its lock, so a slow planner blocks no other call; the commit then books the plan under the
+// lock if it still fits (CommitDag checks every task), else plans again
+// (server/plan_then_commit.h).
 #include <algorithm>
 #include <chrono>
 #include <optional>
@@ -10,8 +10,8 @@
 #include "absl/strings/str_format.h"
 #include "core/dag/dag_planner.h"
 #include "core/registry/registry.h"
-#include "server/call_control.h"
 #include "server/ownership.h"
+#include "server/plan_then_commit.h"
 #include "server/planning_span.h"
 #include "server/quota.h"
 #include "server/service.h"
@@ -24,8 +24,8 @@ namespace {
 
 constexpr std::size_t kMaxLabel = 256;
 
-DagPlanningInput InputFor(const ClusterPlan& plan, const Dag& dag, std::string_view algorithm,
-                          const AlgorithmParams& params, Time release) {
+DagPlanningInput InputFor(const CallContext& call, const ClusterPlan& plan, const Dag& dag,
+                          std::string_view algorithm, const AlgorithmParams& params, Time release) {
   const double window_hours = ParamValue(algorithm, params, "q_window_hours");
   const Duration window =
       CeilMicros((window_hours > 0 ? window_hours : kDefaultHistoryWindowHours) * 3600);
@@ -35,7 +35,7 @@ DagPlanningInput InputFor(const ClusterPlan& plan, const Dag& dag, std::string_v
   input.release = std::max(release, plan.now());
   input.historical_q = plan.HistoricalAvailable(window);
   // The call's deadline and cancellation stop a tightest-deadline search between probes.
-  input.control = PlanControl{[] { return !CurrentCallStatus().ok(); }};
+  input.control = PlanControl{[&call] { return !call.Status().ok(); }};
   if (!plan.spec().homogeneous()) {
     input.groups = plan.spec().groups;
     input.group_free = plan.FreeByGroup();
@@ -43,34 +43,9 @@ DagPlanningInput InputFor(const ClusterPlan& plan, const Dag& dag, std::string_v
   return input;
 }
 
-// Plans made before a commit gives up with ABORTED: each retry means the cluster took capacity
-// the previous plan needed while it was planned (off the lock).
-constexpr int kMaxDagAttempts = 3;
-
-// A stopped planner reports CANCELLED; the call says why it stopped (DEADLINE_EXCEEDED or
-// CANCELLED).
-grpc::Status StoppedOr(const absl::Status& planned) {
-  if (absl::Status call = CurrentCallStatus(); !call.ok()) return ToGrpc(call);
-  return ToGrpc(planned);
-}
-
-absl::Status StaleDagPlan() {
-  return absl::AbortedError(absl::StrFormat(
-      "the cluster changed under %d plans in a row (capacity the DAG's tasks needed was taken "
-      "while they were planned); retry",
-      kMaxDagAttempts));
-}
-
-// A WALL cluster's clock moved on while the plan was made: the plan moves with it, whole
-// (precedence and transfers keep their distances).
-DagPlan ShiftedBy(DagPlan plan, Duration delta) {
-  for (TaskReservation& t : plan.tasks) {
-    t.start += delta;
-    t.end += delta;
-  }
-  plan.completion += delta;
-  return plan;
-}
+// What makes a DAG's plan stale, for the call that gives up.
+constexpr char kDagPlanWentStale[] =
+    "capacity the DAG's tasks needed was taken while they were planned";
 
 void AddPlacements(const Dag& dag, const DagPlan& plan,
                    google::protobuf::RepeatedPtrField<pb::TaskPlacement>* out) {
@@ -124,13 +99,14 @@ absl::StatusOr<Dag> ReschedService::CheckDagRequest(const pb::Dag& dag,
   return checked;
 }
 
-grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* request,
+grpc::Status ReschedService::HandleReserveDAG(CallContext& call,
+                                              const pb::ReserveDAGRequest* request,
                                               pb::ReserveDAGResponse* response) {
   absl::StatusOr<Dag> dag =
       CheckDagRequest(request->dag(), request->request_id(), request->label());
   if (!dag.ok()) return ToGrpc(dag.status());
   // The tenant the reservation is recorded for (server/ownership.h).
-  const std::string owner = CurrentPrincipal() != nullptr ? CurrentPrincipal()->tenant : "";
+  const std::string owner = call.tenant();
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
   const std::string name = request->algorithm().name().empty()
@@ -140,11 +116,11 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
   absl::StatusOr<std::unique_ptr<DagPlanner>> planner = MakeDagPlanner(name, params);
   if (!planner.ok()) return ToGrpc(planner.status());
 
-  auto plan_on = [&](ClusterPlan& cluster, Time& release) -> absl::StatusOr<DagPlan> {
+  auto plan_on = [&](const ClusterPlan& cluster, Time& release) -> absl::StatusOr<DagPlan> {
     absl::StatusOr<Time> asked =
         TimeOr(request->has_release(), request->release(), "release", cluster.now());
     if (!asked.ok()) return asked.status();
-    const DagPlanningInput input = InputFor(cluster, *dag, name, params, *asked);
+    const DagPlanningInput input = InputFor(call, cluster, *dag, name, params, *asked);
     release = input.release;
     trace::ScopedSpan planning(kPlanSpan, DagPlannerAttributes(name, params, *dag));
     const auto started = std::chrono::steady_clock::now();
@@ -161,54 +137,51 @@ grpc::Status ReschedService::HandleReserveDAG(const pb::ReserveDAGRequest* reque
     return plan;
   };
   if (!request->dry_run()) {
-    if (auto replay =
-            AnsweredBefore<pb::ReserveDAGResponse>(**state, request->request_id(), "ReserveDAG")) {
+    if (auto replay = AnsweredBefore<pb::ReserveDAGResponse>(call, **state, request->request_id(),
+                                                             "ReserveDAG")) {
       return *replay;
     }
   }
-  for (int attempt = 1; attempt <= kMaxDagAttempts; ++attempt) {
-    trace::ScopedSpan attempt_span = PlanAttemptSpan(attempt);
-    absl::StatusOr<std::unique_ptr<ClusterPlan>> snapshot = (*state)->Snapshot();
-    if (!snapshot.ok()) return ToGrpc(snapshot.status());
-    Time release = 0;
-    absl::StatusOr<DagPlan> plan = plan_on(**snapshot, release);
-    if (!plan.ok()) return StoppedOr(plan.status());
-    if (request->dry_run()) {
-      DescribePlan(*dag, *plan, (*snapshot)->now(), response);
-      return grpc::Status::OK;
-    }
-    bool stale = false;
-    grpc::Status status = RunIdempotent(
-        **state, request->request_id(), "ReserveDAG", response,
-        [&](ClusterState::Txn& txn) -> absl::Status {
-          const DagPlan booked = ShiftedBy(*plan, txn.plan.now() - (*snapshot)->now());
-          const Time booked_release = std::max(release, txn.plan.now());
-          if (const auth::TenantLimit* limit = QuotaOf(owner); limit != nullptr) {
-            absl::Status quota = CheckQuota(txn.plan, owner, *limit, 0, booked.cpu_hours);
-            if (!quota.ok()) return quota;
-          }
-          absl::Status committed =
-              CommitPlannedDag(txn, *dag, booked, name, request->label(), owner, booked_release,
-                               request->cluster(), response->mutable_dag_id());
-          stale = committed.code() == absl::StatusCode::kFailedPrecondition;
-          if (!committed.ok()) return committed;
-          DescribePlan(*dag, booked, txn.plan.now(), response);
-          return absl::OkStatus();
-        });
-    if (!stale) return status;
-    MarkStale(attempt_span);
-    response->Clear();
-  }
-  return ToGrpc(StaleDagPlan());
+  return PlanThenCommit(
+      call, **state, kDagPlanWentStale, [&](const ClusterPlan& copy, int) -> AttemptOutcome {
+        response->Clear();  // what a stale attempt described
+        Time release = 0;
+        absl::StatusOr<DagPlan> plan = plan_on(copy, release);
+        if (!plan.ok()) return {PlannerFailed(call, plan.status())};
+        if (request->dry_run()) {
+          DescribePlan(*dag, *plan, copy.now(), response);
+          return {grpc::Status::OK};
+        }
+        AttemptOutcome outcome;
+        outcome.status = RunIdempotent(
+            call, **state, request->request_id(), "ReserveDAG", response,
+            [&](ClusterState::Txn& txn) -> absl::Status {
+              const DagPlan booked = ShiftedBy(*plan, txn.plan.now() - copy.now());
+              const Time booked_release = std::max(release, txn.plan.now());
+              if (const auth::TenantLimit* limit = QuotaOf(owner); limit != nullptr) {
+                absl::Status quota = CheckQuota(txn.plan, owner, *limit, 0, booked.cpu_hours);
+                if (!quota.ok()) return quota;
+              }
+              absl::Status committed =
+                  CommitPlannedDag(txn, *dag, booked, name, request->label(), owner, booked_release,
+                                   request->cluster(), response->mutable_dag_id());
+              outcome.stale = committed.code() == absl::StatusCode::kFailedPrecondition;
+              if (!committed.ok()) return committed;
+              DescribePlan(*dag, booked, txn.plan.now(), response);
+              return absl::OkStatus();
+            });
+        return outcome;
+      });
 }
 
-grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest* request,
+grpc::Status ReschedService::HandleQueryDeadline(CallContext& call,
+                                                 const pb::QueryDeadlineRequest* request,
                                                  pb::QueryDeadlineResponse* response) {
   absl::StatusOr<Dag> dag =
       CheckDagRequest(request->dag(), request->request_id(), request->label());
   if (!dag.ok()) return ToGrpc(dag.status());
   // The tenant the reservation is recorded for (server/ownership.h).
-  const std::string owner = CurrentPrincipal() != nullptr ? CurrentPrincipal()->tenant : "";
+  const std::string owner = call.tenant();
   std::optional<Time> deadline;
   if (request->has_deadline()) {
     absl::StatusOr<Time> d = FromProto(request->deadline(), "deadline");
@@ -228,11 +201,12 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
   absl::StatusOr<std::unique_ptr<DagPlanner>> planner = MakeDagPlanner(name, params);
   if (!planner.ok()) return ToGrpc(planner.status());
 
-  auto answer_on = [&](ClusterPlan& cluster, Time& release) -> absl::StatusOr<DeadlineAnswer> {
+  auto answer_on = [&](const ClusterPlan& cluster,
+                       Time& release) -> absl::StatusOr<DeadlineAnswer> {
     absl::StatusOr<Time> asked =
         TimeOr(request->has_release(), request->release(), "release", cluster.now());
     if (!asked.ok()) return asked.status();
-    const DagPlanningInput input = InputFor(cluster, *dag, name, params, *asked);
+    const DagPlanningInput input = InputFor(call, cluster, *dag, name, params, *asked);
     release = input.release;
     trace::ScopedSpan planning(kPlanSpan, DagPlannerAttributes(name, params, *dag));
     const auto started = std::chrono::steady_clock::now();
@@ -251,69 +225,66 @@ grpc::Status ReschedService::HandleQueryDeadline(const pb::QueryDeadlineRequest*
     return answer;
   };
   if (request->commit()) {
-    if (auto replay = AnsweredBefore<pb::QueryDeadlineResponse>(**state, request->request_id(),
-                                                                "QueryDeadline")) {
+    if (auto replay = AnsweredBefore<pb::QueryDeadlineResponse>(
+            call, **state, request->request_id(), "QueryDeadline")) {
       return *replay;
     }
   }
-  for (int attempt = 1; attempt <= kMaxDagAttempts; ++attempt) {
-    trace::ScopedSpan attempt_span = PlanAttemptSpan(attempt);
-    absl::StatusOr<std::unique_ptr<ClusterPlan>> snapshot = (*state)->Snapshot();
-    if (!snapshot.ok()) return ToGrpc(snapshot.status());
-    Time release = 0;
-    absl::StatusOr<DeadlineAnswer> answer = answer_on(**snapshot, release);
-    if (!answer.ok()) return StoppedOr(answer.status());
-    if (!request->commit()) {
-      DescribeAnswer(*dag, *answer, response);
-      return grpc::Status::OK;
-    }
-    bool stale = false;
-    grpc::Status status = RunIdempotent(
-        **state, request->request_id(), "QueryDeadline", response,
-        [&](ClusterState::Txn& txn) -> absl::Status {
-          const Duration moved = txn.plan.now() - (*snapshot)->now();
-          DeadlineAnswer shifted = *answer;
-          if (shifted.plan) shifted.plan = ShiftedBy(*shifted.plan, moved);
-          if (shifted.tightest) *shifted.tightest += moved;
-          if (shifted.plan && deadline && shifted.plan->completion > *deadline) {
-            // The clock moved past the slack the plan had: plan again from the present.
-            stale = true;
-            return absl::FailedPreconditionError("the plan no longer meets the deadline");
-          }
-          DescribeAnswer(*dag, shifted, response);
-          if (!shifted.plan) return absl::OkStatus();  // infeasible: nothing to book
-          const DagPlan& booked = *shifted.plan;
-          const Time booked_release = std::max(release, txn.plan.now());
-          if (const auth::TenantLimit* limit = QuotaOf(owner); limit != nullptr) {
-            absl::Status quota = CheckQuota(txn.plan, owner, *limit, 0, booked.cpu_hours);
-            if (!quota.ok()) return quota;
-          }
-          absl::Status committed =
-              CommitPlannedDag(txn, *dag, booked, name, request->label(), owner, booked_release,
-                               request->cluster(), response->mutable_dag_id());
-          stale = committed.code() == absl::StatusCode::kFailedPrecondition;
-          return committed;
-        });
-    if (!stale) return status;
-    MarkStale(attempt_span);
-    response->Clear();
-  }
-  return ToGrpc(StaleDagPlan());
+  return PlanThenCommit(
+      call, **state, kDagPlanWentStale, [&](const ClusterPlan& copy, int) -> AttemptOutcome {
+        response->Clear();  // what a stale attempt described
+        Time release = 0;
+        absl::StatusOr<DeadlineAnswer> answer = answer_on(copy, release);
+        if (!answer.ok()) return {PlannerFailed(call, answer.status())};
+        if (!request->commit()) {
+          DescribeAnswer(*dag, *answer, response);
+          return {grpc::Status::OK};
+        }
+        AttemptOutcome outcome;
+        outcome.status = RunIdempotent(
+            call, **state, request->request_id(), "QueryDeadline", response,
+            [&](ClusterState::Txn& txn) -> absl::Status {
+              const Duration moved = txn.plan.now() - copy.now();
+              DeadlineAnswer shifted = *answer;
+              if (shifted.plan) shifted.plan = ShiftedBy(*shifted.plan, moved);
+              if (shifted.tightest) *shifted.tightest += moved;
+              if (shifted.plan && deadline && shifted.plan->completion > *deadline) {
+                // The clock moved past the slack the plan had: plan again from the present.
+                outcome.stale = true;
+                return absl::FailedPreconditionError("the plan no longer meets the deadline");
+              }
+              DescribeAnswer(*dag, shifted, response);
+              if (!shifted.plan) return absl::OkStatus();  // infeasible: nothing to book
+              const DagPlan& booked = *shifted.plan;
+              const Time booked_release = std::max(release, txn.plan.now());
+              if (const auth::TenantLimit* limit = QuotaOf(owner); limit != nullptr) {
+                absl::Status quota = CheckQuota(txn.plan, owner, *limit, 0, booked.cpu_hours);
+                if (!quota.ok()) return quota;
+              }
+              absl::Status committed =
+                  CommitPlannedDag(txn, *dag, booked, name, request->label(), owner, booked_release,
+                                   request->cluster(), response->mutable_dag_id());
+              outcome.stale = committed.code() == absl::StatusCode::kFailedPrecondition;
+              return committed;
+            });
+        return outcome;
+      });
 }
 
-grpc::Status ReschedService::HandleGetDagReservation(const pb::GetDagReservationRequest* request,
+grpc::Status ReschedService::HandleGetDagReservation(CallContext& call,
+                                                     const pb::GetDagReservationRequest* request,
                                                      pb::DagReservation* response) {
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
   absl::Status status;
-  absl::Status found = (*state)->Run([&](ClusterState::Txn& txn) {
+  absl::Status found = (*state)->Run(call, [&](ClusterState::Txn& txn) {
     const DagReservation* d = txn.plan.FindDag(request->id());
     if (d == nullptr) {
       status =
           absl::NotFoundError(absl::StrFormat("DAG reservation '%s' not found", request->id()));
       return;
     }
-    status = CheckOwner(CurrentPrincipal(), d->owner,
+    status = CheckOwner(call.principal(), d->owner,
                         absl::StrFormat("DAG reservation '%s'", request->id()));
     if (status.ok()) *response = ToProto(*d, request->cluster());
   });
@@ -321,11 +292,12 @@ grpc::Status ReschedService::HandleGetDagReservation(const pb::GetDagReservation
 }
 
 grpc::Status ReschedService::HandleListDagReservations(
-    const pb::ListDagReservationsRequest* request, pb::ListDagReservationsResponse* response) {
+    CallContext& call, const pb::ListDagReservationsRequest* request,
+    pb::ListDagReservationsResponse* response) {
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  const auth::Principal* caller = CurrentPrincipal();
-  return ToGrpc((*state)->Run([&](ClusterState::Txn& txn) {
+  const auth::Principal* caller = call.principal();
+  return ToGrpc((*state)->Run(call, [&](ClusterState::Txn& txn) {
     for (const DagReservation* d : txn.plan.Dags()) {
       if (!SeesAllTenants(caller) && d->owner != caller->tenant) continue;
       *response->add_dags() = ToProto(*d, request->cluster());
@@ -333,14 +305,15 @@ grpc::Status ReschedService::HandleListDagReservations(
   }));
 }
 
-grpc::Status ReschedService::HandleReleaseDAG(const pb::ReleaseDAGRequest* request,
+grpc::Status ReschedService::HandleReleaseDAG(CallContext& call,
+                                              const pb::ReleaseDAGRequest* request,
                                               pb::ReleaseDAGResponse* response) {
   if (absl::Status s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   auto state = Find(request->cluster());
   if (!state.ok()) return ToGrpc(state.status());
-  const auth::Principal* caller = CurrentPrincipal();
+  const auth::Principal* caller = call.principal();
   return RunIdempotent(
-      **state, request->request_id(), "ReleaseDAG", response, [&](ClusterState::Txn& txn) {
+      call, **state, request->request_id(), "ReleaseDAG", response, [&](ClusterState::Txn& txn) {
         if (const DagReservation* d = txn.plan.FindDag(request->id()); d != nullptr) {
           absl::Status owned =
               CheckOwner(caller, d->owner, absl::StrFormat("DAG reservation '%s'", request->id()));

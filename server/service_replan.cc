@@ -1,8 +1,9 @@
 // Replan: the offline planners (core/offline) over a cluster's queued jobs. The planner runs on a
-// snapshot, off the cluster's lock, so SubmitJob and the rest go on meanwhile; the commit then
+// copy of the cluster, off its lock, so SubmitJob and the rest go on meanwhile; the commit then
 // tries the plan on the cluster as it is by then, under the lock (a copy of the plan and the
 // policy placing what was submitted meanwhile: no planner), and plans again when the cluster
-// changed so much that the plan no longer applies (core/plan/replan.h).
+// changed so much that the plan no longer applies (core/plan/replan.h,
+// server/plan_then_commit.h).
 #include <optional>
 #include <set>
 
@@ -10,8 +11,8 @@
 #include "absl/strings/str_format.h"
 #include "core/plan/replan.h"
 #include "core/registry/registry.h"
-#include "server/call_control.h"
 #include "server/log.h"
+#include "server/plan_then_commit.h"
 #include "server/planning_span.h"
 #include "server/service.h"
 #include "server/service_apply.h"
@@ -20,11 +21,6 @@
 
 namespace resched::server {
 namespace {
-
-// Plans made before a Replan gives up with ABORTED: each retry means the cluster changed under
-// the previous plan in a way it cannot absorb (a planned job started, ended or was cancelled, or
-// capacity it used was taken).
-constexpr int kMaxReplanAttempts = 3;
 
 pb::ScheduleFigures ToProto(const QueueFigures& f) {
   pb::ScheduleFigures out;
@@ -81,18 +77,9 @@ pb::CommittedReplan DescribeReplan(const std::string& algorithm,
   return out;
 }
 
-// A WALL cluster's clock moved on while the plan was made: the plan moves with it, whole.
-std::vector<PlannedJob> ShiftedBy(std::vector<PlannedJob> planned, Duration delta) {
-  for (PlannedJob& job : planned) {
-    job.allocation.start += delta;
-    job.allocation.end += delta;
-  }
-  return planned;
-}
-
 }  // namespace
 
-grpc::Status ReschedService::HandleReplan(const pb::ReplanRequest* request,
+grpc::Status ReschedService::HandleReplan(CallContext& call, const pb::ReplanRequest* request,
                                           pb::ReplanResponse* response) {
   if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
   const std::string name =
@@ -108,15 +95,17 @@ grpc::Status ReschedService::HandleReplan(const pb::ReplanRequest* request,
   options.dry_run = request->dry_run();
   options.force = request->force();
   options.request_id = request->request_id();
-  return ReplanCluster(**state, request->cluster(), name, **planner, *objective, options, response);
+  return ReplanCluster(call, **state, request->cluster(), name, **planner, *objective, options,
+                       response);
 }
 
-grpc::Status ReschedService::ReplanCluster(ClusterState& state, const std::string& cluster,
-                                           const std::string& name, const OfflinePlanner& planner,
-                                           ReplanObjective objective, const ReplanOptions& options,
+grpc::Status ReschedService::ReplanCluster(CallContext& call, ClusterState& state,
+                                           const std::string& cluster, const std::string& name,
+                                           const OfflinePlanner& planner, ReplanObjective objective,
+                                           const ReplanOptions& options,
                                            pb::ReplanResponse* response) {
   response->set_objective(ToProto(objective));
-  const PlanControl control{[] { return !CurrentCallStatus().ok(); }};
+  const PlanControl control{[&call] { return !call.Status().ok(); }};
   // A periodic Replan applies only a strictly better plan; a requested one anything not worse.
   auto refused = [&](const ReplanTrial& trial) {
     if (options.force) return false;
@@ -124,29 +113,23 @@ grpc::Status ReschedService::ReplanCluster(ClusterState& state, const std::strin
   };
 
   if (!options.dry_run) {
-    if (auto replay = AnsweredBefore<pb::ReplanResponse>(state, options.request_id, "Replan")) {
+    if (auto replay =
+            AnsweredBefore<pb::ReplanResponse>(call, state, options.request_id, "Replan")) {
       return *replay;
     }
   }
-  for (int attempt = 1; attempt <= kMaxReplanAttempts; ++attempt) {
-    trace::ScopedSpan attempt_span = PlanAttemptSpan(attempt);
-    response->set_attempts(attempt);
-    absl::StatusOr<std::unique_ptr<ClusterPlan>> snapshot = state.Snapshot();
-    if (!snapshot.ok()) return ToGrpc(snapshot.status());
+  auto attempt = [&](const ClusterPlan& copy, int number) -> AttemptOutcome {
+    response->set_attempts(number);
     trace::ScopedSpan planning(kPlanSpan);
     if (planning.recording()) {
       planning.SetAttribute("resched.algorithm", name);
-      planning.SetAttribute("resched.jobs.queued", std::int64_t{(*snapshot)->queued_count()});
+      planning.SetAttribute("resched.jobs.queued", std::int64_t{copy.queued_count()});
     }
     absl::StatusOr<ReplanProposal> proposal =
-        ProposeReplan(**snapshot, planner, objective, control, !options.only_if_better);
+        ProposeReplan(copy, planner, objective, control, !options.only_if_better);
     RecordOutcome(planning, proposal.status());
     planning.End();
-    if (!proposal.ok()) {
-      // A stopped planner reports CANCELLED; the call says why it stopped.
-      if (absl::Status call = CurrentCallStatus(); !call.ok()) return ToGrpc(call);
-      return ToGrpc(proposal.status());
-    }
+    if (!proposal.ok()) return {PlannerFailed(call, proposal.status())};
     metrics_.ObservePlanning(name, proposal->planner_seconds);
     *response->mutable_planner_time() =
         ToDurationProto(static_cast<Duration>(proposal->planner_seconds * kMicrosPerSecond));
@@ -167,27 +150,28 @@ grpc::Status ReschedService::ReplanCluster(ClusterState& state, const std::strin
                              Comparison(objective, proposal->trial),
                              options.only_if_better ? ")" : "); force applies it"));
       for (const JobMove& move : proposal->trial.moves) {
-        const JobRecord* job = (*snapshot)->FindJob(move.id);
+        const JobRecord* job = copy.FindJob(move.id);
         pb::Job* out = response->add_moved_jobs();
         *out = ToProto(*job, cluster);
         *out->mutable_allocation() = ToProto(move.after);
       }
-      return grpc::Status::OK;
+      return {grpc::Status::OK};
     }
 
-    bool stale = false;
+    AttemptOutcome outcome;
     std::vector<PlannedJob> committed;
-    grpc::Status status = RunIdempotent(
-        state, options.request_id, "Replan", response, [&](ClusterState::Txn& txn) -> absl::Status {
-          committed = ShiftedBy(proposal->planned, txn.plan.now() - (*snapshot)->now());
+    outcome.status = RunIdempotent(
+        call, state, options.request_id, "Replan", response,
+        [&](ClusterState::Txn& txn) -> absl::Status {
+          committed = ShiftedBy(proposal->planned, txn.plan.now() - copy.now());
           absl::StatusOr<ReplanTrial> trial = TryReplan(txn.plan, committed, objective);
           if (!trial.ok()) {
-            stale = trial.status().code() == absl::StatusCode::kFailedPrecondition;
+            outcome.stale = trial.status().code() == absl::StatusCode::kFailedPrecondition;
             return trial.status();
           }
           FillTrial(*trial, response);
           if (refused(*trial)) {
-            // Judged on the cluster as it is now (it changed since the snapshot): nothing changes.
+            // Judged on the cluster as it is now (it changed since the copy): nothing changes.
             response->set_applied(false);
             response->set_outcome(absl::StrCat(
                 "not applied: the cluster changed while planning and the plan is no longer good "
@@ -206,13 +190,12 @@ grpc::Status ReschedService::ReplanCluster(ClusterState& state, const std::strin
           }
           return absl::OkStatus();
         });
-    if (!stale) return status;
-    MarkStale(attempt_span);
-  }
-  return ToGrpc(absl::AbortedError(absl::StrFormat(
-      "the cluster changed under %d plans in a row (planned jobs started, ended or were "
-      "cancelled, or capacity they needed was taken); retry the Replan",
-      kMaxReplanAttempts)));
+    return outcome;
+  };
+  return PlanThenCommit(call, state,
+                        "planned jobs started, ended or were cancelled, or capacity they needed "
+                        "was taken",
+                        attempt);
 }
 
 void ReschedService::ReplanDueWallClusters() {
@@ -234,8 +217,9 @@ void ReschedService::ReplanDueWallClusters() {
     ReplanOptions options;
     options.only_if_better = true;
     pb::ReplanResponse response;
+    CallContext own;  // the server's own call: nobody's, with no deadline
     const grpc::Status status =
-        ReplanCluster(*state, state->name(), spec->replan.algorithm, **planner,
+        ReplanCluster(own, *state, state->name(), spec->replan.algorithm, **planner,
                       spec->replan.objective, options, &response);
     if (!status.ok()) {
       Log(LogLevel::kWarning, "periodic_replan_failed",

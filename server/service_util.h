@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "proto/resched/convert.h"
-#include "server/call_control.h"
+#include "server/call_context.h"
 #include "server/cluster_state.h"
 #include "server/errors.h"
 
@@ -30,19 +30,18 @@ inline absl::Status CheckRequestId(absl::string_view request_id) {
 
 // Where a client's request id keeps its answer: under the caller's tenant when calls are
 // authenticated, so that two tenants choosing the same id never get each other's answer.
-inline std::string ReplyKey(const std::string& request_id) {
-  const auth::Principal* caller = CurrentPrincipal();
-  if (request_id.empty() || caller == nullptr) return request_id;
-  return absl::StrCat(caller->tenant, "/", request_id);
+inline std::string ReplyKey(const CallContext& call, const std::string& request_id) {
+  if (request_id.empty() || call.principal() == nullptr) return request_id;
+  return absl::StrCat(call.principal()->tenant, "/", request_id);
 }
 
 // A retry of an applied request answers ALREADY_EXISTS with the first answer; the same id for
 // another method is a client bug.
 template <class Response>
-std::optional<grpc::Status> Replay(const ReplyCache& replies, const std::string& request_id,
-                                   const char* method) {
+std::optional<grpc::Status> Replay(const CallContext& call, const ReplyCache& replies,
+                                   const std::string& request_id, const char* method) {
   if (request_id.empty()) return std::nullopt;
-  const ReplyCache::Entry* entry = replies.Find(ReplyKey(request_id));
+  const ReplyCache::Entry* entry = replies.Find(ReplyKey(call, request_id));
   if (entry == nullptr) return std::nullopt;
   if (entry->method != method) {
     return ToGrpc(absl::InvalidArgumentError(
@@ -56,12 +55,13 @@ std::optional<grpc::Status> Replay(const ReplyCache& replies, const std::string&
 // The first answer when `request_id` was answered before (looked up under the lock, nothing
 // changed): a slow planner checks this before it plans, not only at its commit.
 template <class Response>
-std::optional<grpc::Status> AnsweredBefore(ClusterState& state, const std::string& request_id,
-                                           const char* method) {
+std::optional<grpc::Status> AnsweredBefore(CallContext& call, ClusterState& state,
+                                           const std::string& request_id, const char* method) {
   if (request_id.empty()) return std::nullopt;
   std::optional<grpc::Status> replay;
-  const absl::Status found = state.Run(
-      [&](ClusterState::Txn& txn) { replay = Replay<Response>(txn.replies, request_id, method); });
+  const absl::Status found = state.Run(call, [&](ClusterState::Txn& txn) {
+    replay = Replay<Response>(call, txn.replies, request_id, method);
+  });
   if (!found.ok()) return ToGrpc(found);
   return replay;
 }
@@ -76,28 +76,29 @@ inline absl::StatusOr<Time> TimeOr(bool has, const google::protobuf::Timestamp& 
 // before (then the first answer is replayed), remembers the answer of a success and journals
 // the change (ClusterState::Change records what it did to the plan).
 template <class Response>
-grpc::Status RunIdempotent(ClusterState& state, const std::string& request_id, const char* method,
-                           Response* response,
+grpc::Status RunIdempotent(CallContext& call, ClusterState& state, const std::string& request_id,
+                           const char* method, Response* response,
                            const std::function<absl::Status(ClusterState::Txn&)>& apply) {
   grpc::Status result;
-  absl::Status done = state.Change([&](ClusterState::Txn& txn) -> std::optional<pb::JournalRecord> {
-    if (auto replay = Replay<Response>(txn.replies, request_id, method)) {
-      result = *replay;
-      return std::nullopt;
-    }
-    if (auto status = apply(txn); !status.ok()) {
-      result = ToGrpc(status);
-      return std::nullopt;
-    }
-    pb::JournalRecord record;
-    record.set_method(method);
-    if (!request_id.empty()) {
-      record.set_request_id(ReplyKey(request_id));
-      record.set_reply(response->SerializeAsString());
-      txn.replies.Remember(record.request_id(), method, record.reply());
-    }
-    return record;
-  });
+  absl::Status done =
+      state.Change(call, [&](ClusterState::Txn& txn) -> std::optional<pb::JournalRecord> {
+        if (auto replay = Replay<Response>(call, txn.replies, request_id, method)) {
+          result = *replay;
+          return std::nullopt;
+        }
+        if (auto status = apply(txn); !status.ok()) {
+          result = ToGrpc(status);
+          return std::nullopt;
+        }
+        pb::JournalRecord record;
+        record.set_method(method);
+        if (!request_id.empty()) {
+          record.set_request_id(ReplyKey(call, request_id));
+          record.set_reply(response->SerializeAsString());
+          txn.replies.Remember(record.request_id(), method, record.reply());
+        }
+        return record;
+      });
   return done.ok() ? result : ToGrpc(done);
 }
 

@@ -14,6 +14,15 @@ void Summarize(DagPlan& plan) {
   if (plan.tasks.empty()) plan.completion = 0;
 }
 
+DagPlan ShiftedBy(DagPlan plan, Duration delta) {
+  for (TaskReservation& t : plan.tasks) {
+    t.start += delta;
+    t.end += delta;
+  }
+  plan.completion += delta;
+  return plan;
+}
+
 ScheduleToValidate DagPlanToValidate(const Dag& dag, const DagPlan& plan, const Timeline& timeline,
                                      Time release, std::optional<Time> deadline) {
   ScheduleToValidate s;

@@ -32,6 +32,10 @@ struct DagPlan {
 // Fills completion and cpu_hours from the task reservations.
 void Summarize(DagPlan& plan);
 
+// `plan` moved `delta` later, whole (precedences and transfers keep their distances): a plan made
+// on a copy of a WALL cluster whose clock moved on meanwhile.
+DagPlan ShiftedBy(DagPlan plan, Duration delta);
+
 // The validator's view of `plan` placed on `timeline` (whose reservations become holds, so
 // capacity is checked against them): one item per task with its model, the release, the
 // precedences with their transfer delays, and the deadline when one is promised.

@@ -188,4 +188,12 @@ absl::StatusOr<ReplanProposal> ProposeReplan(const ClusterPlan& plan, const Offl
   return proposal;
 }
 
+std::vector<PlannedJob> ShiftedBy(std::vector<PlannedJob> planned, Duration delta) {
+  for (PlannedJob& job : planned) {
+    job.allocation.start += delta;
+    job.allocation.end += delta;
+  }
+  return planned;
+}
+
 }  // namespace resched

@@ -53,6 +53,10 @@ absl::StatusOr<ReplanTrial> TryReplan(const ClusterPlan& plan,
                                       const std::vector<PlannedJob>& planned,
                                       ReplanObjective objective);
 
+// `planned` moved `delta` later, whole: a plan made on a copy of a WALL cluster whose clock moved
+// on meanwhile.
+std::vector<PlannedJob> ShiftedBy(std::vector<PlannedJob> planned, Duration delta);
+
 struct ReplanProposal {
   std::vector<PlannedJob> planned;  // every queued job, in submission order
   ReplanTrial trial;

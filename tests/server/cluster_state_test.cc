@@ -24,23 +24,25 @@ namespace {
 using ::resched::testing::StatusIs;
 
 TEST(ClusterState, DeleteRefusedByTheCheckChangesNothing) {
+  CallContext own;
   auto state = SimulatedCluster();
   const absl::Status refused = state->Delete(
       [](const ClusterPlan&) { return absl::FailedPreconditionError("active jobs"); });
   EXPECT_THAT(refused, StatusIs(absl::StatusCode::kFailedPrecondition, "active jobs"));
   bool ran = false;
-  EXPECT_OK(state->Run([&](ClusterState::Txn&) { ran = true; }));
+  EXPECT_OK(state->Run(own, [&](ClusterState::Txn&) { ran = true; }));
   EXPECT_TRUE(ran);
 }
 
 TEST(ClusterState, AfterDeleteRunAndSnapshotAnswerNotFoundWithoutRunning) {
+  CallContext own;
   auto state = SimulatedCluster();
   ASSERT_OK(state->Delete([](const ClusterPlan&) { return absl::OkStatus(); }));
   bool ran = false;
-  EXPECT_THAT(state->Run([&](ClusterState::Txn&) { ran = true; }),
+  EXPECT_THAT(state->Run(own, [&](ClusterState::Txn&) { ran = true; }),
               StatusIs(absl::StatusCode::kNotFound, "cluster 'c' was deleted"));
   EXPECT_FALSE(ran);
-  EXPECT_THAT(state->Snapshot(), StatusIs(absl::StatusCode::kNotFound, ::testing::_));
+  EXPECT_THAT(state->Snapshot(own), StatusIs(absl::StatusCode::kNotFound, ::testing::_));
   EXPECT_THAT(state->Delete([](const ClusterPlan&) { return absl::OkStatus(); }),
               StatusIs(absl::StatusCode::kNotFound, ::testing::_));
 }
@@ -50,18 +52,20 @@ TEST(ClusterState, AfterDeleteRunAndSnapshotAnswerNotFoundWithoutRunning) {
 // the records to a copy of the cluster as it was gives the cluster's state, reservation ids and
 // all.
 TEST(ClusterState, AnUndoThatOutgrowsTheBoundIsJournaledAlone) {
+  CallContext own;
   const resched::testing::TempDir dir("resched-undo");
   auto journal = Journal::Open(dir.path());
   ASSERT_OK(journal);
   auto state = SimulatedCluster();
-  auto follower = ClusterPlan::FromImage(::resched::testing::OkValue(state->Snapshot())->Image());
+  auto follower =
+      ClusterPlan::FromImage(::resched::testing::OkValue(state->Snapshot(own))->Image());
   ASSERT_OK(follower);
   Durability durability;
   durability.journal = journal->get();
   durability.max_carried_ops = 20;
   state->AttachDurability(durability);
   auto submit = [&](Time seconds) {
-    return state->Change([&](ClusterState::Txn& txn) -> std::optional<pb::JournalRecord> {
+    return state->Change(own, [&](ClusterState::Txn& txn) -> std::optional<pb::JournalRecord> {
       Job job;
       job.model = RuntimeModel(RigidModel{4, seconds * kMicrosPerSecond});
       if (!txn.plan.Submit(job).ok()) return std::nullopt;
@@ -72,7 +76,7 @@ TEST(ClusterState, AnUndoThatOutgrowsTheBoundIsJournaledAlone) {
   // A hold the queue makes room for, which does not fit even then: every queued job is unbooked
   // and booked again where it was, under a new id, and the call fails.
   auto refused_hold = [&] {
-    ASSERT_OK(state->Change([&](ClusterState::Txn& txn) -> std::optional<pb::JournalRecord> {
+    ASSERT_OK(state->Change(own, [&](ClusterState::Txn& txn) -> std::optional<pb::JournalRecord> {
       EXPECT_FALSE(txn.plan.AddReservation(4, 0, 50 * kMicrosPerSecond, "", true).ok());
       return std::nullopt;
     }));
@@ -88,7 +92,7 @@ TEST(ClusterState, AnUndoThatOutgrowsTheBoundIsJournaledAlone) {
     if (!change.ok()) return change.status();
     return (*follower)->ApplyChange(*std::move(change));
   }));
-  ::resched::testing::ExpectSameImage(::resched::testing::OkValue(state->Snapshot())->Image(),
+  ::resched::testing::ExpectSameImage(::resched::testing::OkValue(state->Snapshot(own))->Image(),
                                       (*follower)->Image());
 }
 
@@ -127,6 +131,7 @@ Job RigidJob(int k, Duration seconds) {
 }
 
 TEST(ClusterState, ConcurrentSubmissionsWatchersAndADeletionStayConsistent) {
+  CallContext own;
   auto state = SimulatedCluster();
   auto early = std::make_shared<RecordingSink>();
   ASSERT_TRUE(state->Watch(early, [](const ClusterPlan&) { return pb::Schedule(); }).has_value());
@@ -137,7 +142,7 @@ TEST(ClusterState, ConcurrentSubmissionsWatchersAndADeletionStayConsistent) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < kSubmissionsEach; ++i) {
-        const absl::Status ran = state->Run([&](ClusterState::Txn& txn) {
+        const absl::Status ran = state->Run(own, [&](ClusterState::Txn& txn) {
           if (txn.plan.Submit(RigidJob(1 + i % 4, 10)).ok()) ++accepted;
         });
         if (!ran.ok()) return;  // deleted meanwhile
@@ -148,7 +153,7 @@ TEST(ClusterState, ConcurrentSubmissionsWatchersAndADeletionStayConsistent) {
     for (int i = 0; i < 20; ++i) {
       auto sink = std::make_shared<RecordingSink>();
       (void)state->Watch(sink, [](const ClusterPlan&) { return pb::Schedule(); });
-      absl::StatusOr<std::unique_ptr<ClusterPlan>> copy = state->Snapshot();
+      absl::StatusOr<std::unique_ptr<ClusterPlan>> copy = state->Snapshot(own);
       if (copy.ok()) {
         EXPECT_OK(ValidateSchedule((*copy)->ToValidate()));
       }
@@ -166,7 +171,7 @@ TEST(ClusterState, ConcurrentSubmissionsWatchersAndADeletionStayConsistent) {
     state->EndWatchers(absl::NotFoundError("deleted"));
   });
   std::thread late([&] {
-    const absl::Status ran = state->Run([](ClusterState::Txn&) {});
+    const absl::Status ran = state->Run(own, [](ClusterState::Txn&) {});
     EXPECT_TRUE(ran.ok() || absl::IsNotFound(ran)) << ran;
   });
   deleter.join();

@@ -309,7 +309,7 @@ TEST_F(DagServiceTest, SubmitJobAnswersWhileADagIsPlanned) {
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
   int answered_during = 0;
   double slowest = 0;
-  // A bounded burst: a plan made stale by it is made again (see kMaxDagAttempts) and committed.
+  // A bounded burst: a plan made stale by it is made again (see kMaxPlanAttempts) and committed.
   for (int i = 0; i < 10 && !done; ++i) {
     const auto sent = Clock::now();
     pb::SubmitJobResponse r;

@@ -1,6 +1,6 @@
 // Load shedding: a call that finds max_waiting_calls calls waiting for a worker is refused
 // with RESOURCE_EXHAUSTED, unapplied. A limit of 0 refuses every call that needs a worker; one
-// that gRPC's thread answers at once (server/inline_call.h) waits for none.
+// that gRPC's thread answers at once (server/call_context.h) waits for none.
 #include "tests/server/server_fixture.h"
 
 namespace resched::server::testing {

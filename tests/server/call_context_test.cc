@@ -1,6 +1,7 @@
-// InlineCall: a call tried on gRPC's own thread runs only when nothing in it can wait, and a
-// declined call has changed nothing (ClusterState declines it before running the call's code).
-#include "server/inline_call.h"
+// CallContext as ClusterState reads it: an inline call (tried on gRPC's own thread) runs only when
+// nothing in it can wait, and a declined call has changed nothing (ClusterState declines it
+// before running the call's code); a call with a DeferredDurability notes its journal waits.
+#include "server/call_context.h"
 
 #include <unistd.h>
 
@@ -54,29 +55,35 @@ struct DurableCluster {
   std::unique_ptr<ClusterState> state;
 };
 
-TEST(InlineCall, MarksOnlyItsOwnThreadForItsScope) {
-  EXPECT_FALSE(InlineCall::Running());
-  {
-    InlineCall call;
-    EXPECT_TRUE(InlineCall::Running());
-    std::thread([] { EXPECT_FALSE(InlineCall::Running()); }).join();
-    EXPECT_FALSE(call.declined());
-    EXPECT_THAT(InlineCall::Decline(),
-                ::resched::testing::StatusIs(absl::StatusCode::kUnavailable, ::testing::_));
-    EXPECT_TRUE(call.declined());
-  }
-  EXPECT_FALSE(InlineCall::Running());
-  // Outside an inline call, declining marks nothing and does not crash.
-  EXPECT_FALSE(InlineCall::Decline().ok());
+// An inline call, tried on gRPC's thread.
+void MakeInline(CallContext& call) { call.set_runs_inline(true); }
+
+TEST(InlineCall, TheServersOwnCallWaitsAndADeclineMarksTheCall) {
+  CallContext own;
+  EXPECT_FALSE(own.runs_inline());
+  EXPECT_EQ(own.deferred(), nullptr);
+  EXPECT_EQ(own.principal(), nullptr);
+  EXPECT_EQ(own.tenant(), "");
+  EXPECT_OK(own.Status());
+  CallContext call;
+  call.set_runs_inline(true);
+  EXPECT_FALSE(call.declined());
+  EXPECT_THAT(call.Decline(),
+              ::resched::testing::StatusIs(absl::StatusCode::kUnavailable, ::testing::_));
+  EXPECT_TRUE(call.declined());
+  EXPECT_FALSE(own.declined());
+  call.set_status_check([] { return absl::CancelledError("gone"); });
+  EXPECT_THAT(call.Status(), ::resched::testing::StatusIs(absl::StatusCode::kCancelled, "gone"));
 }
 
 TEST(InlineCall, RunsOnAFreeFastCluster) {
   auto state = SimulatedCluster();
-  InlineCall call;
+  CallContext call;
+  MakeInline(call);
   bool read = false;
-  EXPECT_OK(state->Run([&](ClusterState::Txn&) { read = true; }));
+  EXPECT_OK(state->Run(call, [&](ClusterState::Txn&) { read = true; }));
   bool changed = false;
-  EXPECT_OK(state->Change(Taking(std::chrono::microseconds(0), &changed)));
+  EXPECT_OK(state->Change(call, Taking(std::chrono::microseconds(0), &changed)));
   EXPECT_TRUE(read);
   EXPECT_TRUE(changed);
   EXPECT_FALSE(call.declined());
@@ -87,17 +94,19 @@ TEST(InlineCall, IsDeclinedWithoutRunningWhileTheLockIsHeld) {
   std::promise<void> holding;
   std::promise<void> release;
   std::thread holder([&] {
-    EXPECT_OK(state->Run([&](ClusterState::Txn&) {
+    CallContext own;
+    EXPECT_OK(state->Run(own, [&](ClusterState::Txn&) {
       holding.set_value();
       release.get_future().wait();
     }));
   });
   holding.get_future().wait();
   {
-    InlineCall call;
+    CallContext call;
+    MakeInline(call);
     bool ran = false;
-    EXPECT_FALSE(state->Run([&](ClusterState::Txn&) { ran = true; }).ok());
-    EXPECT_FALSE(state->Change(Taking(std::chrono::microseconds(0), &ran)).ok());
+    EXPECT_FALSE(state->Run(call, [&](ClusterState::Txn&) { ran = true; }).ok());
+    EXPECT_FALSE(state->Change(call, Taking(std::chrono::microseconds(0), &ran)).ok());
     EXPECT_FALSE(ran);
     EXPECT_TRUE(call.declined());
   }
@@ -107,13 +116,15 @@ TEST(InlineCall, IsDeclinedWithoutRunningWhileTheLockIsHeld) {
 
 TEST(InlineCall, IsDeclinedAfterASlowChangeUntilAFastOne) {
   auto state = SimulatedCluster();
+  CallContext own;
   bool slow = false;
-  EXPECT_OK(state->Change(Taking(std::chrono::milliseconds(5), &slow)));
+  EXPECT_OK(state->Change(own, Taking(std::chrono::milliseconds(5), &slow)));
   ASSERT_TRUE(slow);
   {
-    InlineCall call;
+    CallContext call;
+    MakeInline(call);
     bool ran = false;
-    EXPECT_FALSE(state->Change(Taking(std::chrono::microseconds(0), &ran)).ok());
+    EXPECT_FALSE(state->Change(call, Taking(std::chrono::microseconds(0), &ran)).ok());
     EXPECT_FALSE(ran);
     EXPECT_TRUE(call.declined());
   }
@@ -122,10 +133,11 @@ TEST(InlineCall, IsDeclinedAfterASlowChangeUntilAFastOne) {
   bool ran_inline = false;
   for (int attempt = 0; attempt < 100 && !ran_inline; ++attempt) {
     bool fast = false;
-    EXPECT_OK(state->Change(Taking(std::chrono::microseconds(0), &fast)));
-    InlineCall call;
+    EXPECT_OK(state->Change(own, Taking(std::chrono::microseconds(0), &fast)));
+    CallContext call;
+    MakeInline(call);
     bool ran = false;
-    const absl::Status status = state->Change(Taking(std::chrono::microseconds(0), &ran));
+    const absl::Status status = state->Change(call, Taking(std::chrono::microseconds(0), &ran));
     EXPECT_EQ(status.ok(), ran);
     ran_inline = ran && !call.declined();
   }
@@ -134,9 +146,10 @@ TEST(InlineCall, IsDeclinedAfterASlowChangeUntilAFastOne) {
 
 TEST(InlineCall, IsDeclinedOnADurableClusterWhoseAnswerWaitsForTheJournal) {
   DurableCluster durable;
-  InlineCall call;
+  CallContext call;
+  MakeInline(call);  // and no DeferredDurability: its answer would block
   bool ran = false;
-  EXPECT_FALSE(durable.state->Run([&](ClusterState::Txn&) { ran = true; }).ok());
+  EXPECT_FALSE(durable.state->Run(call, [&](ClusterState::Txn&) { ran = true; }).ok());
   EXPECT_FALSE(ran);
   EXPECT_TRUE(call.declined());
 }
@@ -158,11 +171,11 @@ absl::Status Settle(DeferredDurability& deferred) {
 TEST(InlineCall, RunsOnADurableClusterWhenItsWaitIsDeferred) {
   DurableCluster durable;
   DeferredDurability deferred;
-  {
-    InlineCall call;
-    EXPECT_OK(durable.state->Change(Journaled));
-    EXPECT_FALSE(call.declined());
-  }
+  CallContext call;
+  MakeInline(call);
+  call.set_deferred(&deferred);
+  EXPECT_OK(durable.state->Change(call, Journaled));
+  EXPECT_FALSE(call.declined());
   EXPECT_TRUE(deferred.pending());
   EXPECT_OK(Settle(deferred));
   EXPECT_TRUE(durable.journal->Durable(durable.journal->last_lsn()));
@@ -178,22 +191,42 @@ TEST(InlineCall, IsDeclinedOnADurableClusterWhoseRecordMayMakeASnapshotDue) {
     durability.snapshot_every = 2;
   });
   DeferredDurability deferred;
-  EXPECT_OK(durable.state->Change(Journaled));  // one record: the next one makes a snapshot due
+  CallContext on_a_worker;
+  on_a_worker.set_deferred(&deferred);
+  // One record: the next one makes a snapshot due.
+  EXPECT_OK(durable.state->Change(on_a_worker, Journaled));
   {
-    InlineCall call;
+    CallContext call;
+    MakeInline(call);
+    call.set_deferred(&deferred);
     bool ran = false;
     EXPECT_FALSE(durable.state
-                     ->Change([&](ClusterState::Txn& txn) {
-                       ran = true;
-                       return Journaled(txn);
-                     })
+                     ->Change(call,
+                              [&](ClusterState::Txn& txn) {
+                                ran = true;
+                                return Journaled(txn);
+                              })
                      .ok());
     EXPECT_FALSE(ran);
     EXPECT_TRUE(call.declined());
   }
   EXPECT_EQ(captured, 0);
-  EXPECT_OK(durable.state->Change(Journaled));  // on a worker, it runs and captures
+  EXPECT_OK(durable.state->Change(on_a_worker, Journaled));  // on a worker, it runs and captures
   EXPECT_EQ(captured, 1);
+  EXPECT_OK(Settle(deferred));
+}
+
+TEST(CallContext, ADeferredCallNotesItsWaitsAndABlockingOneWaits) {
+  DurableCluster durable;
+  CallContext blocking;
+  EXPECT_OK(durable.state->Change(blocking, Journaled));
+  // Answered only once durable: nothing is left to wait for.
+  EXPECT_TRUE(durable.journal->Durable(durable.journal->last_lsn()));
+  DeferredDurability deferred;
+  CallContext call;
+  call.set_deferred(&deferred);
+  EXPECT_OK(durable.state->Change(call, Journaled));
+  EXPECT_TRUE(deferred.pending());
   EXPECT_OK(Settle(deferred));
 }
 
