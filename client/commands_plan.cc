@@ -56,13 +56,13 @@ int Algorithms(Context& ctx, const ParsedArgs&) {
     ctx.PrintJson(response);
     return 0;
   }
-  Table t({"NAME", "KIND", "IMPLEMENTED", "PARAMS", "DESCRIPTION"});
+  Table t({"NAME", "KIND", "PARAMS", "DESCRIPTION"});
   for (const auto& a : response.algorithms()) {
     std::vector<std::string> params;
     for (const auto& p : a.params())
       params.push_back(absl::StrCat(p.name(), "=", p.default_value()));
-    t.AddRow({a.name(), KindName(a.kind()), a.implemented() ? "yes" : "no",
-              params.empty() ? "-" : absl::StrJoin(params, ","), a.description()});
+    t.AddRow({a.name(), KindName(a.kind()), params.empty() ? "-" : absl::StrJoin(params, ","),
+              a.description()});
   }
   ctx.out << t.Render();
   return 0;

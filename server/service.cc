@@ -514,7 +514,6 @@ grpc::Status ReschedService::HandleListAlgorithms(CallContext&, const pb::ListAl
     }
     a->set_description(info.description);
     a->set_paper(info.paper);
-    a->set_implemented(info.implemented());
     for (const auto& p : info.params) {
       auto* param = a->add_params();
       param->set_name(p.name);

@@ -77,7 +77,7 @@ int ReplanLogs(const ExperimentOptions& options) {
   std::vector<std::string> planners = options.policies;
   if (planners.empty()) {
     for (const AlgorithmInfo& info : AlgorithmRegistry()) {
-      if (info.kind == AlgorithmKind::kPlanner && info.implemented()) planners.push_back(info.name);
+      if (info.kind == AlgorithmKind::kPlanner) planners.push_back(info.name);
     }
   }
   const std::string dir = options.data_dir.empty() ? DefaultDataDir() : options.data_dir;

@@ -15,9 +15,9 @@ namespace resched {
 
 namespace {
 
-// A registered algorithm not built yet.
-AlgorithmInfo Planned(std::string name, AlgorithmKind kind, std::string description,
-                      std::string paper, std::vector<ParamInfo> params = {}) {
+// What every entry has besides its factory.
+AlgorithmInfo Described(std::string name, AlgorithmKind kind, std::string description,
+                        std::string paper, std::vector<ParamInfo> params) {
   AlgorithmInfo info;
   info.name = std::move(name);
   info.kind = kind;
@@ -29,24 +29,24 @@ AlgorithmInfo Planned(std::string name, AlgorithmKind kind, std::string descript
 
 AlgorithmInfo Policy(std::string name, std::string description, std::string paper,
                      PolicyFactory make, std::vector<ParamInfo> params = {}) {
-  AlgorithmInfo info = Planned(std::move(name), AlgorithmKind::kPolicy, std::move(description),
-                               std::move(paper), std::move(params));
+  AlgorithmInfo info = Described(std::move(name), AlgorithmKind::kPolicy, std::move(description),
+                                 std::move(paper), std::move(params));
   info.make_policy = std::move(make);
   return info;
 }
 
 AlgorithmInfo DagPlannerEntry(std::string name, std::string description, std::string paper,
                               DagPlannerFactory make, std::vector<ParamInfo> params = {}) {
-  AlgorithmInfo info = Planned(std::move(name), AlgorithmKind::kDagPlanner, std::move(description),
-                               std::move(paper), std::move(params));
+  AlgorithmInfo info = Described(std::move(name), AlgorithmKind::kDagPlanner,
+                                 std::move(description), std::move(paper), std::move(params));
   info.make_dag_planner = std::move(make);
   return info;
 }
 
 AlgorithmInfo OfflinePlannerEntry(std::string name, std::string description, std::string paper,
                                   OfflinePlannerFactory make, std::vector<ParamInfo> params = {}) {
-  AlgorithmInfo info = Planned(std::move(name), AlgorithmKind::kPlanner, std::move(description),
-                               std::move(paper), std::move(params));
+  AlgorithmInfo info = Described(std::move(name), AlgorithmKind::kPlanner, std::move(description),
+                                 std::move(paper), std::move(params));
   info.make_offline_planner = std::move(make);
   return info;
 }
@@ -330,15 +330,6 @@ absl::Status CheckAlgorithm(std::string_view field, std::string_view name, Algor
       return absl::InvalidArgumentError(absl::StrFormat("%s.params.%s must be in [%g, %g], got %g",
                                                         field, key, param->min, param->max, value));
     }
-  }
-  if (!info->implemented()) {
-    std::vector<std::string> built;
-    for (const auto& a : AlgorithmRegistry()) {
-      if (a.kind == kind && a.implemented()) built.push_back(a.name);
-    }
-    return absl::UnimplementedError(absl::StrFormat(
-        "%s '%s' (%s) is registered but not built yet; built: %s", AlgorithmKindName(kind),
-        info->name, info->paper, built.empty() ? "none" : absl::StrJoin(built, ", ")));
   }
   return absl::OkStatus();
 }

@@ -1,7 +1,6 @@
 // The one registry of algorithm names used by the API, the CLI and the experiments: every
-// online policy and DAG planner is built here, by name, from checked parameters. Algorithms not
-// built yet are listed with `implemented() == false`: choosing one answers UNIMPLEMENTED with a
-// message naming what is missing.
+// online policy, offline planner and DAG planner is built here, by name, from checked
+// parameters.
 #pragma once
 
 #include <functional>
@@ -43,23 +42,17 @@ struct AlgorithmInfo {
   std::string description;  // one line
   std::string paper;        // paper and section
   std::vector<ParamInfo> params;
-  // One is set, matching `kind`, once the algorithm is built.
+  // The one matching `kind` is set.
   PolicyFactory make_policy;
   DagPlannerFactory make_dag_planner;
   OfflinePlannerFactory make_offline_planner;
-
-  bool implemented() const {
-    return static_cast<bool>(make_policy) || static_cast<bool>(make_dag_planner) ||
-           static_cast<bool>(make_offline_planner);
-  }
 };
 
 const std::vector<AlgorithmInfo>& AlgorithmRegistry();
 const AlgorithmInfo* FindAlgorithm(std::string_view name);
 
-// Checks that `name` is a registered algorithm of `kind`, that it is implemented, and that
-// every parameter is known and within range. Errors: INVALID_ARGUMENT naming `field` and the
-// limit, UNIMPLEMENTED for a registered algorithm not built yet.
+// Checks that `name` is a registered algorithm of `kind` and that every parameter is known and
+// within range. Errors: INVALID_ARGUMENT naming `field` and the limit.
 absl::Status CheckAlgorithm(std::string_view field, std::string_view name, AlgorithmKind kind,
                             const AlgorithmParams& params);
 

@@ -86,7 +86,7 @@ expect_match "$out" '^default +64 +wall +conservative ' "cluster list"
 
 step "algorithms lists the conservative policy"
 out=$(rs algorithms)
-expect_match "$out" '^conservative +policy +yes ' "algorithms"
+expect_match "$out" '^conservative +policy ' "algorithms"
 
 step "cluster create from a YAML file, then delete it"
 cat >"$WORK/cluster.yaml" <<'YAML'

@@ -546,7 +546,7 @@ function setUpWhatIf() {
   getJson('/api/v1/algorithms').then((answer) => {
     const select = dagForm.algorithm;
     for (const a of answer.algorithms || []) {
-      if (a.kind !== 'DAG_PLANNER' || a.implemented === false) continue;
+      if (a.kind !== 'DAG_PLANNER') continue;
       const option = document.createElement('option');
       option.value = a.name;
       option.textContent = a.name;
