@@ -722,7 +722,7 @@ void Timeline::Pin(Time key) {
   FollowHeight();
 }
 
-void Timeline::SetRunIndexHeight(int height) {
+void Timeline::SetRunIndexHeightForTest(int height) {
   run_index_height_ = height;
   runs_kept_ = false;
   FollowHeight();

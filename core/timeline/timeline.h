@@ -163,7 +163,7 @@ class Timeline {
   // and dropped below height - 1. Searches answer the same either way. Tests lower it to cover
   // small timelines.
   static constexpr int kRunIndexHeight = 4;
-  void SetRunIndexHeight(int height);
+  void SetRunIndexHeightForTest(int height);
   bool keeps_run_summaries() const { return runs_kept_; }
 
  private:

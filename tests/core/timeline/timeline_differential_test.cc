@@ -50,7 +50,7 @@ class Driver {
  public:
   Driver(std::uint64_t seed, int capacity, int run_index_height)
       : rng_(seed), timeline_(capacity), ref_(capacity) {
-    timeline_.SetRunIndexHeight(run_index_height);
+    timeline_.SetRunIndexHeightForTest(run_index_height);
   }
 
   void Step(int op) {
@@ -274,7 +274,7 @@ TEST(TimelineDifferentialTest, WideRequestsOnBusyProfiles) {
     };
     Timeline timeline(c.capacity);
     // The last two cases search with the plain walk, the others with run summaries.
-    if (c.seed < 15) timeline.SetRunIndexHeight(0);
+    if (c.seed < 15) timeline.SetRunIndexHeightForTest(0);
     ReferenceTimeline ref(c.capacity);
     std::vector<ReservationId> live;
     const Time horizon = 20'000;
@@ -399,13 +399,13 @@ TEST(TimelineDifferentialTest, DeepTreesMatchAScan) {
     constexpr int kCapacity = 1024;
     const Time horizon = 4'000'000;
     Timeline timeline(kCapacity);
-    timeline.SetRunIndexHeight(seed == 21 ? 0 : seed == 22 ? 3 : Timeline::kRunIndexHeight);
+    timeline.SetRunIndexHeightForTest(seed == 21 ? 0 : seed == 22 ? 3 : Timeline::kRunIndexHeight);
     std::vector<ReservationId> ids;
     std::vector<Allocation> live;
     for (int round = 0; round < 12; ++round) {
       SCOPED_TRACE(absl::StrFormat("seed=%d round=%d", seed, round));
-      if (seed == 22 && round == 6) timeline.SetRunIndexHeight(Timeline::kRunIndexHeight);
-      if (seed == 22 && round == 9) timeline.SetRunIndexHeight(2);
+      if (seed == 22 && round == 6) timeline.SetRunIndexHeightForTest(Timeline::kRunIndexHeight);
+      if (seed == 22 && round == 9) timeline.SetRunIndexHeightForTest(2);
       // Grow to about 6000 reservations, then churn.
       for (int op = 0; op < 1000; ++op) {
         if (live.size() > 5000 && uniform(0, 1) == 0) {

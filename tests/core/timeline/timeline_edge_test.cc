@@ -313,7 +313,7 @@ TEST(TimelineEdgeTest, CapacityVersionMovesOnRemovalsAndCopiesOnly) {
 // before at every stage. Bookings at the extremes of time keep the summaries' lengths finite.
 TEST(TimelineEdgeTest, RunSummariesFollowTheTreeHeight) {
   Timeline t(kP);
-  t.SetRunIndexHeight(2);
+  t.SetRunIndexHeightForTest(2);
   EXPECT_FALSE(t.keeps_run_summaries());
   std::vector<ReservationId> ids = {MustAdd(t, kTimeMin, kTimeMin + 3, kP),
                                     MustAdd(t, kTimeMax - 3, kTimeMax, 1)};
