@@ -203,10 +203,14 @@ grpc::Status ReschedService::HandleCreateCluster(CallContext& call,
           Replay<pb::Cluster>(call, cluster_replies_, request->request_id(), "CreateCluster")) {
     return *replay;
   }
-  auto created = Create(*request);
+  // Kept, and journaled, under the caller's tenant as every request id is (ReplyKey), so that a
+  // retry finds it.
+  pb::CreateClusterRequest keyed = *request;
+  keyed.set_request_id(ReplyKey(call, request->request_id()));
+  auto created = Create(keyed);
   if (!created.ok()) return ToGrpc(created.status());
   *response = *std::move(created);
-  cluster_replies_.Remember(request->request_id(), "CreateCluster", response->SerializeAsString());
+  cluster_replies_.Remember(keyed.request_id(), "CreateCluster", response->SerializeAsString());
   return grpc::Status::OK;
 }
 

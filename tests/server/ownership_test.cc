@@ -205,6 +205,30 @@ TEST_F(TenantTest, RequestIdsAreEachTenantsOwn) {
   EXPECT_EQ(JobIdsSeenBy(kBob), std::vector<std::string>{bobs.job().id()});
 }
 
+TEST_F(TenantTest, ARetriedCreateClusterReplaysItsFirstAnswerBeforeAndAfterARestart) {
+  pb::CreateClusterRequest request;
+  request.mutable_spec()->set_name("made-once");
+  request.mutable_spec()->set_processors(4);
+  request.mutable_spec()->set_clock(pb::SIMULATED);
+  request.mutable_spec()->mutable_policy()->set_name("fcfs");
+  request.set_request_id("create-1");
+  pb::Cluster first;
+  ASSERT_OK(Call(kOps, &pb::Resched::Stub::CreateCluster, request, &first));
+  pb::Cluster retried;
+  grpc::Status replayed = Call(kOps, &pb::Resched::Stub::CreateCluster, request, &retried);
+  EXPECT_EQ(replayed.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_EQ(replayed.error_message(),
+            "request_id 'create-1' was already applied; the first answer is in the status "
+            "details");
+  Stop();
+  Start();
+  replayed = Call(kOps, &pb::Resched::Stub::CreateCluster, request, &retried);
+  EXPECT_EQ(replayed.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_EQ(replayed.error_message(),
+            "request_id 'create-1' was already applied; the first answer is in the status "
+            "details");
+}
+
 TEST_F(TenantTest, OthersWorkIsCapacityWithoutIdsNamesOrLabels) {
   const std::string alice_job = SubmitAs(kAlice, "alice-secret-name").job().id();
   const std::string alice_dag = ReserveAs(kAlice, "alice-secret-label");
