@@ -47,6 +47,22 @@ DagPlanningInput InputFor(const CallContext& call, const ClusterPlan& plan, cons
 constexpr char kDagPlanWentStale[] =
     "capacity the DAG's tasks needed was taken while they were planned";
 
+// Books a DAG's plan under the cluster's lock, within its owner's quota (`limit`; null: none),
+// every task checked (CommitPlannedDag). `stale`: the plan no longer fits; plan again.
+absl::Status BookPlannedDag(ClusterState::Txn& txn, const Dag& dag, const DagPlan& booked,
+                            Time release, const std::string& algorithm, const std::string& label,
+                            const std::string& owner, const auth::TenantLimit* limit,
+                            const std::string& cluster, std::string* dag_id, bool& stale) {
+  if (limit != nullptr) {
+    absl::Status quota = CheckQuota(txn.plan, owner, *limit, 0, booked.cpu_hours);
+    if (!quota.ok()) return quota;
+  }
+  absl::Status committed = CommitPlannedDag(txn, dag, booked, algorithm, label, owner,
+                                            std::max(release, txn.plan.now()), cluster, dag_id);
+  stale = committed.code() == absl::StatusCode::kFailedPrecondition;
+  return committed;
+}
+
 void AddPlacements(const Dag& dag, const DagPlan& plan,
                    google::protobuf::RepeatedPtrField<pb::TaskPlacement>* out) {
   out->Clear();
@@ -157,15 +173,9 @@ grpc::Status ReschedService::HandleReserveDAG(CallContext& call,
             call, **state, request->request_id(), "ReserveDAG", response,
             [&](ClusterState::Txn& txn) -> absl::Status {
               const DagPlan booked = ShiftedBy(*plan, txn.plan.now() - copy.now());
-              const Time booked_release = std::max(release, txn.plan.now());
-              if (const auth::TenantLimit* limit = QuotaOf(owner); limit != nullptr) {
-                absl::Status quota = CheckQuota(txn.plan, owner, *limit, 0, booked.cpu_hours);
-                if (!quota.ok()) return quota;
-              }
-              absl::Status committed =
-                  CommitPlannedDag(txn, *dag, booked, name, request->label(), owner, booked_release,
-                                   request->cluster(), response->mutable_dag_id());
-              outcome.stale = committed.code() == absl::StatusCode::kFailedPrecondition;
+              absl::Status committed = BookPlannedDag(
+                  txn, *dag, booked, release, name, request->label(), owner, QuotaOf(owner),
+                  request->cluster(), response->mutable_dag_id(), outcome.stale);
               if (!committed.ok()) return committed;
               DescribePlan(*dag, booked, txn.plan.now(), response);
               return absl::OkStatus();
@@ -255,17 +265,9 @@ grpc::Status ReschedService::HandleQueryDeadline(CallContext& call,
               }
               DescribeAnswer(*dag, shifted, response);
               if (!shifted.plan) return absl::OkStatus();  // infeasible: nothing to book
-              const DagPlan& booked = *shifted.plan;
-              const Time booked_release = std::max(release, txn.plan.now());
-              if (const auth::TenantLimit* limit = QuotaOf(owner); limit != nullptr) {
-                absl::Status quota = CheckQuota(txn.plan, owner, *limit, 0, booked.cpu_hours);
-                if (!quota.ok()) return quota;
-              }
-              absl::Status committed =
-                  CommitPlannedDag(txn, *dag, booked, name, request->label(), owner, booked_release,
-                                   request->cluster(), response->mutable_dag_id());
-              outcome.stale = committed.code() == absl::StatusCode::kFailedPrecondition;
-              return committed;
+              return BookPlannedDag(txn, *dag, *shifted.plan, release, name, request->label(),
+                                    owner, QuotaOf(owner), request->cluster(),
+                                    response->mutable_dag_id(), outcome.stale);
             });
         return outcome;
       });
