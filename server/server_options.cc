@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -67,108 +68,65 @@ std::string FirstSet(const std::string& flag, const std::string& configured,
   return configured.empty() ? fallback : configured;
 }
 
-enum FlagId : int {
-  kHelp = 'h',
-  kListen = 256,
-  kConfig,
-  kDataDir,
-  kEphemeral,
-  kAcceptDataLoss,
-  kTlsCert,
-  kTlsKey,
-  kTlsClientCa,
-  kTokensFile,
-  kInsecure,
-  kAuditLog,
-  kMetricsListen,
-  kMetricsInsecure,
-  kHttpListen,
-  kHttpAllowedHosts,
-  kLogFormat,
-  kOtlpEndpoint,
-  kTraceSampleRatio,
-  kPrintConfig,
+// One flag and the field it sets: a value, a switch of ServerFlags, or an action of CommandLine.
+struct FlagSpec {
+  const char* name;
+  std::string ServerFlags::*value = nullptr;
+  bool ServerFlags::*on = nullptr;
+  bool CommandLine::*action = nullptr;
 };
 
-constexpr option kFlags[] = {
-    {"help", no_argument, nullptr, kHelp},
-    {"listen", required_argument, nullptr, kListen},
-    {"config", required_argument, nullptr, kConfig},
-    {"data-dir", required_argument, nullptr, kDataDir},
-    {"ephemeral", no_argument, nullptr, kEphemeral},
-    {"accept-data-loss", no_argument, nullptr, kAcceptDataLoss},
-    {"tls-cert", required_argument, nullptr, kTlsCert},
-    {"tls-key", required_argument, nullptr, kTlsKey},
-    {"tls-client-ca", required_argument, nullptr, kTlsClientCa},
-    {"tokens-file", required_argument, nullptr, kTokensFile},
-    {"insecure", no_argument, nullptr, kInsecure},
-    {"audit-log", required_argument, nullptr, kAuditLog},
-    {"metrics-listen", required_argument, nullptr, kMetricsListen},
-    {"metrics-insecure", no_argument, nullptr, kMetricsInsecure},
-    {"http-listen", required_argument, nullptr, kHttpListen},
-    {"http-allowed-hosts", required_argument, nullptr, kHttpAllowedHosts},
-    {"log-format", required_argument, nullptr, kLogFormat},
-    {"otlp-endpoint", required_argument, nullptr, kOtlpEndpoint},
-    {"trace-sample-ratio", required_argument, nullptr, kTraceSampleRatio},
-    {"print-config", no_argument, nullptr, kPrintConfig},
-    {nullptr, 0, nullptr, 0},
+constexpr FlagSpec kFlagSpecs[] = {
+    {"help", nullptr, nullptr, &CommandLine::help},
+    {"print-config", nullptr, nullptr, &CommandLine::print_config},
+    {"listen", &ServerFlags::listen},
+    {"config", &ServerFlags::config},
+    {"data-dir", &ServerFlags::data_dir},
+    {"ephemeral", nullptr, &ServerFlags::ephemeral},
+    {"accept-data-loss", nullptr, &ServerFlags::accept_data_loss},
+    {"tls-cert", &ServerFlags::tls_cert},
+    {"tls-key", &ServerFlags::tls_key},
+    {"tls-client-ca", &ServerFlags::tls_client_ca},
+    {"tokens-file", &ServerFlags::tokens_file},
+    {"insecure", nullptr, &ServerFlags::insecure},
+    {"audit-log", &ServerFlags::audit_log},
+    {"metrics-listen", &ServerFlags::metrics_listen},
+    {"metrics-insecure", nullptr, &ServerFlags::metrics_insecure},
+    {"http-listen", &ServerFlags::http_listen},
+    {"http-allowed-hosts", &ServerFlags::http_allowed_hosts},
+    {"log-format", &ServerFlags::log_format},
+    {"otlp-endpoint", &ServerFlags::otlp_endpoint},
+    {"trace-sample-ratio", &ServerFlags::trace_sample_ratio},
 };
 
-// The string field of `flags` that `id` sets, or null for a switch.
-std::string* ValueOf(ServerFlags& flags, int id) {
-  switch (id) {
-    case kListen:
-      return &flags.listen;
-    case kConfig:
-      return &flags.config;
-    case kDataDir:
-      return &flags.data_dir;
-    case kTlsCert:
-      return &flags.tls_cert;
-    case kTlsKey:
-      return &flags.tls_key;
-    case kTlsClientCa:
-      return &flags.tls_client_ca;
-    case kTokensFile:
-      return &flags.tokens_file;
-    case kAuditLog:
-      return &flags.audit_log;
-    case kMetricsListen:
-      return &flags.metrics_listen;
-    case kHttpListen:
-      return &flags.http_listen;
-    case kHttpAllowedHosts:
-      return &flags.http_allowed_hosts;
-    case kLogFormat:
-      return &flags.log_format;
-    case kOtlpEndpoint:
-      return &flags.otlp_endpoint;
-    case kTraceSampleRatio:
-      return &flags.trace_sample_ratio;
-    default:
-      return nullptr;
-  }
-}
+// getopt_long answers a flag by its index here, offset past the short flags' characters.
+constexpr int kFirstLongId = 256;
 
 }  // namespace
 
 absl::StatusOr<CommandLine> ParseCommandLine(int argc, char** argv) {
+  std::vector<option> options;
+  for (const FlagSpec& spec : kFlagSpecs) {
+    options.push_back({spec.name, spec.value != nullptr ? required_argument : no_argument, nullptr,
+                       kFirstLongId + static_cast<int>(options.size())});
+  }
+  options.push_back({nullptr, 0, nullptr, 0});
   CommandLine out;
   // getopt_long keeps its place in globals: 0 starts afresh (a test parses several command
   // lines); errors are reported here, not printed by getopt.
   optind = 0;
   opterr = 0;
   // "+": stop at the first argument that is not a flag (no reordering); ":": a missing value is
-  // told apart from an unknown flag.
+  // told apart from an unknown flag; -h is --help.
   constexpr char kShortFlags[] = "+:h";
   int id = 0;
-  while ((id = getopt_long(argc, argv, kShortFlags, kFlags, nullptr)) != -1) {
+  while ((id = getopt_long(argc, argv, kShortFlags, options.data(), nullptr)) != -1) {
     const char* given = argv[optind - 1];
     if (id == '?') {
       const std::string name(
           absl::string_view(given).substr(0, absl::string_view(given).find('=')));
-      for (const option* known = kFlags; known->name != nullptr; ++known) {
-        if (known->has_arg == no_argument && name == absl::StrCat("--", known->name)) {
+      for (const FlagSpec& spec : kFlagSpecs) {
+        if (spec.value == nullptr && name == absl::StrCat("--", spec.name)) {
           return absl::InvalidArgumentError(absl::StrCat(name, " takes no value"));
         }
       }
@@ -177,31 +135,17 @@ absl::StatusOr<CommandLine> ParseCommandLine(int argc, char** argv) {
     if (id == ':') {
       return absl::InvalidArgumentError(absl::StrCat(given, " needs a value"));
     }
-    if (std::string* value = ValueOf(out.flags, id)) {
-      *value = optarg;
+    if (id == 'h') {
+      out.help = true;
       continue;
     }
-    switch (id) {
-      case kHelp:
-        out.help = true;
-        break;
-      case kEphemeral:
-        out.flags.ephemeral = true;
-        break;
-      case kAcceptDataLoss:
-        out.flags.accept_data_loss = true;
-        break;
-      case kInsecure:
-        out.flags.insecure = true;
-        break;
-      case kMetricsInsecure:
-        out.flags.metrics_insecure = true;
-        break;
-      case kPrintConfig:
-        out.print_config = true;
-        break;
-      default:
-        break;
+    const FlagSpec& spec = kFlagSpecs[id - kFirstLongId];
+    if (spec.value != nullptr) {
+      out.flags.*spec.value = optarg;
+    } else if (spec.on != nullptr) {
+      out.flags.*spec.on = true;
+    } else {
+      out.*spec.action = true;
     }
   }
   if (optind < argc) {
