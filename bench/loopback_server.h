@@ -15,7 +15,7 @@
 
 #include "resched/v1/service.grpc.pb.h"
 #include "server/process_settings.h"
-#include "server/service.h"
+#include "server/rpc/service.h"
 
 namespace resched::bench {
 
@@ -82,18 +82,18 @@ class LoopbackServer {
   explicit LoopbackServer(bool durable = false, double sample_ratio = -1,
                           server::ServiceLimits limits = {},
                           const std::string& data_parent = "/tmp")
-      : service_(limits) {
+      : app_(limits) {
     server::ApplyServingProcessSettings();  // as resched-server runs
     if (sample_ratio >= 0) {
       server::trace::TracerOptions options;
       options.sample_ratio = sample_ratio;
-      service_.EnableTracing(std::make_unique<DiscardingExporter>(), options);
+      app_.EnableTracing(std::make_unique<DiscardingExporter>(), options);
     }
     if (durable) {
       std::string pattern = data_parent + "/resched-bench-XXXXXX";
       if (mkdtemp(pattern.data()) == nullptr) std::abort();
       data_dir_ = pattern;
-      if (!service_.OpenDataDir(data_dir_).ok()) std::abort();
+      if (!app_.OpenDataDir(data_dir_).ok()) std::abort();
     }
     grpc::ServerBuilder builder;
     int port = 0;
@@ -105,7 +105,7 @@ class LoopbackServer {
     stub_ = pb::Resched::NewStub(channel_);
   }
   ~LoopbackServer() {
-    service_.BeginShutdown();
+    app_.BeginShutdown();
     server_->Shutdown();
     if (!data_dir_.empty()) std::filesystem::remove_all(data_dir_);
   }
@@ -114,13 +114,14 @@ class LoopbackServer {
   const std::string& address() const { return address_; }
   // The stub's channel, for other services' stubs (the health check).
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
-  server::ReschedService& service() { return service_; }
+  server::Application& app() { return app_; }
   grpc::Server& server() { return *server_; }
 
  private:
   std::string data_dir_;
   std::string address_;
-  server::ReschedService service_;
+  server::Application app_;
+  server::ReschedService service_{app_};
   std::unique_ptr<grpc::Server> server_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<pb::Resched::Stub> stub_;

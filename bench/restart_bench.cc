@@ -39,11 +39,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "grpc/health/v1/health.grpc.pb.h"
-#include "server/service.h"
+#include "server/rpc/service.h"
 
 namespace {
 
 namespace pb = ::resched::v1;
+using resched::server::Application;
 using resched::server::ReschedService;
 using resched::server::ServiceLimits;
 
@@ -97,8 +98,9 @@ class DataDir {
     limits.snapshots = snapshots;
     const auto started = std::chrono::steady_clock::now();
     {
-      ReschedService service(limits);
-      if (!service.OpenDataDir(path_).ok()) std::abort();
+      Application app(limits);
+      if (!app.OpenDataDir(path_).ok()) std::abort();
+      ReschedService service(app);
       grpc::ServerBuilder builder;
       builder.RegisterService(&service);
       std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
@@ -145,8 +147,8 @@ class DataDir {
             return s.AdvanceClock(&c, request, &response);
           },
           channel);
-      snapshots_written_ = service.FlushSnapshots();
-      service.BeginShutdown();
+      snapshots_written_ = app.FlushSnapshots();
+      app.BeginShutdown();
       server->Shutdown();
     }
     build_seconds_ =
@@ -179,13 +181,13 @@ void Restart(benchmark::State& state, const std::string& path) {
     ServiceLimits limits;
     limits.max_active_jobs_per_cluster = 1'000'000;
     const auto started = std::chrono::steady_clock::now();
-    ReschedService service(limits);
-    if (!service.OpenDataDir(path).ok()) std::abort();
+    Application app(limits);
+    if (!app.OpenDataDir(path).ok()) std::abort();
     state.SetIterationTime(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-    if (service.ClusterCount() != kClusters) std::abort();
+    if (app.ClusterCount() != kClusters) std::abort();
     records = 0;
-    if (!service.journal()
+    if (!app.journal()
              ->Scan([&](const resched::server::StoredRecord&) {
                ++records;
                return absl::OkStatus();
@@ -218,8 +220,8 @@ void BM_RestartEmpty(benchmark::State& state) {
   if (mkdtemp(pattern) == nullptr) std::abort();
   const std::string path = pattern;
   {
-    ReschedService service;
-    if (!service.OpenDataDir(path).ok()) std::abort();
+    Application app;
+    if (!app.OpenDataDir(path).ok()) std::abort();
     pb::ServerConfig config;
     for (int c = 0; c < kClusters; ++c) {
       pb::ClusterSpec* spec = config.add_clusters();
@@ -227,7 +229,7 @@ void BM_RestartEmpty(benchmark::State& state) {
       spec->set_processors(10'000);
       spec->set_clock(pb::SIMULATED);
     }
-    if (!service.CreateConfiguredClusters(config).ok()) std::abort();
+    if (!app.CreateConfiguredClusters(config).ok()) std::abort();
   }
   Restart(state, path);
   std::filesystem::remove_all(path);

@@ -24,7 +24,7 @@
 #include "bench/loopback_server.h"
 #include "core/plan/cluster_plan.h"
 #include "proto/resched/convert.h"
-#include "server/service.h"
+#include "server/rpc/service.h"
 
 namespace {
 
@@ -118,8 +118,7 @@ RoundResult RunRound(int clients, bool durable, double sample_ratio,
   for (int c = 0; c < kClusters; ++c) {
     CreateFilledCluster(server.stub(), absl::StrCat("c", c), 0, rng);
   }
-  const std::int64_t commits_before =
-      durable ? server.service().journal()->commits() : std::int64_t{0};
+  const std::int64_t commits_before = durable ? server.app().journal()->commits() : std::int64_t{0};
   std::vector<std::vector<double>> micros(clients);
   std::vector<std::thread> threads;
   threads.reserve(clients);
@@ -158,7 +157,7 @@ RoundResult RunRound(int clients, bool durable, double sample_ratio,
   result.cpu_us_per_call = cpu_seconds * 1e6 / calls;
   if (durable) {
     result.calls_per_commit =
-        calls / static_cast<double>(server.service().journal()->commits() - commits_before);
+        calls / static_cast<double>(server.app().journal()->commits() - commits_before);
   }
   return result;
 }

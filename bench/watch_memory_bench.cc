@@ -50,7 +50,7 @@ struct OpenStream {
 
 // A gauge of the server's metrics; -1 when it has none of that name.
 double GaugeOf(resched::bench::LoopbackServer& server, const std::string& name) {
-  for (const auto& collectable : server.service().MetricsCollectables()) {
+  for (const auto& collectable : server.app().MetricsCollectables()) {
     for (const auto& family : collectable->Collect()) {
       if (family.name == name) return family.metric.at(0).gauge.value;
     }

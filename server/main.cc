@@ -22,8 +22,8 @@
 #include "server/log.h"
 #include "server/metrics_endpoint.h"
 #include "server/process_settings.h"
+#include "server/rpc/service.h"
 #include "server/server_options.h"
-#include "server/service.h"
 #include "server/trace/otlp_http_exporter.h"
 #include "server/tracing_settings.h"
 #include "server/web/http_view.h"
@@ -136,8 +136,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const resched::v1::ServerConfig& config = options.config;
-  resched::server::ReschedService service(resched::server::LimitsFrom(config));
-  if (tokens != nullptr) service.RequireTokens(tokens);
+  resched::server::Application app(resched::server::LimitsFrom(config));
+  if (tokens != nullptr) app.RequireTokens(tokens);
   absl::StatusOr<resched::server::auth::TenantLimits> tenant_limits =
       resched::server::auth::TenantLimits::FromConfig(config);
   if (!tenant_limits.ok()) {
@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
           "tenant_limits are set but there is no --tokens-file: without tenants they do not "
           "apply");
     }
-    service.SetTenantLimits(
+    app.SetTenantLimits(
         std::make_shared<const resched::server::auth::TenantLimits>(*std::move(tenant_limits)));
   }
   if (const resched::server::TracingSettings& tracing = options.tracing;
@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
     }
     resched::server::trace::TracerOptions tracer;
     tracer.sample_ratio = tracing.sample_ratio;
-    service.EnableTracing(*std::move(exporter), tracer);
+    app.EnableTracing(*std::move(exporter), tracer);
     Log(LogLevel::kInfo, "tracing",
         absl::StrFormat("traces to %s (sampling %g of the calls whose caller did not decide)",
                         otlp.url, tracer.sample_ratio),
@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
   // created in a new one only.
   bool fresh = true;
   if (!options.ephemeral) {
-    absl::StatusOr<bool> opened = service.OpenDataDir(
+    absl::StatusOr<bool> opened = app.OpenDataDir(
         data_dir,
         resched::server::JournalOpenOptions{.accept_data_loss = options.accept_data_loss});
     if (!opened.ok()) {
@@ -198,10 +198,10 @@ int main(int argc, char** argv) {
       Log(LogLevel::kError, "start_failed", audit.status().message());
       return 1;
     }
-    service.EnableAudit(*std::move(audit));
+    app.EnableAudit(*std::move(audit));
   }
   if (fresh) {
-    if (auto status = service.CreateConfiguredClusters(config); !status.ok()) {
+    if (auto status = app.CreateConfiguredClusters(config); !status.ok()) {
       Log(LogLevel::kError, "start_failed", absl::StrCat("config: ", status.message()));
       return 2;
     }
@@ -219,7 +219,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     if (!metrics_warning->empty()) Log(LogLevel::kWarning, "insecure", *metrics_warning);
-    auto served = resched::server::ServeMetrics(metrics_listen, service.MetricsCollectables());
+    auto served = resched::server::ServeMetrics(metrics_listen, app.MetricsCollectables());
     if (!served.ok()) {
       Log(LogLevel::kError, "start_failed", served.status().message());
       return 1;
@@ -239,6 +239,7 @@ int main(int argc, char** argv) {
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   const int max_bytes = options.max_message_bytes;
   builder.SetMaxReceiveMessageSize(max_bytes);
+  resched::server::ReschedService service(app);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
@@ -250,7 +251,7 @@ int main(int argc, char** argv) {
   if (!listen_warning->empty()) Log(LogLevel::kWarning, "insecure", *listen_warning);
   // NOT_SERVING while the journal cannot commit, for Kubernetes' probes and load balancers.
   grpc::HealthCheckServiceInterface* health = server->GetHealthCheckService();
-  service.SetHealthListener([health](bool serving) { health->SetServingStatus(serving); });
+  app.SetHealthListener([health](bool serving) { health->SetServingStatus(serving); });
   const std::string& http_listen = options.http_listen;
   std::unique_ptr<resched::server::web::HttpView> http_view;
   if (!http_listen.empty()) {
@@ -268,7 +269,7 @@ int main(int argc, char** argv) {
     resched::server::web::HttpView::Options view;
     view.address = http_listen;
     view.channel = server->InProcessChannel({});
-    view.metrics = service.MetricsCollectables();
+    view.metrics = app.MetricsCollectables();
     view.max_body_bytes = static_cast<size_t>(max_bytes);
     view.site.allowed_hosts = options.http_allowed_hosts;
     absl::StatusOr<std::unique_ptr<resched::server::web::HttpView>> started =
@@ -288,14 +289,14 @@ int main(int argc, char** argv) {
       tls_files.client_ca.empty() ? (tls_files.enabled() ? "TLS" : "plaintext") : "mutual TLS";
   Log(LogLevel::kInfo, "listening",
       absl::StrFormat(
-          "listening on %s (%s, %d cluster(s)), %s%s", listen, transport, service.ClusterCount(),
+          "listening on %s (%s, %d cluster(s)), %s%s", listen, transport, app.ClusterCount(),
           options.ephemeral ? "ephemeral (nothing kept on disk)" : "data in ", data_dir),
       {{"address", listen},
        {"transport", transport},
-       {"clusters", absl::StrCat(service.ClusterCount())},
+       {"clusters", absl::StrCat(app.ClusterCount())},
        {"data_dir", data_dir}});
 
-  resched::server::CredentialReloader reloader({options.tokens_file, service.token_store(), tls},
+  resched::server::CredentialReloader reloader({options.tokens_file, app.token_store(), tls},
                                                kCredentialsPoll);
   int sig = 0;
   while ((sig = WaitForSignal()) == SIGHUP) {
@@ -308,8 +309,8 @@ int main(int argc, char** argv) {
   }
   Log(LogLevel::kInfo, "stopping", absl::StrCat(strsignal(sig), " received, shutting down"));
   http_view.reset();  // its event streams are calls on the server
-  service.SetHealthListener(nullptr);
-  service.BeginShutdown();
+  app.SetHealthListener(nullptr);
+  app.BeginShutdown();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   server->Wait();
   Log(LogLevel::kInfo, "stopped", "stopped");

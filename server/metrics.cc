@@ -10,11 +10,9 @@ const prometheus::Histogram::BucketBoundaries kSeconds = {
     0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
     0.025,   0.05,   0.1,     0.25,   0.5,   1,      2.5,   10};
 
-// grpc::StatusCode as its canonical name (OK, NOT_FOUND, ...), the label clients filter on;
-// gRPC's codes are Abseil's.
-std::string CodeName(grpc::StatusCode code) {
-  return absl::StatusCodeToString(static_cast<absl::StatusCode>(code));
-}
+// The code's canonical name (OK, NOT_FOUND, ...), the label clients filter on; gRPC's codes
+// are Abseil's.
+std::string CodeName(absl::StatusCode code) { return absl::StatusCodeToString(code); }
 
 }  // namespace
 
@@ -90,7 +88,7 @@ ServerMetrics::ServerMetrics()
                          .Add({})) {}
 
 ServerMetrics::CallSeries ServerMetrics::CallSeriesOf(const std::string& method,
-                                                      grpc::StatusCode code) {
+                                                      absl::StatusCode code) {
   MutexLock lock(&series_mu_);
   auto [it, added] = call_series_.try_emplace({method, static_cast<int>(code)});
   if (added) {
@@ -107,7 +105,7 @@ prometheus::Histogram& ServerMetrics::PlanningSeriesOf(const std::string& algori
   return *it->second;
 }
 
-void ServerMetrics::ObserveCall(const std::string& method, grpc::StatusCode code, double seconds) {
+void ServerMetrics::ObserveCall(const std::string& method, absl::StatusCode code, double seconds) {
   const CallSeries series = CallSeriesOf(method, code);
   series.calls->Increment();
   series.seconds->Observe(seconds);

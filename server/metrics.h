@@ -1,11 +1,9 @@
 // The server's Prometheus metrics (prometheus-cpp; docs/observability.md): calls and their
 // latency by method and status code, calls shed, planning time by algorithm, durable commits,
 // snapshots, watch streams and trace spans. Per-cluster gauges (queued and running jobs,
-// utilization, holds) are read from the clusters at each scrape (ClusterCollector in service.h), so
-// a deleted cluster's series go with it. Everything here is thread-safe.
+// utilization, holds) are read from the clusters at each scrape (ClusterCollector in
+// cluster_metrics.h), so a deleted cluster's series go with it. Everything here is thread-safe.
 #pragma once
-
-#include <grpcpp/support/status.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +12,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -32,7 +31,7 @@ class ServerMetrics {
   const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
 
   // A finished unary call: from its arrival to its answer.
-  void ObserveCall(const std::string& method, grpc::StatusCode code, double seconds);
+  void ObserveCall(const std::string& method, absl::StatusCode code, double seconds);
   // A call refused because too many were waiting (load shedding); also counted by ObserveCall.
   void CountShed(const std::string& method);
   // Time an algorithm took: a cluster's online policy applying one change, or a DAG planner.
@@ -58,7 +57,7 @@ class ServerMetrics {
   };
   // A family's Add builds a new metric (a histogram's buckets included) before it finds the
   // existing one, so each series is looked up once and kept: a call then costs a hash lookup.
-  CallSeries CallSeriesOf(const std::string& method, grpc::StatusCode code);
+  CallSeries CallSeriesOf(const std::string& method, absl::StatusCode code);
   prometheus::Histogram& PlanningSeriesOf(const std::string& algorithm);
 
   std::shared_ptr<prometheus::Registry> registry_;

@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "server/errors.h"
+#include "server/rpc/to_grpc.h"
 
 namespace resched::server {
 

@@ -5,16 +5,14 @@
 
 namespace resched::server::auth {
 
-absl::StatusOr<Principal> AuthenticateCall(
-    const TokenTable& tokens,
-    const std::multimap<grpc::string_ref, grpc::string_ref>& client_metadata) {
-  const auto header = client_metadata.find("authorization");
-  if (header == client_metadata.end()) {
+absl::StatusOr<Principal> AuthenticateCall(const TokenTable& tokens,
+                                           std::optional<absl::string_view> authorization) {
+  if (!authorization) {
     return absl::UnauthenticatedError(
         "this server needs a bearer token: send the metadata 'authorization: Bearer TOKEN' "
         "(resched: --token-file or RESCHED_TOKEN)");
   }
-  const absl::string_view value(header->second.data(), header->second.size());
+  const absl::string_view value = *authorization;
   constexpr absl::string_view kScheme = "Bearer ";
   if (!absl::StartsWithIgnoreCase(value, kScheme)) {
     return absl::UnauthenticatedError(
@@ -28,11 +26,10 @@ absl::StatusOr<Principal> AuthenticateCall(
   return *principal;
 }
 
-CallAuthorization AuthorizeCall(
-    const TokenTable& tokens,
-    const std::multimap<grpc::string_ref, grpc::string_ref>& client_metadata,
-    absl::string_view method, absl::string_view cluster) {
-  absl::StatusOr<Principal> principal = AuthenticateCall(tokens, client_metadata);
+CallAuthorization AuthorizeCall(const TokenTable& tokens,
+                                std::optional<absl::string_view> authorization,
+                                absl::string_view method, absl::string_view cluster) {
+  absl::StatusOr<Principal> principal = AuthenticateCall(tokens, authorization);
   if (!principal.ok()) return {std::nullopt, principal.status()};
   absl::Status allowed = Authorize(*principal, method, cluster);
   return {*std::move(principal), std::move(allowed)};

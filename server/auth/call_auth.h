@@ -4,9 +4,6 @@
 // token never appears in an error.
 #pragma once
 
-#include <grpcpp/server_context.h>
-
-#include <map>
 #include <optional>
 
 #include "absl/status/statusor.h"
@@ -15,10 +12,10 @@
 
 namespace resched::server::auth {
 
-// The principal of the call's "authorization: Bearer TOKEN" metadata.
-absl::StatusOr<Principal> AuthenticateCall(
-    const TokenTable& tokens,
-    const std::multimap<grpc::string_ref, grpc::string_ref>& client_metadata);
+// The principal of the call's "authorization: Bearer TOKEN" metadata (`authorization`: its
+// value; nullopt when the call sent none).
+absl::StatusOr<Principal> AuthenticateCall(const TokenTable& tokens,
+                                           std::optional<absl::string_view> authorization);
 
 struct CallAuthorization {
   std::optional<Principal> principal;  // set once the token was recognized
@@ -27,9 +24,8 @@ struct CallAuthorization {
 
 // AuthenticateCall, then Authorize(method, cluster); the principal is kept even when the method
 // is refused, for the audit log.
-CallAuthorization AuthorizeCall(
-    const TokenTable& tokens,
-    const std::multimap<grpc::string_ref, grpc::string_ref>& client_metadata,
-    absl::string_view method, absl::string_view cluster);
+CallAuthorization AuthorizeCall(const TokenTable& tokens,
+                                std::optional<absl::string_view> authorization,
+                                absl::string_view method, absl::string_view cluster);
 
 }  // namespace resched::server::auth

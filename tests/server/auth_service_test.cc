@@ -50,11 +50,11 @@ class AuthServiceTest : public TokenServerFixture {
                         "\", tenant: bob, role: user, "
                         "clusters: [gpu]}\n");
   }
-  void ConfigureMore(ReschedService& service) override {
+  void ConfigureMore(Application& app) override {
     absl::StatusOr<std::unique_ptr<auth::AuditLog>> audit =
         auth::AuditLog::Open({.path = audit_path_});
     ASSERT_TRUE(audit.ok()) << audit.status();
-    service.EnableAudit(*std::move(audit));
+    app.EnableAudit(*std::move(audit));
   }
 
   // The audit log's lines so far, parsed.

@@ -97,8 +97,7 @@ class CredentialReloaderTest : public TokenServerFixture {
 };
 
 TEST_F(CredentialReloaderTest, AReloadRevokesAndGrantsTokensAndABadFileChangesNothing) {
-  CredentialReloader reloader({tokens_file_, service_->token_store(), nullptr},
-                              std::chrono::hours(1));
+  CredentialReloader reloader({tokens_file_, app_->token_store(), nullptr}, std::chrono::hours(1));
   ASSERT_EQ(ListAs(kFirstToken), grpc::StatusCode::OK);
   WriteTokens(kSecondToken);
   EXPECT_EQ(ListAs(kSecondToken), grpc::StatusCode::UNAUTHENTICATED);  // not before the reload
@@ -120,7 +119,7 @@ TEST_F(CredentialReloaderTest, AReloadRevokesAndGrantsTokensAndABadFileChangesNo
 }
 
 TEST_F(CredentialReloaderTest, AChangedFileIsReloadedWithoutBeingAskedAndLoggedOnce) {
-  CredentialReloader reloader({tokens_file_, service_->token_store(), nullptr},
+  CredentialReloader reloader({tokens_file_, app_->token_store(), nullptr},
                               std::chrono::milliseconds(20));
   WriteTokens(kSecondToken);
   EXPECT_TRUE(Eventually([&] { return ListAs(kSecondToken) == grpc::StatusCode::OK; }));

@@ -30,7 +30,7 @@ class DeferredDurabilityTest : public ServerTest {
 
 TEST_F(DeferredDurabilityTest, CallsWaitingForTheirCommitHoldNoWorker) {
   CreateSim("sim", 64, "fcfs");
-  Journal* journal = service_->journal();
+  Journal* journal = app_->journal();
   ASSERT_NE(journal, nullptr);
   // Shared with the observer, which the journal's thread may still hold after the test's end.
   auto gate = std::make_shared<CommitGate>();

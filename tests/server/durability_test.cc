@@ -93,7 +93,7 @@ class DurabilityTest : public ServerTest {
     if (!with_clock) described.clear_now();
     if (!with_policy) described.mutable_spec()->clear_policy();
     out += described.DebugString();
-    auto plan = service_->CopyPlan(cluster);
+    auto plan = app_->CopyPlan(cluster);
     EXPECT_OK(plan);
     if (plan.ok()) {
       EXPECT_OK(ValidateSchedule((*plan)->ToValidate()));
@@ -261,9 +261,9 @@ void DurabilityTest::RestartKeepsTheAcknowledgedState(bool snapshots) {
     }
   };
   if (snapshots) {
-    EXPECT_GE(service_->FlushSnapshots(), static_cast<std::int64_t>(policies.size()));
+    EXPECT_GE(app_->FlushSnapshots(), static_cast<std::int64_t>(policies.size()));
     std::int64_t kept = 0;
-    ASSERT_OK(service_->journal()->Scan([&](const StoredRecord&) {
+    ASSERT_OK(app_->journal()->Scan([&](const StoredRecord&) {
       ++kept;
       return absl::OkStatus();
     }));
@@ -276,7 +276,7 @@ void DurabilityTest::RestartKeepsTheAcknowledgedState(bool snapshots) {
         ASSERT_NO_FATAL_FAILURE(RandomChange(policy, rng, step, answered));
       }
     }
-    service_->FlushSnapshots();
+    app_->FlushSnapshots();
     check_restarts(1);
   }
   pb::GetClusterRequest get_deleted;
@@ -345,9 +345,9 @@ TEST_F(DurabilityTest, AWallClusterKeepsItsJobsAcrossARestart) {
 }
 
 // The service's metrics in Prometheus' text format.
-std::string MetricsTextOf(ReschedService& service) {
+std::string MetricsTextOf(Application& app) {
   std::vector<prometheus::MetricFamily> families;
-  for (const auto& collectable : service.MetricsCollectables()) {
+  for (const auto& collectable : app.MetricsCollectables()) {
     std::vector<prometheus::MetricFamily> collected = collectable->Collect();
     families.insert(families.end(), collected.begin(), collected.end());
   }
@@ -367,7 +367,7 @@ health::HealthCheckResponse::ServingStatus HealthOf(const std::string& target) {
 
 TEST_F(DurabilityTest, AFullDiskRefusesChangesKeepsReadsAndRecovers) {
   grpc::HealthCheckServiceInterface* health_service = server_->GetHealthCheckService();
-  service_->SetHealthListener(
+  app_->SetHealthListener(
       [health_service](bool serving) { health_service->SetServingStatus(serving); });
   EXPECT_EQ(HealthOf(target_), health::HealthCheckResponse::SERVING);
   CreateSim("sim", 16, "conservative");
@@ -377,7 +377,7 @@ TEST_F(DurabilityTest, AFullDiskRefusesChangesKeepsReadsAndRecovers) {
 
   // The record of a large DAG needs new pages, which the capped database cannot have: the DAG
   // is applied in memory, then its commit fails.
-  ASSERT_OK(service_->journal()->SetPageLimitForTest(1));
+  ASSERT_OK(app_->journal()->SetPageLimitForTest(1));
   pb::ReserveDAGRequest big;
   big.set_cluster("sim");
   *big.mutable_dag() = Chain(300, 1);
@@ -395,9 +395,8 @@ TEST_F(DurabilityTest, AFullDiskRefusesChangesKeepsReadsAndRecovers) {
   EXPECT_EQ(Dump("sim"), before);
   // The health check says the server cannot take work, and a metric says why.
   EXPECT_EQ(HealthOf(target_), health::HealthCheckResponse::NOT_SERVING);
-  EXPECT_THAT(MetricsTextOf(*service_), ::testing::HasSubstr("resched_journal_writable 0"));
-  EXPECT_THAT(MetricsTextOf(*service_),
-              ::testing::HasSubstr("resched_journal_failed_commits_total 1"));
+  EXPECT_THAT(MetricsTextOf(*app_), ::testing::HasSubstr("resched_journal_writable 0"));
+  EXPECT_THAT(MetricsTextOf(*app_), ::testing::HasSubstr("resched_journal_failed_commits_total 1"));
   // A flood of refused changes writes a line a second, not one per call; the next line counts
   // the ones left out.
   std::vector<std::string> lines;
@@ -433,13 +432,13 @@ TEST_F(DurabilityTest, AFullDiskRefusesChangesKeepsReadsAndRecovers) {
     }));
   }
 
-  ASSERT_OK(service_->journal()->SetPageLimitForTest(0));
+  ASSERT_OK(app_->journal()->SetPageLimitForTest(0));
   pb::SubmitJobResponse after;
   ASSERT_OK(SubmitOnceWritable("sim", &after));
   EXPECT_EQ(after.job().id(), "j2");  // the refused submission took no id
   EXPECT_EQ(HealthOf(target_), health::HealthCheckResponse::SERVING);
-  EXPECT_THAT(MetricsTextOf(*service_), ::testing::HasSubstr("resched_journal_writable 1"));
-  service_->SetHealthListener(nullptr);
+  EXPECT_THAT(MetricsTextOf(*app_), ::testing::HasSubstr("resched_journal_writable 1"));
+  app_->SetHealthListener(nullptr);
   const std::string recovered = Dump("sim");
   Restart();
   EXPECT_EQ(Dump("sim"), recovered);
@@ -470,7 +469,7 @@ TEST_F(DurabilityTest, AFullDiskAtStartServesReadsAndRefusesChangesUntilItHasRoo
     }));
   }
   EXPECT_EQ(Dump("sim"), before);
-  EXPECT_THAT(MetricsTextOf(*service_), ::testing::HasSubstr("resched_journal_writable 0"));
+  EXPECT_THAT(MetricsTextOf(*app_), ::testing::HasSubstr("resched_journal_writable 0"));
   pb::SubmitJobResponse refused;
   const grpc::Status during = Submit("sim", Rigid(1, 60), &refused);
   EXPECT_EQ(during.error_code(), grpc::StatusCode::UNAVAILABLE);
@@ -479,7 +478,7 @@ TEST_F(DurabilityTest, AFullDiskAtStartServesReadsAndRefusesChangesUntilItHasRoo
   pb::SubmitJobResponse after;
   ASSERT_OK(SubmitOnceWritable("sim", &after));
   EXPECT_EQ(after.job().id(), "j2");
-  EXPECT_THAT(MetricsTextOf(*service_), ::testing::HasSubstr("resched_journal_writable 1"));
+  EXPECT_THAT(MetricsTextOf(*app_), ::testing::HasSubstr("resched_journal_writable 1"));
   const std::string with_second = Dump("sim");
   Restart();
   EXPECT_EQ(Dump("sim"), with_second);
@@ -551,7 +550,7 @@ TEST_F(DurabilityTest, AReplayUnderPoliciesThatPlaceDifferentlyGivesTheAcknowled
     EXPECT_EQ(Dump(policy, /*with_clock=*/true, /*with_policy=*/false), before[policy]) << policy;
     // The cluster now runs the other policy, which would have placed its jobs differently: the
     // same jobs submitted to a copy under each policy end up elsewhere.
-    auto plan = service_->CopyPlan(policy);
+    auto plan = app_->CopyPlan(policy);
     ASSERT_OK(plan);
     EXPECT_EQ((*plan)->spec().policy, other);
     ClusterPlanImage image = (*plan)->Image();
@@ -640,8 +639,8 @@ TEST_F(DurabilityTest, ARecordThatDoesNotReplayStopsTheStartNamingIt) {
     lsn = (*journal)->Append("nowhere", record.SerializeAsString());
     ASSERT_OK((*journal)->WaitDurable(lsn));
   }
-  auto service = std::make_unique<ReschedService>(limits_);
-  absl::StatusOr<bool> opened = service->OpenDataDir(data_dir_);
+  Application app(limits_);
+  absl::StatusOr<bool> opened = app.OpenDataDir(data_dir_);
   ASSERT_FALSE(opened.ok());
   EXPECT_EQ(opened.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_NE(opened.status().message().find(absl::StrCat("LSN ", lsn)), std::string::npos)

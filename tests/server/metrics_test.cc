@@ -71,7 +71,7 @@ class MetricsTest : public ServerTest {
 
   void SetUp() override {
     ServerTest::SetUp();
-    auto exposer = ServeMetrics("127.0.0.1:0", service_->MetricsCollectables());
+    auto exposer = ServeMetrics("127.0.0.1:0", app_->MetricsCollectables());
     ASSERT_OK(exposer);
     exposer_ = *std::move(exposer);
     ASSERT_FALSE(exposer_->GetListeningPorts().empty());
@@ -152,7 +152,7 @@ TEST_F(MetricsTest, ScrapedValuesMoveWithTheCalls) {
 
 TEST_F(MetricsTest, AnAddressInUseIsRefusedNamingIt) {
   const std::string taken = absl::StrCat("127.0.0.1:", exposer_->GetListeningPorts()[0]);
-  auto second = ServeMetrics(taken, service_->MetricsCollectables());
+  auto second = ServeMetrics(taken, app_->MetricsCollectables());
   EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_NE(second.status().message().find(taken), std::string::npos) << second.status();
 }

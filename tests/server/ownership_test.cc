@@ -313,7 +313,7 @@ TEST_F(TenantTest, OwnersSurviveARestartFromTheJournalAndFromASnapshot) {
   Stop();
   Start();
   SubmitAs(kOps, "after-restart");  // journals a record, and so snapshots the cluster
-  EXPECT_GE(service_->FlushSnapshots(), 1);
+  EXPECT_GE(app_->FlushSnapshots(), 1);
   limits_.snapshot_every_records = 1'000'000;
   Stop();
   Start();  // from the snapshot

@@ -26,7 +26,7 @@ class QuotaTest : public TokenServerFixture {
         GrantLine(kBobQuotaToken, "bob", "user"), GrantLine(kCarolQuotaToken, "carol", "user"),
         GrantLine(kDaveQuotaToken, "dave", "user"), GrantLine(kOpsQuotaToken, "ops", "admin"));
   }
-  void ConfigureMore(ReschedService& service) override {
+  void ConfigureMore(Application& app) override {
     absl::StatusOr<::resched::v1::ServerConfig> config = ParseConfig(
         "tenant_limits:\n"
         "  - {tenant: alice, max_active_jobs: 2}\n"
@@ -36,7 +36,7 @@ class QuotaTest : public TokenServerFixture {
     ASSERT_OK(config);
     absl::StatusOr<auth::TenantLimits> limits = auth::TenantLimits::FromConfig(*config);
     ASSERT_OK(limits);
-    service.SetTenantLimits(std::make_shared<const auth::TenantLimits>(*std::move(limits)));
+    app.SetTenantLimits(std::make_shared<const auth::TenantLimits>(*std::move(limits)));
   }
   void SetUp() override {
     TokenServerFixture::SetUp();

@@ -16,7 +16,7 @@
 #include "proto/resched/convert.h"
 #include "resched/v1/service.grpc.pb.h"
 #include "server/config.h"
-#include "server/service.h"
+#include "server/rpc/service.h"
 #include "tests/testing/status.h"
 
 namespace resched::server::testing {
@@ -33,17 +33,18 @@ class ServerTest : public ::testing::Test {
   void Start() {
     auto config = ParseConfig(kDefaultConfigYaml);
     ASSERT_OK(config);
-    service_ = std::make_unique<ReschedService>(limits_);
-    Configure(*service_);
+    app_ = std::make_unique<Application>(limits_);
+    Configure(*app_);
     bool fresh = true;
     if (!data_dir_.empty()) {
-      absl::StatusOr<bool> opened = service_->OpenDataDir(data_dir_);
+      absl::StatusOr<bool> opened = app_->OpenDataDir(data_dir_);
       ASSERT_OK(opened);
       fresh = *opened;
     }
     if (fresh) {
-      ASSERT_OK(service_->CreateConfiguredClusters(*config));
+      ASSERT_OK(app_->CreateConfiguredClusters(*config));
     }
+    service_ = std::make_unique<ReschedService>(*app_);
     grpc::EnableDefaultHealthCheckService(true);  // as resched-server does
     grpc::ServerBuilder builder;
     int port = 0;
@@ -61,15 +62,16 @@ class ServerTest : public ::testing::Test {
   virtual std::shared_ptr<grpc::ChannelCredentials> ChannelCredentials() {
     return grpc::InsecureChannelCredentials();
   }
-  // What a fixture sets on the service before it opens its data directory and serves.
-  virtual void Configure(ReschedService&) {}
-  // Stops the server and destroys the service (its journal, if any, is closed).
+  // What a fixture sets on the application before it opens its data directory and serves.
+  virtual void Configure(Application&) {}
+  // Stops the server and destroys the application (its journal, if any, is closed).
   void Stop() {
-    if (service_ == nullptr) return;
-    service_->BeginShutdown();
+    if (app_ == nullptr) return;
+    app_->BeginShutdown();
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
     server_.reset();
     service_.reset();
+    app_.reset();
   }
 
   // A SIMULATED cluster with `processors` processors and `policy`.
@@ -255,7 +257,8 @@ class ServerTest : public ::testing::Test {
 
   ServiceLimits limits_;  // a fixture may change them in its constructor
   std::string data_dir_;  // durable there when set (before SetUp)
-  std::unique_ptr<ReschedService> service_;
+  std::unique_ptr<Application> app_;
+  std::unique_ptr<ReschedService> service_;  // the gRPC adapter over app_
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<pb::Resched::Stub> stub_;
   std::string target_;  // HOST:PORT of the server

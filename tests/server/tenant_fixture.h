@@ -23,13 +23,13 @@ class TokenServerFixture : public ServerTest {
  protected:
   virtual std::string TokensYaml() const = 0;
   // What a fixture adds to the service besides the tokens.
-  virtual void ConfigureMore(ReschedService&) {}
+  virtual void ConfigureMore(Application&) {}
 
-  void Configure(ReschedService& service) final {
+  void Configure(Application& app) final {
     absl::StatusOr<auth::TokenTable> tokens = auth::TokenTable::Parse(TokensYaml());
     ASSERT_TRUE(tokens.ok()) << tokens.status();
-    service.RequireTokens(std::make_shared<const auth::TokenTable>(*std::move(tokens)));
-    ConfigureMore(service);
+    app.RequireTokens(std::make_shared<const auth::TokenTable>(*std::move(tokens)));
+    ConfigureMore(app);
   }
 
   // A call to `method` as the holder of `token`.

@@ -98,7 +98,7 @@ TEST_F(WatchTest, DeletingTheClusterEndsItsStreams) {
 TEST_F(WatchTest, ShutdownEndsStreamsAsUnavailable) {
   CreateSim("sim", 4, "conservative");
   auto stream = WatchAfterSnapshot("sim");
-  service_->BeginShutdown();
+  app_->BeginShutdown();
   EXPECT_EQ(Drain(*stream).error_code(), grpc::StatusCode::UNAVAILABLE);
 }
 
@@ -142,7 +142,7 @@ class WatchMemoryTest : public WatchTest {
   }
 
   double PendingBytes() {
-    for (const auto& collectable : service_->MetricsCollectables()) {
+    for (const auto& collectable : app_->MetricsCollectables()) {
       for (const auto& family : collectable->Collect()) {
         if (family.name == "resched_watch_pending_bytes") return family.metric.at(0).gauge.value;
       }

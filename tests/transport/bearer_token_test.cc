@@ -22,12 +22,12 @@ constexpr char kToken[] = "workflow-engine-token-31f7";
 
 class TokenServerTest : public server::testing::ServerTest {
  protected:
-  void Configure(server::ReschedService& service) override {
+  void Configure(server::Application& app) override {
     const std::string hex = resched::testing::Sha256Hex(kToken);
     absl::StatusOr<server::auth::TokenTable> tokens = server::auth::TokenTable::Parse(
         absl::StrCat("tokens:\n  - {sha256: \"", hex, "\", tenant: engine, role: admin}\n"));
     ASSERT_TRUE(tokens.ok()) << tokens.status();
-    service.RequireTokens(std::make_shared<const server::auth::TokenTable>(*std::move(tokens)));
+    app.RequireTokens(std::make_shared<const server::auth::TokenTable>(*std::move(tokens)));
   }
 
   int Cli(const std::vector<std::string>& args, std::string* out_text, std::string* err_text) {

@@ -5,7 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "server/config.h"
-#include "server/errors.h"
+#include "server/rpc/to_grpc.h"
+#include "server/status_details.h"
 #include "tests/testing/retry_info.h"
 #include "tests/testing/status.h"
 

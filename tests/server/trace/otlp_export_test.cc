@@ -93,8 +93,8 @@ nlohmann::json Attribute(const nlohmann::json& span, const std::string& key) {
 }
 
 // A counter's value in the service's metrics registry.
-double Counter(ReschedService& service, const std::string& name) {
-  for (const auto& family : service.metrics().registry()->Collect()) {
+double Counter(Application& app, const std::string& name) {
+  for (const auto& family : app.metrics().registry()->Collect()) {
     if (family.name == name && !family.metric.empty()) return family.metric[0].counter.value;
   }
   return -1;
@@ -105,19 +105,19 @@ class TraceExportTest : public ServerTest {
   // Durable: calls that change a cluster wait for a commit.
   TraceExportTest() { data_dir_ = temp_.path(); }
 
-  void Configure(ReschedService& service) override {
+  void Configure(Application& app) override {
     trace::OtlpHttpOptions otlp;
     otlp.url = trace::OtlpTracesUrl(collector_url_.empty() ? collector_.url() : collector_url_);
     otlp.service_name = "resched-test";
     otlp.timeout = std::chrono::milliseconds(10'000);
     auto exporter = trace::OtlpHttpExporter::Create(otlp);
     ASSERT_OK(exporter);
-    service.EnableTracing(*std::move(exporter), tracer_options_);
+    app.EnableTracing(*std::move(exporter), tracer_options_);
   }
 
   // The spans of the caller's trace the collector holds once the server flushed.
   std::vector<nlohmann::json> CallerTrace() {
-    service_->FlushTraces();
+    app_->FlushTraces();
     std::vector<nlohmann::json> out;
     for (const auto& span : collector_.spans()) {
       if (span["traceId"] == kTraceId) out.push_back(span);
@@ -337,7 +337,7 @@ TEST_F(UnsampledTraceTest, TheCallersDecisionWinsOverTheRatio) {
   pb::ListClustersResponse clusters;
   grpc::ClientContext context;
   ASSERT_OK(stub_->ListClusters(&context, list, &clusters));  // no caller: ratio 0
-  service_->FlushTraces();
+  app_->FlushTraces();
   const std::vector<nlohmann::json> all = collector_.spans();
   ASSERT_FALSE(all.empty());
   // Only the sampled caller's call: its server span and its lock wait.
@@ -367,11 +367,11 @@ TEST_F(StalledCollectorTest, CallsSucceedAndSpansAreDroppedAndCounted) {
   // Each call ends two spans (its own and its lock wait); at most a batch in export and a full
   // queue are kept.
   EXPECT_GE(
-      Counter(*service_, "resched_trace_spans_dropped_total"),
+      Counter(*app_, "resched_trace_spans_dropped_total"),
       2 * kCalls - static_cast<double>(tracer_options_.max_batch + tracer_options_.max_queue));
   collector_.Unstall();
-  service_->FlushTraces();
-  EXPECT_GT(Counter(*service_, "resched_trace_spans_exported_total"), 0);
+  app_->FlushTraces();
+  EXPECT_GT(Counter(*app_, "resched_trace_spans_exported_total"), 0);
 }
 
 class CollectorDownTest : public TraceExportTest {
@@ -388,10 +388,10 @@ TEST_F(CollectorDownTest, CallsSucceedAndEverySpanIsCountedAsDropped) {
     pb::SubmitJobResponse response;
     ASSERT_OK(Submit("default", Rigid(1, 60), &response));
   }
-  service_->FlushTraces();
-  EXPECT_EQ(Counter(*service_, "resched_trace_spans_exported_total"), 0);
+  app_->FlushTraces();
+  EXPECT_EQ(Counter(*app_, "resched_trace_spans_exported_total"), 0);
   // 5 calls of at least 4 spans each (call, validate, plan, commit).
-  EXPECT_GE(Counter(*service_, "resched_trace_spans_dropped_total"), 20);
+  EXPECT_GE(Counter(*app_, "resched_trace_spans_dropped_total"), 20);
   ExpectValid(Schedule("default"));
 }
 

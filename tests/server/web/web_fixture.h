@@ -44,7 +44,7 @@ class HttpViewTest : public resched::server::testing::ServerTest {
     HttpView::Options options;
     options.address = address;
     options.channel = server_->InProcessChannel({});
-    options.metrics = service_->MetricsCollectables();
+    options.metrics = app_->MetricsCollectables();
     return options;
   }
 

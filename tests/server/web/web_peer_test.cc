@@ -16,11 +16,11 @@ namespace {
 
 class WebPeerTest : public testing::HttpViewTest {
  protected:
-  void Configure(ReschedService& service) override {
+  void Configure(Application& app) override {
     absl::StatusOr<std::unique_ptr<auth::AuditLog>> audit =
         auth::AuditLog::Open({.path = audit_path_});
     ASSERT_TRUE(audit.ok()) << audit.status();
-    service.EnableAudit(*std::move(audit));
+    app.EnableAudit(*std::move(audit));
   }
 
   std::string AuditText() const {

@@ -1,21 +1,17 @@
-#include "server/errors.h"
+#include "server/status_details.h"
 
 #include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "google/rpc/error_details.pb.h"
-#include "google/rpc/status.pb.h"
 
 namespace resched::server {
 namespace {
 
-// Core and boundary messages start with the field path: "job.model.amdahl.alpha must be ...".
-std::string FieldOf(std::string_view message) {
-  const size_t end = message.find_first_of(" :");
-  return std::string(message.substr(0, end));
+// The type URL google.protobuf.Any gives `message`, which clients unpack the detail by.
+std::string TypeUrlOf(const google::protobuf::Message& message) {
+  return absl::StrCat("type.googleapis.com/", message.GetDescriptor()->full_name());
 }
-
-constexpr char kRetryInfoUrl[] = "type.googleapis.com/google.rpc.RetryInfo";
 
 }  // namespace
 
@@ -25,34 +21,11 @@ absl::Status WithRetryDelay(absl::Status status, absl::Duration delay) {
   retry.mutable_retry_delay()->set_seconds(absl::ToInt64Seconds(rounded));
   retry.mutable_retry_delay()->set_nanos(static_cast<std::int32_t>(
       absl::ToInt64Nanoseconds(rounded - absl::Seconds(absl::ToInt64Seconds(rounded)))));
-  status.SetPayload(kRetryInfoUrl, absl::Cord(retry.SerializeAsString()));
+  status.SetPayload(TypeUrlOf(retry), absl::Cord(retry.SerializeAsString()));
   return status;
 }
 
-grpc::Status ToGrpc(const absl::Status& status) {
-  if (status.ok()) return grpc::Status::OK;
-  const auto code = static_cast<grpc::StatusCode>(status.code());
-  const std::string message(status.message());
-  google::rpc::Status rich;
-  rich.set_code(static_cast<int>(code));
-  rich.set_message(message);
-  if (status.code() == absl::StatusCode::kInvalidArgument) {
-    google::rpc::BadRequest bad_request;
-    auto* violation = bad_request.add_field_violations();
-    violation->set_field(FieldOf(message));
-    violation->set_description(message);
-    rich.add_details()->PackFrom(bad_request);
-  }
-  if (absl::optional<absl::Cord> retry = status.GetPayload(kRetryInfoUrl)) {
-    google::protobuf::Any* detail = rich.add_details();
-    detail->set_type_url(kRetryInfoUrl);
-    detail->set_value(std::string(*retry));
-  }
-  if (rich.details_size() == 0) return grpc::Status(code, message);
-  return grpc::Status(code, message, rich.SerializeAsString());
-}
-
-grpc::Status Replayed(const std::string& request_id, const google::protobuf::Message& first) {
+absl::Status Replayed(const std::string& request_id, const google::protobuf::Message& first) {
   // The details travel in a trailer, and gRPC clients refuse metadata above 8 KiB by default: a
   // larger first answer keeps its scalar fields (ids, times) and leaves its lists out.
   constexpr std::size_t kMaxDetailBytes = 4096;
@@ -76,11 +49,9 @@ grpc::Status Replayed(const std::string& request_id, const google::protobuf::Mes
     absl::StrAppend(&message, " without its ", left_out,
                     " (too large for a status detail; the Get and List calls show them)");
   }
-  google::rpc::Status rich;
-  rich.set_code(grpc::StatusCode::ALREADY_EXISTS);
-  rich.set_message(message);
-  rich.add_details()->PackFrom(*attached);
-  return grpc::Status(grpc::StatusCode::ALREADY_EXISTS, message, rich.SerializeAsString());
+  absl::Status status = absl::AlreadyExistsError(message);
+  status.SetPayload(TypeUrlOf(*attached), absl::Cord(attached->SerializeAsString()));
+  return status;
 }
 
 }  // namespace resched::server

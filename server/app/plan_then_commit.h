@@ -6,8 +6,6 @@
 // again on a new copy, at most kMaxPlanAttempts times.
 #pragma once
 
-#include <grpcpp/grpcpp.h>
-
 #include <string_view>
 
 #include "absl/functional/function_ref.h"
@@ -24,7 +22,7 @@ inline constexpr int kMaxPlanAttempts = 3;
 
 // How one attempt ended: with the call's answer, or stale (plan again).
 struct AttemptOutcome {
-  grpc::Status status;
+  absl::Status status;
   bool stale = false;
 };
 
@@ -32,12 +30,12 @@ struct AttemptOutcome {
 // attempt's number (from 1) until an attempt is not stale, and returns its answer. Each attempt
 // is traced as a resched.plan.attempt span, marked stale when it is. After kMaxPlanAttempts
 // stale attempts: ABORTED, saying `what_changed` (what the cluster did to the plans).
-grpc::Status PlanThenCommit(
+absl::Status PlanThenCommit(
     CallContext& call, ClusterState& state, std::string_view what_changed,
     absl::FunctionRef<AttemptOutcome(const ClusterPlan& copy, int number)> attempt);
 
 // The answer of a planner that failed: `call`'s own status when its deadline passed or it was
 // cancelled (a stopped planner says only CANCELLED), else the planner's error.
-grpc::Status PlannerFailed(const CallContext& call, const absl::Status& planned);
+absl::Status PlannerFailed(const CallContext& call, const absl::Status& planned);
 
 }  // namespace resched::server

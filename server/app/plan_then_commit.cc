@@ -1,32 +1,31 @@
-#include "server/plan_then_commit.h"
+#include "server/app/plan_then_commit.h"
 
 #include <memory>
 
 #include "absl/strings/str_format.h"
-#include "server/errors.h"
 #include "server/planning_span.h"
 #include "server/trace/span.h"
 
 namespace resched::server {
 
-grpc::Status PlanThenCommit(
+absl::Status PlanThenCommit(
     CallContext& call, ClusterState& state, std::string_view what_changed,
     absl::FunctionRef<AttemptOutcome(const ClusterPlan& copy, int number)> attempt) {
   for (int number = 1; number <= kMaxPlanAttempts; ++number) {
     trace::ScopedSpan attempt_span = PlanAttemptSpan(number);
     absl::StatusOr<std::unique_ptr<ClusterPlan>> copy = state.Snapshot(call);
-    if (!copy.ok()) return ToGrpc(copy.status());
+    if (!copy.ok()) return copy.status();
     AttemptOutcome outcome = attempt(**copy, number);
     if (!outcome.stale) return outcome.status;
     MarkStale(attempt_span);
   }
-  return ToGrpc(absl::AbortedError(absl::StrFormat(
-      "the cluster changed under %d plans in a row (%s); retry", kMaxPlanAttempts, what_changed)));
+  return absl::AbortedError(absl::StrFormat(
+      "the cluster changed under %d plans in a row (%s); retry", kMaxPlanAttempts, what_changed));
 }
 
-grpc::Status PlannerFailed(const CallContext& call, const absl::Status& planned) {
-  if (absl::Status stopped = call.Status(); !stopped.ok()) return ToGrpc(stopped);
-  return ToGrpc(planned);
+absl::Status PlannerFailed(const CallContext& call, const absl::Status& planned) {
+  if (absl::Status stopped = call.Status(); !stopped.ok()) return stopped;
+  return planned;
 }
 
 }  // namespace resched::server

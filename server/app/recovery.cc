@@ -2,7 +2,7 @@
 // saved: each cluster's snapshot is loaded, then the journal's later records are applied in
 // order: what each change did to the plan (PlanChange), without running any policy or planner.
 // Records of the request format, which servers wrote before, go through the functions that
-// applied them live (service_apply.h), at the clock each was applied at, re-planning.
+// applied them live (server/app/apply.h), at the clock each was applied at, re-planning.
 #include <optional>
 #include <vector>
 
@@ -12,9 +12,9 @@
 #include "proto/resched/convert.h"
 #include "proto/resched/snapshot_convert.h"
 #include "resched/v1/snapshot.pb.h"
+#include "server/app/application.h"
+#include "server/app/apply.h"
 #include "server/log.h"
-#include "server/service.h"
-#include "server/service_apply.h"
 
 namespace resched::server {
 namespace {
@@ -112,7 +112,7 @@ absl::Status ApplyRequestRecord(ClusterState::Txn& txn, const pb::JournalRecord&
 
 }  // namespace
 
-Durability ReschedService::MakeDurability() {
+Durability Application::MakeDurability() {
   Durability durability;
   durability.journal = journal_.get();
   durability.rebuild = [this](const std::string& name) { return RebuildCluster(name); };
@@ -125,13 +125,13 @@ Durability ReschedService::MakeDurability() {
   return durability;
 }
 
-std::int64_t ReschedService::FlushSnapshots() {
+std::int64_t Application::FlushSnapshots() {
   if (snapshotter_ == nullptr) return 0;
   snapshotter_->Flush();
   return snapshotter_->written();
 }
 
-absl::StatusOr<std::shared_ptr<ClusterState>> ReschedService::RestoreSnapshot(
+absl::StatusOr<std::shared_ptr<ClusterState>> Application::RestoreSnapshot(
     const StoredRecord& stored, pb::JournalRecord* creation) const {
   auto failure = [&](absl::string_view cause) {
     return absl::DataLossError(absl::StrFormat(
@@ -167,7 +167,7 @@ absl::StatusOr<std::shared_ptr<ClusterState>> ReschedService::RestoreSnapshot(
   return state;
 }
 
-absl::Status ReschedService::ApplyRecord(const StoredRecord& stored) {
+absl::Status Application::ApplyRecord(const StoredRecord& stored) {
   pb::JournalRecord record;
   auto failure = [&](const absl::Status& cause) {
     return absl::DataLossError(absl::StrFormat(
@@ -214,8 +214,7 @@ absl::Status ReschedService::ApplyRecord(const StoredRecord& stored) {
   return applied.ok() ? absl::OkStatus() : failure(applied);
 }
 
-absl::StatusOr<bool> ReschedService::OpenDataDir(const std::string& dir,
-                                                 JournalOpenOptions options) {
+absl::StatusOr<bool> Application::OpenDataDir(const std::string& dir, JournalOpenOptions options) {
   absl::StatusOr<std::unique_ptr<Journal>> journal = Journal::Open(dir, options);
   if (!journal.ok()) return journal.status();
   journal_ = *std::move(journal);
@@ -276,8 +275,7 @@ absl::StatusOr<bool> ReschedService::OpenDataDir(const std::string& dir,
   return fresh;
 }
 
-absl::StatusOr<std::shared_ptr<ClusterState>> ReschedService::RebuildCluster(
-    const std::string& name) {
+absl::StatusOr<std::shared_ptr<ClusterState>> Application::RebuildCluster(const std::string& name) {
   // The cluster's snapshot, if any, then its records after it since its last creation (a name
   // may be deleted and created again).
   std::optional<StoredRecord> snapshot;

@@ -1,8 +1,6 @@
-// Helpers shared by the RPC implementations (service.cc, service_dags.cc): request ids,
-// idempotent replays, optional timestamps.
+// Helpers shared by the application's calls (server/app/*_calls.cc): request ids, idempotent
+// replays, optional timestamps.
 #pragma once
-
-#include <grpcpp/grpcpp.h>
 
 #include <functional>
 #include <optional>
@@ -14,7 +12,7 @@
 #include "proto/resched/convert.h"
 #include "server/call_context.h"
 #include "server/cluster_state.h"
-#include "server/errors.h"
+#include "server/status_details.h"
 
 namespace resched::server {
 
@@ -38,14 +36,14 @@ inline std::string ReplyKey(const CallContext& call, const std::string& request_
 // A retry of an applied request answers ALREADY_EXISTS with the first answer; the same id for
 // another method is a client bug.
 template <class Response>
-std::optional<grpc::Status> Replay(const CallContext& call, const ReplyCache& replies,
+std::optional<absl::Status> Replay(const CallContext& call, const ReplyCache& replies,
                                    const std::string& request_id, const char* method) {
   if (request_id.empty()) return std::nullopt;
   const ReplyCache::Entry* entry = replies.Find(ReplyKey(call, request_id));
   if (entry == nullptr) return std::nullopt;
   if (entry->method != method) {
-    return ToGrpc(absl::InvalidArgumentError(
-        absl::StrFormat("request_id '%s' was already used for %s", request_id, entry->method)));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("request_id '%s' was already used for %s", request_id, entry->method));
   }
   Response first;
   first.ParseFromString(entry->reply);
@@ -55,14 +53,14 @@ std::optional<grpc::Status> Replay(const CallContext& call, const ReplyCache& re
 // The first answer when `request_id` was answered before (looked up under the lock, nothing
 // changed): a slow planner checks this before it plans, not only at its commit.
 template <class Response>
-std::optional<grpc::Status> AnsweredBefore(CallContext& call, ClusterState& state,
+std::optional<absl::Status> AnsweredBefore(CallContext& call, ClusterState& state,
                                            const std::string& request_id, const char* method) {
   if (request_id.empty()) return std::nullopt;
-  std::optional<grpc::Status> replay;
+  std::optional<absl::Status> replay;
   const absl::Status found = state.Run(call, [&](ClusterState::Txn& txn) {
     replay = Replay<Response>(call, txn.replies, request_id, method);
   });
-  if (!found.ok()) return ToGrpc(found);
+  if (!found.ok()) return found;
   return replay;
 }
 
@@ -76,10 +74,10 @@ inline absl::StatusOr<Time> TimeOr(bool has, const google::protobuf::Timestamp& 
 // before (then the first answer is replayed), remembers the answer of a success and journals
 // the change (ClusterState::Change records what it did to the plan).
 template <class Response>
-grpc::Status RunIdempotent(CallContext& call, ClusterState& state, const std::string& request_id,
+absl::Status RunIdempotent(CallContext& call, ClusterState& state, const std::string& request_id,
                            const char* method, Response* response,
                            const std::function<absl::Status(ClusterState::Txn&)>& apply) {
-  grpc::Status result;
+  absl::Status result;
   absl::Status done =
       state.Change(call, [&](ClusterState::Txn& txn) -> std::optional<pb::JournalRecord> {
         if (auto replay = Replay<Response>(call, txn.replies, request_id, method)) {
@@ -87,7 +85,7 @@ grpc::Status RunIdempotent(CallContext& call, ClusterState& state, const std::st
           return std::nullopt;
         }
         if (auto status = apply(txn); !status.ok()) {
-          result = ToGrpc(status);
+          result = status;
           return std::nullopt;
         }
         pb::JournalRecord record;
@@ -99,7 +97,7 @@ grpc::Status RunIdempotent(CallContext& call, ClusterState& state, const std::st
         }
         return record;
       });
-  return done.ok() ? result : ToGrpc(done);
+  return done.ok() ? result : done;
 }
 
 }  // namespace resched::server

@@ -2,7 +2,7 @@
 // RESSCHEDDL, HEFT and Barbosa, built by the registry). Planning runs on a copy of the cluster,
 // off its lock, so a slow planner blocks no other call; the commit then books the plan under the
 // lock if it still fits (CommitDag checks every task), else plans again
-// (server/plan_then_commit.h).
+// (server/app/plan_then_commit.h).
 #include <algorithm>
 #include <chrono>
 #include <optional>
@@ -10,13 +10,13 @@
 #include "absl/strings/str_format.h"
 #include "core/dag/dag_planner.h"
 #include "core/registry/registry.h"
+#include "server/app/application.h"
+#include "server/app/apply.h"
+#include "server/app/call_helpers.h"
+#include "server/app/plan_then_commit.h"
 #include "server/ownership.h"
-#include "server/plan_then_commit.h"
 #include "server/planning_span.h"
 #include "server/quota.h"
-#include "server/service.h"
-#include "server/service_apply.h"
-#include "server/service_util.h"
 #include "server/trace/span.h"
 
 namespace resched::server {
@@ -91,9 +91,8 @@ void DescribeAnswer(const Dag& dag, const DeadlineAnswer& answer, pb::QueryDeadl
 
 }  // namespace
 
-absl::StatusOr<Dag> ReschedService::CheckDagRequest(const pb::Dag& dag,
-                                                    const std::string& request_id,
-                                                    const std::string& label) const {
+absl::StatusOr<Dag> Application::CheckDagRequest(const pb::Dag& dag, const std::string& request_id,
+                                                 const std::string& label) const {
   trace::ScopedSpan validate(kValidateSpan);
   absl::StatusOr<Dag> checked = [&]() -> absl::StatusOr<Dag> {
     if (absl::Status s = CheckRequestId(request_id); !s.ok()) return s;
@@ -115,26 +114,24 @@ absl::StatusOr<Dag> ReschedService::CheckDagRequest(const pb::Dag& dag,
   return checked;
 }
 
-grpc::Status ReschedService::HandleReserveDAG(CallContext& call,
-                                              const pb::ReserveDAGRequest* request,
-                                              pb::ReserveDAGResponse* response) {
-  absl::StatusOr<Dag> dag =
-      CheckDagRequest(request->dag(), request->request_id(), request->label());
-  if (!dag.ok()) return ToGrpc(dag.status());
+absl::Status Application::ReserveDAG(CallContext& call, const pb::ReserveDAGRequest& request,
+                                     pb::ReserveDAGResponse* response) {
+  absl::StatusOr<Dag> dag = CheckDagRequest(request.dag(), request.request_id(), request.label());
+  if (!dag.ok()) return dag.status();
   // The tenant the reservation is recorded for (server/ownership.h).
   const std::string owner = call.tenant();
-  auto state = Find(request->cluster());
-  if (!state.ok()) return ToGrpc(state.status());
-  const std::string name = request->algorithm().name().empty()
+  auto state = Find(request.cluster());
+  if (!state.ok()) return state.status();
+  const std::string name = request.algorithm().name().empty()
                                ? std::string(kDefaultReserveDagPlanner)
-                               : request->algorithm().name();
-  const AlgorithmParams params = FromProto(request->algorithm());
+                               : request.algorithm().name();
+  const AlgorithmParams params = FromProto(request.algorithm());
   absl::StatusOr<std::unique_ptr<DagPlanner>> planner = MakeDagPlanner(name, params);
-  if (!planner.ok()) return ToGrpc(planner.status());
+  if (!planner.ok()) return planner.status();
 
   auto plan_on = [&](const ClusterPlan& cluster, Time& release) -> absl::StatusOr<DagPlan> {
     absl::StatusOr<Time> asked =
-        TimeOr(request->has_release(), request->release(), "release", cluster.now());
+        TimeOr(request.has_release(), request.release(), "release", cluster.now());
     if (!asked.ok()) return asked.status();
     const DagPlanningInput input = InputFor(call, cluster, *dag, name, params, *asked);
     release = input.release;
@@ -152,8 +149,8 @@ grpc::Status ReschedService::HandleReserveDAG(CallContext& call,
     planning.End();
     return plan;
   };
-  if (!request->dry_run()) {
-    if (auto replay = AnsweredBefore<pb::ReserveDAGResponse>(call, **state, request->request_id(),
+  if (!request.dry_run()) {
+    if (auto replay = AnsweredBefore<pb::ReserveDAGResponse>(call, **state, request.request_id(),
                                                              "ReserveDAG")) {
       return *replay;
     }
@@ -164,18 +161,18 @@ grpc::Status ReschedService::HandleReserveDAG(CallContext& call,
         Time release = 0;
         absl::StatusOr<DagPlan> plan = plan_on(copy, release);
         if (!plan.ok()) return {PlannerFailed(call, plan.status())};
-        if (request->dry_run()) {
+        if (request.dry_run()) {
           DescribePlan(*dag, *plan, copy.now(), response);
-          return {grpc::Status::OK};
+          return {absl::OkStatus()};
         }
         AttemptOutcome outcome;
         outcome.status = RunIdempotent(
-            call, **state, request->request_id(), "ReserveDAG", response,
+            call, **state, request.request_id(), "ReserveDAG", response,
             [&](ClusterState::Txn& txn) -> absl::Status {
               const DagPlan booked = ShiftedBy(*plan, txn.plan.now() - copy.now());
               absl::Status committed = BookPlannedDag(
-                  txn, *dag, booked, release, name, request->label(), owner, QuotaOf(owner),
-                  request->cluster(), response->mutable_dag_id(), outcome.stale);
+                  txn, *dag, booked, release, name, request.label(), owner, QuotaOf(owner),
+                  request.cluster(), response->mutable_dag_id(), outcome.stale);
               if (!committed.ok()) return committed;
               DescribePlan(*dag, booked, txn.plan.now(), response);
               return absl::OkStatus();
@@ -184,37 +181,35 @@ grpc::Status ReschedService::HandleReserveDAG(CallContext& call,
       });
 }
 
-grpc::Status ReschedService::HandleQueryDeadline(CallContext& call,
-                                                 const pb::QueryDeadlineRequest* request,
-                                                 pb::QueryDeadlineResponse* response) {
-  absl::StatusOr<Dag> dag =
-      CheckDagRequest(request->dag(), request->request_id(), request->label());
-  if (!dag.ok()) return ToGrpc(dag.status());
+absl::Status Application::QueryDeadline(CallContext& call, const pb::QueryDeadlineRequest& request,
+                                        pb::QueryDeadlineResponse* response) {
+  absl::StatusOr<Dag> dag = CheckDagRequest(request.dag(), request.request_id(), request.label());
+  if (!dag.ok()) return dag.status();
   // The tenant the reservation is recorded for (server/ownership.h).
   const std::string owner = call.tenant();
   std::optional<Time> deadline;
-  if (request->has_deadline()) {
-    absl::StatusOr<Time> d = FromProto(request->deadline(), "deadline");
-    if (!d.ok()) return ToGrpc(d.status());
+  if (request.has_deadline()) {
+    absl::StatusOr<Time> d = FromProto(request.deadline(), "deadline");
+    if (!d.ok()) return d.status();
     deadline = *d;
   }
-  auto state = Find(request->cluster());
-  if (!state.ok()) return ToGrpc(state.status());
+  auto state = Find(request.cluster());
+  if (!state.ok()) return state.status();
   // Unset: for "how tight can it be", the planner with the tightest deadlines (DL_BD_CPAR, within
   // 0.5 % of the best in docs/experiments.md); for "can it finish by K", the one that meets K
   // with the fewest CPU-hours (DL_RC_CPAR).
   const std::string name =
-      !request->algorithm().name().empty()
-          ? request->algorithm().name()
+      !request.algorithm().name().empty()
+          ? request.algorithm().name()
           : std::string(deadline ? kDefaultDeadlinePlanner : kDefaultTightestDeadlinePlanner);
-  const AlgorithmParams params = FromProto(request->algorithm());
+  const AlgorithmParams params = FromProto(request.algorithm());
   absl::StatusOr<std::unique_ptr<DagPlanner>> planner = MakeDagPlanner(name, params);
-  if (!planner.ok()) return ToGrpc(planner.status());
+  if (!planner.ok()) return planner.status();
 
   auto answer_on = [&](const ClusterPlan& cluster,
                        Time& release) -> absl::StatusOr<DeadlineAnswer> {
     absl::StatusOr<Time> asked =
-        TimeOr(request->has_release(), request->release(), "release", cluster.now());
+        TimeOr(request.has_release(), request.release(), "release", cluster.now());
     if (!asked.ok()) return asked.status();
     const DagPlanningInput input = InputFor(call, cluster, *dag, name, params, *asked);
     release = input.release;
@@ -234,9 +229,9 @@ grpc::Status ReschedService::HandleQueryDeadline(CallContext& call,
     planning.End();
     return answer;
   };
-  if (request->commit()) {
-    if (auto replay = AnsweredBefore<pb::QueryDeadlineResponse>(
-            call, **state, request->request_id(), "QueryDeadline")) {
+  if (request.commit()) {
+    if (auto replay = AnsweredBefore<pb::QueryDeadlineResponse>(call, **state, request.request_id(),
+                                                                "QueryDeadline")) {
       return *replay;
     }
   }
@@ -246,13 +241,13 @@ grpc::Status ReschedService::HandleQueryDeadline(CallContext& call,
         Time release = 0;
         absl::StatusOr<DeadlineAnswer> answer = answer_on(copy, release);
         if (!answer.ok()) return {PlannerFailed(call, answer.status())};
-        if (!request->commit()) {
+        if (!request.commit()) {
           DescribeAnswer(*dag, *answer, response);
-          return {grpc::Status::OK};
+          return {absl::OkStatus()};
         }
         AttemptOutcome outcome;
         outcome.status = RunIdempotent(
-            call, **state, request->request_id(), "QueryDeadline", response,
+            call, **state, request.request_id(), "QueryDeadline", response,
             [&](ClusterState::Txn& txn) -> absl::Status {
               const Duration moved = txn.plan.now() - copy.now();
               DeadlineAnswer shifted = *answer;
@@ -265,63 +260,61 @@ grpc::Status ReschedService::HandleQueryDeadline(CallContext& call,
               }
               DescribeAnswer(*dag, shifted, response);
               if (!shifted.plan) return absl::OkStatus();  // infeasible: nothing to book
-              return BookPlannedDag(txn, *dag, *shifted.plan, release, name, request->label(),
-                                    owner, QuotaOf(owner), request->cluster(),
-                                    response->mutable_dag_id(), outcome.stale);
+              return BookPlannedDag(txn, *dag, *shifted.plan, release, name, request.label(), owner,
+                                    QuotaOf(owner), request.cluster(), response->mutable_dag_id(),
+                                    outcome.stale);
             });
         return outcome;
       });
 }
 
-grpc::Status ReschedService::HandleGetDagReservation(CallContext& call,
-                                                     const pb::GetDagReservationRequest* request,
-                                                     pb::DagReservation* response) {
-  auto state = Find(request->cluster());
-  if (!state.ok()) return ToGrpc(state.status());
+absl::Status Application::GetDagReservation(CallContext& call,
+                                            const pb::GetDagReservationRequest& request,
+                                            pb::DagReservation* response) {
+  auto state = Find(request.cluster());
+  if (!state.ok()) return state.status();
   absl::Status status;
   absl::Status found = (*state)->Run(call, [&](ClusterState::Txn& txn) {
-    const DagReservation* d = txn.plan.FindDag(request->id());
+    const DagReservation* d = txn.plan.FindDag(request.id());
     if (d == nullptr) {
-      status =
-          absl::NotFoundError(absl::StrFormat("DAG reservation '%s' not found", request->id()));
+      status = absl::NotFoundError(absl::StrFormat("DAG reservation '%s' not found", request.id()));
       return;
     }
     status = CheckOwner(call.principal(), d->owner,
-                        absl::StrFormat("DAG reservation '%s'", request->id()));
-    if (status.ok()) *response = ToProto(*d, request->cluster());
+                        absl::StrFormat("DAG reservation '%s'", request.id()));
+    if (status.ok()) *response = ToProto(*d, request.cluster());
   });
-  return ToGrpc(found.ok() ? status : found);
+  return found.ok() ? status : found;
 }
 
-grpc::Status ReschedService::HandleListDagReservations(
-    CallContext& call, const pb::ListDagReservationsRequest* request,
-    pb::ListDagReservationsResponse* response) {
-  auto state = Find(request->cluster());
-  if (!state.ok()) return ToGrpc(state.status());
+absl::Status Application::ListDagReservations(CallContext& call,
+                                              const pb::ListDagReservationsRequest& request,
+                                              pb::ListDagReservationsResponse* response) {
+  auto state = Find(request.cluster());
+  if (!state.ok()) return state.status();
   const auth::Principal* caller = call.principal();
-  return ToGrpc((*state)->Run(call, [&](ClusterState::Txn& txn) {
+  return (*state)->Run(call, [&](ClusterState::Txn& txn) {
     for (const DagReservation* d : txn.plan.Dags()) {
       if (!SeesAllTenants(caller) && d->owner != caller->tenant) continue;
-      *response->add_dags() = ToProto(*d, request->cluster());
+      *response->add_dags() = ToProto(*d, request.cluster());
     }
-  }));
+  });
 }
 
-grpc::Status ReschedService::HandleReleaseDAG(CallContext& call,
-                                              const pb::ReleaseDAGRequest* request,
-                                              pb::ReleaseDAGResponse* response) {
-  if (absl::Status s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
-  auto state = Find(request->cluster());
-  if (!state.ok()) return ToGrpc(state.status());
+absl::Status Application::ReleaseDAG(CallContext& call, const pb::ReleaseDAGRequest& request,
+                                     pb::ReleaseDAGResponse* response) {
+  if (absl::Status s = CheckRequestId(request.request_id()); !s.ok()) return s;
+  auto state = Find(request.cluster());
+  if (!state.ok()) return state.status();
   const auth::Principal* caller = call.principal();
   return RunIdempotent(
-      call, **state, request->request_id(), "ReleaseDAG", response, [&](ClusterState::Txn& txn) {
-        if (const DagReservation* d = txn.plan.FindDag(request->id()); d != nullptr) {
+      call, **state, request.request_id(), "ReleaseDAG", response, [&](ClusterState::Txn& txn) {
+        if (const DagReservation* d = txn.plan.FindDag(request.id()); d != nullptr) {
           absl::Status owned =
-              CheckOwner(caller, d->owner, absl::StrFormat("DAG reservation '%s'", request->id()));
+              CheckOwner(caller, d->owner, absl::StrFormat("DAG reservation '%s'", request.id()));
           if (!owned.ok()) return owned;
         }
-        return ApplyReleaseDag(txn, *request);
+        return ApplyReleaseDag(txn, request);
       });
 }
 

@@ -1,11 +1,11 @@
-#include "server/service_apply.h"
+#include "server/app/apply.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "proto/resched/convert.h"
+#include "server/app/call_helpers.h"
 #include "server/planning_span.h"
 #include "server/quota.h"
-#include "server/service_util.h"
 #include "server/trace/span.h"
 
 namespace resched::server {

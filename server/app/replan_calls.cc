@@ -3,7 +3,7 @@
 // tries the plan on the cluster as it is by then, under the lock (a copy of the plan and the
 // policy placing what was submitted meanwhile: no planner), and plans again when the cluster
 // changed so much that the plan no longer applies (core/plan/replan.h,
-// server/plan_then_commit.h).
+// server/app/plan_then_commit.h).
 #include <optional>
 #include <set>
 
@@ -11,12 +11,12 @@
 #include "absl/strings/str_format.h"
 #include "core/plan/replan.h"
 #include "core/registry/registry.h"
+#include "server/app/application.h"
+#include "server/app/apply.h"
+#include "server/app/call_helpers.h"
+#include "server/app/plan_then_commit.h"
 #include "server/log.h"
-#include "server/plan_then_commit.h"
 #include "server/planning_span.h"
-#include "server/service.h"
-#include "server/service_apply.h"
-#include "server/service_util.h"
 #include "server/trace/span.h"
 
 namespace resched::server {
@@ -79,31 +79,30 @@ pb::CommittedReplan DescribeReplan(const std::string& algorithm,
 
 }  // namespace
 
-grpc::Status ReschedService::HandleReplan(CallContext& call, const pb::ReplanRequest* request,
-                                          pb::ReplanResponse* response) {
-  if (auto s = CheckRequestId(request->request_id()); !s.ok()) return ToGrpc(s);
-  const std::string name =
-      request->algorithm().name().empty() ? "mrt" : request->algorithm().name();
+absl::Status Application::Replan(CallContext& call, const pb::ReplanRequest& request,
+                                 pb::ReplanResponse* response) {
+  if (auto s = CheckRequestId(request.request_id()); !s.ok()) return s;
+  const std::string name = request.algorithm().name().empty() ? "mrt" : request.algorithm().name();
   absl::StatusOr<std::unique_ptr<OfflinePlanner>> planner =
-      MakeOfflinePlanner(name, FromProto(request->algorithm()));
-  if (!planner.ok()) return ToGrpc(planner.status());
-  absl::StatusOr<ReplanObjective> objective = FromProto(request->objective(), name, "objective");
-  if (!objective.ok()) return ToGrpc(objective.status());
-  auto state = Find(request->cluster());
-  if (!state.ok()) return ToGrpc(state.status());
+      MakeOfflinePlanner(name, FromProto(request.algorithm()));
+  if (!planner.ok()) return planner.status();
+  absl::StatusOr<ReplanObjective> objective = FromProto(request.objective(), name, "objective");
+  if (!objective.ok()) return objective.status();
+  auto state = Find(request.cluster());
+  if (!state.ok()) return state.status();
   ReplanOptions options;
-  options.dry_run = request->dry_run();
-  options.force = request->force();
-  options.request_id = request->request_id();
-  return ReplanCluster(call, **state, request->cluster(), name, **planner, *objective, options,
+  options.dry_run = request.dry_run();
+  options.force = request.force();
+  options.request_id = request.request_id();
+  return ReplanCluster(call, **state, request.cluster(), name, **planner, *objective, options,
                        response);
 }
 
-grpc::Status ReschedService::ReplanCluster(CallContext& call, ClusterState& state,
-                                           const std::string& cluster, const std::string& name,
-                                           const OfflinePlanner& planner, ReplanObjective objective,
-                                           const ReplanOptions& options,
-                                           pb::ReplanResponse* response) {
+absl::Status Application::ReplanCluster(CallContext& call, ClusterState& state,
+                                        const std::string& cluster, const std::string& name,
+                                        const OfflinePlanner& planner, ReplanObjective objective,
+                                        const ReplanOptions& options,
+                                        pb::ReplanResponse* response) {
   response->set_objective(ToProto(objective));
   const PlanControl control{[&call] { return !call.Status().ok(); }};
   // A periodic Replan applies only a strictly better plan; a requested one anything not worse.
@@ -155,7 +154,7 @@ grpc::Status ReschedService::ReplanCluster(CallContext& call, ClusterState& stat
         *out = ToProto(*job, cluster);
         *out->mutable_allocation() = ToProto(move.after);
       }
-      return {grpc::Status::OK};
+      return {absl::OkStatus()};
     }
 
     AttemptOutcome outcome;
@@ -198,7 +197,7 @@ grpc::Status ReschedService::ReplanCluster(CallContext& call, ClusterState& stat
                         attempt);
 }
 
-void ReschedService::ReplanDueWallClusters() {
+void Application::ReplanDueWallClusters() {
   const Time now = WallNow();
   std::set<std::string> seen;
   for (const std::shared_ptr<ClusterState>& state : AllClusters()) {
@@ -218,13 +217,13 @@ void ReschedService::ReplanDueWallClusters() {
     options.only_if_better = true;
     pb::ReplanResponse response;
     CallContext own;  // the server's own call: nobody's, with no deadline
-    const grpc::Status status =
+    const absl::Status status =
         ReplanCluster(own, *state, state->name(), spec->replan.algorithm, **planner,
                       spec->replan.objective, options, &response);
     if (!status.ok()) {
       Log(LogLevel::kWarning, "periodic_replan_failed",
           absl::StrCat("periodic Replan of cluster '", state->name(),
-                       "' failed: ", status.error_message()),
+                       "' failed: ", status.message()),
           {{"cluster", state->name()}, {"algorithm", spec->replan.algorithm}});
     } else if (response.applied()) {
       Log(LogLevel::kInfo, "periodic_replan",

@@ -1,0 +1,282 @@
+// The resched application, apart from any transport: the clusters and their single writer locks,
+// their durability (journal, snapshots, recovery), who may make each call and within which
+// quotas, the periodic Replan, and one function per call of the v1 API. Requests and answers
+// are the API's protobuf messages; errors are absl::Status. The gRPC adapter
+// (server/rpc/service.h) turns each call into a CallContext, runs it here, and converts the
+// status it gets back; nothing here knows of gRPC.
+//
+// The call functions (CreateCluster ... ListAlgorithms) validate their request, act on its
+// cluster and fill `response`; a non-OK status means nothing was changed (and `response` means
+// nothing), except ALREADY_EXISTS of a retried request id, which carries the first answer.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/functional/function_ref.h"
+#include "core/offline/offline_planner.h"
+#include "resched/v1/config.pb.h"
+#include "resched/v1/service.pb.h"
+#include "server/auth/audit_log.h"
+#include "server/auth/denied_lines.h"
+#include "server/auth/rate_limiter.h"
+#include "server/auth/tenant_limits.h"
+#include "server/auth/token_store.h"
+#include "server/auth/tokens.h"
+#include "server/call_context.h"
+#include "server/cluster_metrics.h"
+#include "server/cluster_state.h"
+#include "server/limits.h"
+#include "server/line_rate.h"
+#include "server/metrics.h"
+#include "server/mutex.h"
+#include "server/periodic_timer.h"
+#include "server/snapshotter.h"
+#include "server/store/journal.h"
+#include "server/trace/tracer.h"
+#include "server/watch_budget.h"
+#include "server/worker_pool.h"
+
+namespace resched::server {
+
+// What the gate needs to know of an incoming call, as the transport tells it.
+struct IncomingCall {
+  const char* method = "";  // the v1 method's name, as auth/access.h rules it
+  // The cluster the request acts on, and the name of the field that holds it (for errors);
+  // empty for the calls on no one cluster.
+  absl::string_view cluster;
+  absl::string_view cluster_field;
+  absl::string_view request_id;
+  // The value of the call's "authorization" metadata; nullopt when it sent none.
+  std::optional<absl::string_view> authorization;
+  // The caller's address, asked for only when a line names it (an audited or refused call).
+  absl::FunctionRef<std::string()> peer;
+  std::string trace_id;  // the call's trace, for the log and audit lines; empty: none
+  const google::protobuf::Message* request = nullptr;
+};
+
+// What the gate decided about a call, kept until the call is finished.
+struct Admission {
+  absl::Status status;  // OK: the call may run
+  // Who makes the call; null when calls are not authenticated (or the token was not known).
+  std::shared_ptr<const auth::Principal> principal;
+  std::shared_ptr<auth::AuditEntry> audit;  // null: the call is not audited
+  std::string refused_peer;                 // the caller's address when the gate refused it
+};
+
+class Application {
+ public:
+  explicit Application(ServiceLimits limits = {});
+  ~Application();
+  Application(const Application&) = delete;
+  Application& operator=(const Application&) = delete;
+
+  const ServiceLimits& limits() const { return limits_; }
+
+  // Makes the application durable in `dir` (server/app/recovery.cc): takes the directory's
+  // lock, replays its journal (the clusters come back as they were acknowledged) and journals
+  // every change from then on. Returns true when the directory held no journal yet. Call once,
+  // before serving. Errors name the directory; DATA_LOSS names the record that cannot be read
+  // or replayed, or the damage to the journal's files (unless `options` accept the loss).
+  absl::StatusOr<bool> OpenDataDir(const std::string& dir, JournalOpenOptions options = {});
+  // Creates the clusters of a configuration; fails without creating any on a bad spec.
+  absl::Status CreateConfiguredClusters(const pb::ServerConfig& config);
+  int ClusterCount();
+  // A deep copy of a cluster's plan, for tests and tools that check it with the validator.
+  absl::StatusOr<std::unique_ptr<ClusterPlan>> CopyPlan(const std::string& cluster);
+  // The journal when the application is durable, else null (tests inject faults through it).
+  Journal* journal() { return journal_.get(); }
+  // Waits until every snapshot captured so far is written or dropped (tests, benchmarks), and
+  // returns how many were written since start-up.
+  std::int64_t FlushSnapshots();
+  // Hears whether the application can accept changes: false while the journal cannot commit
+  // (the disk is full, or failing), true once it can again; called at once with the current
+  // state, then on each change, from the journal's thread. For the gRPC health check, so that
+  // Kubernetes and load balancers stop sending work to a server that can only refuse it.
+  // nullptr stops it (before the listener's target goes away).
+  void SetHealthListener(std::function<void(bool serving)> listener);
+
+  // What a metrics endpoint serves: the server's metrics and the per-cluster gauges.
+  std::vector<std::shared_ptr<prometheus::Collectable>> MetricsCollectables() const;
+  ServerMetrics& metrics() { return metrics_; }
+  // Traces the sampled calls from now on, the spans sent to `exporter` in batches (spans it
+  // cannot take are dropped and counted). Call once, before serving.
+  void EnableTracing(std::unique_ptr<trace::SpanExporter> exporter, trace::TracerOptions options);
+  // The tracer; null when calls are not traced.
+  trace::Tracer* tracer() { return tracer_.get(); }
+  // Waits until every span ended so far is exported or dropped (tests).
+  void FlushTraces();
+
+  // From now on every call needs a bearer token of `tokens` whose role and cluster grants allow
+  // it (server/auth/). Call once, before serving; without it calls are not authenticated.
+  void RequireTokens(std::shared_ptr<const auth::TokenTable> tokens);
+  // Where the tokens of RequireTokens are kept, to replace them while serving (a reloaded
+  // tokens file); null without RequireTokens.
+  std::shared_ptr<auth::TokenStore> token_store() const { return tokens_; }
+  // Writes an audit line for every call of a method that may change state, applied or refused
+  // (server/auth/audit_log.h). Call once, before serving.
+  void EnableAudit(std::unique_ptr<auth::AuditLog> audit);
+  // Per-tenant rate limits and quotas (server/auth/tenant_limits.h), for the tenants of the
+  // tokens file: without RequireTokens they do not apply. Call once, before serving.
+  void SetTenantLimits(std::shared_ptr<const auth::TenantLimits> limits);
+
+  // The gate (server/app/call_gate.cc): checks the fields that reach the log whatever the
+  // outcome, authenticates and authorizes the call, applies its tenant's rate limit, and starts
+  // its audit line.
+  Admission Admit(const IncomingCall& call) const;
+  // Ends a unary call the gate saw: its metrics, its log line when it failed (a bounded number
+  // for refused strangers and while the journal cannot commit), its audit line.
+  void Finish(const char* method, const Admission& admission, const absl::Status& status,
+              const google::protobuf::Message& response, double seconds,
+              const std::string& trace_id);
+  // The bytes all watch streams together may hold (max_watch_bytes).
+  WatchBudget& watch_budget() { return *watch_budget_; }
+  // Where calls and the journal's callbacks run; bounded (max_waiting_calls).
+  WorkerPool& workers() { return workers_; }
+  // The answer to a call that finds max_waiting_calls calls already waiting.
+  absl::Status Overloaded() const;
+
+  // Subscribes `sink` to the cluster of `request` and returns its first event (the schedule as it
+  // is); ends `sink` instead when there is no such cluster or the application is stopping.
+  // Other tenants' work reaches a user's stream redacted (server/ownership.h); `caller` is null
+  // without tokens. Waits for the cluster's lock.
+  std::optional<pb::ScheduleEvent> Watch(const pb::WatchScheduleRequest& request,
+                                         std::shared_ptr<ScheduleSink> sink,
+                                         std::shared_ptr<const auth::Principal> caller);
+  // Ends the open watches with UNAVAILABLE and stops the periodic Replan (before the transport
+  // shuts down).
+  void BeginShutdown();
+
+  absl::Status CreateCluster(CallContext& call, const pb::CreateClusterRequest& request,
+                             pb::Cluster* response);
+  absl::Status GetCluster(CallContext& call, const pb::GetClusterRequest& request,
+                          pb::Cluster* response);
+  absl::Status ListClusters(CallContext& call, const pb::ListClustersRequest& request,
+                            pb::ListClustersResponse* response);
+  absl::Status DeleteCluster(CallContext& call, const pb::DeleteClusterRequest& request,
+                             pb::DeleteClusterResponse* response);
+  absl::Status SubmitJob(CallContext& call, const pb::SubmitJobRequest& request,
+                         pb::SubmitJobResponse* response);
+  absl::Status GetJob(CallContext& call, const pb::GetJobRequest& request, pb::Job* response);
+  absl::Status ListJobs(CallContext& call, const pb::ListJobsRequest& request,
+                        pb::ListJobsResponse* response);
+  absl::Status CancelJob(CallContext& call, const pb::CancelJobRequest& request, pb::Job* response);
+  absl::Status ReportJobEvent(CallContext& call, const pb::ReportJobEventRequest& request,
+                              pb::Job* response);
+  absl::Status AddReservation(CallContext& call, const pb::AddReservationRequest& request,
+                              pb::Reservation* response);
+  absl::Status RemoveReservation(CallContext& call, const pb::RemoveReservationRequest& request,
+                                 pb::RemoveReservationResponse* response);
+  absl::Status ReserveDAG(CallContext& call, const pb::ReserveDAGRequest& request,
+                          pb::ReserveDAGResponse* response);
+  absl::Status QueryDeadline(CallContext& call, const pb::QueryDeadlineRequest& request,
+                             pb::QueryDeadlineResponse* response);
+  absl::Status GetDagReservation(CallContext& call, const pb::GetDagReservationRequest& request,
+                                 pb::DagReservation* response);
+  absl::Status ListDagReservations(CallContext& call, const pb::ListDagReservationsRequest& request,
+                                   pb::ListDagReservationsResponse* response);
+  absl::Status ReleaseDAG(CallContext& call, const pb::ReleaseDAGRequest& request,
+                          pb::ReleaseDAGResponse* response);
+  absl::Status Replan(CallContext& call, const pb::ReplanRequest& request,
+                      pb::ReplanResponse* response);
+  absl::Status GetSchedule(CallContext& call, const pb::GetScheduleRequest& request,
+                           pb::Schedule* response);
+  absl::Status AdvanceClock(CallContext& call, const pb::AdvanceClockRequest& request,
+                            pb::AdvanceClockResponse* response);
+  absl::Status ListAlgorithms(CallContext& call, const pb::ListAlgorithmsRequest& request,
+                              pb::ListAlgorithmsResponse* response);
+
+ private:
+  // SubmitJob once the job's owner is settled.
+  absl::Status SubmitOwnedJob(CallContext& call, const pb::SubmitJobRequest& request,
+                              pb::SubmitJobResponse* response);
+  // The quota of `tenant`'s work on each cluster; null when it has none (or calls are not
+  // authenticated).
+  const auth::TenantLimit* QuotaOf(const std::string& tenant) const;
+  // Replan's work (server/app/replan_calls.cc), for the call and the periodic Replan of WALL
+  // clusters.
+  struct ReplanOptions {
+    bool dry_run = false;
+    bool force = false;           // apply a plan worse on the objective
+    bool only_if_better = false;  // apply only a strictly better plan (periodic); no bounds
+    std::string request_id;
+  };
+  absl::Status ReplanCluster(CallContext& call, ClusterState& state, const std::string& cluster,
+                             const std::string& name, const OfflinePlanner& planner,
+                             ReplanObjective objective, const ReplanOptions& options,
+                             pb::ReplanResponse* response);
+  // The timer's tick: replans the WALL clusters whose periodic Replan is due.
+  void ReplanDueWallClusters();
+  // The journal's commits failed (false) or work again (true): metric, log line, listener.
+  void OnJournalHealth(const absl::Status& status);
+
+  absl::StatusOr<std::shared_ptr<ClusterState>> Find(const std::string& name);
+  std::vector<std::shared_ptr<ClusterState>> AllClusters();
+  // Reports the cluster's planning time to the metrics.
+  void Observe(ClusterState& state);
+  // Creates a cluster and journals it; `replayed_at` (the journal's clock) when replaying it.
+  absl::StatusOr<pb::Cluster> Create(const pb::CreateClusterRequest& request,
+                                     std::optional<Time> replayed_at = std::nullopt)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(create_mu_);
+  // Replays one journal record (server/app/recovery.cc).
+  absl::Status ApplyRecord(const StoredRecord& stored);
+  // The cluster `name` as its durable records leave it.
+  absl::StatusOr<std::shared_ptr<ClusterState>> RebuildCluster(const std::string& name);
+  // The cluster a stored snapshot holds, as it was after the snapshot's record, and the record
+  // that created it.
+  absl::StatusOr<std::shared_ptr<ClusterState>> RestoreSnapshot(const StoredRecord& stored,
+                                                                pb::JournalRecord* creation) const;
+  // The limits every cluster's plan gets from the server's.
+  ClusterLimits PlanLimits() const;
+  // A new cluster's state, its clock at `now`.
+  absl::StatusOr<std::shared_ptr<ClusterState>> NewClusterState(const pb::ClusterSpec& spec,
+                                                                Time now) const;
+  // What a cluster needs to journal its changes and to be rebuilt from them.
+  Durability MakeDurability();
+  absl::StatusOr<pb::Cluster> Describe(CallContext& call, ClusterState& state);
+  // Checks a ReserveDAG/QueryDeadline request's common fields and converts its DAG.
+  absl::StatusOr<Dag> CheckDagRequest(const pb::Dag& dag, const std::string& request_id,
+                                      const std::string& label) const;
+
+  const ServiceLimits limits_;
+  // Before the clusters, whose watch streams give their bytes back when they go.
+  const std::shared_ptr<WatchBudget> watch_budget_ =
+      std::make_shared<WatchBudget>(limits_.max_watch_bytes, limits_.max_watch_streams);
+  ServerMetrics metrics_;
+  std::shared_ptr<ClusterCollector> cluster_metrics_;
+  SharedMutex clusters_mu_;  // guards the map, not the clusters
+  std::map<std::string, std::shared_ptr<ClusterState>> clusters_ ABSL_GUARDED_BY(clusters_mu_);
+  // Held by CreateCluster from its request-id lookup to Remember, so a concurrent retry waits
+  // for the first call and replays its answer instead of failing on the name that call just
+  // created; it also guards cluster_replies_. DeleteCluster has no request id and takes only
+  // clusters_mu_ (and the cluster's own lock).
+  Mutex create_mu_;
+  ReplyCache cluster_replies_ ABSL_GUARDED_BY(create_mu_){1000};
+  std::atomic<bool> shutting_down_{false};
+  // Before the journal, whose thread reports to them until it stops.
+  Mutex health_mu_;
+  std::function<void(bool)> health_listener_ ABSL_GUARDED_BY(health_mu_);
+  bool journal_writable_ ABSL_GUARDED_BY(health_mu_) = true;
+  std::unique_ptr<Journal> journal_;                         // null: ephemeral
+  std::unique_ptr<Snapshotter> snapshotter_;                 // after the journal: stops before it
+  std::unique_ptr<trace::Tracer> tracer_;                    // null: calls are not traced
+  std::shared_ptr<auth::TokenStore> tokens_;                 // null: calls are not authenticated
+  std::unique_ptr<auth::AuditLog> audit_;                    // null: changes are not audited
+  std::shared_ptr<const auth::TenantLimits> tenant_limits_;  // null: none
+  std::unique_ptr<auth::RateLimiter> rate_limiter_;          // null: no rate limits
+  // Bounds the log and audit lines of calls refused at the gate, per peer.
+  mutable auth::DeniedLineLimiter denied_lines_;
+  // The lines of calls refused while the journal cannot commit: one a second.
+  mutable LineRate journal_fault_lines_{absl::Seconds(1)};
+  // When each WALL cluster with a periodic Replan is next due; the timer's thread only.
+  std::map<std::string, Time> wall_replan_due_;
+  // Last, so that they are destroyed first: their threads finish their work while the rest lives.
+  WorkerPool workers_{kWorkerThreads, limits_.max_waiting_calls};
+  std::unique_ptr<PeriodicTimer> replan_timer_;
+};
+
+}  // namespace resched::server

@@ -1,0 +1,360 @@
+// The gRPC adapter (server/rpc/service.h): each unary call passes the application's gate, runs
+// its call on a worker thread, unless gRPC's thread could answer it at once (inline,
+// server/call_context.h), and finishes once its journal records are durable
+// (server/deferred_durability.h); WatchSchedule returns its stream at once and subscribes it on
+// a worker.
+#include "server/rpc/service.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "server/auth/denied_lines.h"
+#include "server/call_context.h"
+#include "server/call_control.h"
+#include "server/call_peer.h"
+#include "server/deferred_durability.h"
+#include "server/rpc/to_grpc.h"
+#include "server/schedule_watch.h"
+#include "server/trace/span.h"
+#include "server/trace/trace_context.h"
+
+namespace resched::server {
+namespace {
+
+constexpr char kServiceName[] = "resched.v1.Resched";
+
+// The cluster a request acts on, for the cluster grants of the caller's token and the audit log;
+// empty for the calls on no one cluster.
+absl::string_view ClusterOf(const pb::GetClusterRequest& request) { return request.name(); }
+absl::string_view ClusterOf(const pb::CreateClusterRequest& request) {
+  return request.spec().name();
+}
+absl::string_view ClusterOf(const pb::DeleteClusterRequest& request) { return request.name(); }
+template <class Request>
+absl::string_view ClusterOf(const Request& request) {
+  if constexpr (requires { request.cluster(); }) {
+    return request.cluster();
+  } else {
+    return {};
+  }
+}
+
+// The name of the field ClusterOf reads, for errors.
+const char* ClusterFieldOf(const pb::GetClusterRequest&) { return "name"; }
+// As ValidateClusterSpec names it.
+const char* ClusterFieldOf(const pb::CreateClusterRequest&) { return "cluster.name"; }
+const char* ClusterFieldOf(const pb::DeleteClusterRequest&) { return "name"; }
+template <class Request>
+const char* ClusterFieldOf(const Request&) {
+  return "cluster";
+}
+
+template <class Request>
+absl::string_view RequestIdOf(const Request& request) {
+  if constexpr (requires { request.request_id(); }) {
+    return request.request_id();
+  } else {
+    return {};
+  }
+}
+
+// The calls tried on gRPC's thread first (inline, server/call_context.h): their work is bounded.
+// A dry run copies the whole plan.
+template <class Request>
+bool TriedInline(const Request&) {
+  return false;
+}
+bool TriedInline(const pb::SubmitJobRequest& request) { return !request.dry_run(); }
+bool TriedInline(const pb::GetJobRequest&) { return true; }
+
+// The server span of a call (OpenTelemetry's RPC conventions), with the cluster it names
+// (ClusterOf; empty: none); null when the call is not sampled.
+std::unique_ptr<trace::Span> StartCallSpan(trace::Tracer& tracer, const char* method,
+                                           const std::optional<trace::SpanContext>& caller,
+                                           absl::string_view cluster) {
+  const std::optional<trace::TraceId> trace = tracer.Sample(caller);
+  if (!trace) return nullptr;
+  trace::Attributes attributes = {{"rpc.system", std::string("grpc")},
+                                  {"rpc.service", std::string(kServiceName)},
+                                  {"rpc.method", std::string(method)}};
+  if (!cluster.empty()) attributes.emplace_back("resched.cluster", std::string(cluster));
+  return tracer.StartServerSpan(absl::StrCat(kServiceName, "/", method), *trace, caller,
+                                std::move(attributes));
+}
+
+// The value of the call's "authorization" metadata; nullopt when it sent none.
+std::optional<absl::string_view> AuthorizationOf(const grpc::CallbackServerContext& context) {
+  const auto header = context.client_metadata().find("authorization");
+  if (header == context.client_metadata().end()) return std::nullopt;
+  return absl::string_view(header->second.data(), header->second.size());
+}
+
+// What the application's gate needs to know of a call.
+template <class Request>
+IncomingCall IncomingOf(const grpc::CallbackServerContext& context, const char* method,
+                        const Request& request, absl::FunctionRef<std::string()> peer,
+                        std::string trace_id) {
+  return IncomingCall{.method = method,
+                      .cluster = ClusterOf(request),
+                      .cluster_field = ClusterFieldOf(request),
+                      .request_id = RequestIdOf(request),
+                      .authorization = AuthorizationOf(context),
+                      .peer = peer,
+                      .trace_id = std::move(trace_id),
+                      .request = &request};
+}
+
+}  // namespace
+
+ReschedService::ReschedService(Application& app)
+    : app_(app),
+      watch_caps_("WatchSchedule streams", app.limits().max_watch_streams,
+                  app.limits().max_watch_streams_per_client,
+                  "retry later (max_watch_streams in the configuration)",
+                  "close one first (max_watch_streams_per_client in the configuration)") {}
+
+template <class Request, class Response>
+grpc::ServerUnaryReactor* ReschedService::Dispatch(
+    grpc::CallbackServerContext* context, const char* method, const Request* request,
+    Response* response,
+    absl::Status (Application::*handler)(CallContext&, const Request&, Response*)) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  const auto arrived = std::chrono::steady_clock::now();
+  std::optional<trace::SpanContext> caller;
+  if (auto it = context->client_metadata().find("traceparent");
+      it != context->client_metadata().end()) {
+    caller = trace::ParseTraceparent(absl::string_view(it->second.data(), it->second.size()));
+  }
+  // Shared: the worker's task is a copyable std::function.
+  std::shared_ptr<trace::Span> span;
+  if (trace::Tracer* tracer = app_.tracer()) {
+    span = StartCallSpan(*tracer, method, caller, ClusterOf(*request));
+  }
+  // The log line of a failed call names its trace: the caller's, or the one this call started.
+  std::string trace_id;
+  if (span) {
+    trace_id = trace::ToHex(span->context().trace_id);
+  } else if (caller) {
+    trace_id = trace::ToHex(caller->trace_id);
+  }
+  const Admission admission = app_.Admit(IncomingOf(
+      *context, method, *request, [context] { return CallPeer(*context); }, trace_id));
+  auto finish = [this, reactor, method, arrived, trace_id, span, admission,
+                 response](const absl::Status& status) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - arrived).count();
+    app_.Finish(method, admission, status, *response, seconds, trace_id);
+    if (span) {
+      span->SetAttribute("rpc.grpc.status_code", std::int64_t{static_cast<int>(status.code())});
+      if (!status.ok()) span->SetError(std::string(status.message()));
+      span->End();
+    }
+    reactor->Finish(ToGrpc(status));
+  };
+  if (!admission.status.ok()) {
+    finish(admission.status);
+    return reactor;
+  }
+  // The call, with its span current, on whichever thread runs it: inline or not, its waits for
+  // the journal noted in `deferred`. Sets `declined` when the cluster declined to run it inline.
+  auto run = [this, context, request, response, handler, span, principal = admission.principal](
+                 bool runs_inline, DeferredDurability& deferred, bool& declined) {
+    trace::CurrentSpanScope current(span.get());
+    CallContext call;
+    call.set_principal(principal.get());
+    call.set_status_check([context] { return CallStatusOf(*context); });
+    call.set_runs_inline(runs_inline);
+    call.set_deferred(&deferred);
+    absl::Status status = (app_.*handler)(call, *request, response);
+    declined = call.declined();
+    return status;
+  };
+  // Finishes the call once what its answer depends on is durable (server/deferred_durability.h):
+  // at once when nothing waits, else from a worker when the journal's thread says so, so that
+  // the journal goes on committing. A failed commit fails the call whatever the handler said.
+  auto settle = [finish](DeferredDurability& deferred, const absl::Status& status) {
+    std::move(deferred).Then(
+        [finish, status](const absl::Status& durable) { finish(durable.ok() ? status : durable); });
+  };
+  if (TriedInline(*request)) {
+    DeferredDurability deferred;
+    bool declined = false;
+    absl::Status status = run(/*runs_inline=*/true, deferred, declined);
+    if (!declined) {
+      settle(deferred, std::move(status));
+      return reactor;
+    }
+    response->Clear();  // a declined call changed nothing and deferred nothing
+  }
+  // The request and the response live until Finish.
+  if (!app_.workers().TryPost([run, settle] {
+        DeferredDurability deferred;
+        bool declined = false;  // only an inline call is declined
+        settle(deferred, run(/*runs_inline=*/false, deferred, declined));
+      })) {
+    app_.metrics().CountShed(method);
+    finish(app_.Overloaded());
+  }
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* ReschedService::CreateCluster(grpc::CallbackServerContext* context,
+                                                        const pb::CreateClusterRequest* request,
+                                                        pb::Cluster* response) {
+  return Dispatch(context, "CreateCluster", request, response, &Application::CreateCluster);
+}
+
+grpc::ServerUnaryReactor* ReschedService::GetCluster(grpc::CallbackServerContext* context,
+                                                     const pb::GetClusterRequest* request,
+                                                     pb::Cluster* response) {
+  return Dispatch(context, "GetCluster", request, response, &Application::GetCluster);
+}
+
+grpc::ServerUnaryReactor* ReschedService::ListClusters(grpc::CallbackServerContext* context,
+                                                       const pb::ListClustersRequest* request,
+                                                       pb::ListClustersResponse* response) {
+  return Dispatch(context, "ListClusters", request, response, &Application::ListClusters);
+}
+
+grpc::ServerUnaryReactor* ReschedService::DeleteCluster(grpc::CallbackServerContext* context,
+                                                        const pb::DeleteClusterRequest* request,
+                                                        pb::DeleteClusterResponse* response) {
+  return Dispatch(context, "DeleteCluster", request, response, &Application::DeleteCluster);
+}
+
+grpc::ServerUnaryReactor* ReschedService::SubmitJob(grpc::CallbackServerContext* context,
+                                                    const pb::SubmitJobRequest* request,
+                                                    pb::SubmitJobResponse* response) {
+  return Dispatch(context, "SubmitJob", request, response, &Application::SubmitJob);
+}
+
+grpc::ServerUnaryReactor* ReschedService::GetJob(grpc::CallbackServerContext* context,
+                                                 const pb::GetJobRequest* request,
+                                                 pb::Job* response) {
+  return Dispatch(context, "GetJob", request, response, &Application::GetJob);
+}
+
+grpc::ServerUnaryReactor* ReschedService::ListJobs(grpc::CallbackServerContext* context,
+                                                   const pb::ListJobsRequest* request,
+                                                   pb::ListJobsResponse* response) {
+  return Dispatch(context, "ListJobs", request, response, &Application::ListJobs);
+}
+
+grpc::ServerUnaryReactor* ReschedService::CancelJob(grpc::CallbackServerContext* context,
+                                                    const pb::CancelJobRequest* request,
+                                                    pb::Job* response) {
+  return Dispatch(context, "CancelJob", request, response, &Application::CancelJob);
+}
+
+grpc::ServerUnaryReactor* ReschedService::ReportJobEvent(grpc::CallbackServerContext* context,
+                                                         const pb::ReportJobEventRequest* request,
+                                                         pb::Job* response) {
+  return Dispatch(context, "ReportJobEvent", request, response, &Application::ReportJobEvent);
+}
+
+grpc::ServerUnaryReactor* ReschedService::AddReservation(grpc::CallbackServerContext* context,
+                                                         const pb::AddReservationRequest* request,
+                                                         pb::Reservation* response) {
+  return Dispatch(context, "AddReservation", request, response, &Application::AddReservation);
+}
+
+grpc::ServerUnaryReactor* ReschedService::RemoveReservation(
+    grpc::CallbackServerContext* context, const pb::RemoveReservationRequest* request,
+    pb::RemoveReservationResponse* response) {
+  return Dispatch(context, "RemoveReservation", request, response, &Application::RemoveReservation);
+}
+
+grpc::ServerUnaryReactor* ReschedService::ReserveDAG(grpc::CallbackServerContext* context,
+                                                     const pb::ReserveDAGRequest* request,
+                                                     pb::ReserveDAGResponse* response) {
+  return Dispatch(context, "ReserveDAG", request, response, &Application::ReserveDAG);
+}
+
+grpc::ServerUnaryReactor* ReschedService::QueryDeadline(grpc::CallbackServerContext* context,
+                                                        const pb::QueryDeadlineRequest* request,
+                                                        pb::QueryDeadlineResponse* response) {
+  return Dispatch(context, "QueryDeadline", request, response, &Application::QueryDeadline);
+}
+
+grpc::ServerUnaryReactor* ReschedService::GetDagReservation(
+    grpc::CallbackServerContext* context, const pb::GetDagReservationRequest* request,
+    pb::DagReservation* response) {
+  return Dispatch(context, "GetDagReservation", request, response, &Application::GetDagReservation);
+}
+
+grpc::ServerUnaryReactor* ReschedService::ListDagReservations(
+    grpc::CallbackServerContext* context, const pb::ListDagReservationsRequest* request,
+    pb::ListDagReservationsResponse* response) {
+  return Dispatch(context, "ListDagReservations", request, response,
+                  &Application::ListDagReservations);
+}
+
+grpc::ServerUnaryReactor* ReschedService::ReleaseDAG(grpc::CallbackServerContext* context,
+                                                     const pb::ReleaseDAGRequest* request,
+                                                     pb::ReleaseDAGResponse* response) {
+  return Dispatch(context, "ReleaseDAG", request, response, &Application::ReleaseDAG);
+}
+
+grpc::ServerUnaryReactor* ReschedService::Replan(grpc::CallbackServerContext* context,
+                                                 const pb::ReplanRequest* request,
+                                                 pb::ReplanResponse* response) {
+  return Dispatch(context, "Replan", request, response, &Application::Replan);
+}
+
+grpc::ServerUnaryReactor* ReschedService::GetSchedule(grpc::CallbackServerContext* context,
+                                                      const pb::GetScheduleRequest* request,
+                                                      pb::Schedule* response) {
+  return Dispatch(context, "GetSchedule", request, response, &Application::GetSchedule);
+}
+
+grpc::ServerUnaryReactor* ReschedService::AdvanceClock(grpc::CallbackServerContext* context,
+                                                       const pb::AdvanceClockRequest* request,
+                                                       pb::AdvanceClockResponse* response) {
+  return Dispatch(context, "AdvanceClock", request, response, &Application::AdvanceClock);
+}
+
+grpc::ServerUnaryReactor* ReschedService::ListAlgorithms(grpc::CallbackServerContext* context,
+                                                         const pb::ListAlgorithmsRequest* request,
+                                                         pb::ListAlgorithmsResponse* response) {
+  return Dispatch(context, "ListAlgorithms", request, response, &Application::ListAlgorithms);
+}
+
+grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
+    grpc::CallbackServerContext* context, const pb::WatchScheduleRequest* request) {
+  ServerMetrics& metrics = app_.metrics();
+  metrics.WatchStarted();
+  // The client whose share of watch_caps_ the stream holds, once admitted; released when gRPC is
+  // done with the stream, which is after every write of it has returned its memory.
+  auto held = std::make_shared<std::optional<std::string>>();
+  auto watch = std::make_shared<ScheduleWatch>(app_.limits().max_watch_backlog, app_.watch_budget(),
+                                               [this, held, &metrics] {
+                                                 if (held->has_value()) watch_caps_.Release(**held);
+                                                 metrics.WatchEnded();
+                                               });
+  ScheduleWatch* raw = watch.get();
+  const auto refuse = [&](const absl::Status& status) {
+    watch->End(status);
+    raw->Start(std::move(watch), std::nullopt);
+    return raw;
+  };
+  const auto peer = [context] { return CallPeer(*context); };
+  const Admission admission =
+      app_.Admit(IncomingOf(*context, "WatchSchedule", *request, peer, /*trace_id=*/""));
+  if (!admission.status.ok()) return refuse(admission.status);
+  std::shared_ptr<const auth::Principal> caller = admission.principal;
+  const std::string client =
+      caller != nullptr ? absl::StrCat("tenant ", caller->tenant)
+                        : absl::StrCat("address ", auth::DeniedLineLimiter::AddressOf(peer()));
+  if (absl::Status admitted = watch_caps_.Acquire(client); !admitted.ok()) return refuse(admitted);
+  *held = client;
+  if (!app_.workers().TryPost([this, request, watch, caller]() mutable {
+        std::optional<pb::ScheduleEvent> first = app_.Watch(*request, watch, caller);
+        ScheduleWatch* started = watch.get();
+        started->Start(std::move(watch), std::move(first));
+      })) {
+    return refuse(app_.Overloaded());
+  }
+  return raw;
+}
+
+}  // namespace resched::server
