@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "resched/v1/service.grpc.pb.h"
-#include "server/process_settings.h"
+#include "server/process/process_settings.h"
 #include "server/rpc/service.h"
 
 namespace resched::bench {

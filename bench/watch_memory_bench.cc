@@ -8,7 +8,7 @@
 // and after they have ended; the client side of the streams is in the same process but holds
 // a few kilobytes each. Counters: bytes_per_stream (open), kept_after_end_bytes (after every
 // stream ended, against before), counted_per_stream (what the streams' memory budget counts,
-// resched_watch_pending_bytes, server/watch_budget.h), and the resident set's growth with the
+// resched_watch_pending_bytes, server/app/watch_budget.h), and the resident set's growth with the
 // streams open (rss_MiB) and a second after they ended (rss_kept_MiB). Built twice: with
 // glibc's allocator (watch_memory_bench: the heap counters) and with the server's
 // (watch_memory_tcmalloc_bench: the resident set as the server keeps it; its heap counters

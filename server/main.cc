@@ -1,4 +1,4 @@
-// resched-server: the scheduling service. Flags: --help (server/server_options.h).
+// resched-server: the scheduling service. Flags: --help (server/process/server_options.h).
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
@@ -15,17 +15,17 @@
 #include "absl/strings/str_format.h"
 #include "server/auth/tenant_limits.h"
 #include "server/auth/tokens.h"
-#include "server/config.h"
-#include "server/credential_reloader.h"
-#include "server/listen_error.h"
-#include "server/listen_security.h"
-#include "server/log.h"
-#include "server/metrics_endpoint.h"
-#include "server/process_settings.h"
+#include "server/base/log.h"
+#include "server/process/config.h"
+#include "server/process/credential_reloader.h"
+#include "server/process/listen_error.h"
+#include "server/process/listen_security.h"
+#include "server/process/metrics_endpoint.h"
+#include "server/process/process_settings.h"
+#include "server/process/server_options.h"
+#include "server/process/tracing_settings.h"
 #include "server/rpc/service.h"
-#include "server/server_options.h"
 #include "server/trace/otlp_http_exporter.h"
-#include "server/tracing_settings.h"
 #include "server/web/http_view.h"
 #include "transport/reloadable_server_tls.h"
 #include "transport/tls_credentials.h"

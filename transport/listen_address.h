@@ -1,5 +1,5 @@
 // Which gRPC listen addresses only this machine can reach: the server's secure default binds
-// nothing else without TLS and tokens (server/listen_security.h).
+// nothing else without TLS and tokens (server/process/listen_security.h).
 #pragma once
 
 #include <string_view>

@@ -13,7 +13,7 @@
 namespace resched::transport {
 
 // resched-server's side. No file named: plaintext (the server then stays on loopback unless told
-// otherwise, see server/listen_security.h).
+// otherwise, see server/process/listen_security.h).
 struct ServerTlsFiles {
   std::string cert;       // --tls-cert: the server's certificate chain, PEM
   std::string key;        // --tls-key: its private key, PEM

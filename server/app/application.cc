@@ -7,9 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "proto/resched/convert.h"
-#include "server/log.h"
-#include "server/ownership.h"
-#include "server/schedule_view.h"
+#include "server/app/ownership.h"
+#include "server/app/schedule_view.h"
+#include "server/base/log.h"
 
 namespace resched::server {
 namespace {

@@ -21,25 +21,25 @@
 #include "core/offline/offline_planner.h"
 #include "resched/v1/config.pb.h"
 #include "resched/v1/service.pb.h"
+#include "server/app/call_context.h"
+#include "server/app/cluster_metrics.h"
+#include "server/app/cluster_state.h"
+#include "server/app/limits.h"
+#include "server/app/metrics.h"
+#include "server/app/snapshotter.h"
+#include "server/app/watch_budget.h"
 #include "server/auth/audit_log.h"
 #include "server/auth/denied_lines.h"
 #include "server/auth/rate_limiter.h"
 #include "server/auth/tenant_limits.h"
 #include "server/auth/token_store.h"
 #include "server/auth/tokens.h"
-#include "server/call_context.h"
-#include "server/cluster_metrics.h"
-#include "server/cluster_state.h"
-#include "server/limits.h"
-#include "server/line_rate.h"
-#include "server/metrics.h"
-#include "server/mutex.h"
-#include "server/periodic_timer.h"
-#include "server/snapshotter.h"
+#include "server/base/line_rate.h"
+#include "server/base/mutex.h"
+#include "server/base/periodic_timer.h"
+#include "server/base/worker_pool.h"
 #include "server/store/journal.h"
 #include "server/trace/tracer.h"
-#include "server/watch_budget.h"
-#include "server/worker_pool.h"
 
 namespace resched::server {
 
@@ -142,7 +142,7 @@ class Application {
 
   // Subscribes `sink` to the cluster of `request` and returns its first event (the schedule as it
   // is); ends `sink` instead when there is no such cluster or the application is stopping.
-  // Other tenants' work reaches a user's stream redacted (server/ownership.h); `caller` is null
+  // Other tenants' work reaches a user's stream redacted (server/app/ownership.h); `caller` is null
   // without tokens. Waits for the cluster's lock.
   std::optional<pb::ScheduleEvent> Watch(const pb::WatchScheduleRequest& request,
                                          std::shared_ptr<ScheduleSink> sink,

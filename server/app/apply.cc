@@ -4,8 +4,8 @@
 #include "absl/strings/str_format.h"
 #include "proto/resched/convert.h"
 #include "server/app/call_helpers.h"
-#include "server/planning_span.h"
-#include "server/quota.h"
+#include "server/app/planning_span.h"
+#include "server/app/quota.h"
 #include "server/trace/span.h"
 
 namespace resched::server {

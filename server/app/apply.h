@@ -11,12 +11,12 @@
 #include "core/model/dag.h"
 #include "resched/v1/journal.pb.h"
 #include "resched/v1/service.pb.h"
+#include "server/app/cluster_state.h"
 #include "server/auth/tenant_limits.h"
-#include "server/cluster_state.h"
 
 namespace resched::server {
 
-// With a `quota`, the job is placed only when its owner stays within it (server/quota.h); the
+// With a `quota`, the job is placed only when its owner stays within it (server/app/quota.h); the
 // journal's replay passes none, as what it replays was accepted.
 absl::Status ApplySubmitJob(ClusterState::Txn& txn, const pb::SubmitJobRequest& request,
                             pb::SubmitJobResponse* response,

@@ -6,10 +6,10 @@
 #include "core/model/cluster.h"
 #include "server/app/application.h"
 #include "server/app/call_helpers.h"
-#include "server/audit_targets.h"
 #include "server/auth/access.h"
+#include "server/auth/audit_targets.h"
 #include "server/auth/call_auth.h"
-#include "server/log.h"
+#include "server/base/log.h"
 
 namespace resched::server {
 namespace {

@@ -10,9 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "proto/resched/convert.h"
-#include "server/call_context.h"
-#include "server/cluster_state.h"
-#include "server/status_details.h"
+#include "server/app/call_context.h"
+#include "server/app/cluster_state.h"
+#include "server/base/status_details.h"
 
 namespace resched::server {
 

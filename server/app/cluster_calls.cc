@@ -9,9 +9,9 @@
 #include "server/app/application.h"
 #include "server/app/apply.h"
 #include "server/app/call_helpers.h"
-#include "server/ownership.h"
-#include "server/page_token.h"
-#include "server/schedule_view.h"
+#include "server/app/ownership.h"
+#include "server/app/page_token.h"
+#include "server/app/schedule_view.h"
 
 namespace resched::server {
 namespace {

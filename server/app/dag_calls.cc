@@ -13,10 +13,10 @@
 #include "server/app/application.h"
 #include "server/app/apply.h"
 #include "server/app/call_helpers.h"
+#include "server/app/ownership.h"
 #include "server/app/plan_then_commit.h"
-#include "server/ownership.h"
-#include "server/planning_span.h"
-#include "server/quota.h"
+#include "server/app/planning_span.h"
+#include "server/app/quota.h"
 #include "server/trace/span.h"
 
 namespace resched::server {
@@ -118,7 +118,7 @@ absl::Status Application::ReserveDAG(CallContext& call, const pb::ReserveDAGRequ
                                      pb::ReserveDAGResponse* response) {
   absl::StatusOr<Dag> dag = CheckDagRequest(request.dag(), request.request_id(), request.label());
   if (!dag.ok()) return dag.status();
-  // The tenant the reservation is recorded for (server/ownership.h).
+  // The tenant the reservation is recorded for (server/app/ownership.h).
   const std::string owner = call.tenant();
   auto state = Find(request.cluster());
   if (!state.ok()) return state.status();
@@ -185,7 +185,7 @@ absl::Status Application::QueryDeadline(CallContext& call, const pb::QueryDeadli
                                         pb::QueryDeadlineResponse* response) {
   absl::StatusOr<Dag> dag = CheckDagRequest(request.dag(), request.request_id(), request.label());
   if (!dag.ok()) return dag.status();
-  // The tenant the reservation is recorded for (server/ownership.h).
+  // The tenant the reservation is recorded for (server/app/ownership.h).
   const std::string owner = call.tenant();
   std::optional<Time> deadline;
   if (request.has_deadline()) {

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "absl/strings/str_format.h"
-#include "server/planning_span.h"
+#include "server/app/planning_span.h"
 #include "server/trace/span.h"
 
 namespace resched::server {

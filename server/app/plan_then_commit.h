@@ -11,8 +11,8 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "core/plan/cluster_plan.h"
-#include "server/call_context.h"
-#include "server/cluster_state.h"
+#include "server/app/call_context.h"
+#include "server/app/cluster_state.h"
 
 namespace resched::server {
 

@@ -14,7 +14,7 @@
 #include "resched/v1/snapshot.pb.h"
 #include "server/app/application.h"
 #include "server/app/apply.h"
-#include "server/log.h"
+#include "server/base/log.h"
 
 namespace resched::server {
 namespace {

@@ -15,8 +15,8 @@
 #include "server/app/apply.h"
 #include "server/app/call_helpers.h"
 #include "server/app/plan_then_commit.h"
-#include "server/log.h"
-#include "server/planning_span.h"
+#include "server/app/planning_span.h"
+#include "server/base/log.h"
 #include "server/trace/span.h"
 
 namespace resched::server {

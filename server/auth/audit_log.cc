@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
-#include "server/log.h"
+#include "server/base/log.h"
 
 namespace resched::server::auth {
 namespace {

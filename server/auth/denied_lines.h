@@ -13,7 +13,7 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "server/mutex.h"
+#include "server/base/mutex.h"
 
 namespace resched::server::auth {
 

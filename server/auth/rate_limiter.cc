@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_format.h"
-#include "server/status_details.h"
+#include "server/base/status_details.h"
 
 namespace resched::server::auth {
 

@@ -10,7 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "server/auth/tenant_limits.h"
-#include "server/mutex.h"
+#include "server/base/mutex.h"
 
 namespace resched::server::auth {
 

@@ -1,12 +1,12 @@
 // The token table the server authenticates against, replaced whole when the tokens file is
-// reloaded (server/credential_reloader.h): a call reads one table from its start to its end,
-// the old one or the new.
+// reloaded (server/process/credential_reloader.h): a call reads one table from its start to its
+// end, the old one or the new.
 #pragma once
 
 #include <memory>
 
 #include "server/auth/tokens.h"
-#include "server/mutex.h"
+#include "server/base/mutex.h"
 
 namespace resched::server::auth {
 

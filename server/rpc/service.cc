@@ -1,20 +1,20 @@
 // The gRPC adapter (server/rpc/service.h): each unary call passes the application's gate, runs
 // its call on a worker thread, unless gRPC's thread could answer it at once (inline,
-// server/call_context.h), and finishes once its journal records are durable
-// (server/deferred_durability.h); WatchSchedule returns its stream at once and subscribes it on
+// server/app/call_context.h), and finishes once its journal records are durable
+// (server/app/deferred_durability.h); WatchSchedule returns its stream at once and subscribes it on
 // a worker.
 #include "server/rpc/service.h"
 
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "server/app/call_context.h"
+#include "server/app/deferred_durability.h"
 #include "server/auth/denied_lines.h"
-#include "server/call_context.h"
-#include "server/call_control.h"
-#include "server/call_peer.h"
-#include "server/deferred_durability.h"
+#include "server/rpc/call_control.h"
+#include "server/rpc/call_peer.h"
+#include "server/rpc/schedule_watch.h"
 #include "server/rpc/to_grpc.h"
-#include "server/schedule_watch.h"
 #include "server/trace/span.h"
 #include "server/trace/trace_context.h"
 
@@ -58,8 +58,8 @@ absl::string_view RequestIdOf(const Request& request) {
   }
 }
 
-// The calls tried on gRPC's thread first (inline, server/call_context.h): their work is bounded.
-// A dry run copies the whole plan.
+// The calls tried on gRPC's thread first (inline, server/app/call_context.h): their work is
+// bounded. A dry run copies the whole plan.
 template <class Request>
 bool TriedInline(const Request&) {
   return false;
@@ -169,9 +169,10 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
     declined = call.declined();
     return status;
   };
-  // Finishes the call once what its answer depends on is durable (server/deferred_durability.h):
-  // at once when nothing waits, else from a worker when the journal's thread says so, so that
-  // the journal goes on committing. A failed commit fails the call whatever the handler said.
+  // Finishes the call once what its answer depends on is durable
+  // (server/app/deferred_durability.h): at once when nothing waits, else from a worker when the
+  // journal's thread says so, so that the journal goes on committing. A failed commit fails the
+  // call whatever the handler said.
   auto settle = [finish](DeferredDurability& deferred, const absl::Status& status) {
     std::move(deferred).Then(
         [finish, status](const absl::Status& durable) { finish(durable.ok() ? status : durable); });

@@ -1,6 +1,6 @@
 // The resched v1 gRPC service: an adapter from gRPC's callback API to the application
 // (server/app/application.h). Each unary call passes the application's gate, runs on a worker
-// thread (or inline on gRPC's thread when it cannot wait, server/call_context.h) with a
+// thread (or inline on gRPC's thread when it cannot wait, server/app/call_context.h) with a
 // CallContext made from the gRPC call, is finished once its journal records are durable, and
 // has its absl::Status converted once (server/rpc/to_grpc.h). A WatchSchedule stream holds no
 // thread while it waits for events.
@@ -10,7 +10,7 @@
 
 #include "resched/v1/service.grpc.pb.h"
 #include "server/app/application.h"
-#include "server/stream_caps.h"
+#include "server/base/stream_caps.h"
 
 namespace resched::server {
 

@@ -28,7 +28,7 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "server/mutex.h"
+#include "server/base/mutex.h"
 #include "server/store/data_dir_lock.h"
 
 struct sqlite3;

@@ -19,8 +19,8 @@
 
 #include "absl/status/status.h"
 #include "resched/v1/service.grpc.pb.h"
-#include "server/mutex.h"
-#include "server/stream_caps.h"
+#include "server/base/mutex.h"
+#include "server/base/stream_caps.h"
 #include "server/web/json_gateway.h"
 
 namespace resched::server::web {
@@ -63,7 +63,7 @@ class EventStream {
 };
 
 // The open streams of a web view, so that stopping it ends them first, and so that no one client
-// holds them all (server/stream_caps.h): a client is the bearer token it presents, or its
+// holds them all (server/base/stream_caps.h): a client is the bearer token it presents, or its
 // address without one.
 class EventStreams {
  public:

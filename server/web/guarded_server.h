@@ -23,8 +23,8 @@
 #include <optional>
 #include <string>
 
-#include "server/mutex.h"
-#include "server/worker_pool.h"
+#include "server/base/mutex.h"
+#include "server/base/worker_pool.h"
 
 namespace resched::server::web {
 

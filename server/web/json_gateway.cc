@@ -8,7 +8,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "server/call_peer.h"
+#include "server/rpc/call_peer.h"
 #include "transport/metadata_value.h"
 
 namespace resched::server::web {

@@ -48,11 +48,11 @@ absl::Status MergeQuery(const std::multimap<std::string, std::string>& params,
 // What the view passes on about its HTTP client with each gRPC call it makes for it.
 struct WebCaller {
   std::string authorization;  // the Authorization header's value (or the page's access_token)
-  std::string peer;           // its address in gRPC's form (server/call_peer.h)
+  std::string peer;           // its address in gRPC's form (server/rpc/call_peer.h)
 };
 
 // `caller`'s bearer token as the call's metadata (the service's token check then decides), and
-// its address (for the audit log and the per-address limits, server/call_peer.h). A value gRPC
+// its address (for the audit log and the per-address limits, server/rpc/call_peer.h). A value gRPC
 // would refuse is not passed on.
 void ForwardCaller(const WebCaller& caller, grpc::ClientContext* context);
 

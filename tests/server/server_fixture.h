@@ -15,7 +15,7 @@
 #include "google/rpc/status.pb.h"
 #include "proto/resched/convert.h"
 #include "resched/v1/service.grpc.pb.h"
-#include "server/config.h"
+#include "server/process/config.h"
 #include "server/rpc/service.h"
 #include "tests/testing/status.h"
 

@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "server/cluster_state.h"
+#include "server/app/cluster_state.h"
 #include "tests/testing/status.h"
 
 namespace resched::server {

@@ -4,9 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include "server/config.h"
+#include "server/base/status_details.h"
+#include "server/process/config.h"
 #include "server/rpc/to_grpc.h"
-#include "server/status_details.h"
 #include "tests/testing/retry_info.h"
 #include "tests/testing/status.h"
 

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "server/config.h"
+#include "server/process/config.h"
 #include "tests/testing/status.h"
 
 namespace resched::server::auth {

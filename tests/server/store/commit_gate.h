@@ -4,7 +4,7 @@
 
 #include <condition_variable>
 
-#include "server/mutex.h"
+#include "server/base/mutex.h"
 
 namespace resched::server::testing {
 

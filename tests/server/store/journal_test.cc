@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "server/mutex.h"
+#include "server/base/mutex.h"
 #include "server/store/wal_scan.h"
 #include "tests/server/store/commit_gate.h"
 #include "tests/server/store/full_disk_vfs.h"

@@ -187,7 +187,7 @@ TEST_F(TraceExportTest, ASubmissionContinuesTheCallersTraceWithItsChildSpans) {
   EXPECT_EQ((*call)["status"]["code"], 0);
 
   // Each child names the call's span as its parent, and lies within it. (No resched.lock_wait:
-  // the submission ran on gRPC's thread, which only takes a free lock: server/call_context.h.)
+  // the submission ran on gRPC's thread, which only takes a free lock: server/app/call_context.h.)
   const std::string call_id = (*call)["spanId"];
   for (const char* name : {"resched.validate", "resched.plan", "resched.journal.commit"}) {
     const nlohmann::json* child = Named(spans, name);

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/auth/audit_log.h"
-#include "server/call_peer.h"
+#include "server/rpc/call_peer.h"
 #include "tests/server/web/raw_http.h"
 #include "tests/server/web/web_fixture.h"
 #include "tests/testing/temp_dir.h"
