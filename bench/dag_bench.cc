@@ -167,7 +167,7 @@ void BM_CpaAllocation(benchmark::State& state) {
 void BM_TimelineCopy(benchmark::State& state) {
   const Timeline& t = BusyTimeline();
   for (auto _ : state) {
-    Timeline copy = t.Snapshot();
+    Timeline copy = t.Copy();
     benchmark::DoNotOptimize(copy);
   }
   state.counters["breakpoints"] = static_cast<double>(t.breakpoint_count());

@@ -162,7 +162,7 @@ absl::StatusOr<DagPlan> PlanCpa(const DagGraph& g, const Timeline& timeline, Tim
   const std::vector<int> widths = CpaAllocation(g, timeline.capacity(), options, control);
   if (control.Stop()) return absl::CancelledError("CPA was stopped");
   const std::vector<int> order = ByDecreasingBottomLevel(g, BottomLevels(g, TimesFor(g, widths)));
-  Timeline work = timeline.Snapshot();
+  Timeline work = timeline.Copy();
   DagPlan plan;
   if (absl::Status s = MapWithWidths(g, order, widths, release, work, plan); !s.ok()) return s;
   Summarize(plan);

@@ -87,7 +87,7 @@ absl::StatusOr<DagPlan> PlanRessched(const DagGraph& g, const Timeline& timeline
   const std::vector<int> order =
       ByDecreasingBottomLevel(g, BottomLevels(g, TimesFor(g, bl_widths)));
 
-  Timeline work = timeline.Snapshot();
+  Timeline work = timeline.Copy();
   DagPlan plan;
   plan.tasks.resize(g.size());
   for (int v : order) {

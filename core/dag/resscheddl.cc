@@ -192,7 +192,7 @@ std::optional<DagPlan> PlanByDeadline(const DagGraph& g, const Timeline& timelin
                                       const PlanControl& control) {
   const DeadlinePrep prep = Prepare(g, release, options, control);
   if (control.Stop()) return std::nullopt;
-  Timeline work = timeline.Snapshot();
+  Timeline work = timeline.Copy();
   return RunBackwards(g, work, release, deadline, options, prep);
 }
 
@@ -220,7 +220,7 @@ absl::StatusOr<TightestDeadline> FindTightestDeadline(const DagGraph& g, const T
   if (absl::IsCancelled(turnaround_plan.status())) return stopped;
   if (turnaround_plan.ok()) hi = std::max(hi, turnaround_plan->completion);
   const DeadlinePrep prep = Prepare(g, release, options, control);
-  Timeline work = timeline.Snapshot();
+  Timeline work = timeline.Copy();
   auto probe = [&](Time deadline) {
     ++result.probes;
     return RunBackwards(g, work, release, deadline, options, prep);

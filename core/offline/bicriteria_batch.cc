@@ -29,7 +29,7 @@ class BicriteriaBatch final : public OnlinePolicy {
   BicriteriaBatch(double epsilon, int shuffles, std::uint64_t seed)
       : epsilon_(epsilon), shuffles_(shuffles), seed_(seed) {}
 
-  std::unique_ptr<OnlinePolicy> Clone() const override {
+  std::unique_ptr<OnlinePolicy> Copy() const override {
     auto copy = std::make_unique<BicriteriaBatch>(epsilon_, shuffles_, seed_);
     copy->batch_ = batch_;
     return copy;
@@ -139,7 +139,7 @@ class BicriteriaBatch final : public OnlinePolicy {
   void Plan(PlanState& state, const std::vector<JobRecord*>& jobs) {
     for (JobRecord* job : jobs) state.Unplace(*job);
     OfflineProblem problem;
-    problem.free = state.timeline().Snapshot();
+    problem.free = state.timeline().Copy();
     problem.now = state.now();
     for (const JobRecord* job : jobs) {
       problem.jobs.push_back({job->job.id, job->job.model, job->job.weight, job->job.release});

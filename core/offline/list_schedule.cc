@@ -9,7 +9,7 @@ namespace resched {
 
 absl::StatusOr<std::vector<Allocation>> ListSchedule(const OfflineProblem& problem,
                                                      const std::vector<ListEntry>& order) {
-  Timeline timeline = problem.free.Snapshot();
+  Timeline timeline = problem.free.Copy();
   std::vector<Allocation> allocations(problem.jobs.size());
   for (const ListEntry& entry : order) {
     const OfflineJob& job = problem.jobs[entry.job];

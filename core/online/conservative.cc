@@ -18,7 +18,7 @@ namespace {
 
 class Conservative final : public OnlinePolicy {
  public:
-  std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Conservative>(); }
+  std::unique_ptr<OnlinePolicy> Copy() const override { return std::make_unique<Conservative>(); }
   void PlaceNew(PlanState& state, JobRecord& job) override { Place(state, job, kTimeMax); }
   bool PlacesNewJobAlone() const override { return true; }
   std::optional<NewPlacement> PlacementOfNew(PlanState& state, const JobRecord& job,

@@ -83,7 +83,7 @@ bool ListSchedule(const StretchInstance& instance, const std::vector<Due>& order
 // Each job, in order, at its earliest fit on a copy of the base timeline.
 bool TimelineSchedule(const StretchInstance& instance, const std::vector<Due>& order,
                       double give_up_above, std::vector<Allocation>& plan) {
-  Timeline timeline = instance.base_timeline().Snapshot();
+  Timeline timeline = instance.base_timeline().Copy();
   bool met = true;
   for (const Due& due : order) {
     const StretchJob& job = instance.jobs()[due.job];
@@ -110,9 +110,7 @@ bool TimelineSchedule(const StretchInstance& instance, const std::vector<Due>& o
 class Dasedf final : public StretchPolicy {
  public:
   explicit Dasedf(double epsilon) : StretchPolicy(/*all_widths=*/false), epsilon_(epsilon) {}
-  std::unique_ptr<OnlinePolicy> Clone() const override {
-    return std::make_unique<Dasedf>(epsilon_);
-  }
+  std::unique_ptr<OnlinePolicy> Copy() const override { return std::make_unique<Dasedf>(epsilon_); }
 
  protected:
   std::vector<Allocation> Plan(const StretchInstance& instance) override {

@@ -70,7 +70,7 @@ class Dbos final : public StretchPolicy {
  public:
   Dbos(double rho, double epsilon)
       : StretchPolicy(/*all_widths=*/true), rho_(rho), epsilon_(epsilon) {}
-  std::unique_ptr<OnlinePolicy> Clone() const override {
+  std::unique_ptr<OnlinePolicy> Copy() const override {
     return std::make_unique<Dbos>(rho_, epsilon_);
   }
 
@@ -96,7 +96,7 @@ class Dbos final : public StretchPolicy {
 bool MoldableEdfSchedule(const StretchInstance& instance, const std::vector<Due>& order,
                          double give_up_above, std::vector<Allocation>& plan) {
   plan.assign(instance.jobs().size(), Allocation{});
-  Timeline timeline = instance.base_timeline().Snapshot();
+  Timeline timeline = instance.base_timeline().Copy();
   bool met = true;
   for (const Due& due : order) {
     const StretchJob& job = instance.jobs()[due.job];

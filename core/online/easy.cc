@@ -40,7 +40,7 @@ class Easy final : public OnlinePolicy {
  public:
   explicit Easy(bool decide_new_jobs_alone) : decide_new_jobs_alone_(decide_new_jobs_alone) {}
   // A copy follows no record (its plan's timeline is a copy): its first call passes in full.
-  std::unique_ptr<OnlinePolicy> Clone() const override {
+  std::unique_ptr<OnlinePolicy> Copy() const override {
     return std::make_unique<Easy>(decide_new_jobs_alone_);
   }
   void PlaceNew(PlanState& state, JobRecord& job) override {
@@ -92,7 +92,7 @@ class Easy final : public OnlinePolicy {
       }
       waiting.push_back(job);
     }
-    if (decide_new_jobs_alone_) last_.committed = state.timeline().Snapshot();
+    if (decide_new_jobs_alone_) last_.committed = state.timeline().Copy();
     // Estimates for the rest, in order, behind the head.
     Time previous_start = head != nullptr ? head->allocation.start : now;
     for (JobRecord* job : waiting) {

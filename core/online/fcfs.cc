@@ -18,7 +18,7 @@ namespace {
 
 class Fcfs final : public OnlinePolicy {
  public:
-  std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Fcfs>(); }
+  std::unique_ptr<OnlinePolicy> Copy() const override { return std::make_unique<Fcfs>(); }
   void PlaceNew(PlanState& state, JobRecord& job) override {
     if (const auto placement = PlacementOfNew(state, job, kTimeMin)) {
       state.Place(job, placement->allocation, placement->guaranteed);

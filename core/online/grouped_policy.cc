@@ -41,7 +41,7 @@ class Grouped final : public PartitionedPolicy {
       : PartitionedPolicy(std::move(make_inner), keep_group_timelines),
         groups_(std::move(groups)),
         slowest_first_(GroupsSlowestFirst(groups_)) {}
-  std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Grouped>(*this); }
+  std::unique_ptr<OnlinePolicy> Copy() const override { return std::make_unique<Grouped>(*this); }
 
   void PlaceNew(PlanState& state, JobRecord& job) override {
     if (PlaceOnKeptTimelines(state, job, groups_, slowest_first_)) return;

@@ -89,7 +89,7 @@ std::optional<Offer> NextOffer(const std::vector<Item>& items, int i, IterativeR
 class Search {
  public:
   Search(const Timeline& base, const std::vector<const Job*>& jobs, Time now)
-      : timeline_(base.Snapshot()), now_(now) {
+      : timeline_(base.Copy()), now_(now) {
     for (const Job* job : jobs) {
       Item item;
       item.job = job;
@@ -112,7 +112,7 @@ class Search {
   bool TryWidth(int i, int to) {
     const int n = static_cast<int>(items_.size());
     // On a copy, so that a rejection costs nothing to undo.
-    Timeline trial = timeline_.Snapshot();
+    Timeline trial = timeline_.Copy();
     FlowSum old_suffix = 0;
     for (int j = i; j < n; ++j) {
       old_suffix += items_[j].flow;
@@ -173,9 +173,7 @@ class Search {
 class Iterative final : public OnlinePolicy {
  public:
   explicit Iterative(IterativeRule rule) : rule_(rule) {}
-  std::unique_ptr<OnlinePolicy> Clone() const override {
-    return std::make_unique<Iterative>(rule_);
-  }
+  std::unique_ptr<OnlinePolicy> Copy() const override { return std::make_unique<Iterative>(rule_); }
 
   void PlaceNew(PlanState& state, JobRecord&) override { Decide(state); }
   void Reoptimize(PlanState& state, Time) override { Decide(state); }

@@ -270,7 +270,7 @@ bool Partition::CatchUpViews(PlanState& state,
 
 Partition::Trial Partition::Try(PlanState& state, int part, std::vector<JobRecord*> jobs,
                                 const std::function<void(PlanState&)>& decide) const {
-  Timeline shared = state.timeline().Snapshot();
+  Timeline shared = state.timeline().Copy();
   for (const JobRecord* job : jobs) {
     if (job->placed) shared.ReleaseHeld(job->reservation);
   }

@@ -13,8 +13,8 @@
 // the other parts' bookings leave too little room, so a hold costs the part that books last.
 //
 // The policy sees running jobs only as bookings, so the part of each booking it made is
-// remembered here by reservation id. A plan cloned for a dry run keeps that knowledge: the
-// policy's Clone copies the partition, and the timeline snapshot keeps the reservation ids.
+// remembered here by reservation id. A plan copied for a dry run keeps that knowledge: the
+// policy's Copy copies the partition, and the timeline snapshot keeps the reservation ids.
 // Bookings no part made (external holds, DAG tasks) count against the shared term only.
 //
 // The partition also keeps each part's bookings on a view of its own between calls

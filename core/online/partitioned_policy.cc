@@ -18,7 +18,7 @@ PartitionedPolicy::PartitionedPolicy(const PartitionedPolicy& other)
       slowest_first_(other.slowest_first_),
       first_part_(other.first_part_),
       partition_(other.partition_) {
-  for (const auto& policy : other.policies_) policies_.push_back(policy->Clone());
+  for (const auto& policy : other.policies_) policies_.push_back(policy->Copy());
 }
 
 void PartitionedPolicy::RunInGroups(std::vector<ProcessorGroup> groups) {

@@ -39,7 +39,7 @@ class PartitionedPolicy : public OnlinePolicy {
   absl::Status LoadImage(const PolicyImage& image, int capacity) override;
 
  protected:
-  // Copies the partition and clones each part's policy (for the subclasses' Clone).
+  // Copies the partition and copies each part's policy (for the subclasses' Copy).
   PartitionedPolicy(const PartitionedPolicy& other);
   PartitionedPolicy& operator=(const PartitionedPolicy&) = delete;
 

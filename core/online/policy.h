@@ -52,8 +52,8 @@ class OnlinePolicy {
   // A copy for a what-if copy of the plan (dry runs): it keeps what changes the policy's
   // decisions (a partition's bookings, the part of each queued job) and drops memoized work,
   // which points into the original plan's records.
-  virtual std::unique_ptr<OnlinePolicy> Clone() const = 0;
-  // What Clone keeps, saved for a restart; LoadImage restores it into a policy made afresh with
+  virtual std::unique_ptr<OnlinePolicy> Copy() const = 0;
+  // What Copy keeps, saved for a restart; LoadImage restores it into a policy made afresh with
   // the same parameters for a cluster of `capacity` processors, which then decides as this one
   // would. DATA_LOSS when the image does not fit the policy.
   virtual PolicyImage Image() const { return {}; }

@@ -1,5 +1,5 @@
 // What an online policy remembers between calls, for a snapshot (docs/durability.md): the same
-// things its Clone keeps. Memoized work is left out; a restored policy recomputes it.
+// things its Copy keeps. Memoized work is left out; a restored policy recomputes it.
 #pragma once
 
 #include <cstdint>

@@ -19,8 +19,8 @@
 //   that fits neither part runs on the whole cluster, planned by a third policy instance.
 // - The parts share one count-based timeline with external holds (partition.h). A hold belongs
 //   to no part: where processors run short, it costs the part that books last.
-// - The part of each job is remembered by the policy, and Clone copies it with the partition's
-//   bookings, so a dry run on a cloned plan decides as the plan itself would.
+// - The part of each job is remembered by the policy, and Copy copies it with the partition's
+//   bookings, so a dry run on a copied plan decides as the plan itself would.
 // - On a cluster of processor groups of different speeds, each group gets its own main and
 //   auxiliary parts (X clamped to the group's count - 1) and whole-group part, as a cluster of its
 //   own would; the scheme chooses a part in each group, and the job goes to the group whose
@@ -49,7 +49,7 @@ class ReserveAux final : public PartitionedPolicy {
  public:
   ReserveAux(InnerPolicyFactory make_inner, double x, double threshold)
       : PartitionedPolicy(std::move(make_inner)), x_(x), threshold_(threshold) {}
-  std::unique_ptr<OnlinePolicy> Clone() const override {
+  std::unique_ptr<OnlinePolicy> Copy() const override {
     return std::make_unique<ReserveAux>(*this);
   }
   PolicyImage Image() const override {

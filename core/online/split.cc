@@ -47,7 +47,7 @@ class Split final : public PartitionedPolicy {
         rho_(std::max(1, rho)),
         p_min_s_(p_min_s),
         p_max_s_(p_max_s) {}
-  std::unique_ptr<OnlinePolicy> Clone() const override { return std::make_unique<Split>(*this); }
+  std::unique_ptr<OnlinePolicy> Copy() const override { return std::make_unique<Split>(*this); }
 
   void PlaceNew(PlanState& state, JobRecord& job) override {
     if (!groups().empty()) {

@@ -78,12 +78,12 @@ ClusterPlan::ClusterPlan(const ClusterSpec& spec, std::unique_ptr<OnlinePolicy> 
       now_(now),
       created_(now) {}
 
-std::unique_ptr<ClusterPlan> ClusterPlan::Clone() const {
+std::unique_ptr<ClusterPlan> ClusterPlan::Copy() const {
   // The policy's copy keeps what it remembers (a partition's parts), so a dry run on the copy
   // places as the plan itself would.
-  auto copy = std::unique_ptr<ClusterPlan>(new ClusterPlan(spec_, policy_->Clone(), now_, limits_));
+  auto copy = std::unique_ptr<ClusterPlan>(new ClusterPlan(spec_, policy_->Copy(), now_, limits_));
   copy->params_ = params_;
-  copy->timeline_ = timeline_.Snapshot();
+  copy->timeline_ = timeline_.Copy();
   copy->last_start_ = last_start_;
   copy->next_job_ = next_job_;
   copy->next_reservation_ = next_reservation_;

@@ -90,7 +90,7 @@ class ClusterPlan {
   ClusterPlan(const ClusterPlan&) = delete;
   ClusterPlan& operator=(const ClusterPlan&) = delete;
   // A deep copy for what-if queries (dry runs).
-  std::unique_ptr<ClusterPlan> Clone() const;
+  std::unique_ptr<ClusterPlan> Copy() const;
   // The plan as plain values, and back (cluster_plan_image.h). The image is taken between
   // calls: jobs changed since the last TakeChangedJobs are not part of it. FromImage answers
   // DATA_LOSS naming what does not fit (a job booked on a reservation the timeline does not

@@ -1,4 +1,4 @@
-// A ClusterPlan as plain values, for a snapshot (docs/durability.md): everything Clone copies,
+// A ClusterPlan as plain values, for a snapshot (docs/durability.md): everything Copy copies,
 // with the timeline's reservation ids and the policy's memory, so that a plan restored from it
 // answers every later call exactly as the saved plan would.
 #pragma once

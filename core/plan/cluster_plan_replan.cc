@@ -33,7 +33,7 @@ std::vector<const JobRecord*> ClusterPlan::QueuedJobs() const {
 }
 
 Timeline ClusterPlan::FreeForQueued() const {
-  Timeline free = timeline_.Snapshot();
+  Timeline free = timeline_.Copy();
   for (const std::vector<JobRecord*>* list : {&queue_, &replanned_}) {
     for (const JobRecord* job : *list) {
       if (job->placed) free.ReleaseHeld(job->reservation);

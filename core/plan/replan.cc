@@ -99,7 +99,7 @@ absl::StatusOr<ReplanTrial> TryReplan(const ClusterPlan& plan,
                                       ReplanObjective objective) {
   ReplanTrial trial;
   trial.before = FiguresOfQueue(plan);
-  std::unique_ptr<ClusterPlan> copy = plan.Clone();
+  std::unique_ptr<ClusterPlan> copy = plan.Copy();
   if (absl::Status s = copy->ApplyReplan(planned); !s.ok()) return s;
   // Jobs planned at now have started on the copy: the figures count them as queued still.
   std::vector<MetricItem> items;

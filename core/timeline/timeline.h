@@ -14,7 +14,7 @@
 // trees each child's entry also summarizes where its free runs lie at a few thresholds near
 // its max (RunSummary), which lets a wide request skip a busy subtree as it skips a short one.
 //
-// Nodes live in two vectors (indices, not pointers), so Snapshot() is a contiguous copy.
+// Nodes live in two vectors (indices, not pointers), so Copy() is a contiguous copy.
 #pragma once
 
 #include <cstdint>
@@ -114,7 +114,7 @@ class Timeline {
   static absl::StatusOr<Timeline> FromImage(const TimelineImage& image);
 
   // An independent copy for what-if queries; O(n) memcpy of the node pools.
-  Timeline Snapshot() const { return *this; }
+  Timeline Copy() const { return *this; }
 
   // Changes whenever free capacity may have grown (a removal) and differs between any two
   // timeline objects, copies included: facts learned from searches ("nothing fits before s"),

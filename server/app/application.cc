@@ -78,7 +78,7 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> Application::CopyPlan(const std::st
   auto state = Find(cluster);
   if (!state.ok()) return state.status();
   CallContext own;
-  return (*state)->Snapshot(own);
+  return (*state)->CopyPlan(own);
 }
 
 absl::StatusOr<std::shared_ptr<ClusterState>> Application::Find(const std::string& name) {

@@ -90,7 +90,7 @@ class Application {
   absl::StatusOr<std::unique_ptr<ClusterPlan>> CopyPlan(const std::string& cluster);
   // The journal when the application is durable, else null (tests inject faults through it).
   Journal* journal() { return journal_.get(); }
-  // Waits until every snapshot captured so far is written or dropped (tests, benchmarks), and
+  // Waits until every snapshot image taken so far is written or dropped (tests, benchmarks), and
   // returns how many were written since start-up.
   std::int64_t FlushSnapshots();
   // Hears whether the application can accept changes: false while the journal cannot commit

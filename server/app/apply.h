@@ -1,7 +1,7 @@
-// The changes the service makes to a cluster, one function per kind, given the request as it
-// was accepted. The RPC handlers call them live; the journal records what they did to the plan
-// (core/plan/plan_change.h). Start-up replays records of the older request format through them
-// (server/app/recovery.cc).
+// The changes the application makes to a cluster, one function per kind, given the request as
+// it was accepted. The application's calls make them live; the journal records what they did to
+// the plan (core/plan/plan_change.h). Start-up replays records of the older request format through
+// them (server/app/recovery.cc).
 #pragma once
 
 #include <string>

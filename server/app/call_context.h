@@ -8,7 +8,7 @@
 // cores). Only when nothing in it can wait: the adapter tries it for the calls whose work is
 // bounded (SubmitJob without dry_run, GetJob), and the cluster declines it, before touching
 // anything, when its lock is held, when its answer would block for a journal sync (a deferred
-// one holds nothing), when its record may make a snapshot due (a copy of the whole plan), or
+// one holds nothing), when its record may make a snapshot due (an image of the whole plan), or
 // when its last change was slow. A declined call then runs on a worker as any other.
 //
 // Deferred durability: a handler that blocked until its change's fsync would hold its thread

@@ -120,7 +120,7 @@ absl::Status Application::SubmitOwnedJob(CallContext& call, const pb::SubmitJobR
   if (!state.ok()) return state.status();
   if (request.dry_run()) {
     // What-if on a private copy: the cluster's writers are blocked only for the copy.
-    absl::StatusOr<std::unique_ptr<ClusterPlan>> copy = (*state)->Snapshot(call);
+    absl::StatusOr<std::unique_ptr<ClusterPlan>> copy = (*state)->CopyPlan(call);
     if (!copy.ok()) return copy.status();
     (void)(*copy)->TakeChangedJobs();  // the response reports the jobs this submission moves
     std::vector<pb::ScheduleEvent> events;

@@ -114,7 +114,7 @@ bool ClusterState::SnapshotDueLocked(std::int64_t more_records,
   // Due when replaying the records since the last snapshot would take about as long as loading
   // one (which costs roughly ten copies of the plan), so that a restart stays within about
   // twice the load time whatever a change costs; and at the latest after snapshot_every
-  // records. The copy's cost is the last capture's, or an estimate from the plan's size. Not
+  // records. The copy's cost is the last image's, or an estimate from the plan's size. Not
   // before kMinRecords: a snapshot's transaction and compaction cost a few milliseconds however
   // small the plan, more than replaying that many records (about 5 ms) would.
   constexpr std::int64_t kMinRecords = 1000;
@@ -123,8 +123,8 @@ bool ClusterState::SnapshotDueLocked(std::int64_t more_records,
   if (!durability_.snapshot || snapshot_in_flight_->load()) return false;
   const std::int64_t records = records_since_snapshot_ + more_records;
   const std::int64_t copy_nanos =
-      capture_nanos_ > 0 ? capture_nanos_
-                         : static_cast<std::int64_t>(plan_->retained_count()) * kCopyNanosPerItem;
+      image_nanos_ > 0 ? image_nanos_
+                       : static_cast<std::int64_t>(plan_->retained_count()) * kCopyNanosPerItem;
   const bool replay_as_slow_as_load =
       records >= kMinRecords &&
       replay_nanos_since_snapshot_ + more_replay_nanos >= kLoadPerCopy * copy_nanos;
@@ -134,19 +134,19 @@ bool ClusterState::SnapshotDueLocked(std::int64_t more_records,
 void ClusterState::MaybeSnapshotLocked() {
   if (last_lsn_ == 0 || !SnapshotDueLocked(0, 0)) return;
   const auto started = std::chrono::steady_clock::now();
-  CapturedSnapshot capture;
-  capture.cluster = name_;
-  capture.lsn = last_lsn_;
-  capture.creation = creation_;
-  capture.next_sequence = next_sequence_;
-  capture.replies = replies_.Entries();
-  capture.plan = plan_->Image();
-  capture.in_flight = snapshot_in_flight_;
+  ClusterImage image;
+  image.cluster = name_;
+  image.lsn = last_lsn_;
+  image.creation = creation_;
+  image.next_sequence = next_sequence_;
+  image.replies = replies_.Entries();
+  image.plan = plan_->Image();
+  image.in_flight = snapshot_in_flight_;
   snapshot_in_flight_->store(true);
   records_since_snapshot_ = 0;
   replay_nanos_since_snapshot_ = 0;
-  capture_nanos_ = NanosSince(started);
-  durability_.snapshot(std::move(capture));
+  image_nanos_ = NanosSince(started);
+  durability_.snapshot(std::move(image));
 }
 
 absl::Status ClusterState::AwaitDurable(CallContext& call, std::int64_t lsn, bool own_change) {
@@ -337,7 +337,7 @@ absl::Status ClusterState::ApplyJournaled(const pb::JournalRecord& record) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterState::Snapshot(CallContext& call) {
+absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterState::CopyPlan(CallContext& call) {
   std::unique_ptr<ClusterPlan> copy;
   std::int64_t lsn = 0;
   bool own_change = false;
@@ -349,7 +349,7 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterState::Snapshot(CallContext&
     if (absl::Status s = RecoverLocked(); !s.ok()) return s;
     const std::int64_t before = last_lsn_;
     SettleClockLocked();
-    copy = plan_->Clone();
+    copy = plan_->Copy();
     lsn = last_lsn_;
     own_change = lsn != before;
   }
@@ -410,7 +410,7 @@ int ClusterState::PublishLocked(std::vector<pb::ScheduleEvent> extra) {
 
 std::optional<pb::ScheduleEvent> ClusterState::Watch(
     std::shared_ptr<ScheduleSink> sink,
-    const std::function<pb::Schedule(const ClusterPlan&)>& snapshot) {
+    const std::function<pb::Schedule(const ClusterPlan&)>& build_schedule) {
   MutexLock lock(&mu_);
   if (ended_) {
     sink->End(*ended_);
@@ -422,8 +422,8 @@ std::optional<pb::ScheduleEvent> ClusterState::Watch(
   }
   SettleClockLocked();
   pb::ScheduleEvent first;
-  first.set_kind(pb::ScheduleEvent::SNAPSHOT);
-  *first.mutable_snapshot() = snapshot(*plan_);
+  first.set_kind(pb::ScheduleEvent::SCHEDULE);
+  *first.mutable_schedule() = build_schedule(*plan_);
   *first.mutable_now() = ToTimestamp(plan_->now());
   first.set_sequence(next_sequence_ - 1);
   std::erase_if(sinks_, [](const auto& s) { return s->Closed(); });

@@ -68,16 +68,16 @@ class ScheduleSink {
 
 class ClusterState;
 
-// A cluster's state captured under its lock for a snapshot, right after its journal record
-// `lsn`; encoded and written off the lock (server/app/snapshotter.h).
-struct CapturedSnapshot {
+// A cluster's state as plain values, taken under its lock for a snapshot, right after its journal
+// record `lsn`; encoded and written off the lock (server/app/snapshotter.h).
+struct ClusterImage {
   std::string cluster;
   std::int64_t lsn = 0;
   pb::JournalRecord creation;
   std::int64_t next_sequence = 1;
   std::vector<std::pair<std::string, ReplyCache::Entry>> replies;  // oldest first
   ClusterPlanImage plan;
-  // Set while this capture is on its way; whoever writes or drops it clears it.
+  // Set while this image is on its way; whoever writes or drops it clears it.
   std::shared_ptr<std::atomic<bool>> in_flight;
 };
 
@@ -86,9 +86,9 @@ struct Durability {
   Journal* journal = nullptr;
   // The cluster `name` as its durable records leave it (its snapshot, then its later records).
   std::function<absl::StatusOr<std::shared_ptr<ClusterState>>(const std::string& name)> rebuild;
-  // Takes a capture to write as the cluster's snapshot; none when unset.
-  std::function<void(CapturedSnapshot)> snapshot;
-  // A cluster is captured once replaying its records since the last snapshot would cost about
+  // Takes an image to write as the cluster's snapshot; none when unset.
+  std::function<void(ClusterImage)> snapshot;
+  // A cluster's image is taken once replaying its records since the last snapshot would cost about
   // as much as loading one (ClusterState::MaybeSnapshotLocked), and at the latest after this
   // many records.
   std::int64_t snapshot_every = 10'000;
@@ -151,21 +151,21 @@ class ClusterState {
 
   // A deep copy of the plan at the present, for what-if queries outside the lock; NOT_FOUND
   // once the cluster is deleted.
-  absl::StatusOr<std::unique_ptr<ClusterPlan>> Snapshot(CallContext& call);
+  absl::StatusOr<std::unique_ptr<ClusterPlan>> CopyPlan(CallContext& call);
 
   // Deletes the cluster if `may_delete` allows it (returns OK), in one step under the lock: every
-  // later Run and Snapshot answers NOT_FOUND. The caller then drops the cluster from the server.
+  // later Run and CopyPlan answers NOT_FOUND. The caller then drops the cluster from the server.
   // With a journal, `record` is durable before the cluster counts as deleted.
   absl::Status Delete(const std::function<absl::Status(const ClusterPlan&)>& may_delete,
                       const pb::JournalRecord& record = {});
   const AlgorithmParams& params() const { return params_; }
 
-  // Subscribes `sink` and returns the SNAPSHOT event it starts with (the schedule `snapshot`
-  // builds), in one step under the lock: the sink gets every later event and none before.
-  // After EndWatchers, ends the sink at once and returns nullopt.
+  // Subscribes `sink` and returns the SCHEDULE event it starts with (the schedule
+  // `build_schedule` makes), in one step under the lock: the sink gets every later event and none
+  // before. After EndWatchers, ends the sink at once and returns nullopt.
   std::optional<pb::ScheduleEvent> Watch(
       std::shared_ptr<ScheduleSink> sink,
-      const std::function<pb::Schedule(const ClusterPlan&)>& snapshot);
+      const std::function<pb::Schedule(const ClusterPlan&)>& build_schedule);
   // Ends every stream with `status`, and every later one at once.
   void EndWatchers(const absl::Status& status);
 
@@ -189,7 +189,7 @@ class ClusterState {
   // number of events the change published.
   void AppendChangeLocked(pb::JournalRecord record, Time now, int events)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Hands a capture to the snapshot writer when enough records were journaled since the last
+  // Hands an image to the snapshot writer when enough records were journaled since the last
   // one and none is on its way.
   void MaybeSnapshotLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether a snapshot is due once `more_records` more records, costing `more_replay_nanos` to
@@ -216,13 +216,13 @@ class ClusterState {
   pb::JournalRecord creation_ ABSL_GUARDED_BY(mu_);
   // Records journaled or replayed since the state of the last snapshot, what replaying them
   // costs (measured when replayed; when journaled, the time building each record took, which
-  // replay's parse and apply track), and how long the last capture's copy took
+  // replay's parse and apply track), and how long the last image's copy took
   // (MaybeSnapshotLocked).
   std::int64_t records_since_snapshot_ ABSL_GUARDED_BY(mu_) = 0;
   std::int64_t replay_nanos_since_snapshot_ ABSL_GUARDED_BY(mu_) = 0;
   std::int64_t last_record_nanos_ ABSL_GUARDED_BY(mu_) = 0;  // the last record's build time
   std::int64_t last_change_nanos_ ABSL_GUARDED_BY(mu_) = 0;
-  std::int64_t capture_nanos_ ABSL_GUARDED_BY(mu_) = 0;
+  std::int64_t image_nanos_ ABSL_GUARDED_BY(mu_) = 0;
   std::function<void(const std::string&, double)> observe_planning_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<std::atomic<bool>> snapshot_in_flight_ =
       std::make_shared<std::atomic<bool>>(false);

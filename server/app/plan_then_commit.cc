@@ -13,7 +13,7 @@ absl::Status PlanThenCommit(
     absl::FunctionRef<AttemptOutcome(const ClusterPlan& copy, int number)> attempt) {
   for (int number = 1; number <= kMaxPlanAttempts; ++number) {
     trace::ScopedSpan attempt_span = PlanAttemptSpan(number);
-    absl::StatusOr<std::unique_ptr<ClusterPlan>> copy = state.Snapshot(call);
+    absl::StatusOr<std::unique_ptr<ClusterPlan>> copy = state.CopyPlan(call);
     if (!copy.ok()) return copy.status();
     AttemptOutcome outcome = attempt(**copy, number);
     if (!outcome.stale) return outcome.status;

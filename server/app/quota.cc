@@ -162,7 +162,7 @@ absl::StatusOr<const JobRecord*> SubmitWithinQuota(ClusterPlan& plan, Job job,
                         tenant, holds, plan.spec().name, change.least, QuotaName(limit)));
   }
   // Near the quota: where the policy puts the job decides. The copy places as the plan would.
-  std::unique_ptr<ClusterPlan> trial = plan.Clone();
+  std::unique_ptr<ClusterPlan> trial = plan.Copy();
   absl::StatusOr<const JobRecord*> tried = trial->Submit(job);
   if (!tried.ok()) return tried.status();
   const double after = UsageOf(*trial, tenant).processor_hours_ahead;

@@ -117,9 +117,7 @@ Durability Application::MakeDurability() {
   durability.journal = journal_.get();
   durability.rebuild = [this](const std::string& name) { return RebuildCluster(name); };
   if (limits_.snapshots) {
-    durability.snapshot = [this](CapturedSnapshot capture) {
-      snapshotter_->Submit(std::move(capture));
-    };
+    durability.snapshot = [this](ClusterImage image) { snapshotter_->Submit(std::move(image)); };
   }
   durability.snapshot_every = limits_.snapshot_every_records;
   return durability;

@@ -11,17 +11,17 @@
 
 namespace resched::server {
 
-pb::ClusterSnapshot EncodeSnapshot(const CapturedSnapshot& capture) {
+pb::ClusterSnapshot EncodeSnapshot(const ClusterImage& image) {
   pb::ClusterSnapshot out;
-  *out.mutable_creation() = capture.creation;
-  out.set_next_sequence(capture.next_sequence);
-  for (const auto& [id, entry] : capture.replies) {
+  *out.mutable_creation() = image.creation;
+  out.set_next_sequence(image.next_sequence);
+  for (const auto& [id, entry] : image.replies) {
     pb::SnapshotReply* reply = out.add_replies();
     reply->set_request_id(id);
     reply->set_method(entry.method);
     reply->set_reply(entry.reply);
   }
-  *out.mutable_plan() = ToSnapshot(capture.plan);
+  *out.mutable_plan() = ToSnapshot(image.plan);
   return out;
 }
 
@@ -39,10 +39,10 @@ Snapshotter::~Snapshotter() {
   thread_.join();
 }
 
-void Snapshotter::Submit(CapturedSnapshot capture) {
+void Snapshotter::Submit(ClusterImage image) {
   {
     MutexLock lock(&mu_);
-    queue_.push_back(std::move(capture));
+    queue_.push_back(std::move(image));
   }
   work_.notify_one();
 }
@@ -62,31 +62,30 @@ std::int64_t Snapshotter::dropped() const {
   return dropped_;
 }
 
-bool Snapshotter::Write(const CapturedSnapshot& capture) {
+bool Snapshotter::Write(const ClusterImage& image) {
   // The snapshot replaces records: the one it was taken after must be on disk first.
-  if (!journal_->WaitDurable(capture.lsn).ok()) return false;
+  if (!journal_->WaitDurable(image.lsn).ok()) return false;
   const auto started = std::chrono::steady_clock::now();
-  const std::string payload = EncodeSnapshot(capture).SerializeAsString();
-  const absl::Status written = journal_->WriteSnapshot(capture.cluster, capture.lsn, payload);
+  const std::string payload = EncodeSnapshot(image).SerializeAsString();
+  const absl::Status written = journal_->WriteSnapshot(image.cluster, image.lsn, payload);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   // One line per snapshot: rare (thousands of changes apart), and what an operator looks for
   // when start-up time or disk use surprises.
-  const LogFields fields = {{"cluster", capture.cluster},
-                            {"lsn", absl::StrCat(capture.lsn)},
-                            {"jobs", absl::StrCat(capture.plan.jobs.size())},
+  const LogFields fields = {{"cluster", image.cluster},
+                            {"lsn", absl::StrCat(image.lsn)},
+                            {"jobs", absl::StrCat(image.plan.jobs.size())},
                             {"bytes", absl::StrCat(payload.size())},
                             {"ms", absl::StrFormat("%.1f", ms)}};
   if (written.ok()) {
     Log(LogLevel::kInfo, "snapshot",
         absl::StrFormat("snapshot of cluster '%s' after LSN %d: %d jobs, %d bytes, %.1f ms; its "
                         "earlier records are dropped",
-                        capture.cluster, capture.lsn, capture.plan.jobs.size(), payload.size(), ms),
+                        image.cluster, image.lsn, image.plan.jobs.size(), payload.size(), ms),
         fields);
   } else {
     Log(LogLevel::kWarning, "snapshot_failed",
-        absl::StrCat("snapshot of cluster '", capture.cluster,
-                     "' not written: ", written.message()),
+        absl::StrCat("snapshot of cluster '", image.cluster, "' not written: ", written.message()),
         fields);
   }
   return written.ok();
@@ -94,23 +93,23 @@ bool Snapshotter::Write(const CapturedSnapshot& capture) {
 
 void Snapshotter::Loop() {
   while (true) {
-    CapturedSnapshot capture;
+    ClusterImage image;
     {
       MutexLock lock(&mu_);
       while (queue_.empty() && !stopping_) mu_.Wait(work_);
       if (stopping_) {
-        for (const CapturedSnapshot& dropped : queue_) dropped.in_flight->store(false);
+        for (const ClusterImage& dropped : queue_) dropped.in_flight->store(false);
         queue_.clear();
         busy_ = false;
         idle_.notify_all();
         return;
       }
-      capture = std::move(queue_.front());
+      image = std::move(queue_.front());
       queue_.pop_front();
       busy_ = true;
     }
-    const bool written = Write(capture);
-    capture.in_flight->store(false);
+    const bool written = Write(image);
+    image.in_flight->store(false);
     if (on_done_) on_done_(written);
     {
       MutexLock lock(&mu_);

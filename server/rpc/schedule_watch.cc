@@ -27,7 +27,8 @@ void ScheduleWatch::Start(std::shared_ptr<ScheduleWatch> self,
       } else {
         GiveUpLocked(absl::StrFormat(
             "WatchSchedule streams hold %d bytes of events not yet written; this stream's "
-            "snapshot of %d bytes would pass the limit (max_watch_memory_mib %d): watch again "
+            "first schedule of %d bytes would pass the limit (max_watch_memory_mib %d): watch "
+            "again "
             "once their readers have caught up",
             budget_.held(), bytes, budget_.max_bytes() >> 20));
       }
@@ -43,13 +44,14 @@ void ScheduleWatch::Push(const pb::ScheduleEvent& event) {
     if (end_) return;
     const size_t bytes = WatchBudget::BytesOf(event);
     if (backlog_.size() >= max_backlog_) {
-      GiveUpLocked(absl::StrCat("the watcher fell ", max_backlog_,
-                                " events behind (the limit); watch again for a new snapshot"));
+      GiveUpLocked(
+          absl::StrCat("the watcher fell ", max_backlog_,
+                       " events behind (the limit); watch again for a new first schedule"));
     } else if (held_bytes_ + bytes > budget_.share() && !budget_.TryTake(bytes)) {
       GiveUpLocked(absl::StrFormat(
           "WatchSchedule streams hold %d bytes of events not yet written, the limit "
           "(max_watch_memory_mib %d), and this stream's reader is %d bytes behind: watch again "
-          "for a new snapshot",
+          "for a new first schedule",
           budget_.held(), budget_.max_bytes() >> 20, held_bytes_));
     } else {
       // Within its share a stream takes its events whatever the others hold.

@@ -29,8 +29,8 @@ class ScheduleWatch final : public grpc::ServerWriteReactor<pb::ScheduleEvent>,
       : max_backlog_(max_backlog), budget_(budget), on_done_(std::move(on_done)) {}
   ~ScheduleWatch() override;
 
-  // Begins writing: `first` (the SNAPSHOT), then what was pushed meanwhile; a snapshot that does
-  // not fit in the budget ends the stream at once. `self` keeps the stream alive until gRPC is
+  // Begins writing: `first` (the SCHEDULE), then what was pushed meanwhile; a first schedule that
+  // does not fit in the budget ends the stream at once. `self` keeps the stream alive until gRPC is
   // done with it.
   void Start(std::shared_ptr<ScheduleWatch> self, std::optional<pb::ScheduleEvent> first);
 

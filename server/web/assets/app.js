@@ -122,7 +122,7 @@ function select(name) {
   // EventSource cannot send headers: the token goes as a parameter (docs/web.md).
   const query = token() ? `?access_token=${encodeURIComponent(token())}` : '';
   state.events = new EventSource(`/api/v1/clusters/${encodeURIComponent(name)}/events${query}`);
-  for (const kind of ['SNAPSHOT', 'JOB_CHANGED', 'RESERVATION_ADDED', 'RESERVATION_REMOVED',
+  for (const kind of ['SCHEDULE', 'JOB_CHANGED', 'RESERVATION_ADDED', 'RESERVATION_REMOVED',
     'CLOCK_ADVANCED', 'DAG_RESERVED', 'DAG_RELEASED']) {
     state.events.addEventListener(kind, refreshSoon);
   }

@@ -76,7 +76,7 @@ inline Time ExhaustiveMakespan(const OfflineProblem& problem) {
     std::vector<int> order(n);
     std::iota(order.begin(), order.end(), 0);
     do {
-      Timeline timeline = problem.free.Snapshot();
+      Timeline timeline = problem.free.Copy();
       Time end = problem.now;
       for (int i : order) {
         const int k = widths[i][choice[i]];
@@ -107,7 +107,7 @@ inline double ExhaustiveWeightedCompletion(const OfflineProblem& problem) {
     std::vector<int> order(n);
     std::iota(order.begin(), order.end(), 0);
     do {
-      Timeline timeline = problem.free.Snapshot();
+      Timeline timeline = problem.free.Copy();
       double sum = 0;
       for (int i : order) {
         const int k = widths[i][choice[i]];

@@ -194,7 +194,7 @@ TEST(DasedfSearchTest, ListSchedulingEqualsEdfOnTheTimeline) {
           ScheduleForStretch(instance, &EdfSchedule, s, heap_plan, /*give_up_above=*/1e300);
       std::vector<Due> order;
       instance.DeadlineOrder(s, order);
-      Timeline reference = timeline.Snapshot();
+      Timeline reference = timeline.Copy();
       bool reference_met = true;
       for (const Due& due : order) {
         const Duration d = instance.jobs()[due.job].times[0];

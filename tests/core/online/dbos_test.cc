@@ -127,9 +127,9 @@ TEST(DbosTest, OnlineFactorSavesWorkOnAverage) {
   EXPECT_LE(work_15, work_1);
 }
 
-// A dry run (Clone, then Submit on the copy) answers what the real submission then does: the plan
+// A dry run (Copy, then Submit on the copy) answers what the real submission then does: the plan
 // depends on the cluster's state only, not on what the policy computed before.
-TEST(DbosTest, DryRunOnACloneMatchesTheRealSubmission) {
+TEST(DbosTest, DryRunOnACopyMatchesTheRealSubmission) {
   for (const char* policy : {"dbos", "dasedf"}) {
     SCOPED_TRACE(policy);
     std::mt19937_64 rng(4);
@@ -137,7 +137,7 @@ TEST(DbosTest, DryRunOnACloneMatchesTheRealSubmission) {
     for (int i = 0; i < 80; ++i) {
       ASSERT_OK(plan->AdvanceTo(plan->now() + static_cast<Time>(rng() % (8 * kS))));
       Job job = RandomMoldable(rng, 16);
-      auto copy = plan->Clone();
+      auto copy = plan->Copy();
       ASSERT_OK(copy->Submit(job));
       ASSERT_OK(plan->Submit(job));
       for (const JobRecord* a : plan->Jobs()) {

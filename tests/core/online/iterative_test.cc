@@ -202,11 +202,11 @@ TEST(IterativeTest, RandomRunsStayValid) {
   }
 }
 
-TEST(IterativeTest, ClonedPlanKeepsAValidSchedule) {
+TEST(IterativeTest, CopiedPlanKeepsAValidSchedule) {
   auto plan = MakePlanWith("iterative-improved", 8, {});
   testing::RunRandomOps({plan.get()}, 11, {.steps = 100, .max_k = 8});
-  auto clone = plan->Clone();
-  testing::RunRandomOps({clone.get()}, 12, {.steps = 100, .max_k = 8});
+  auto copy = plan->Copy();
+  testing::RunRandomOps({copy.get()}, 12, {.steps = 100, .max_k = 8});
 }
 
 }  // namespace

@@ -162,7 +162,7 @@ void RunKeptAgainstReference(const std::string& policy, std::uint64_t seed, int 
       const Job job = testing::RandomJob(rng, kept->now(), 8, 60);
       std::vector<std::tuple<int, int, Time, Time>> placed;
       both([&](ClusterPlan& plan) {
-        auto copy = plan.Clone();
+        auto copy = plan.Copy();
         const JobRecord* job_record = testing::OkValue(copy->Submit(job));
         placed.emplace_back(job_record->group, job_record->allocation.k,
                             job_record->allocation.start, job_record->allocation.end);

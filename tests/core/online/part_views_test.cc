@@ -79,7 +79,7 @@ TEST(PartViews, ARecordNotFollowedAsksForARebuildThatMirrorsTheGivenBookings) {
   const ReservationId job = testing::OkValue(f.shared.Add(0, 10, 2));
   PartViews copy = f.views;  // a copy follows nothing: it is rebuilt at its first sync
   EXPECT_FALSE(copy.Follows(f.shared));
-  Timeline other = f.shared.Snapshot();  // records nothing
+  Timeline other = f.shared.Copy();  // records nothing
   EXPECT_FALSE(f.views.Follows(other));
   EXPECT_FALSE(f.views.CatchUp(
       other,
@@ -122,7 +122,7 @@ TEST(PartViews, UsableWhileFollowingAndNoReplannedJobAwaitsAdoption) {
   EXPECT_FALSE(f.views.MayHoldUnadoptedJobs(f.shared));
   EXPECT_EQ(f.views.view(0).FreeAt(7), 1);  // 3 less the adopted one and the replanned one
   // Another timeline, or a copy of the views, is not followed.
-  EXPECT_FALSE(f.views.Usable(f.shared.Snapshot()));
+  EXPECT_FALSE(f.views.Usable(f.shared.Copy()));
   EXPECT_FALSE(PartViews(f.views).Usable(f.shared));
 }
 

@@ -89,11 +89,11 @@ TEST(ReserveAuxTest, AuxiliaryPartTakesJobsUnderLoad) {
 }
 
 // A copied plan (a dry run) goes on with a valid schedule; the copy keeps the parts.
-TEST(ReserveAuxTest, ClonedPlanKeepsAValidSchedule) {
+TEST(ReserveAuxTest, CopiedPlanKeepsAValidSchedule) {
   auto plan = MakePlanWith("reserve-aux-fcfs", 8, {{"x", 3}, {"t", 1.5}});
   testing::RunRandomOps({plan.get()}, 11, {.steps = 100});
-  auto clone = plan->Clone();
-  testing::RunRandomOps({clone.get()}, 12, {.steps = 100});
+  auto copy = plan->Copy();
+  testing::RunRandomOps({copy.get()}, 12, {.steps = 100});
 }
 
 TEST(ReserveAuxTest, RandomRunsStayValid) {
@@ -148,8 +148,8 @@ TEST(ReserveAuxTest, OnTwoSpeedsRandomRunsStayValid) {
       SCOPED_TRACE(std::string(policy) + " x=" + std::to_string(x));
       auto plan = testing::MakePlanOn(policy, groups, {{"x", x}, {"t", 1.5}});
       testing::RunRandomOps({plan.get()}, static_cast<std::uint64_t>(x), {.steps = 150});
-      auto clone = plan->Clone();  // a dry run's copy keeps each job's part
-      testing::RunRandomOps({clone.get()}, 7, {.steps = 50});
+      auto copy = plan->Copy();  // a dry run's copy keeps each job's part
+      testing::RunRandomOps({copy.get()}, 7, {.steps = 50});
     }
   }
 }

@@ -110,11 +110,11 @@ TEST(SplitTest, RandomRunsStayValid) {
 }
 
 // A copied plan (a dry run) goes on with a valid schedule; the copy keeps the groups.
-TEST(SplitTest, ClonedPlanKeepsAValidSchedule) {
+TEST(SplitTest, CopiedPlanKeepsAValidSchedule) {
   auto plan = MakePlanWith("split", 8, {{"rho", 3}, {"p_min", 1}, {"p_max", 60}});
   testing::RunRandomOps({plan.get()}, 11, {.steps = 100, .max_k = 8});
-  auto clone = plan->Clone();
-  testing::RunRandomOps({clone.get()}, 12, {.steps = 100, .max_k = 8});
+  auto copy = plan->Copy();
+  testing::RunRandomOps({copy.get()}, 12, {.steps = 100, .max_k = 8});
 }
 
 // FCFS's promise inside each group: a queued job's planned end never gets later (holds that
@@ -195,8 +195,8 @@ TEST(SplitTest, OnTwoSpeedsRandomRunsStayValid) {
       SCOPED_TRACE(std::to_string(rho) + " seed " + std::to_string(seed));
       auto plan = testing::MakePlanOn("split", groups, {{"rho", rho}, {"p_min", 1}, {"p_max", 60}});
       testing::RunRandomOps({plan.get()}, seed, {.steps = 250, .max_k = 8});
-      auto clone = plan->Clone();  // a dry run's copy keeps the groups' parts
-      testing::RunRandomOps({clone.get()}, seed + 10, {.steps = 50, .max_k = 8});
+      auto copy = plan->Copy();  // a dry run's copy keeps the groups' parts
+      testing::RunRandomOps({copy.get()}, seed + 10, {.steps = 50, .max_k = 8});
     }
   }
 }

@@ -71,7 +71,7 @@ TEST(StartBounds, AnotherTimelineOrACopyStartsAfresh) {
   Timeline timeline(4);
   StartBounds bounds;
   bounds.Learn(timeline, 1, 10, 0, 400);
-  const Timeline copy = timeline.Snapshot();
+  const Timeline copy = timeline.Copy();
   EXPECT_NE(copy.capacity_version(), timeline.capacity_version());
   EXPECT_EQ(bounds.SearchFrom(copy, 1, 10, 0), 0);
 }

@@ -264,7 +264,7 @@ TEST(ProposeReplan, BoundsAreBelowThePlanAndTheTrialIsWhatApplyingGives) {
     EXPECT_LE(*proposal->weighted_completion_lower_bound, trial.before.weighted_completion);
     EXPECT_EQ(trial.before.jobs, plan->queued_count());
     EXPECT_EQ(trial.after.jobs, plan->queued_count());
-    auto copy = plan->Clone();
+    auto copy = plan->Copy();
     ASSERT_OK(copy->ApplyReplan(proposal->planned));
     ASSERT_OK(ValidateSchedule(copy->ToValidate()));
     const QueueFigures applied = FiguresOfQueue(*copy);

@@ -1,6 +1,6 @@
 // JobLedger through ClusterPlan: the per-owner usage and the utilization it keeps match a scan of
 // the jobs after the changes the randomized policy test does not make (a Replan, pruning of
-// ended jobs), and in a clone and a plan restored from its image. The randomized runs of every
+// ended jobs), and in a copy and a plan restored from its image. The randomized runs of every
 // policy check them after each step too (tests/core/online/random_plan_test.cc).
 #include "core/plan/job_ledger.h"
 
@@ -52,7 +52,7 @@ TEST(JobLedger, CountsAJobOnceWhateverItsChangesAndForgetsIt) {
   EXPECT_EQ(ledger.Owner("nobody").active_jobs, 0);
 }
 
-TEST(JobLedger, PlanSumsSurvivePruningAReplanACloneAndAnImage) {
+TEST(JobLedger, PlanSumsSurvivePruningAReplanACopyAndAnImage) {
   ClusterSpec spec{"test", {{"", 4, 1.0}}, ClockKind::kSimulated, "fcfs", {}};
   ClusterLimits limits;
   limits.max_retained_ended = 2;  // ended jobs are pruned as the clock moves
@@ -79,7 +79,7 @@ TEST(JobLedger, PlanSumsSurvivePruningAReplanACloneAndAnImage) {
   ASSERT_OK(ValidateSchedule(plan->ToValidate()));
   ExpectSumsMatchAScan(*plan, kOwners);
 
-  ExpectSumsMatchAScan(*plan->Clone(), kOwners);
+  ExpectSumsMatchAScan(*plan->Copy(), kOwners);
   (void)plan->TakeChangedJobs();  // an image holds the plan as its last published change left it
   auto restored = OkValue(ClusterPlan::FromImage(plan->Image()));
   ExpectSumsMatchAScan(*restored, kOwners);

@@ -49,7 +49,7 @@ TEST(TimelineChanges, ACopyRecordsNothingAndTheOriginalKeepsItsRecord) {
   Timeline t(4);
   const std::uint64_t stream = t.RecordChanges();
   ASSERT_OK(t.Add(0, 10, 1));
-  Timeline copy = t.Snapshot();
+  Timeline copy = t.Copy();
   EXPECT_EQ(copy.change_stream(), 0u);
   EXPECT_TRUE(copy.changes().empty());
   ASSERT_OK(copy.Add(0, 10, 1));

@@ -227,7 +227,7 @@ class Driver {
 
   void DoCheck() {
     ASSERT_OK(timeline_.CheckInvariants());
-    const Timeline copy = timeline_.Snapshot();
+    const Timeline copy = timeline_.Copy();
     ASSERT_OK(copy.CheckInvariants());
   }
 

@@ -200,7 +200,7 @@ TEST(TimelineEdgeTest, ForceAddGoesNegativeAndBlocks) {
 TEST(TimelineEdgeTest, SnapshotIsIndependent) {
   Timeline t(kP);
   const ReservationId a = MustAdd(t, 0, 10, 2);
-  Timeline copy = t.Snapshot();
+  Timeline copy = t.Copy();
   ASSERT_OK(copy.Remove(a));
   const ReservationId b = MustAdd(copy, 20, 30, kP);
   EXPECT_EQ(t.FreeAt(5), kP - 2);
@@ -304,7 +304,7 @@ TEST(TimelineEdgeTest, CapacityVersionMovesOnRemovalsAndCopiesOnly) {
   const ReservationId c = *t.Add(40, 50, 1);
   ASSERT_TRUE(t.Remove(c).ok());
   EXPECT_NE(t.capacity_version(), v1);
-  const Timeline copy = t.Snapshot();
+  const Timeline copy = t.Copy();
   EXPECT_NE(copy.capacity_version(), t.capacity_version());
 }
 

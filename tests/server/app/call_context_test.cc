@@ -184,7 +184,7 @@ TEST(InlineCall, RunsOnADurableClusterWhenItsWaitIsDeferred) {
 TEST(InlineCall, IsDeclinedOnADurableClusterWhoseRecordMayMakeASnapshotDue) {
   int captured = 0;
   DurableCluster durable([&](Durability& durability) {
-    durability.snapshot = [&](CapturedSnapshot capture) {
+    durability.snapshot = [&](ClusterImage capture) {
       ++captured;
       capture.in_flight->store(false);
     };

@@ -42,7 +42,7 @@ TEST(ClusterState, AfterDeleteRunAndSnapshotAnswerNotFoundWithoutRunning) {
   EXPECT_THAT(state->Run(own, [&](ClusterState::Txn&) { ran = true; }),
               StatusIs(absl::StatusCode::kNotFound, "cluster 'c' was deleted"));
   EXPECT_FALSE(ran);
-  EXPECT_THAT(state->Snapshot(own), StatusIs(absl::StatusCode::kNotFound, ::testing::_));
+  EXPECT_THAT(state->CopyPlan(own), StatusIs(absl::StatusCode::kNotFound, ::testing::_));
   EXPECT_THAT(state->Delete([](const ClusterPlan&) { return absl::OkStatus(); }),
               StatusIs(absl::StatusCode::kNotFound, ::testing::_));
 }
@@ -58,7 +58,7 @@ TEST(ClusterState, AnUndoThatOutgrowsTheBoundIsJournaledAlone) {
   ASSERT_OK(journal);
   auto state = SimulatedCluster();
   auto follower =
-      ClusterPlan::FromImage(::resched::testing::OkValue(state->Snapshot(own))->Image());
+      ClusterPlan::FromImage(::resched::testing::OkValue(state->CopyPlan(own))->Image());
   ASSERT_OK(follower);
   Durability durability;
   durability.journal = journal->get();
@@ -92,7 +92,7 @@ TEST(ClusterState, AnUndoThatOutgrowsTheBoundIsJournaledAlone) {
     if (!change.ok()) return change.status();
     return (*follower)->ApplyChange(*std::move(change));
   }));
-  ::resched::testing::ExpectSameImage(::resched::testing::OkValue(state->Snapshot(own))->Image(),
+  ::resched::testing::ExpectSameImage(::resched::testing::OkValue(state->CopyPlan(own))->Image(),
                                       (*follower)->Image());
 }
 
@@ -153,7 +153,7 @@ TEST(ClusterState, ConcurrentSubmissionsWatchersAndADeletionStayConsistent) {
     for (int i = 0; i < 20; ++i) {
       auto sink = std::make_shared<RecordingSink>();
       (void)state->Watch(sink, [](const ClusterPlan&) { return pb::Schedule(); });
-      absl::StatusOr<std::unique_ptr<ClusterPlan>> copy = state->Snapshot(own);
+      absl::StatusOr<std::unique_ptr<ClusterPlan>> copy = state->CopyPlan(own);
       if (copy.ok()) {
         EXPECT_OK(ValidateSchedule((*copy)->ToValidate()));
       }

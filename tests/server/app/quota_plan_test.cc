@@ -48,7 +48,7 @@ double HoursAheadByScan(const ClusterPlan& plan, const std::string& tenant) {
 // ends past the quota.
 absl::Status WithinOnACopy(const ClusterPlan& plan,
                            const std::function<absl::Status(ClusterPlan&)>& change, double quota) {
-  std::unique_ptr<ClusterPlan> copy = plan.Clone();
+  std::unique_ptr<ClusterPlan> copy = plan.Copy();
   if (absl::Status changed = change(*copy); !changed.ok()) return changed;
   if (HoursAheadByScan(*copy, kTenant) > quota) return absl::ResourceExhaustedError("past");
   return absl::OkStatus();

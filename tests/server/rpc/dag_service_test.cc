@@ -247,7 +247,7 @@ TEST_F(DagServiceTest, WatchersSeeDagsReservedAndReleased) {
   auto& reader = watch->reader;
   pb::ScheduleEvent event;
   ASSERT_TRUE(reader->Read(&event));
-  EXPECT_EQ(event.kind(), pb::ScheduleEvent::SNAPSHOT);
+  EXPECT_EQ(event.kind(), pb::ScheduleEvent::SCHEDULE);
   pb::ReserveDAGResponse dag;
   ASSERT_OK(Reserve(Diamond(), &dag));
   ASSERT_TRUE(reader->Read(&event));

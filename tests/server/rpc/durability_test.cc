@@ -101,7 +101,7 @@ class DurabilityTest : public ServerTest {
     return out;
   }
 
-  // The sequence number of the SNAPSHOT a new watcher starts with.
+  // The sequence number of the SCHEDULE a new watcher starts with.
   std::int64_t WatchSequence(const std::string& cluster) {
     auto stream = Watch(cluster);
     pb::ScheduleEvent first;

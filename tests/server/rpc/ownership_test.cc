@@ -281,10 +281,10 @@ TEST_F(TenantTest, AWatchStreamShowsOthersWorkRedacted) {
       stub_->WatchSchedule(&context, request);
   pb::ScheduleEvent event;
   ASSERT_TRUE(reader->Read(&event));
-  ASSERT_EQ(event.kind(), pb::ScheduleEvent::SNAPSHOT);
-  ASSERT_EQ(event.snapshot().jobs_size(), 1);
-  EXPECT_EQ(event.snapshot().jobs(0).id(), "");
-  ExpectValid(event.snapshot());
+  ASSERT_EQ(event.kind(), pb::ScheduleEvent::SCHEDULE);
+  ASSERT_EQ(event.schedule().jobs_size(), 1);
+  EXPECT_EQ(event.schedule().jobs(0).id(), "");
+  ExpectValid(event.schedule());
 
   SubmitAs(kAlice, "alice-after");
   ReserveAs(kAlice, "alice-dag");

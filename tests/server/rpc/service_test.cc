@@ -469,7 +469,7 @@ TEST_F(ServerTest, WatchScheduleStreamsASnapshotThenChanges) {
   auto stream = Watch("sim");
   pb::ScheduleEvent event;
   ASSERT_TRUE(stream->reader->Read(&event));
-  EXPECT_EQ(event.kind(), pb::ScheduleEvent::SNAPSHOT);
+  EXPECT_EQ(event.kind(), pb::ScheduleEvent::SCHEDULE);
   pb::SubmitJobResponse r;
   ASSERT_OK(Submit("sim", Rigid(1, 10), &r));
   ASSERT_TRUE(stream->reader->Read(&event));

@@ -20,12 +20,12 @@ class WatchTest : public ServerTest {
     limits_.max_watch_streams_per_client = 64;  // the tests' streams all come from one address
   }
 
-  // A stream on `cluster` past its snapshot.
-  std::unique_ptr<Stream> WatchAfterSnapshot(const std::string& cluster) {
+  // A stream on `cluster` past its first schedule.
+  std::unique_ptr<Stream> WatchAfterFirstSchedule(const std::string& cluster) {
     auto stream = Watch(cluster);
     pb::ScheduleEvent event;
     EXPECT_TRUE(stream->reader->Read(&event));
-    EXPECT_EQ(event.kind(), pb::ScheduleEvent::SNAPSHOT);
+    EXPECT_EQ(event.kind(), pb::ScheduleEvent::SCHEDULE);
     return stream;
   }
 
@@ -33,7 +33,7 @@ class WatchTest : public ServerTest {
   // then wait while the reader does not read, as they would over a slow network. (On the
   // fixture's channel the transport buffers every event of a test, and a writer thread that
   // gets the processor between two publications keeps up with them.)
-  std::unique_ptr<Stream> SlowWatchAfterSnapshot(const std::string& cluster) {
+  std::unique_ptr<Stream> SlowWatchAfterFirstSchedule(const std::string& cluster) {
     grpc::ChannelArguments args;
     args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 1);
     args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
@@ -45,7 +45,7 @@ class WatchTest : public ServerTest {
     stream->reader = slow_stub_->WatchSchedule(&stream->context, request);
     pb::ScheduleEvent event;
     EXPECT_TRUE(stream->reader->Read(&event));
-    EXPECT_EQ(event.kind(), pb::ScheduleEvent::SNAPSHOT);
+    EXPECT_EQ(event.kind(), pb::ScheduleEvent::SCHEDULE);
     return stream;
   }
 
@@ -54,7 +54,7 @@ class WatchTest : public ServerTest {
 
 TEST_F(WatchTest, ManyStreamsHoldNoThread) {
   CreateSim("sim", 4, "conservative");
-  // More streams than the service has worker threads: each still gets its snapshot and the
+  // More streams than the service has worker threads: each still gets its first schedule and the
   // next change, and unary calls are answered meanwhile.
   std::vector<std::unique_ptr<Stream>> streams;
   streams.reserve(3 * kWorkerThreads);
@@ -62,7 +62,7 @@ TEST_F(WatchTest, ManyStreamsHoldNoThread) {
   pb::ScheduleEvent event;
   for (auto& stream : streams) {
     ASSERT_TRUE(stream->reader->Read(&event));
-    EXPECT_EQ(event.kind(), pb::ScheduleEvent::SNAPSHOT);
+    EXPECT_EQ(event.kind(), pb::ScheduleEvent::SCHEDULE);
   }
   pb::SubmitJobResponse submitted;
   ASSERT_OK(Submit("sim", Rigid(1, 10), &submitted));
@@ -81,7 +81,7 @@ TEST_F(WatchTest, ManyStreamsHoldNoThread) {
 
 TEST_F(WatchTest, DeletingTheClusterEndsItsStreams) {
   CreateSim("sim", 4, "conservative");
-  auto stream = WatchAfterSnapshot("sim");
+  auto stream = WatchAfterFirstSchedule("sim");
   pb::DeleteClusterRequest request;
   request.set_name("sim");
   pb::DeleteClusterResponse response;
@@ -97,14 +97,14 @@ TEST_F(WatchTest, DeletingTheClusterEndsItsStreams) {
 
 TEST_F(WatchTest, ShutdownEndsStreamsAsUnavailable) {
   CreateSim("sim", 4, "conservative");
-  auto stream = WatchAfterSnapshot("sim");
+  auto stream = WatchAfterFirstSchedule("sim");
   app_->BeginShutdown();
   EXPECT_EQ(Drain(*stream).error_code(), grpc::StatusCode::UNAVAILABLE);
 }
 
 TEST_F(WatchTest, AReaderTooFarBehindIsCutOff) {
   CreateSim("sim", 64, "conservative");
-  auto stream = SlowWatchAfterSnapshot("sim");
+  auto stream = SlowWatchAfterFirstSchedule("sim");
   pb::JobSpec later = Rigid(1, 10);
   later.mutable_release()->set_seconds(1);
   for (int i = 0; i < 40; ++i) {
@@ -120,12 +120,12 @@ TEST_F(WatchTest, AReaderTooFarBehindIsCutOff) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_NE(status.error_message().find("5 events behind"), std::string::npos)
       << status.error_message();
-  // The cluster goes on, and a new stream starts from a fresh snapshot.
+  // The cluster goes on, and a new stream starts from a fresh first schedule.
   auto again = Watch("sim");
   pb::ScheduleEvent event;
   ASSERT_TRUE(again->reader->Read(&event));
-  EXPECT_EQ(event.kind(), pb::ScheduleEvent::SNAPSHOT);
-  EXPECT_EQ(event.snapshot().jobs_size(), 40);
+  EXPECT_EQ(event.kind(), pb::ScheduleEvent::SCHEDULE);
+  EXPECT_EQ(event.schedule().jobs_size(), 40);
   again->context.TryCancel();
   Drain(*again);
   ExpectValid(Schedule("sim"));
@@ -160,10 +160,10 @@ TEST_F(WatchMemoryTest, ASnapshotPastTheBudgetIsRefusedAndASmallerOneServed) {
   auto refused = Watch("big");
   const grpc::Status status = Drain(*refused);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("this stream's snapshot of"));
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("this stream's first schedule of"));
   EXPECT_THAT(status.error_message(), ::testing::HasSubstr("(max_watch_memory_mib"));
   CreateSim("small", 4, "conservative");
-  auto served = WatchAfterSnapshot("small");
+  auto served = WatchAfterFirstSchedule("small");
   served->context.TryCancel();
   Drain(*served);
   ExpectValid(Schedule("big"));
@@ -171,8 +171,8 @@ TEST_F(WatchMemoryTest, ASnapshotPastTheBudgetIsRefusedAndASmallerOneServed) {
 
 TEST_F(WatchMemoryTest, AReaderBehindIsCutOffWhenTheBudgetIsFullAndOneKeepingUpIsNot) {
   CreateSim("sim", 64, "conservative");
-  auto slow = SlowWatchAfterSnapshot("sim");
-  auto keeping_up = WatchAfterSnapshot("sim");
+  auto slow = SlowWatchAfterFirstSchedule("sim");
+  auto keeping_up = WatchAfterFirstSchedule("sim");
   constexpr int kJobs = 400;
   for (int i = 0; i < kJobs; ++i) {
     pb::SubmitJobResponse submitted;
@@ -210,7 +210,7 @@ class WatchCapTest : public ServerTest {
   static grpc::Status EndOf(Stream& stream) {
     pb::ScheduleEvent event;
     while (stream.reader->Read(&event)) {
-      if (event.kind() == pb::ScheduleEvent::SNAPSHOT) return grpc::Status::OK;
+      if (event.kind() == pb::ScheduleEvent::SCHEDULE) return grpc::Status::OK;
     }
     return stream.reader->Finish();
   }

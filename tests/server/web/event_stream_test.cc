@@ -28,15 +28,15 @@ class EventStreamTest : public resched::server::testing::ServerTest {
         grpc::CreateCustomChannel(target_, grpc::InsecureChannelCredentials(), args));
   }
 
-  // A stream of `cluster` over `stub` (a heartbeat no test waits for) that has sent its
-  // snapshot.
-  static std::unique_ptr<EventStream> StreamAfterSnapshot(pb::Resched::Stub& stub,
-                                                          const std::string& cluster) {
+  // A stream of `cluster` over `stub` (a heartbeat no test waits for) that has sent its first
+  // schedule.
+  static std::unique_ptr<EventStream> StreamAfterFirstSchedule(pb::Resched::Stub& stub,
+                                                               const std::string& cluster) {
     auto stream =
         std::make_unique<EventStream>(stub, cluster, WebCaller{}, std::chrono::seconds(30));
     std::string chunk;
     EXPECT_TRUE(stream->Next(chunk));
-    EXPECT_TRUE(chunk.starts_with("event: SNAPSHOT\n")) << chunk;
+    EXPECT_TRUE(chunk.starts_with("event: SCHEDULE\n")) << chunk;
     return stream;
   }
 };
@@ -44,7 +44,7 @@ class EventStreamTest : public resched::server::testing::ServerTest {
 TEST_F(EventStreamTest, APageThatStopsReadingIsCutOffByTheServersBacklogLimit) {
   CreateSim("sim", 64, "fcfs");
   auto stub = SlowStub();
-  auto stream = StreamAfterSnapshot(*stub, "sim");
+  auto stream = StreamAfterFirstSchedule(*stub, "sim");
   std::string chunk;
   // One event per call, well apart: a reader that took every event as it came would keep up.
   // This one stops taking them once it holds its read-ahead, and the page reads nothing.
@@ -72,7 +72,7 @@ TEST_F(EventStreamTest, APageThatStopsReadingIsCutOffByTheServersBacklogLimit) {
 TEST_F(EventStreamTest, ACancelledStreamEndsWithoutAnEndEvent) {
   CreateSim("sim", 8, "fcfs");
   auto stub = SlowStub();
-  auto stream = StreamAfterSnapshot(*stub, "sim");
+  auto stream = StreamAfterFirstSchedule(*stub, "sim");
   stream->Cancel();
   std::string chunk;
   EXPECT_FALSE(stream->Next(chunk));  // returns at once, though the heartbeat is 30 s away

@@ -119,7 +119,7 @@ TEST_F(HttpViewTest, ThePageAndMetricsAreServed) {
 TEST_F(HttpViewTest, TheEventStreamFollowsTheClusterUntilTheViewStops) {
   CreateSim("sim", 8, "fcfs");
   RestartViewWithHeartbeat(std::chrono::milliseconds(20));
-  std::atomic<bool> saw_snapshot = false;
+  std::atomic<bool> saw_first_schedule = false;
   std::atomic<int> heartbeats = 0;
   std::atomic<bool> saw_job = false;
   std::string received;
@@ -129,7 +129,7 @@ TEST_F(HttpViewTest, TheEventStreamFollowsTheClusterUntilTheViewStops) {
     client.set_read_timeout(kStreamReadTimeoutSeconds, 0);
     client.Get("/api/v1/clusters/sim/events", [&](const char* data, size_t size) {
       received.append(data, size);
-      if (received.starts_with("event: SNAPSHOT\ndata: {")) saw_snapshot = true;
+      if (received.starts_with("event: SCHEDULE\ndata: {")) saw_first_schedule = true;
       int count = 0;
       for (size_t at = received.find(": heartbeat\n\n"); at != std::string::npos;
            at = received.find(": heartbeat\n\n", at + 1)) {
@@ -146,7 +146,7 @@ TEST_F(HttpViewTest, TheEventStreamFollowsTheClusterUntilTheViewStops) {
     return done();
   };
   // EXPECT, not ASSERT, until the reader is joined: returning with it joinable would abort.
-  EXPECT_TRUE(wait_for([&] { return saw_snapshot.load(); }));
+  EXPECT_TRUE(wait_for([&] { return saw_first_schedule.load(); }));
   EXPECT_TRUE(wait_for([&] { return heartbeats >= 3; })) << heartbeats << " heartbeats";
   pb::SubmitJobResponse submitted;
   EXPECT_OK(Submit("sim", Rigid(2, 10), &submitted));
@@ -233,30 +233,30 @@ TEST_F(HttpViewTest, OneClientHoldsAtMostFourEventStreams) {
   others.Join();
 }
 
-// Pages that take the snapshot and go away, on a cluster where nothing happens: each frees its
-// stream at the next heartbeat, so three times the cap of them get their snapshot in turn.
-// Without the heartbeat the 17th page would wait for an event that never comes.
+// Pages that take the first schedule and go away, on a cluster where nothing happens: each frees
+// its stream at the next heartbeat, so three times the cap of them get their first schedule in
+// turn. Without the heartbeat the 17th page would wait for an event that never comes.
 TEST_F(HttpViewTest, APageThatWentAwayFreesItsStreamOnAQuietCluster) {
   CreateSim("sim", 8, "fcfs");
   RestartViewWithHeartbeat(std::chrono::milliseconds(50));
   const int port = view_->port();
   constexpr int kCap = 16;  // http_view.cc's kMaxEventStreams
-  auto page_gets_its_snapshot = [port] {
+  auto page_gets_its_first_schedule = [port] {
     httplib::Client client("127.0.0.1", port);
     client.set_read_timeout(kStreamReadTimeoutSeconds, 0);
     std::string received;
-    // Returning false closes the connection: the page goes away once it has the snapshot (a
-    // refused one, 429, gets no snapshot and goes at once too).
+    // Returning false closes the connection: the page goes away once it has the first schedule (a
+    // refused one, 429, gets no first schedule and goes at once too).
     (void)client.Get("/api/v1/clusters/sim/events", [&](const char* data, size_t size) {
       received.append(data, size);
       return received.find("\n\n") == std::string::npos;
     });
-    return received.starts_with("event: SNAPSHOT\ndata: {");
+    return received.starts_with("event: SCHEDULE\ndata: {");
   };
   int pages = 0;
   int refused = 0;
   for (int step = 0; step < kWaitTenMillisecondSteps && pages < 3 * kCap; ++step) {
-    if (page_gets_its_snapshot()) {
+    if (page_gets_its_first_schedule()) {
       ++pages;
     } else {
       ++refused;

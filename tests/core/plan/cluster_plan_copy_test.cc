@@ -1,4 +1,4 @@
-// ClusterPlan::Clone, the copy a dry run works on: from the moment of the copy, the same
+// ClusterPlan::Copy, the copy a dry run works on: from the moment of the copy, the same
 // operations must give the same schedule on the copy as on the plan, for every policy, also
 // for those that remember something between calls (the parts of Split and of the reservation
 // scheme).
@@ -40,7 +40,7 @@ struct Case {
 
 // Parameters that make the partitioned policies split an 8-processor test cluster and its short
 // jobs into several parts; every other policy runs with its defaults.
-TEST(ClusterPlanCloneTest, ACopyGoesOnAsThePlanDoes) {
+TEST(ClusterPlanCopyTest, ACopyGoesOnAsThePlanDoes) {
   int policies = 0;
   for (const AlgorithmInfo& info : AlgorithmRegistry()) {
     if (info.kind != AlgorithmKind::kPolicy) continue;
@@ -52,7 +52,7 @@ TEST(ClusterPlanCloneTest, ACopyGoesOnAsThePlanDoes) {
       ASSERT_NE(plan, nullptr);
       const RandomOptions options{.steps = 60, .max_k = 8};
       RunRandomOps({plan.get()}, seed, options);
-      auto copy = plan->Clone();
+      auto copy = plan->Copy();
       ExpectSameSchedule(*plan, *copy);
       RunRandomOps({plan.get(), copy.get()}, seed + 100, options,
                    [&](int) { ExpectSameSchedule(*plan, *copy); });
