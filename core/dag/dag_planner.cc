@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/dag/barbosa.h"
 #include "core/dag/dag_graph.h"
+#include "core/dag/dag_planners.h"
 #include "core/dag/heft.h"
 #include "core/model/group_order.h"
 

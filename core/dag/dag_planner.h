@@ -12,10 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/dag/cpa.h"
 #include "core/dag/dag_plan.h"
-#include "core/dag/ressched.h"
-#include "core/dag/resscheddl.h"
 #include "core/model/cluster.h"
 #include "core/model/dag.h"
 #include "core/model/plan_control.h"
@@ -68,14 +65,6 @@ class DagPlanner {
   virtual absl::StatusOr<DeadlineAnswer> AnswerDeadline(const DagPlanningInput& input,
                                                         std::optional<Time> deadline) const = 0;
 };
-
-// The planners, one factory each; the registry maps names and parameters to them. A q of 0
-// in the options means the input's historical_q.
-std::unique_ptr<DagPlanner> MakeCpaPlanner(CpaOptions cpa);
-std::unique_ptr<DagPlanner> MakeResschedPlanner(ResschedOptions options);
-std::unique_ptr<DagPlanner> MakeDeadlinePlanner(ResschedDlOptions options, Duration resolution);
-std::unique_ptr<DagPlanner> MakeHeftPlanner();
-std::unique_ptr<DagPlanner> MakeBarbosaPlanner();
 
 // Time-weighted average of free processors over [from, to) on `timeline`, rounded to the
 // nearest integer and clamped to [1, P]: the historical q of §4.2 when [from, to) lies in the

@@ -21,9 +21,10 @@ PartitionedPolicy::PartitionedPolicy(const PartitionedPolicy& other)
   for (const auto& policy : other.policies_) policies_.push_back(policy->Copy());
 }
 
-void PartitionedPolicy::RunInGroups(std::vector<ProcessorGroup> groups) {
-  groups_ = std::move(groups);
+bool PartitionedPolicy::RunInGroups(const std::vector<ProcessorGroup>& groups) {
+  groups_ = groups;
   slowest_first_ = GroupsSlowestFirst(groups_);
+  return true;
 }
 
 void PartitionedPolicy::Reoptimize(PlanState& state, Time freed_from) {

@@ -29,7 +29,7 @@ class PartitionedPolicy : public OnlinePolicy {
 
   // Runs the scheme inside each of `groups` (speeds differing) instead of on one pool; call
   // before the first use. The groups' counts must sum to the cluster's capacity.
-  void RunInGroups(std::vector<ProcessorGroup> groups);
+  bool RunInGroups(const std::vector<ProcessorGroup>& groups) override;
 
   void Reoptimize(PlanState& state, Time freed_from) override;
   void Rebuild(PlanState& state) override;

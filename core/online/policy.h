@@ -5,8 +5,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "core/model/cluster.h"
 #include "core/online/plan_state.h"
 #include "core/online/policy_image.h"
 
@@ -49,6 +51,11 @@ class OnlinePolicy {
   // True when the policy decides at every event (job ends, releases), as EASY does; false when
   // its plan only changes on submissions and freed capacity.
   virtual bool DecidesAtEvents() const { return false; }
+  // On a cluster of several speeds: a policy that cuts the cluster into parts of its own cuts
+  // them inside each of `groups` instead (partitioned_policy.h) and returns true; call before the
+  // first use. The others return false, and the cluster runs one of them per group
+  // (grouped_policy.h).
+  virtual bool RunInGroups(const std::vector<ProcessorGroup>& /*groups*/) { return false; }
   // A copy for a what-if copy of the plan (dry runs): it keeps what changes the policy's
   // decisions (a partition's bookings, the part of each queued job) and drops memoized work,
   // which points into the original plan's records.

@@ -6,7 +6,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/dag/group_free.h"
-#include "core/online/partitioned_policy.h"
 #include "core/online/policies.h"
 
 namespace resched {
@@ -19,15 +18,11 @@ std::optional<std::int64_t> ParseReservationId(const std::string& id) {
   return n;
 }
 
-// On groups of several speeds: the cluster's policy run once per group (grouped_policy.cc), or,
-// for a policy that cuts the cluster into parts of its own, those parts cut inside each group
-// (partitioned_policy.h).
+// On groups of several speeds: the cluster's policy run once per group (grouped_policy.cc),
+// unless it runs in the groups itself (OnlinePolicy::RunInGroups).
 std::unique_ptr<OnlinePolicy> RunInGroups(const ClusterSpec& spec, const AlgorithmParams& params,
                                           std::unique_ptr<OnlinePolicy> policy) {
-  if (auto* partitioned = dynamic_cast<PartitionedPolicy*>(policy.get())) {
-    partitioned->RunInGroups(spec.groups);
-    return policy;
-  }
+  if (policy->RunInGroups(spec.groups)) return policy;
   return MakeGroupedPolicy(spec.groups, [name = spec.policy, params] {
     // Built once already with these parameters, so it cannot fail here.
     return *MakePolicy(name, params);
