@@ -47,9 +47,4 @@ inline constexpr char kSparseLpExactJobShare[] = "exact_job_share";
 std::unique_ptr<OfflinePlanner> MakeBicriteriaPlanner(double epsilon, int shuffles,
                                                       std::uint64_t seed);
 
-// dutot §2.2's on-line batches scheduled by the bi-criteria algorithm (bicriteria_batch.cc): the
-// online policy "bicriteria-batch".
-std::unique_ptr<OnlinePolicy> MakeBicriteriaBatchPolicy(double epsilon, int shuffles,
-                                                        std::uint64_t seed);
-
 }  // namespace resched

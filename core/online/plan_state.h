@@ -7,28 +7,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "core/model/job.h"
+#include "core/model/job_record.h"
 #include "core/online/start_bounds.h"
 #include "core/timeline/timeline.h"
 
 namespace resched {
-
-struct JobRecord {
-  Job job;
-  JobState state = JobState::kQueued;
-  Allocation allocation;
-  bool placed = false;             // allocation booked in the timeline
-  ReservationId reservation = -1;  // the timeline booking while placed
-  bool guaranteed = false;         // the policy keeps or improves this allocation
-  bool ended_early = false;        // finished, failed or cancelled before its planned end
-  // Placed by a committed Replan: out of the policy's queue, kept in its width and its order
-  // among the replanned jobs, moved only earlier (ClusterPlan::ApplyReplan).
-  bool replanned = false;
-  // On a cluster of several speeds, the index of the processor group it runs in (its model is
-  // then on that group's speed); -1 on a cluster of one speed.
-  int group = -1;
-  Time submitted = 0;
-  std::int64_t sequence = 0;  // submission order within the cluster
-};
 
 class PlanState {
  public:

@@ -8,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/batch/batch_policies.h"
 #include "core/dag/dag_planners.h"
 #include "core/offline/planners.h"
 #include "core/online/policies.h"

@@ -26,12 +26,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/model/allocation.h"
+#include "core/model/reservation_id.h"
 #include "core/model/time.h"
 #include "core/timeline/huge_page_allocator.h"
 
 namespace resched {
-
-using ReservationId = std::int64_t;
 
 // A timeline's reservations with the bookkeeping that decides its next ids (which slot is
 // reused next, each slot's generation): what a restart needs to answer as this timeline would

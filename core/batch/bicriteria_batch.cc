@@ -12,11 +12,11 @@
 // the running batch that ends early lets the next batch start earlier (when the batch is done),
 // but the batch's other jobs keep their planned starts; (3) a reservation that displaces queued
 // work (Rebuild) replans the current batch's queued jobs from now as one batch.
-// In core/offline rather than core/online: it runs an offline planner.
 #include <algorithm>
 #include <memory>
 #include <set>
 
+#include "core/batch/batch_policies.h"
 #include "core/offline/planners.h"
 #include "core/online/moldable_fit.h"
 #include "core/online/policy.h"
