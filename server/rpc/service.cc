@@ -139,11 +139,14 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
   }
   const Admission admission = app_.Admit(IncomingOf(
       *context, method, *request, [context] { return CallPeer(*context); }, trace_id));
-  auto finish = [this, reactor, method, arrived, trace_id, span, admission,
+  // The tasks below hold the application, not this adapter: a worker may run one while the
+  // adapter is being destroyed (the application's workers outlive it).
+  Application* app = &app_;
+  auto finish = [app, reactor, method, arrived, trace_id, span, admission,
                  response](const absl::Status& status) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - arrived).count();
-    app_.Finish(method, admission, status, *response, seconds, trace_id);
+    app->Finish(method, admission, status, *response, seconds, trace_id);
     if (span) {
       span->SetAttribute("rpc.grpc.status_code", std::int64_t{static_cast<int>(status.code())});
       if (!status.ok()) span->SetError(std::string(status.message()));
@@ -157,7 +160,7 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
   }
   // The call, with its span current, on whichever thread runs it: inline or not, its waits for
   // the journal noted in `deferred`. Sets `declined` when the cluster declined to run it inline.
-  auto run = [this, context, request, response, handler, span, principal = admission.principal](
+  auto run = [app, context, request, response, handler, span, principal = admission.principal](
                  bool runs_inline, DeferredDurability& deferred, bool& declined) {
     trace::CurrentSpanScope current(span.get());
     CallContext call;
@@ -165,7 +168,7 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
     call.set_status_check([context] { return CallStatusOf(*context); });
     call.set_runs_inline(runs_inline);
     call.set_deferred(&deferred);
-    absl::Status status = (app_.*handler)(call, *request, response);
+    absl::Status status = (app->*handler)(call, *request, response);
     declined = call.declined();
     return status;
   };
@@ -348,8 +351,9 @@ grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
                         : absl::StrCat("address ", auth::DeniedLineLimiter::AddressOf(peer()));
   if (absl::Status admitted = watch_caps_.Acquire(client); !admitted.ok()) return refuse(admitted);
   *held = client;
-  if (!app_.workers().TryPost([this, request, watch, caller]() mutable {
-        std::optional<pb::ScheduleEvent> first = app_.Watch(*request, watch, caller);
+  Application* app = &app_;
+  if (!app_.workers().TryPost([app, request, watch, caller]() mutable {
+        std::optional<pb::ScheduleEvent> first = app->Watch(*request, watch, caller);
         ScheduleWatch* started = watch.get();
         started->Start(std::move(watch), std::move(first));
       })) {
