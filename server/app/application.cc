@@ -189,7 +189,7 @@ absl::Status Application::CreateConfiguredClusters(const pb::ServerConfig& confi
 }
 
 std::optional<pb::ScheduleEvent> Application::Watch(const pb::WatchScheduleRequest& request,
-                                                    std::shared_ptr<ScheduleSink> sink,
+                                                    const std::shared_ptr<ScheduleSink>& sink,
                                                     std::shared_ptr<const auth::Principal> caller) {
   auto state = Find(request.cluster());
   if (!state.ok()) {

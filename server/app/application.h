@@ -145,7 +145,7 @@ class Application {
   // Other tenants' work reaches a user's stream redacted (server/app/ownership.h); `caller` is null
   // without tokens. Waits for the cluster's lock.
   std::optional<pb::ScheduleEvent> Watch(const pb::WatchScheduleRequest& request,
-                                         std::shared_ptr<ScheduleSink> sink,
+                                         const std::shared_ptr<ScheduleSink>& sink,
                                          std::shared_ptr<const auth::Principal> caller);
   // Ends the open watches with UNAVAILABLE and stops the periodic Replan (before the transport
   // shuts down).

@@ -93,14 +93,14 @@ std::optional<absl::string_view> AuthorizationOf(const grpc::CallbackServerConte
 template <class Request>
 IncomingCall IncomingOf(const grpc::CallbackServerContext& context, const char* method,
                         const Request& request, absl::FunctionRef<std::string()> peer,
-                        std::string trace_id) {
+                        const std::string& trace_id) {
   return IncomingCall{.method = method,
                       .cluster = ClusterOf(request),
                       .cluster_field = ClusterFieldOf(request),
                       .request_id = RequestIdOf(request),
                       .authorization = AuthorizationOf(context),
                       .peer = peer,
-                      .trace_id = std::move(trace_id),
+                      .trace_id = trace_id,
                       .request = &request};
 }
 
