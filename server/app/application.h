@@ -51,8 +51,9 @@ struct IncomingCall {
   absl::string_view cluster;
   absl::string_view cluster_field;
   absl::string_view request_id;
-  // The value of the call's "authorization" metadata; nullopt when it sent none.
-  std::optional<absl::string_view> authorization;
+  // The value of the call's "authorization" metadata (nullopt when it sent none), asked for only
+  // when calls are authenticated.
+  absl::FunctionRef<std::optional<absl::string_view>()> authorization;
   // The caller's address, asked for only when a line names it (an audited or refused call).
   absl::FunctionRef<std::string()> peer;
   std::string trace_id;  // the call's trace, for the log and audit lines; empty: none

@@ -54,16 +54,17 @@ Admission Application::Admit(const IncomingCall& call) const {
   auth::CallAuthorization authorization;
   if (admission.status.ok() && tokens_ != nullptr) {
     authorization =
-        auth::AuthorizeCall(*tokens_->Current(), call.authorization, call.method, call.cluster);
+        auth::AuthorizeCall(*tokens_->Current(), call.authorization(), call.method, call.cluster);
     admission.status = authorization.status;
   }
   if (authorization.principal) {
     admission.principal =
         std::make_shared<const auth::Principal>(*std::move(authorization.principal));
   }
-  const std::optional<auth::MethodAccess> access = auth::AccessOf(call.method);
   // Calls that change nothing are not audited; a method without a rule is refused at the gate,
   // and the refusal is.
+  std::optional<auth::MethodAccess> access;
+  if (audit_ != nullptr) access = auth::AccessOf(call.method);
   if (audit_ != nullptr && (!access || access->changes)) {
     auto entry = std::make_shared<auth::AuditEntry>();
     if (admission.principal != nullptr) {

@@ -89,16 +89,17 @@ std::optional<absl::string_view> AuthorizationOf(const grpc::CallbackServerConte
   return absl::string_view(header->second.data(), header->second.size());
 }
 
-// What the application's gate needs to know of a call.
+// What the application's gate needs to know of a call; `authorization` and `peer` read the
+// call's context, and live until the gate is passed.
 template <class Request>
-IncomingCall IncomingOf(const grpc::CallbackServerContext& context, const char* method,
-                        const Request& request, absl::FunctionRef<std::string()> peer,
-                        const std::string& trace_id) {
+IncomingCall IncomingOf(const char* method, const Request& request,
+                        absl::FunctionRef<std::optional<absl::string_view>()> authorization,
+                        absl::FunctionRef<std::string()> peer, const std::string& trace_id) {
   return IncomingCall{.method = method,
                       .cluster = ClusterOf(request),
                       .cluster_field = ClusterFieldOf(request),
                       .request_id = RequestIdOf(request),
-                      .authorization = AuthorizationOf(context),
+                      .authorization = authorization,
                       .peer = peer,
                       .trace_id = trace_id,
                       .request = &request};
@@ -138,7 +139,8 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
     trace_id = trace::ToHex(caller->trace_id);
   }
   const Admission admission = app_.Admit(IncomingOf(
-      *context, method, *request, [context] { return CallPeer(*context); }, trace_id));
+      method, *request, [context] { return AuthorizationOf(*context); },
+      [context] { return CallPeer(*context); }, trace_id));
   // The tasks below hold the application, not this adapter: a worker may run one while the
   // adapter is being destroyed (the application's workers outlive it).
   Application* app = &app_;
@@ -342,8 +344,9 @@ grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
     return raw;
   };
   const auto peer = [context] { return CallPeer(*context); };
-  const Admission admission =
-      app_.Admit(IncomingOf(*context, "WatchSchedule", *request, peer, /*trace_id=*/""));
+  const Admission admission = app_.Admit(IncomingOf(
+      "WatchSchedule", *request, [context] { return AuthorizationOf(*context); }, peer,
+      /*trace_id=*/""));
   if (!admission.status.ok()) return refuse(admission.status);
   std::shared_ptr<const auth::Principal> caller = admission.principal;
   const std::string client =
