@@ -91,7 +91,7 @@ std::unique_ptr<ClusterPlan> ClusterPlan::Copy() const {
   copy->next_replan_ = next_replan_;
   copy->past_holds_ = past_holds_;
   copy->ended_count_ = ended_count_;
-  copy->ledger_ = Ledger();  // by sequence, which the copies keep
+  copy->ledger_ = ledger_;  // by sequence, which the copies keep
   for (const auto& [seq, job] : jobs_) {
     auto record = std::make_unique<JobRecord>(*job);
     JobRecord* raw = record.get();
@@ -119,20 +119,18 @@ void ClusterPlan::AbsorbMoves(const PlanState& state) {
 
 void ClusterPlan::MarkChanged(JobRecord* job) {
   // Bounded for callers that never read the sums nor take the changes (the simulator).
-  if (unaccounted_.size() >= kMaxUnaccounted) Ledger();
+  if (unaccounted_.size() >= kMaxUnaccounted) AccountChangedJobs();
   unaccounted_.push_back(job);
   if (changed_set_.insert(job).second) changed_.push_back(job);
   TouchJob(*job);
 }
 
-const JobLedger& ClusterPlan::Ledger() const {
+void ClusterPlan::AccountChangedJobs() {
   for (const JobRecord* job : unaccounted_) ledger_.Account(*job);
   unaccounted_.clear();
-  return ledger_;
 }
 
 std::vector<const JobRecord*> ClusterPlan::TakeChangedJobs() {
-  Ledger();
   std::vector<const JobRecord*> out(changed_.begin(), changed_.end());
   changed_.clear();
   changed_set_.clear();
@@ -163,6 +161,7 @@ std::vector<const ExternalReservation*> ClusterPlan::Reservations() const {
 }
 
 absl::StatusOr<const JobRecord*> ClusterPlan::Submit(Job job) {
+  const AccountOnReturn account(*this);
   if (job.release < now_) job.release = now_;  // a job cannot start in the past
   if (auto status = ValidateJob(job, capacity()); !status.ok()) return status;
   if (auto status = CheckFitsOneGroup(job); !status.ok()) return status;
@@ -206,6 +205,7 @@ absl::StatusOr<const JobRecord*> ClusterPlan::Submit(Job job) {
 }
 
 absl::StatusOr<const JobRecord*> ClusterPlan::Cancel(const JobId& id) {
+  const AccountOnReturn account(*this);
   JobRecord* job = Mutable(id);
   if (job == nullptr) return absl::NotFoundError(absl::StrCat("job '", id, "' not found"));
   if (IsEnded(job->state)) {
@@ -231,6 +231,7 @@ absl::StatusOr<const JobRecord*> ClusterPlan::Cancel(const JobId& id) {
 }
 
 absl::StatusOr<const JobRecord*> ClusterPlan::ReportStarted(const JobId& id, Time t) {
+  const AccountOnReturn account(*this);
   JobRecord* job = Mutable(id);
   if (job == nullptr) return absl::NotFoundError(absl::StrCat("job '", id, "' not found"));
   if (job->state == JobState::kRunning) return job;  // the plan already started it
@@ -252,6 +253,7 @@ absl::StatusOr<const JobRecord*> ClusterPlan::ReportStarted(const JobId& id, Tim
 }
 
 absl::StatusOr<const JobRecord*> ClusterPlan::ReportEnded(const JobId& id, Time t, bool failed) {
+  const AccountOnReturn account(*this);
   JobRecord* job = Mutable(id);
   if (job == nullptr) return absl::NotFoundError(absl::StrCat("job '", id, "' not found"));
   if (job->state != JobState::kRunning) {
@@ -293,6 +295,7 @@ absl::StatusOr<const ExternalReservation*> ClusterPlan::AddReservation(int k, Ti
                                                                        std::string reason,
                                                                        bool displace_queued,
                                                                        int group) {
+  const AccountOnReturn account(*this);
   start = std::max(start, now_);
   if (k < 1 || k > capacity()) {
     return absl::InvalidArgumentError(
@@ -357,6 +360,7 @@ absl::StatusOr<const ExternalReservation*> ClusterPlan::AddReservation(int k, Ti
 }
 
 absl::Status ClusterPlan::RemoveReservation(const std::string& id) {
+  const AccountOnReturn account(*this);
   const auto n = ParseReservationId(id);
   auto it = n ? reservations_.find(*n) : reservations_.end();
   if (it == reservations_.end()) {
@@ -392,6 +396,7 @@ std::optional<Time> ClusterPlan::NextEventAfterNow() const {
 }
 
 absl::Status ClusterPlan::AdvanceTo(Time t) {
+  const AccountOnReturn account(*this);
   if (t < now_) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "time must be >= the cluster's now (%s), got %s", FormatInstant(now_), FormatInstant(t)));
@@ -480,7 +485,7 @@ void ClusterPlan::PruneEnded() {
         tracker_.forgotten.push_back(it->second->job.id);
       }
       by_id_.erase(it->second->job.id);
-      Ledger();  // nothing pending may point at the job
+      AccountChangedJobs();  // nothing pending may point at the job
       ledger_.Forget(*it->second);
       it = jobs_.erase(it);
       --ended_count_;

@@ -239,7 +239,23 @@ class ClusterPlan {
   PlanState MakeState();
   void AbsorbMoves(const PlanState& state);
   void MarkChanged(JobRecord* job);
-  const JobLedger& Ledger() const;
+  // The sums over the retained jobs, up to date between public calls (see AccountOnReturn).
+  const JobLedger& Ledger() const { return ledger_; }
+  // Brings the jobs marked changed since the last time into ledger_.
+  void AccountChangedJobs();
+  // Every public call that changes jobs holds one: the jobs it marked are accounted when it
+  // returns, on every path, after the whole change, so the order of a change's steps and its
+  // MarkChanged calls does not matter.
+  class AccountOnReturn {
+   public:
+    explicit AccountOnReturn(ClusterPlan& plan) : plan_(plan) {}
+    AccountOnReturn(const AccountOnReturn&) = delete;
+    AccountOnReturn& operator=(const AccountOnReturn&) = delete;
+    ~AccountOnReturn() { plan_.AccountChangedJobs(); }
+
+   private:
+    ClusterPlan& plan_;
+  };
   void ProcessInstant();
   // Queued jobs whose allocation starts at or before now begin running.
   void Start(const std::vector<JobRecord*>& starting);
@@ -301,12 +317,11 @@ class ClusterPlan {
   absl::flat_hash_map<ReservationId, int> group_bookings_;
   std::vector<JobRecord*> changed_;  // in order of change
   absl::flat_hash_set<JobRecord*> changed_set_;
-  // Every retained job as it was when last marked changed, once unaccounted_ is brought in
-  // (Ledger()): a job is accounted when read, after the whole change, so the order of a
-  // change's steps and its MarkChanged call does not matter.
-  // TakeChangedJobs brings it in too, and MarkChanged past kMaxUnaccounted entries.
-  mutable JobLedger ledger_;
-  mutable std::vector<const JobRecord*> unaccounted_;
+  // Every retained job as it was when its last change was accounted (AccountOnReturn); the
+  // jobs marked since wait in unaccounted_, which MarkChanged also brings in past
+  // kMaxUnaccounted entries.
+  JobLedger ledger_;
+  std::vector<const JobRecord*> unaccounted_;
   static constexpr std::size_t kMaxUnaccounted = 4096;
   int ended_count_ = 0;
 

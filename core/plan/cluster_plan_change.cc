@@ -97,6 +97,7 @@ void ClusterPlan::DropFromLists(JobRecord* job) {
 }
 
 absl::Status ClusterPlan::ApplyChange(PlanChange change) {
+  const AccountOnReturn account(*this);
   for (const TimelineChange& op : change.timeline) {
     if (absl::Status s = timeline_.ApplyOp(op); !s.ok()) return s;
   }
@@ -129,7 +130,7 @@ absl::Status ClusterPlan::ApplyJobChanges(PlanChange& change) {
     } else {
       DropFromLists(job);
     }
-    Ledger();  // nothing pending may point at the job
+    AccountChangedJobs();  // nothing pending may point at the job
     ledger_.Forget(*job);
     if (changed_set_.erase(job) > 0) std::erase(changed_, job);
     by_id_.erase(id);

@@ -27,6 +27,7 @@ absl::StatusOr<const DagReservation*> ClusterPlan::CommitDag(const Dag& dag, con
                                                              std::string algorithm,
                                                              std::string label, Time release,
                                                              std::string owner) {
+  const AccountOnReturn account(*this);
   const auto active = std::count_if(dags_.begin(), dags_.end(), [&](const auto& entry) {
     return entry.second.completion > now_;
   });
@@ -93,6 +94,7 @@ absl::StatusOr<const DagReservation*> ClusterPlan::CommitDag(const Dag& dag, con
 }
 
 absl::Status ClusterPlan::ReleaseDag(const std::string& id) {
+  const AccountOnReturn account(*this);
   const std::optional<std::int64_t> n = ParseDagId(id);
   auto it = n ? dags_.find(*n) : dags_.end();
   if (it == dags_.end()) {

@@ -91,6 +91,7 @@ absl::Status ClusterPlan::CheckPlanned(const std::vector<PlannedJob>& planned,
 }
 
 absl::Status ClusterPlan::ApplyReplan(const std::vector<PlannedJob>& planned) {
+  const AccountOnReturn account(*this);
   std::vector<JobRecord*> jobs;
   if (absl::Status s = CheckPlanned(planned, jobs); !s.ok()) return s;
 
