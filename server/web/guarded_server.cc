@@ -16,10 +16,10 @@
 namespace resched::server::web {
 namespace {
 
-// Set on the accepting thread while it closes a connection no thread can take.
-thread_local bool t_refuse_busy = false;
-// The refusal of the request this thread read last (GuardedServer::TakeReadRefusal).
-thread_local std::optional<ReadRefusal> t_read_refusal;
+void CloseConnection(socket_t sock) {
+  shutdown(sock, SHUT_RDWR);
+  close(sock);
+}
 
 // A keep-alive wait looks this often whether the server is stopping.
 constexpr int kStopCheckMillis = 50;
@@ -29,23 +29,19 @@ constexpr int kStopCheckMillis = 50;
 constexpr auto kLingerAfterRefusal = std::chrono::milliseconds(500);
 constexpr std::size_t kLingerBytes = 256 << 10;
 
-class BoundedTaskQueue : public httplib::TaskQueue {
+// cpp-httplib hands each accepted connection to a task queue. This one runs the hand-over on the
+// accepting thread, so that process_and_close_socket, holding the socket, decides whether a
+// thread can take it.
+class InlineTaskQueue : public httplib::TaskQueue {
  public:
-  BoundedTaskQueue(int threads, std::size_t max_waiting)
-      : pool_(std::make_unique<WorkerPool>(threads, max_waiting)) {}
+  explicit InlineTaskQueue(std::function<void()> on_shutdown)
+      : on_shutdown_(std::move(on_shutdown)) {}
 
-  void enqueue(std::function<void()> fn) override {
-    if (pool_->TryPost(fn)) return;
-    // The task owns the accepted socket: it runs here, and closes it at once.
-    t_refuse_busy = true;
-    fn();
-    t_refuse_busy = false;
-  }
-
-  void shutdown() override { pool_.reset(); }  // runs what was posted, joins the threads
+  void enqueue(std::function<void()> fn) override { fn(); }
+  void shutdown() override { on_shutdown_(); }
 
  private:
-  std::unique_ptr<WorkerPool> pool_;
+  std::function<void()> on_shutdown_;
 };
 
 void AddressOf(socket_t sock, bool peer, std::string& ip, int& port) {
@@ -84,6 +80,20 @@ bool PollFor(socket_t sock, short events, std::chrono::milliseconds timeout) {
   }
 }
 
+// One send of `size` bytes at most, once `sock` can take some within `timeout`; -1 otherwise.
+ssize_t SendOn(socket_t sock, const char* bytes, size_t size, std::chrono::milliseconds timeout) {
+  if (!PollFor(sock, POLLOUT, timeout)) return -1;
+  ssize_t n;
+  do {
+    n = send(sock, bytes, size, MSG_NOSIGNAL);
+  } while (n < 0 && errno == EINTR);
+  return n;
+}
+
+// A request line and head that cpp-httplib parses in place of one whose reading was refused, so
+// that the refusal is answered through its writer.
+constexpr char kStandInHead[] = "GET / HTTP/1.1\r\nConnection: close\r\n\r\n";
+
 }  // namespace
 
 // One request's reads and writes on the connection's socket. While the head is read, every byte
@@ -101,7 +111,9 @@ class GuardedServer::Stream : public httplib::Stream {
         request_deadline_(std::chrono::steady_clock::now() + limits.request_deadline) {}
 
   void EndHead() { in_head_ = false; }
-  bool read_refused() const { return read_refused_; }
+  // Why reading was stopped, if it was. Once it is, nothing more is read, and what cpp-httplib
+  // writes is dropped: the refusal is answered instead (GuardedServer::AnswerReadRefusal).
+  const std::optional<ReadRefusal>& refusal() const { return refusal_; }
 
   bool is_readable() const override {
     return buffered_ < filled_ || PollFor(sock_, POLLIN, ReadWait());
@@ -109,7 +121,7 @@ class GuardedServer::Stream : public httplib::Stream {
   bool is_writable() const override { return PollFor(sock_, POLLOUT, write_timeout_); }
 
   ssize_t read(char* ptr, size_t size) override {
-    if (read_refused_) return -1;
+    if (refusal_) return -1;
     if (buffered_ == filled_) {
       if (Late()) return RefuseLate();
       if (!PollFor(sock_, POLLIN, ReadWait())) {
@@ -133,12 +145,8 @@ class GuardedServer::Stream : public httplib::Stream {
   }
 
   ssize_t write(const char* ptr, size_t size) override {
-    if (!is_writable()) return -1;
-    ssize_t n;
-    do {
-      n = send(sock_, ptr, size, MSG_NOSIGNAL);
-    } while (n < 0 && errno == EINTR);
-    return n;
+    if (refusal_) return static_cast<ssize_t>(size);
+    return SendOn(sock_, ptr, size, write_timeout_);
   }
 
   void get_remote_ip_and_port(std::string& ip, int& port) const override {
@@ -169,8 +177,7 @@ class GuardedServer::Stream : public httplib::Stream {
   }
 
   ssize_t Refuse(int http_status, std::string message) {
-    read_refused_ = true;
-    t_read_refusal = ReadRefusal{http_status, std::move(message)};
+    refusal_ = ReadRefusal{http_status, std::move(message)};
     return -1;
   }
 
@@ -217,15 +224,54 @@ class GuardedServer::Stream : public httplib::Stream {
   size_t buffered_ = 0;  // bytes of buffer_ handed out
   size_t filled_ = 0;    // bytes in buffer_
   bool in_head_ = true;
-  bool read_refused_ = false;
+  std::optional<ReadRefusal> refusal_;
   size_t head_bytes_ = 0;
   size_t lines_ = 0;
   size_t line_length_ = 0;
   bool line_has_colon_ = false;
 };
 
+// The stand-in request's stream: reads kStandInHead, writes to the connection's socket.
+class GuardedServer::ReplayStream : public httplib::Stream {
+ public:
+  ReplayStream(socket_t sock, std::chrono::milliseconds write_timeout)
+      : sock_(sock), write_timeout_(write_timeout) {}
+
+  bool is_readable() const override { return read_ < sizeof(kStandInHead) - 1; }
+  bool is_writable() const override { return PollFor(sock_, POLLOUT, write_timeout_); }
+  ssize_t read(char* ptr, size_t size) override {
+    const size_t n = std::min(size, sizeof(kStandInHead) - 1 - read_);
+    std::copy_n(kStandInHead + read_, n, ptr);
+    read_ += n;
+    return static_cast<ssize_t>(n);
+  }
+  ssize_t write(const char* ptr, size_t size) override {
+    return SendOn(sock_, ptr, size, write_timeout_);
+  }
+  void get_remote_ip_and_port(std::string& ip, int& port) const override {
+    AddressOf(sock_, true, ip, port);
+  }
+  void get_local_ip_and_port(std::string& ip, int& port) const override {
+    AddressOf(sock_, false, ip, port);
+  }
+  socket_t socket() const override { return sock_; }
+
+ private:
+  const socket_t sock_;
+  const std::chrono::milliseconds write_timeout_;
+  size_t read_ = 0;
+};
+
 GuardedServer::GuardedServer(const ConnectionLimits& limits) : limits_(limits) {
-  new_task_queue = [this] { return new BoundedTaskQueue(limits_.threads, limits_.max_waiting); };
+  new_task_queue = [this] {
+    connection_threads_ = std::make_unique<WorkerPool>(limits_.threads, limits_.max_waiting);
+    // At the end of listen: runs the connections posted, joins the threads.
+    return new InlineTaskQueue([this] { connection_threads_.reset(); });
+  };
+  Server::set_pre_routing_handler(
+      [this](const httplib::Request& request, httplib::Response& response) {
+        return AnswerIfRefused(request, response);
+      });
 }
 
 GuardedServer::~GuardedServer() = default;
@@ -233,12 +279,6 @@ GuardedServer::~GuardedServer() = default;
 bool GuardedServer::WidenListenBacklog() {
   const socket_t sock = svr_sock_;
   return sock != INVALID_SOCKET && ::listen(sock, SOMAXCONN) == 0;
-}
-
-std::optional<ReadRefusal> GuardedServer::TakeReadRefusal() {
-  std::optional<ReadRefusal> refusal = std::move(t_read_refusal);
-  t_read_refusal.reset();
-  return refusal;
 }
 
 ConnectionCounts GuardedServer::counts() const {
@@ -267,16 +307,50 @@ void GuardedServer::ReleasePeer(const std::string& peer) {
 }
 
 bool GuardedServer::process_and_close_socket(socket_t sock) {
-  if (t_refuse_busy) {
+  if (connection_threads_->TryPost([this, sock] { ServeAndClose(sock); })) return true;
+  {
     MutexLock lock(&mu_);
     ++counts_.refused_busy;
-  } else if (const std::string peer = PeerAddress(sock); AdmitPeer(peer)) {
+  }
+  CloseConnection(sock);
+  return true;
+}
+
+void GuardedServer::ServeAndClose(socket_t sock) {
+  if (const std::string peer = PeerAddress(sock); AdmitPeer(peer)) {
     Serve(sock);
     ReleasePeer(peer);
   }
-  shutdown(sock, SHUT_RDWR);
-  close(sock);
-  return true;
+  CloseConnection(sock);
+}
+
+void GuardedServer::Refuse(httplib::Request& request, HttpReply answer) {
+  // cpp-httplib cuts every answer into the ranges asked for, a refusal too.
+  request.ranges.clear();
+  MutexLock lock(&mu_);
+  refused_[&request] = std::move(answer);
+}
+
+httplib::Server::HandlerResponse GuardedServer::AnswerIfRefused(const httplib::Request& request,
+                                                                httplib::Response& response) {
+  HttpReply answer;
+  {
+    MutexLock lock(&mu_);
+    auto it = refused_.find(&request);
+    if (it == refused_.end()) return HandlerResponse::Unhandled;
+    answer = std::move(it->second);
+    refused_.erase(it);
+  }
+  response.status = answer.status;
+  response.set_header("Cache-Control", "no-store");
+  response.set_header("Connection", "close");  // its body, if any, is left unread
+  response.set_content(answer.body, answer.content_type);
+  return HandlerResponse::Handled;
+}
+
+void GuardedServer::ForgetRefusal(const httplib::Request* request) {
+  MutexLock lock(&mu_);
+  refused_.erase(request);
 }
 
 namespace {
@@ -320,17 +394,22 @@ void GuardedServer::Serve(socket_t sock) {
       std::chrono::milliseconds(write_timeout_sec_ * 1000 + write_timeout_usec_ / 1000);
   for (size_t left = keep_alive_max_count_; left > 0 && WaitForRequest(sock); --left) {
     Stream stream(sock, limits_, read_timeout, write_timeout);
-    t_read_refusal.reset();
     bool connection_closed = false;
-    bool head_parsed = false;
-    bool keep = true;
+    const httplib::Request* parsed = nullptr;
+    bool refused = false;
     const bool answered =
         process_request(stream, left == 1, connection_closed, [&](httplib::Request& request) {
-          head_parsed = true;
+          parsed = &request;
           stream.EndHead();
-          if (setup_) keep = setup_(request);
+          if (!check_) return;
+          if (std::optional<HttpReply> answer = check_(request)) {
+            refused = true;
+            Refuse(request, *std::move(answer));
+          }
         });
-    if (stream.read_refused()) {
+    if (refused) ForgetRefusal(parsed);  // answered unless cpp-httplib answered first
+    if (stream.refusal()) {
+      AnswerReadRefusal(sock, *stream.refusal());
       {
         MutexLock lock(&mu_);
         ++counts_.reads_refused;
@@ -340,8 +419,24 @@ void GuardedServer::Serve(socket_t sock) {
     }
     // A head cpp-httplib could not parse was answered 400, and a refused request's body was not
     // read: where the next request would begin is unknown, so the connection ends.
-    if (!answered || connection_closed || !head_parsed || !keep) break;
+    if (!answered || connection_closed || parsed == nullptr || refused) break;
   }
+}
+
+void GuardedServer::AnswerReadRefusal(socket_t sock, const ReadRefusal& refusal) {
+  HttpReply answer = read_refusal_answer_
+                         ? read_refusal_answer_(refusal)
+                         : HttpReply{refusal.http_status, "text/plain", refusal.message};
+  answer.status = refusal.http_status;
+  ReplayStream stream(
+      sock, std::chrono::milliseconds(write_timeout_sec_ * 1000 + write_timeout_usec_ / 1000));
+  bool connection_closed = false;
+  const httplib::Request* stand_in = nullptr;
+  process_request(stream, true, connection_closed, [&](httplib::Request& request) {
+    stand_in = &request;
+    Refuse(request, answer);
+  });
+  if (stand_in != nullptr) ForgetRefusal(stand_in);
 }
 
 }  // namespace resched::server::web

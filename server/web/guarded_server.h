@@ -23,8 +23,10 @@
 #include <optional>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "server/base/mutex.h"
 #include "server/base/worker_pool.h"
+#include "server/web/http_reply.h"
 
 namespace resched::server::web {
 
@@ -39,8 +41,7 @@ struct ConnectionLimits {
   std::size_t max_header_fields = 100;
 };
 
-// Why reading a request was stopped (its head before cpp-httplib parsed it, or its body), for the
-// error handler's answer.
+// Why reading a request was stopped (its head before cpp-httplib parsed it, or its body).
 struct ReadRefusal {
   int http_status = 400;  // 408 late, 431 too large or too many fields, 400 malformed
   std::string message;
@@ -61,17 +62,18 @@ class GuardedServer : public httplib::Server {
   explicit GuardedServer(const ConnectionLimits& limits);
   ~GuardedServer() override;
 
-  // Called with each request once its head has arrived, before routing: the one place where a
-  // request may still be changed (cpp-httplib hands routes a const Request). False: the request
-  // will be refused unread, so its connection ends after the answer (where the next request
-  // would begin is unknown).
-  void set_request_setup(std::function<bool(httplib::Request&)> setup) {
-    setup_ = std::move(setup);
+  // Called with each request once its head has arrived, before routing. An answer refuses the
+  // request unread, and its connection ends after the answer (where the next request would
+  // begin is unknown).
+  void set_request_check(std::function<std::optional<HttpReply>(const httplib::Request&)> check) {
+    check_ = std::move(check);
   }
-
-  // The refusal of the request this thread was reading, if it was refused; an error handler
-  // calls it to say why. Cleared by the call.
-  static std::optional<ReadRefusal> TakeReadRefusal();
+  // The answer to a request whose reading was stopped.
+  void set_read_refusal_answer(std::function<HttpReply(const ReadRefusal&)> answer) {
+    read_refusal_answer_ = std::move(answer);
+  }
+  // Refused requests are answered before routing, by this class.
+  void set_pre_routing_handler(HandlerWithResponse) = delete;
 
   // After bind_to_port: cpp-httplib listens with a backlog of 5, so that a burst of connections
   // would wait for the client's SYN retries (a second or more) instead of reaching the checks
@@ -81,21 +83,41 @@ class GuardedServer : public httplib::Server {
   ConnectionCounts counts() const ABSL_LOCKS_EXCLUDED(mu_);
 
   class Stream;
+  class ReplayStream;
 
  private:
   bool process_and_close_socket(socket_t sock) override;
-  // Serves one connection's requests until it closes, the keep-alive limits end it, a head is
+  // On a connection thread: serves `sock`, then closes it.
+  void ServeAndClose(socket_t sock);
+  // Serves one connection's requests until it closes, the keep-alive limits end it, a request is
   // refused, or the server stops.
   void Serve(socket_t sock);
   bool WaitForRequest(socket_t sock) const;  // keep-alive: the next request's first byte
+  // Sends the read refusal's answer on `sock`, through cpp-httplib's writer, as the answer to a
+  // stand-in request.
+  void AnswerReadRefusal(socket_t sock, const ReadRefusal& refusal);
+  // Files `answer` for `request`, which the pre-routing handler sends.
+  void Refuse(httplib::Request& request, HttpReply answer) ABSL_LOCKS_EXCLUDED(mu_);
+  // The pre-routing handler: sends the answer filed for `request`, if any.
+  HandlerResponse AnswerIfRefused(const httplib::Request& request, httplib::Response& response)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void ForgetRefusal(const httplib::Request* request) ABSL_LOCKS_EXCLUDED(mu_);
   bool AdmitPeer(const std::string& peer) ABSL_LOCKS_EXCLUDED(mu_);
   void ReleasePeer(const std::string& peer) ABSL_LOCKS_EXCLUDED(mu_);
 
   const ConnectionLimits limits_;
-  std::function<bool(httplib::Request&)> setup_;
+  std::function<std::optional<HttpReply>(const httplib::Request&)> check_;
+  std::function<HttpReply(const ReadRefusal&)> read_refusal_answer_;
+  // The threads serving connections, from listen to its end. Only the accepting thread touches
+  // the pointer: it makes the pool, posts each connection and joins the pool at the end.
+  std::unique_ptr<WorkerPool> connection_threads_;
   mutable Mutex mu_;
   std::map<std::string, int> per_peer_ ABSL_GUARDED_BY(mu_);
   ConnectionCounts counts_ ABSL_GUARDED_BY(mu_);
+  // The answers of requests refused by the check or standing in for a read refusal, from the
+  // check to the pre-routing handler. A request is known by its address, which cpp-httplib keeps
+  // for the whole of process_request; Serve forgets the entry when that returns.
+  absl::flat_hash_map<const httplib::Request*, HttpReply> refused_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace resched::server::web

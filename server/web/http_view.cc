@@ -35,10 +35,6 @@ constexpr int kMaxEventStreams = 16;
 // One client's share of them (ConnectionLimits::max_per_peer bounds its connections as a whole).
 constexpr int kMaxEventStreamsPerClient = 4;
 
-// The refusal RefuseRequest made of the request this thread is serving, from the request's setup
-// (which may still change it) to the pre-routing handler (which answers it).
-thread_local std::optional<HttpReply> t_refusal;
-
 template <class Request, class Response>
 using UnaryMethod = grpc::Status (pb::Resched::Stub::*)(grpc::ClientContext*, const Request&,
                                                         Response*);
@@ -88,19 +84,18 @@ class HttpView::Impl {
     });
     // A what-if's DAG file: as large as a gRPC request may be.
     server_.set_payload_max_length(options.max_body_bytes);
-    server_.set_request_setup([site = std::move(options.site)](httplib::Request& http) {
-      t_refusal = RefuseRequest(http);
-      if (!t_refusal) t_refusal = RefuseForeignSite(http, site);
-      // cpp-httplib cuts every answer into the ranges asked for, a refusal too.
-      if (t_refusal) http.ranges.clear();
-      return !t_refusal.has_value();
-    });
-    server_.set_pre_routing_handler([](const httplib::Request&, httplib::Response& response) {
-      std::optional<HttpReply> refused = std::exchange(t_refusal, std::nullopt);
-      if (!refused) return httplib::Server::HandlerResponse::Unhandled;
-      Send(*refused, response);
-      response.set_header("Connection", "close");  // its body, if any, is left unread
-      return httplib::Server::HandlerResponse::Handled;
+    server_.set_request_check(
+        [site = std::move(options.site)](const httplib::Request& http) -> std::optional<HttpReply> {
+          if (std::optional<HttpReply> refused = RefuseRequest(http)) return refused;
+          return RefuseForeignSite(http, site);
+        });
+    server_.set_read_refusal_answer([](const ReadRefusal& refused) {
+      HttpReply reply =
+          ErrorReply(grpc::Status(refused.http_status == 408 ? grpc::StatusCode::DEADLINE_EXCEEDED
+                                                             : grpc::StatusCode::INVALID_ARGUMENT,
+                                  refused.message));
+      reply.status = refused.http_status;
+      return reply;
     });
     // A handler that throws answers 500 and the server goes on; cpp-httplib would otherwise put
     // the exception's text in a response header.
@@ -196,17 +191,7 @@ class HttpView::Impl {
     server_.set_error_handler([max_body_bytes](const httplib::Request& http,
                                                httplib::Response& response) {
       if (!response.body.empty()) return;  // a handler's own answer
-      if (std::optional<ReadRefusal> refused = GuardedServer::TakeReadRefusal()) {
-        HttpReply reply = ErrorReply(grpc::Status(refused->http_status == 408
-                                                      ? grpc::StatusCode::DEADLINE_EXCEEDED
-                                                      : grpc::StatusCode::INVALID_ARGUMENT,
-                                                  refused->message));
-        reply.status = refused->http_status;
-        Send(reply, response);
-        response.set_header("Connection", "close");
-        return;
-      }
-      if (response.status == 413) {  // httplib refused the body before any handler ran
+      if (response.status == 413) {        // httplib refused the body before any handler ran
         HttpReply reply =
             ErrorReply(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                                     absl::StrCat("the request body is larger than ", max_body_bytes,

@@ -11,20 +11,9 @@
 
 #include "absl/status/status.h"
 #include "google/protobuf/message.h"
+#include "server/web/http_reply.h"
 
 namespace resched::server::web {
-
-// JSON with its charset spelled out. cpp-httplib compresses a response whose type is exactly
-// "application/json" with Brotli at its highest quality when the browser accepts it: 9 s for the
-// 5 MB schedule of 10k jobs, against 0.3 s to produce it (bench/web_render_bench.cc). Large
-// answers are gzipped at zlib's fastest level instead (server/web/compression.h).
-inline constexpr char kJsonContentType[] = "application/json; charset=utf-8";
-
-struct HttpReply {
-  int status = 200;
-  std::string content_type = kJsonContentType;
-  std::string body;
-};
 
 // The HTTP status for a gRPC status code, as HTTP/JSON gateways map them (NOT_FOUND 404,
 // PERMISSION_DENIED 403, UNAUTHENTICATED 401, RESOURCE_EXHAUSTED 429, ...).

@@ -240,6 +240,30 @@ TEST_F(HostileClientTest, SlowHeadsFromOnePeerDoNotStarveTheApi) {
   ExpectAlive("slow heads");
 }
 
+// A request line that never ends is answered 408 at the head's deadline too, though cpp-httplib
+// has not begun a request yet when it is cut.
+TEST_F(HostileClientTest, AnUnfinishedRequestLineIsAnsweredAtTheHeadDeadline) {
+  HttpView::Options options = ViewOptions("127.0.0.1:0");
+  options.connections.head_deadline = std::chrono::milliseconds(800);
+  RestartView(std::move(options));
+
+  const int sock = ConnectRaw(view_->port());
+  ASSERT_GE(sock, 0);
+  SendAll(sock, "GET /api/v1/clus");
+  std::string answer;
+  for (int i = 0; i < 100 && answer.empty(); ++i) {
+    SendAll(sock, "t");
+    answer = ReadRaw(sock, std::chrono::milliseconds(100));
+  }
+  close(sock);
+  EXPECT_EQ(RawStatus(answer), 408) << answer;
+  EXPECT_NE(answer.find("the request's head did not arrive within 800 ms, the limit"),
+            std::string::npos)
+      << answer;
+  EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
+  ExpectAlive("an unfinished request line");
+}
+
 // A body sent a byte at a time holds its thread until the request's deadline; a POST without a
 // length is refused before any of its body is read.
 TEST_F(HostileClientTest, ASlowBodyIsCutAtTheRequestDeadline) {
