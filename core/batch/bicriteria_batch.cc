@@ -84,17 +84,24 @@ class BicriteriaBatch final : public OnlinePolicy {
   // Checks for the batch's end at every event.
   bool DecidesAtEvents() const override { return true; }
 
+  // kBatchTable: a row per job of the running batch.
+  static constexpr char kBatchTable[] = "bicriteria_batch.batch";
   PolicyImage Image() const override {
     PolicyImage image;
-    for (const JobId& id : batch_) image.job_parts.emplace_back(id, 0);
+    PolicyImage::Table batch;
+    for (const JobId& id : batch_) batch.push_back({id, {}});
+    image.Put(kBatchTable, std::move(batch));
     return image;
   }
   absl::Status LoadImage(const PolicyImage& image, int) override {
-    if (image.partitioned || !image.part_bookings.empty() || !image.part_last_start.empty()) {
-      return absl::DataLossError("the policy image has a partition; bicriteria-batch keeps none");
-    }
+    if (absl::Status s = image.KeepsOnly({kBatchTable}, "bicriteria-batch"); !s.ok()) return s;
     batch_.clear();
-    for (const auto& [id, part] : image.job_parts) batch_.insert(id);
+    if (const PolicyImage::Table* batch = image.Find(kBatchTable)) {
+      for (const PolicyImage::Row& row : *batch) {
+        if (absl::Status s = CheckRowShape(row, kBatchTable, 0, true); !s.ok()) return s;
+        batch_.insert(row.job);
+      }
+    }
     return absl::OkStatus();
   }
 

@@ -383,28 +383,51 @@ Timeline Partition::GroupTimeline(const PlanState& state, const Timeline& shared
 }
 
 void Partition::SaveTo(PolicyImage& image) const {
-  image.partitioned = true;
-  image.part_bookings.reserve(bookings_.size());
-  for (const auto& [id, booking] : bookings_) {
-    image.part_bookings.push_back({id, booking.part, booking.start});
+  PolicyImage::Table last_start, bookings;
+  for (int part = 0; part < parts(); ++part) {
+    last_start.push_back({"", {part, last_start_[part]}});
   }
-  image.part_last_start = last_start_;
+  for (const auto& [id, booking] : bookings_) {
+    bookings.push_back({"", {id, booking.part, booking.start}});
+  }
+  image.Put(kLastStartTable, std::move(last_start));
+  image.Put(kBookingsTable, std::move(bookings));
 }
 
 absl::Status Partition::LoadFrom(const PolicyImage& image) {
-  if (static_cast<int>(image.part_last_start.size()) != parts()) {
-    return absl::DataLossError(absl::StrCat("the policy image has ", image.part_last_start.size(),
+  const PolicyImage::Table* last_start = image.Find(kLastStartTable);
+  const PolicyImage::Table* bookings = image.Find(kBookingsTable);
+  if (last_start == nullptr || bookings == nullptr) {
+    return absl::DataLossError(absl::StrCat(
+        "the policy image lacks the table '",
+        last_start == nullptr ? kLastStartTable : kBookingsTable, "' of its partition"));
+  }
+  if (static_cast<int>(last_start->size()) != parts()) {
+    return absl::DataLossError(absl::StrCat("the policy image has ", last_start->size(),
                                             " parts; this policy has ", parts()));
   }
-  bookings_.clear();
-  for (const PolicyImage::PartBooking& b : image.part_bookings) {
-    if (b.part < 0 || b.part >= parts()) {
-      return absl::DataLossError(absl::StrCat("the policy image books reservation ", b.booking,
-                                              " in part ", b.part, " of ", parts()));
+  std::vector<Time> loaded_last_start(parts());
+  for (int part = 0; part < parts(); ++part) {
+    const PolicyImage::Row& row = (*last_start)[part];
+    if (absl::Status s = CheckRowShape(row, kLastStartTable, 2, false); !s.ok()) return s;
+    if (row.values[0] != part) {
+      return absl::DataLossError(absl::StrCat("the policy image's table '", kLastStartTable,
+                                              "' has part ", row.values[0], " in row ", part));
     }
-    bookings_[b.booking] = Booking{b.part, b.start};
+    loaded_last_start[part] = row.values[1];
   }
-  last_start_ = image.part_last_start;
+  std::map<ReservationId, Booking> loaded_bookings;
+  for (const PolicyImage::Row& row : *bookings) {
+    if (absl::Status s = CheckRowShape(row, kBookingsTable, 3, false); !s.ok()) return s;
+    const std::int64_t part = row.values[1];
+    if (part < 0 || part >= parts()) {
+      return absl::DataLossError(absl::StrCat("the policy image books reservation ", row.values[0],
+                                              " in part ", part, " of ", parts()));
+    }
+    loaded_bookings[row.values[0]] = Booking{static_cast<int>(part), row.values[2]};
+  }
+  bookings_ = std::move(loaded_bookings);
+  last_start_ = std::move(loaded_last_start);
   return absl::OkStatus();
 }
 

@@ -96,7 +96,11 @@ class Partition {
   // Books a trial on the shared timeline, replacing its jobs' previous bookings.
   void Commit(PlanState& state, const Trial& trial);
 
-  // What Sync has learned (the running lists are rebuilt by every Sync), for a PolicyImage.
+  // What Sync has learned (the running lists are rebuilt by every Sync), as the PolicyImage
+  // tables kLastStartTable (a row per part: its latest start) and kBookingsTable (a row per
+  // booking: its id, its part and its start).
+  static constexpr char kLastStartTable[] = "partition.last_start";
+  static constexpr char kBookingsTable[] = "partition.bookings";
   void SaveTo(PolicyImage& image) const;
   absl::Status LoadFrom(const PolicyImage& image);
 

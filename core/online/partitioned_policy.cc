@@ -48,14 +48,19 @@ PolicyImage PartitionedPolicy::Image() const {
 }
 
 absl::Status PartitionedPolicy::LoadImage(const PolicyImage& image, int capacity) {
-  if (!image.job_parts.empty()) {
-    return absl::DataLossError("the policy image gives jobs parts this policy does not keep");
+  if (absl::Status s =
+          image.KeepsOnly({Partition::kLastStartTable, Partition::kBookingsTable}, "this policy");
+      !s.ok()) {
+    return s;
   }
-  if (!image.partitioned) {
-    return image.empty() ? absl::OkStatus()
-                         : absl::DataLossError(
-                               "the policy image has part bookings but no "
-                               "partition");
+  return LoadPartition(image, capacity);
+}
+
+absl::Status PartitionedPolicy::LoadPartition(const PolicyImage& image, int capacity) {
+  // A partition is built at the policy's first decision; an image without one comes before it.
+  if (image.Find(Partition::kLastStartTable) == nullptr &&
+      image.Find(Partition::kBookingsTable) == nullptr) {
+    return absl::OkStatus();
   }
   BuildPartition(capacity);
   return partition_->LoadFrom(image);

@@ -39,6 +39,9 @@ class PartitionedPolicy : public OnlinePolicy {
   absl::Status LoadImage(const PolicyImage& image, int capacity) override;
 
  protected:
+  // Loads the partition's tables of `image`, if it has them, leaving its other tables to the
+  // subclass.
+  absl::Status LoadPartition(const PolicyImage& image, int capacity);
   // Copies the partition and copies each part's policy (for the subclasses' Copy).
   PartitionedPolicy(const PartitionedPolicy& other);
   PartitionedPolicy& operator=(const PartitionedPolicy&) = delete;

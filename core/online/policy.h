@@ -65,10 +65,7 @@ class OnlinePolicy {
   // would. DATA_LOSS when the image does not fit the policy.
   virtual PolicyImage Image() const { return {}; }
   virtual absl::Status LoadImage(const PolicyImage& image, int /*capacity*/) {
-    return image.empty() ? absl::OkStatus()
-                         : absl::DataLossError(
-                               "the policy image holds state this policy "
-                               "does not keep");
+    return image.KeepsOnly({}, "this policy");
   }
 };
 

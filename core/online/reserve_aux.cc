@@ -52,24 +52,36 @@ class ReserveAux final : public PartitionedPolicy {
   std::unique_ptr<OnlinePolicy> Copy() const override {
     return std::make_unique<ReserveAux>(*this);
   }
+  // The partition, and kJobPartsTable: a row per queued job, its part.
+  static constexpr char kJobPartsTable[] = "reserve_aux.job_parts";
   PolicyImage Image() const override {
     PolicyImage image = PartitionedPolicy::Image();
-    image.job_parts.assign(part_of_.begin(), part_of_.end());
+    PolicyImage::Table job_parts;
+    for (const auto& [job, part] : part_of_) job_parts.push_back({job, {part}});
+    image.Put(kJobPartsTable, std::move(job_parts));
     return image;
   }
   absl::Status LoadImage(const PolicyImage& image, int capacity) override {
-    PolicyImage partition_only = image;
-    partition_only.job_parts.clear();
-    if (absl::Status s = PartitionedPolicy::LoadImage(partition_only, capacity); !s.ok()) return s;
+    if (absl::Status s =
+            image.KeepsOnly({Partition::kLastStartTable, Partition::kBookingsTable, kJobPartsTable},
+                            "the reservation scheme");
+        !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = LoadPartition(image, capacity); !s.ok()) return s;
     part_of_.clear();
+    const PolicyImage::Table* job_parts = image.Find(kJobPartsTable);
+    if (job_parts == nullptr) return absl::OkStatus();
     // Three parts per group (one group on one pool).
     const int parts = 3 * std::max<int>(1, static_cast<int>(groups().size()));
-    for (const auto& [job, part] : image.job_parts) {
+    for (const PolicyImage::Row& row : *job_parts) {
+      if (absl::Status s = CheckRowShape(row, kJobPartsTable, 1, true); !s.ok()) return s;
+      const std::int64_t part = row.values[0];
       if (part < 0 || part >= parts) {
-        return absl::DataLossError(absl::StrCat("the policy image puts job ", job, " in part ",
+        return absl::DataLossError(absl::StrCat("the policy image puts job ", row.job, " in part ",
                                                 part, "; the scheme has parts 0 to ", parts - 1));
       }
-      part_of_[job] = part;
+      part_of_[row.job] = static_cast<int>(part);
     }
     return absl::OkStatus();
   }

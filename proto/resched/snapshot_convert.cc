@@ -135,30 +135,26 @@ std::pair<std::int64_t, ExternalReservation> Get(const pb::SnapshotReservation& 
 }
 
 void Put(const PolicyImage& image, pb::SnapshotPolicy* out) {
-  out->set_partitioned(image.partitioned);
-  for (const PolicyImage::PartBooking& b : image.part_bookings) {
-    pb::SnapshotPartBooking* booking = out->add_part_bookings();
-    booking->set_booking(b.booking);
-    booking->set_part(b.part);
-    booking->set_start(b.start);
-  }
-  out->mutable_part_last_start()->Add(image.part_last_start.begin(), image.part_last_start.end());
-  for (const auto& [job, part] : image.job_parts) {
-    pb::SnapshotJobPart* saved = out->add_job_parts();
-    saved->set_job(job);
-    saved->set_part(part);
+  for (const auto& [name, rows] : image.tables) {
+    pb::SnapshotPolicyTable* table = out->add_tables();
+    table->set_name(name);
+    for (const PolicyImage::Row& row : rows) {
+      pb::SnapshotPolicyRow* saved = table->add_rows();
+      saved->set_job(row.job);
+      saved->mutable_values()->Add(row.values.begin(), row.values.end());
+    }
   }
 }
 
 PolicyImage Get(const pb::SnapshotPolicy& policy) {
   PolicyImage image;
-  image.partitioned = policy.partitioned();
-  for (const pb::SnapshotPartBooking& b : policy.part_bookings()) {
-    image.part_bookings.push_back({b.booking(), b.part(), b.start()});
-  }
-  image.part_last_start.assign(policy.part_last_start().begin(), policy.part_last_start().end());
-  for (const pb::SnapshotJobPart& p : policy.job_parts()) {
-    image.job_parts.emplace_back(p.job(), p.part());
+  for (const pb::SnapshotPolicyTable& table : policy.tables()) {
+    PolicyImage::Table rows;
+    rows.reserve(table.rows_size());
+    for (const pb::SnapshotPolicyRow& row : table.rows()) {
+      rows.push_back({row.job(), {row.values().begin(), row.values().end()}});
+    }
+    image.Put(table.name(), std::move(rows));
   }
   return image;
 }

@@ -79,12 +79,17 @@ KeptOutcome KeptOutcomeOf(const ClusterPlan& plan) {
     if (job->placed) job_of[job->reservation] = job->job.id;
   }
   const PolicyImage image = plan.policy().Image();
-  for (const PolicyImage::PartBooking& b : image.part_bookings) {
-    const auto it = job_of.find(b.booking);
-    out.part_bookings.emplace_back(it == job_of.end() ? "no job" : it->second, b.part, b.start);
+  if (const PolicyImage::Table* bookings = image.Find(Partition::kBookingsTable)) {
+    for (const PolicyImage::Row& b : *bookings) {  // booking, part, start
+      const auto it = job_of.find(b.values[0]);
+      out.part_bookings.emplace_back(it == job_of.end() ? "no job" : it->second,
+                                     static_cast<int>(b.values[1]), b.values[2]);
+    }
   }
   std::sort(out.part_bookings.begin(), out.part_bookings.end());
-  out.part_last_start = image.part_last_start;
+  if (const PolicyImage::Table* last_start = image.Find(Partition::kLastStartTable)) {
+    for (const PolicyImage::Row& row : *last_start) out.part_last_start.push_back(row.values[1]);
+  }
   return out;
 }
 

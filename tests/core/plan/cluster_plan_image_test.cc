@@ -189,4 +189,51 @@ TEST(ClusterPlanImageTest, ADamagedImageIsRefusedNamingWhatDoesNotFit) {
 }
 
 }  // namespace
+// A policy's tables are its own: one it does not keep, or a row of the wrong shape, is refused
+// naming the table.
+TEST(ClusterPlanImageTest, ADamagedPolicyTableIsRefusedNamingIt) {
+  auto plan = MakePlanWith("reserve-aux-fcfs", 8, testing::PolicyTestParams("reserve-aux-fcfs"));
+  ASSERT_NE(plan, nullptr);
+  RunRandomOps({plan.get()}, 11, RandomOptions{.steps = 40, .max_k = 8});
+  const ClusterPlanImage image = plan->Image();
+  ASSERT_NE(image.policy.Find("partition.bookings"), nullptr);
+  ASSERT_NE(image.policy.Find("reserve_aux.job_parts"), nullptr);
+  ASSERT_OK(ClusterPlan::FromImage(image));
+
+  ClusterPlanImage foreign = image;
+  foreign.policy.Put("bicriteria_batch.batch", {{"j1", {}}});
+  EXPECT_THAT(ClusterPlan::FromImage(foreign),
+              testing::StatusIs(absl::StatusCode::kDataLoss,
+                                ::testing::HasSubstr("'bicriteria_batch.batch'")));
+
+  ClusterPlanImage short_row = image;
+  short_row.policy.tables["partition.last_start"][0].values.pop_back();
+  EXPECT_THAT(ClusterPlan::FromImage(short_row),
+              testing::StatusIs(absl::StatusCode::kDataLoss,
+                                ::testing::HasSubstr("'partition.last_start' has 1 values")));
+
+  ClusterPlanImage jobless = image;
+  jobless.policy.Put("reserve_aux.job_parts", {{"", {0}}});
+  EXPECT_THAT(
+      ClusterPlan::FromImage(jobless),
+      testing::StatusIs(absl::StatusCode::kDataLoss,
+                        ::testing::HasSubstr("'reserve_aux.job_parts' has 1 values and no job")));
+
+  ClusterPlanImage half = image;
+  half.policy.tables.erase("partition.last_start");
+  EXPECT_THAT(ClusterPlan::FromImage(half),
+              testing::StatusIs(absl::StatusCode::kDataLoss,
+                                ::testing::HasSubstr("lacks the table 'partition.last_start'")));
+
+  // A policy that keeps nothing keeps no table.
+  auto fcfs = MakePlanWith("fcfs", 8, {});
+  ASSERT_NE(fcfs, nullptr);
+  ClusterPlanImage stateless = fcfs->Image();
+  EXPECT_TRUE(stateless.policy.empty());
+  stateless.policy.Put("partition.bookings", {});
+  EXPECT_THAT(ClusterPlan::FromImage(stateless),
+              testing::StatusIs(absl::StatusCode::kDataLoss,
+                                ::testing::HasSubstr("which this policy does not keep")));
+}
+
 }  // namespace resched
