@@ -73,7 +73,7 @@ PlanFactory RebuildingSplitPlanOn(const std::vector<resched::ProcessorGroup>& gr
     const resched::ClusterSpec spec{"bench", groups, resched::ClockKind::kSimulated, "split", {}};
     // The registry's defaults: rho = 2 over [1 s, 1 day].
     auto split = resched::MakeSplitPolicy(
-        2, 1, 86400, [] { return *resched::MakePolicy("fcfs", {}); },
+        {.rho = 2, .p_min_s = 1, .p_max_s = 86400}, [] { return *resched::MakePolicy("fcfs", {}); },
         /*keep_part_timelines=*/false);
     if (!spec.homogeneous()) {
       dynamic_cast<resched::PartitionedPolicy&>(*split).RunInGroups(groups);

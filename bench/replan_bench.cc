@@ -45,17 +45,17 @@ void Run(benchmark::State& state, Plan plan) {
 }
 
 void BM_Mrt(benchmark::State& state) {
-  const auto planner = resched::MakeMrtPlanner(1e-3);
+  const auto planner = resched::MakeMrtPlanner({.epsilon = 1e-3});
   Run(state, [&](const resched::OfflineProblem& p) { return planner->Plan(p, {}); });
 }
 
 void BM_Bicriteria(benchmark::State& state) {
-  const auto planner = resched::MakeBicriteriaPlanner(1e-3, 10, 1);
+  const auto planner = resched::MakeBicriteriaPlanner({.epsilon = 1e-3, .shuffles = 10, .seed = 1});
   Run(state, [&](const resched::OfflineProblem& p) { return planner->Plan(p, {}); });
 }
 
 void BM_ListSaf(benchmark::State& state) {
-  const auto planner = resched::MakeListPlanner(resched::ListOrder::kSaf, 1e-3);
+  const auto planner = resched::MakeListPlanner(resched::ListOrder::kSaf, {.epsilon = 1e-3});
   Run(state, [&](const resched::OfflineProblem& p) { return planner->Plan(p, {}); });
 }
 
@@ -103,7 +103,8 @@ void RunChretien(benchmark::State& state, const Planner& planner) {
 void BM_ChretienLtf(benchmark::State& state) { RunChretien(state, resched::MakeLtfPlanner()); }
 
 void BM_ChretienSparseLpHybrid(benchmark::State& state) {
-  RunChretien(state, resched::MakeSparseLpPlanner(0.1, 200, 100, /*hybrid=*/true));
+  RunChretien(state, resched::MakeSparseLpPlanner(
+                         {.p = 0.1, .max_iterations = 200, .time_steps = 100, .hybrid = true}));
 }
 
 // Argument: reservations on the timeline (0: the paper's empty machine).

@@ -5,13 +5,13 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/offline/planners.h"
 #include "core/online/policy.h"
 
 namespace resched {
 
 // dutot §2.2's on-line batches scheduled by §3.2's bi-criteria algorithm (bicriteria_batch.cc):
 // the online policy "bicriteria-batch".
-std::unique_ptr<OnlinePolicy> MakeBicriteriaBatchPolicy(double epsilon, int shuffles,
-                                                        std::uint64_t seed);
+std::unique_ptr<OnlinePolicy> MakeBicriteriaBatchPolicy(const BicriteriaOptions& options);
 
 }  // namespace resched

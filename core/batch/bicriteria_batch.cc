@@ -26,11 +26,10 @@ namespace {
 
 class BicriteriaBatch final : public OnlinePolicy {
  public:
-  BicriteriaBatch(double epsilon, int shuffles, std::uint64_t seed)
-      : epsilon_(epsilon), shuffles_(shuffles), seed_(seed) {}
+  explicit BicriteriaBatch(const BicriteriaOptions& options) : options_(options) {}
 
   std::unique_ptr<OnlinePolicy> Copy() const override {
-    auto copy = std::make_unique<BicriteriaBatch>(epsilon_, shuffles_, seed_);
+    auto copy = std::make_unique<BicriteriaBatch>(options_);
     copy->batch_ = batch_;
     return copy;
   }
@@ -151,8 +150,7 @@ class BicriteriaBatch final : public OnlinePolicy {
     for (const JobRecord* job : jobs) {
       problem.jobs.push_back({job->job.id, job->job.model, job->job.weight, job->job.release});
     }
-    absl::StatusOr<OfflinePlan> plan =
-        MakeBicriteriaPlanner(epsilon_, shuffles_, seed_)->Plan(problem, {});
+    absl::StatusOr<OfflinePlan> plan = MakeBicriteriaPlanner(options_)->Plan(problem, {});
     batch_.clear();
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       batch_.insert(jobs[i]->job.id);
@@ -161,17 +159,14 @@ class BicriteriaBatch final : public OnlinePolicy {
     }
   }
 
-  double epsilon_;
-  int shuffles_;
-  std::uint64_t seed_;
+  BicriteriaOptions options_;
   std::set<JobId> batch_;  // the running batch's jobs not yet ended
 };
 
 }  // namespace
 
-std::unique_ptr<OnlinePolicy> MakeBicriteriaBatchPolicy(double epsilon, int shuffles,
-                                                        std::uint64_t seed) {
-  return std::make_unique<BicriteriaBatch>(epsilon, shuffles, seed);
+std::unique_ptr<OnlinePolicy> MakeBicriteriaBatchPolicy(const BicriteriaOptions& options) {
+  return std::make_unique<BicriteriaBatch>(options);
 }
 
 }  // namespace resched

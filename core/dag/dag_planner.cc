@@ -81,7 +81,10 @@ class CpaPlanner final : public TurnaroundPlanner {
 
 class ResschedPlanner final : public TurnaroundPlanner {
  public:
-  explicit ResschedPlanner(ResschedOptions options) : options_(options) {}
+  ResschedPlanner(ResschedOptions options, Duration history_window)
+      : options_(options), history_window_(history_window) {}
+
+  Duration HistoryWindow() const override { return history_window_; }
 
   absl::StatusOr<DagPlan> Plan(const DagPlanningInput& input) const override {
     ResschedOptions o = options_;
@@ -96,12 +99,15 @@ class ResschedPlanner final : public TurnaroundPlanner {
 
  private:
   ResschedOptions options_;
+  Duration history_window_;
 };
 
 class DeadlinePlanner final : public DagPlanner {
  public:
-  DeadlinePlanner(ResschedDlOptions options, Duration resolution)
-      : options_(options), resolution_(resolution) {}
+  DeadlinePlanner(ResschedDlOptions options, Duration resolution, Duration history_window)
+      : options_(options), resolution_(resolution), history_window_(history_window) {}
+
+  Duration HistoryWindow() const override { return history_window_; }
 
   // The plan of the tightest deadline.
   absl::StatusOr<DagPlan> Plan(const DagPlanningInput& input) const override {
@@ -149,6 +155,7 @@ class DeadlinePlanner final : public DagPlanner {
 
   ResschedDlOptions options_;
   Duration resolution_;
+  Duration history_window_;
 };
 
 // HEFT and Barbosa map tasks onto processors of given speeds: the cluster's processors on one
@@ -210,6 +217,8 @@ absl::StatusOr<DagPlan> BarbosaWithDefaults(const Dag& dag, const std::vector<do
 class InOneGroup final : public DagPlanner {
  public:
   explicit InOneGroup(std::unique_ptr<DagPlanner> inner) : inner_(std::move(inner)) {}
+
+  Duration HistoryWindow() const override { return inner_->HistoryWindow(); }
 
   absl::StatusOr<DagPlan> Plan(const DagPlanningInput& input) const override {
     if (input.groups.empty()) return inner_->Plan(input);
@@ -323,12 +332,15 @@ std::unique_ptr<DagPlanner> MakeCpaPlanner(CpaOptions cpa) {
   return std::make_unique<InOneGroup>(std::make_unique<CpaPlanner>(cpa));
 }
 
-std::unique_ptr<DagPlanner> MakeResschedPlanner(ResschedOptions options) {
-  return std::make_unique<InOneGroup>(std::make_unique<ResschedPlanner>(options));
+std::unique_ptr<DagPlanner> MakeResschedPlanner(const ResschedPlannerOptions& options) {
+  return std::make_unique<InOneGroup>(std::make_unique<ResschedPlanner>(
+      options.ressched, CeilMicros(options.q_window_hours * 3600)));
 }
 
-std::unique_ptr<DagPlanner> MakeDeadlinePlanner(ResschedDlOptions options, Duration resolution) {
-  return std::make_unique<InOneGroup>(std::make_unique<DeadlinePlanner>(options, resolution));
+std::unique_ptr<DagPlanner> MakeDeadlinePlanner(const DeadlinePlannerOptions& options) {
+  return std::make_unique<InOneGroup>(std::make_unique<DeadlinePlanner>(
+      options.resscheddl, std::max<Duration>(1, CeilMicros(options.resolution_s)),
+      CeilMicros(options.q_window_hours * 3600)));
 }
 
 std::unique_ptr<DagPlanner> MakeHeftPlanner() {

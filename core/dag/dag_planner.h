@@ -20,6 +20,10 @@
 
 namespace resched {
 
+// The window before now over which the historical available processors q are averaged (§4.2),
+// unless a planner's options say otherwise.
+inline constexpr double kDefaultHistoryWindowHours = 168;
+
 struct DagPlanningInput {
   const Dag* dag = nullptr;
   const Timeline* timeline = nullptr;  // the cluster's bookings (not modified)
@@ -64,6 +68,9 @@ class DagPlanner {
   // plan.
   virtual absl::StatusOr<DeadlineAnswer> AnswerDeadline(const DagPlanningInput& input,
                                                         std::optional<Time> deadline) const = 0;
+
+  // The window before now over which the caller averages DagPlanningInput::historical_q.
+  virtual Duration HistoryWindow() const { return CeilMicros(kDefaultHistoryWindowHours * 3600); }
 };
 
 // Time-weighted average of free processors over [from, to) on `timeline`, rounded to the

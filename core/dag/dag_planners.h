@@ -12,9 +12,23 @@
 
 namespace resched {
 
+// A RESSCHED variant, and the window its historical q is averaged over.
+struct ResschedPlannerOptions {
+  ResschedOptions ressched;
+  double q_window_hours = kDefaultHistoryWindowHours;
+};
+
+// A RESSCHEDDL variant, the window of its historical q, and the precision of its
+// tightest-deadline search.
+struct DeadlinePlannerOptions {
+  ResschedDlOptions resscheddl;
+  double q_window_hours = kDefaultHistoryWindowHours;
+  double resolution_s = 1;
+};
+
 std::unique_ptr<DagPlanner> MakeCpaPlanner(CpaOptions cpa);
-std::unique_ptr<DagPlanner> MakeResschedPlanner(ResschedOptions options);
-std::unique_ptr<DagPlanner> MakeDeadlinePlanner(ResschedDlOptions options, Duration resolution);
+std::unique_ptr<DagPlanner> MakeResschedPlanner(const ResschedPlannerOptions& options);
+std::unique_ptr<DagPlanner> MakeDeadlinePlanner(const DeadlinePlannerOptions& options);
 std::unique_ptr<DagPlanner> MakeHeftPlanner();
 std::unique_ptr<DagPlanner> MakeBarbosaPlanner();
 

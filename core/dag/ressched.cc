@@ -3,38 +3,42 @@
 #include <algorithm>
 
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_split.h"
 
 namespace resched {
-namespace {
-
-std::optional<AllocationSource> ParseSource(std::string_view s, bool bound) {
-  if (s == "1" && !bound) return AllocationSource::kOne;
-  if (s == "all") return AllocationSource::kAll;
-  if (s == "half" && bound) return AllocationSource::kHalf;
-  if (s == "cpa") return AllocationSource::kCpa;
-  if (s == "cpar") return AllocationSource::kCpar;
-  return std::nullopt;
+const char* AllocationSourceName(AllocationSource source) {
+  switch (source) {
+    case AllocationSource::kOne:
+      return "1";
+    case AllocationSource::kAll:
+      return "all";
+    case AllocationSource::kHalf:
+      return "half";
+    case AllocationSource::kCpa:
+      return "cpa";
+    case AllocationSource::kCpar:
+      return "cpar";
+  }
+  return "?";
 }
 
-}  // namespace
+std::vector<ResschedOptions> ResschedVariants() {
+  std::vector<ResschedOptions> variants;
+  for (AllocationSource bottom_level : {AllocationSource::kOne, AllocationSource::kAll,
+                                        AllocationSource::kCpa, AllocationSource::kCpar}) {
+    for (AllocationSource bound : {AllocationSource::kAll, AllocationSource::kHalf,
+                                   AllocationSource::kCpa, AllocationSource::kCpar}) {
+      ResschedOptions variant;
+      variant.bottom_level = bottom_level;
+      variant.bound = bound;
+      variants.push_back(variant);
+    }
+  }
+  return variants;
+}
 
-absl::StatusOr<ResschedOptions> ParseResschedName(std::string_view name) {
-  const std::vector<std::string> parts = absl::StrSplit(std::string(name), '_');
-  std::optional<AllocationSource> bl;
-  std::optional<AllocationSource> bd;
-  if (parts.size() == 4 && parts[0] == "bl" && parts[2] == "bd") {
-    bl = ParseSource(parts[1], false);
-    bd = ParseSource(parts[3], true);
-  }
-  if (!bl || !bd) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "algorithm '%s' is not bl_{1,all,cpa,cpar}_bd_{all,half,cpa,cpar}", std::string(name)));
-  }
-  ResschedOptions options;
-  options.bottom_level = *bl;
-  options.bound = *bd;
-  return options;
+std::string ResschedName(const ResschedOptions& options) {
+  return absl::StrFormat("bl_%s_bd_%s", AllocationSourceName(options.bottom_level),
+                         AllocationSourceName(options.bound));
 }
 
 int EffectiveQ(int capacity, int q) { return q <= 0 ? capacity : std::clamp(q, 1, capacity); }

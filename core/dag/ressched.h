@@ -10,7 +10,8 @@
 // caller supplies. A bound below a task's smallest allowed width lets it use that width.
 #pragma once
 
-#include <string_view>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/dag/cpa.h"
@@ -29,8 +30,12 @@ struct ResschedOptions {
   CpaOptions cpa;
 };
 
-// Parses "bl_cpar_bd_cpa" and the like; INVALID_ARGUMENT otherwise.
-absl::StatusOr<ResschedOptions> ParseResschedName(std::string_view name);
+// "1", "all", "half", "cpa" or "cpar", as the variants' names spell it.
+const char* AllocationSourceName(AllocationSource source);
+// The sixteen variants of §4.3.2 (BL_1, BL_ALL, BL_CPA, BL_CPAR by BD_ALL, BD_HALF, BD_CPA,
+// BD_CPAR), q and CPA's options at their defaults; and a variant's name, "bl_cpar_bd_cpa".
+std::vector<ResschedOptions> ResschedVariants();
+std::string ResschedName(const ResschedOptions& options);
 
 // The q the CPAR variants use on `capacity` processors: q clamped to [1, P]; 0 (unknown): P.
 int EffectiveQ(int capacity, int q);

@@ -50,27 +50,25 @@ std::vector<Time> CpaStarts(const DagGraph& g, const std::vector<int>& order,
 
 }  // namespace
 
-absl::StatusOr<ResschedDlOptions> ParseResschedDlName(std::string_view name) {
-  ResschedDlOptions o;
-  if (name == "dl_bd_all") {
-    o.resource_conservative = false;
-    o.bound = AllocationSource::kAll;
-  } else if (name == "dl_bd_cpa") {
-    o.resource_conservative = false;
-    o.bound = AllocationSource::kCpa;
-  } else if (name == "dl_bd_cpar") {
-    o.resource_conservative = false;
-    o.bound = AllocationSource::kCpar;
-  } else if (name == "dl_rc_cpa") {
-    o.bound = AllocationSource::kCpa;
-  } else if (name == "dl_rc_cpar") {
-    o.bound = AllocationSource::kCpar;
-  } else {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "algorithm '%s' is not one of dl_bd_all, dl_bd_cpa, dl_bd_cpar, dl_rc_cpa, dl_rc_cpar",
-        std::string(name)));
+std::vector<ResschedDlOptions> ResschedDlVariants() {
+  std::vector<ResschedDlOptions> variants;
+  for (const bool resource_conservative : {false, true}) {
+    for (AllocationSource bound :
+         {AllocationSource::kAll, AllocationSource::kCpa, AllocationSource::kCpar}) {
+      // §5.2.2's DL_RC comes with the CPA and CPAR bounds only.
+      if (resource_conservative && bound == AllocationSource::kAll) continue;
+      ResschedDlOptions variant;
+      variant.resource_conservative = resource_conservative;
+      variant.bound = bound;
+      variants.push_back(variant);
+    }
   }
-  return o;
+  return variants;
+}
+
+std::string ResschedDlName(const ResschedDlOptions& options) {
+  return absl::StrFormat("dl_%s_%s", options.resource_conservative ? "rc" : "bd",
+                         AllocationSourceName(options.bound));
 }
 
 // Tasks are placed in a fixed order, so T does not depend on the deadline: computed once per

@@ -19,7 +19,8 @@
 #pragma once
 
 #include <optional>
-#include <string_view>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/dag/cpa.h"
@@ -42,8 +43,10 @@ struct ResschedDlOptions {
   CpaOptions cpa;
 };
 
-// Parses "dl_bd_all", "dl_bd_cpa", "dl_bd_cpar", "dl_rc_cpa", "dl_rc_cpar".
-absl::StatusOr<ResschedDlOptions> ParseResschedDlName(std::string_view name);
+// The five variants of §5.2 (DL_BD_ALL, DL_BD_CPA, DL_BD_CPAR, DL_RC_CPA, DL_RC_CPAR), the
+// other options at their defaults; and a variant's name, "dl_rc_cpar".
+std::vector<ResschedDlOptions> ResschedDlVariants();
+std::string ResschedDlName(const ResschedDlOptions& options);
 
 // A plan that ends by `deadline`, or nullopt when the heuristic finds none. When `control` says
 // stop (asked during the CPA allocations it starts from), the answer means nothing and the caller

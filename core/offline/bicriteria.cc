@@ -200,9 +200,8 @@ class BicriteriaPlanner final : public OfflinePlanner {
 
 }  // namespace
 
-std::unique_ptr<OfflinePlanner> MakeBicriteriaPlanner(double epsilon, int shuffles,
-                                                      std::uint64_t seed) {
-  return std::make_unique<BicriteriaPlanner>(epsilon, shuffles, seed);
+std::unique_ptr<OfflinePlanner> MakeBicriteriaPlanner(const BicriteriaOptions& options) {
+  return std::make_unique<BicriteriaPlanner>(options.epsilon, options.shuffles, options.seed);
 }
 
 }  // namespace resched

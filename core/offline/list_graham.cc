@@ -44,8 +44,8 @@ class ListPlanner final : public OfflinePlanner {
 
 }  // namespace
 
-std::unique_ptr<OfflinePlanner> MakeListPlanner(ListOrder order, double epsilon) {
-  return std::make_unique<ListPlanner>(order, epsilon);
+std::unique_ptr<OfflinePlanner> MakeListPlanner(ListOrder order, const MrtOptions& mrt) {
+  return std::make_unique<ListPlanner>(order, mrt.epsilon);
 }
 
 }  // namespace resched

@@ -221,8 +221,8 @@ absl::StatusOr<MrtShelves> MrtDualApproximation(const std::vector<OfflineJob>& j
   return out;
 }
 
-std::unique_ptr<OfflinePlanner> MakeMrtPlanner(double epsilon) {
-  return std::make_unique<MrtPlanner>(epsilon);
+std::unique_ptr<OfflinePlanner> MakeMrtPlanner(const MrtOptions& options) {
+  return std::make_unique<MrtPlanner>(options.epsilon);
 }
 
 }  // namespace resched

@@ -46,7 +46,12 @@ struct MrtShelves {
 absl::StatusOr<MrtShelves> MrtDualApproximation(const std::vector<OfflineJob>& jobs, int m,
                                                 double epsilon, const PlanControl& control);
 
+// MRT's options, for "mrt" and the list planners that take its allotment.
+struct MrtOptions {
+  double epsilon = 1e-3;  // relative precision of the search on the makespan
+};
+
 // Registry name "mrt": the shelves booked as described above, and MRT's lower bound.
-std::unique_ptr<OfflinePlanner> MakeMrtPlanner(double epsilon);
+std::unique_ptr<OfflinePlanner> MakeMrtPlanner(const MrtOptions& options);
 
 }  // namespace resched

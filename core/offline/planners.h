@@ -24,18 +24,21 @@ enum class ListOrder {
            // weight and execution time")
   kSaf,    // "list-saf": smallest area (width x time) first
 };
-std::unique_ptr<OfflinePlanner> MakeListPlanner(ListOrder order, double epsilon);
+std::unique_ptr<OfflinePlanner> MakeListPlanner(ListOrder order, const MrtOptions& mrt);
 
 // chrétien's "LIST" baseline (ltf.cc): largest task (work) first, each job at the width with the
 // earliest completion when its turn comes.
 std::unique_ptr<OfflinePlanner> MakeLtfPlanner();
 
 // chrétien's successive LP approximations of the l_p sparse model (sparse_lp.cc): Algorithm 1
-// ("sparse-lp"), or with §4.4's LTF completion of the fuzzy jobs ("sparse-lp-hybrid"). `p` is
-// the quasi-norm's exponent, `max_iterations` maxIter, `time_steps` the most steps LTF's
-// makespan is cut into.
-std::unique_ptr<OfflinePlanner> MakeSparseLpPlanner(double p, int max_iterations, int time_steps,
-                                                    bool hybrid);
+// ("sparse-lp"), or with §4.4's LTF completion of the fuzzy jobs ("sparse-lp-hybrid").
+struct SparseLpOptions {
+  double p = 0.1;            // the l_p quasi-norm's exponent
+  int max_iterations = 200;  // maxIter: LPs solved per horizon before it counts as infeasible
+  int time_steps = 100;      // the most steps LTF's makespan is cut into
+  bool hybrid = false;       // §4.4's LTF completion of the fuzzy jobs
+};
+std::unique_ptr<OfflinePlanner> MakeSparseLpPlanner(const SparseLpOptions& options);
 // The sparse LPs' statistics (OfflinePlan::statistics), as §5.3 records them: the LPs solved,
 // and the share of jobs that an LP's solution places exactly (one slot at 1), averaged over
 // those LPs (absent when none was solved).
@@ -44,7 +47,11 @@ inline constexpr char kSparseLpExactJobShare[] = "exact_job_share";
 
 // dutot §3.2's bi-criteria batch algorithm (bicriteria.cc): MRT's `epsilon`, the batch order
 // shuffled `shuffles` times from `seed`.
-std::unique_ptr<OfflinePlanner> MakeBicriteriaPlanner(double epsilon, int shuffles,
-                                                      std::uint64_t seed);
+struct BicriteriaOptions {
+  double epsilon = 1e-3;
+  int shuffles = 10;
+  std::uint64_t seed = 1;
+};
+std::unique_ptr<OfflinePlanner> MakeBicriteriaPlanner(const BicriteriaOptions& options);
 
 }  // namespace resched

@@ -415,9 +415,9 @@ absl::StatusOr<OfflinePlan> SparseLpPlanner::Plan(const OfflineProblem& problem,
 
 }  // namespace
 
-std::unique_ptr<OfflinePlanner> MakeSparseLpPlanner(double p, int max_iterations, int time_steps,
-                                                    bool hybrid) {
-  return std::make_unique<SparseLpPlanner>(p, max_iterations, time_steps, hybrid);
+std::unique_ptr<OfflinePlanner> MakeSparseLpPlanner(const SparseLpOptions& options) {
+  return std::make_unique<SparseLpPlanner>(options.p, options.max_iterations, options.time_steps,
+                                           options.hybrid);
 }
 
 }  // namespace resched

@@ -130,8 +130,8 @@ bool EdfSchedule(const StretchInstance& instance, const std::vector<Due>& order,
                                          : TimelineSchedule(instance, order, give_up_above, plan);
 }
 
-std::unique_ptr<OnlinePolicy> MakeDasedfPolicy(double epsilon) {
-  return std::make_unique<Dasedf>(epsilon);
+std::unique_ptr<OnlinePolicy> MakeDasedfPolicy(const DasedfOptions& options) {
+  return std::make_unique<Dasedf>(options.epsilon);
 }
 
 }  // namespace resched

@@ -115,8 +115,8 @@ bool MoldableEdfSchedule(const StretchInstance& instance, const std::vector<Due>
   return met;
 }
 
-std::unique_ptr<OnlinePolicy> MakeDbosPolicy(double rho, double epsilon) {
-  return std::make_unique<Dbos>(rho, epsilon);
+std::unique_ptr<OnlinePolicy> MakeDbosPolicy(const DbosOptions& options) {
+  return std::make_unique<Dbos>(options.rho, options.epsilon);
 }
 
 }  // namespace resched

@@ -23,18 +23,34 @@ std::unique_ptr<OnlinePolicy> MakeEasyPolicy(bool decide_new_jobs_alone = true);
 // Saule et al. §5.1: conservative backfilling (every job keeps its reservation).
 std::unique_ptr<OnlinePolicy> MakeConservativePolicy();
 // Saule et al. §3.2: dual approximation + EDF, bisection on the stretch to `epsilon`.
-std::unique_ptr<OnlinePolicy> MakeDasedfPolicy(double epsilon);
+struct DasedfOptions {
+  double epsilon = 1e-3;  // relative precision of the search on the stretch S
+};
+std::unique_ptr<OnlinePolicy> MakeDasedfPolicy(const DasedfOptions& options);
 // Saule et al. §6, Alg. 2: MoldableEDF inside DBOS(rho).
-std::unique_ptr<OnlinePolicy> MakeDbosPolicy(double rho, double epsilon);
+struct DbosOptions {
+  double rho = 1.5;       // online factor: relaxes the best stretch found
+  double epsilon = 1e-3;  // relative precision of the search on S
+};
+std::unique_ptr<OnlinePolicy> MakeDbosPolicy(const DbosOptions& options);
 // Saule et al. §3.3.2, Alg. 1: Split(rho), jobs routed by p(1) class over [p_min_s, p_max_s].
 // `keep_part_timelines` false: each submission plans its part in full (the reference of the
 // kept part timelines, core/online/part_views.h).
-std::unique_ptr<OnlinePolicy> MakeSplitPolicy(int rho, double p_min_s, double p_max_s,
+struct SplitOptions {
+  int rho = 2;             // resource augmentation factor: the number of classes
+  double p_min_s = 1;      // smallest sequential time expected, seconds
+  double p_max_s = 86400;  // largest sequential time expected, seconds
+};
+std::unique_ptr<OnlinePolicy> MakeSplitPolicy(const SplitOptions& options,
                                               InnerPolicyFactory make_inner,
                                               bool keep_part_timelines = true);
 // Saule et al. §4: the main/auxiliary reservation scheme with x auxiliary processors and the
 // max-stretch threshold t.
-std::unique_ptr<OnlinePolicy> MakeReserveAuxPolicy(double x, double t,
+struct ReserveAuxOptions {
+  int x = 5;     // processors of the auxiliary part (at most P - 1)
+  double t = 2;  // max-stretch threshold above which the auxiliary part is tried
+};
+std::unique_ptr<OnlinePolicy> MakeReserveAuxPolicy(const ReserveAuxOptions& options,
                                                    InnerPolicyFactory make_inner);
 // Saule et al. §5.4: Sabin et al.'s iterative moldable scheduling, and the improved variant.
 std::unique_ptr<OnlinePolicy> MakeIterativePolicy();

@@ -169,9 +169,9 @@ class ReserveAux final : public PartitionedPolicy {
 
 }  // namespace
 
-std::unique_ptr<OnlinePolicy> MakeReserveAuxPolicy(double x, double t,
+std::unique_ptr<OnlinePolicy> MakeReserveAuxPolicy(const ReserveAuxOptions& options,
                                                    InnerPolicyFactory make_inner) {
-  return std::make_unique<ReserveAux>(std::move(make_inner), x, t);
+  return std::make_unique<ReserveAux>(std::move(make_inner), options.x, options.t);
 }
 
 }  // namespace resched

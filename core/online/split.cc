@@ -112,10 +112,11 @@ class Split final : public PartitionedPolicy {
 
 }  // namespace
 
-std::unique_ptr<OnlinePolicy> MakeSplitPolicy(int rho, double p_min_s, double p_max_s,
+std::unique_ptr<OnlinePolicy> MakeSplitPolicy(const SplitOptions& options,
                                               InnerPolicyFactory make_inner,
                                               bool keep_part_timelines) {
-  return std::make_unique<Split>(std::move(make_inner), rho, p_min_s, p_max_s, keep_part_timelines);
+  return std::make_unique<Split>(std::move(make_inner), options.rho, options.p_min_s,
+                                 options.p_max_s, keep_part_timelines);
 }
 
 }  // namespace resched

@@ -1,6 +1,7 @@
-// The parameters of a registered algorithm: what each one means and the range it may take, and
-// the values a caller passes (by name). In their own header so that code below the registry
-// (the server's conversion, the simulator's options) can name them without the registry table.
+// The parameters of a registered algorithm: what each one means, its type and the range it may
+// take, and the values a caller passes (by name). In their own header so that code below the
+// registry (the server's conversion, the simulator's options) can name them without the
+// registry table.
 #pragma once
 
 #include <map>
@@ -8,14 +9,21 @@
 
 namespace resched {
 
+// What a parameter's value may be besides its range: any number, a whole number (counts,
+// processors, seeds), or 0 or 1.
+enum class ParamType { kReal, kInteger, kFlag };
+
 struct ParamInfo {
   std::string name;
   std::string description;
   double default_value = 0;
   double min = 0;
   double max = 0;
+  ParamType type = ParamType::kReal;
 };
 
+// What a caller passes: the wire's form, checked and turned into each algorithm's typed options
+// by the registry (core/registry/param_binding.h).
 using AlgorithmParams = std::map<std::string, double>;
 
 }  // namespace resched

@@ -6,12 +6,14 @@
 #include <cstdlib>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/batch/batch_policies.h"
 #include "core/dag/dag_planners.h"
 #include "core/offline/planners.h"
 #include "core/online/policies.h"
+#include "core/registry/param_binding.h"
 
 namespace resched {
 
@@ -29,28 +31,70 @@ AlgorithmInfo Described(std::string name, AlgorithmKind kind, std::string descri
   return info;
 }
 
-AlgorithmInfo Policy(std::string name, std::string description, std::string paper,
-                     PolicyFactory make, std::vector<ParamInfo> params = {}) {
+// A factory of `Made` that fills the algorithm's typed options from checked AlgorithmParams
+// (`defaults` where a parameter is left out) and hands them to `make`.
+template <class Made, class Options, class Make>
+std::function<std::unique_ptr<Made>(const AlgorithmParams&)> Typed(
+    std::vector<ParamBinding<Options>> params, Options defaults, Make make) {
+  return [params = std::move(params), defaults = std::move(defaults),
+          make = std::move(make)](const AlgorithmParams& values) -> std::unique_ptr<Made> {
+    return make(FillOptions(params, defaults, values));
+  };
+}
+
+template <class Options, class Make>
+AlgorithmInfo Policy(std::string name, std::string description, std::string paper, Options defaults,
+                     std::vector<ParamBinding<Options>> params, Make make) {
   AlgorithmInfo info = Described(std::move(name), AlgorithmKind::kPolicy, std::move(description),
-                                 std::move(paper), std::move(params));
-  info.make_policy = std::move(make);
+                                 std::move(paper), ParamInfos(params, defaults));
+  info.make_policy = Typed<OnlinePolicy>(std::move(params), std::move(defaults), std::move(make));
   return info;
 }
 
+// An algorithm without parameters.
+struct NoOptions {};
+
+template <class Make>
+AlgorithmInfo Policy(std::string name, std::string description, std::string paper, Make make) {
+  return Policy(std::move(name), std::move(description), std::move(paper), NoOptions{}, {},
+                [make = std::move(make)](const NoOptions&) { return make(); });
+}
+
+template <class Options, class Make>
 AlgorithmInfo DagPlannerEntry(std::string name, std::string description, std::string paper,
-                              DagPlannerFactory make, std::vector<ParamInfo> params = {}) {
-  AlgorithmInfo info = Described(std::move(name), AlgorithmKind::kDagPlanner,
-                                 std::move(description), std::move(paper), std::move(params));
-  info.make_dag_planner = std::move(make);
+                              Options defaults, std::vector<ParamBinding<Options>> params,
+                              Make make) {
+  AlgorithmInfo info =
+      Described(std::move(name), AlgorithmKind::kDagPlanner, std::move(description),
+                std::move(paper), ParamInfos(params, defaults));
+  info.make_dag_planner =
+      Typed<DagPlanner>(std::move(params), std::move(defaults), std::move(make));
   return info;
 }
 
+template <class Make>
+AlgorithmInfo DagPlannerEntry(std::string name, std::string description, std::string paper,
+                              Make make) {
+  return DagPlannerEntry(std::move(name), std::move(description), std::move(paper), NoOptions{}, {},
+                         [make = std::move(make)](const NoOptions&) { return make(); });
+}
+
+template <class Options, class Make>
 AlgorithmInfo OfflinePlannerEntry(std::string name, std::string description, std::string paper,
-                                  OfflinePlannerFactory make, std::vector<ParamInfo> params = {}) {
+                                  Options defaults, std::vector<ParamBinding<Options>> params,
+                                  Make make) {
   AlgorithmInfo info = Described(std::move(name), AlgorithmKind::kPlanner, std::move(description),
-                                 std::move(paper), std::move(params));
-  info.make_offline_planner = std::move(make);
+                                 std::move(paper), ParamInfos(params, defaults));
+  info.make_offline_planner =
+      Typed<OfflinePlanner>(std::move(params), std::move(defaults), std::move(make));
   return info;
+}
+
+template <class Make>
+AlgorithmInfo OfflinePlannerEntry(std::string name, std::string description, std::string paper,
+                                  Make make) {
+  return OfflinePlannerEntry(std::move(name), std::move(description), std::move(paper), NoOptions{},
+                             {}, [make = std::move(make)](const NoOptions&) { return make(); });
 }
 
 // The value of a call this file makes with names it chose itself: a failure is a wiring
@@ -72,142 +116,106 @@ InnerPolicyFactory Inner(std::string name) {
   };
 }
 
-CpaOptions CpaFrom(const AlgorithmParams& params) {
-  return CpaOptions{.level_bound = params.at("level_bound") != 0};
+// CPA's level bound, bound where `cpa` finds the CpaOptions in Options.
+template <class Options, class Access>
+ParamBinding<Options> LevelBound(Access cpa) {
+  return BindField<Options>(
+      "level_bound",
+      "1: CPA allocations also keep each precedence level within the "
+      "machine (our reading of the improved stopping rule); 0: plain CPA",
+      0, 1, [cpa](auto& o) -> auto& { return cpa(o).level_bound; });
 }
 
-// q = 0 means the cluster's historical average (DagPlanningInput::historical_q).
-int QFrom(const AlgorithmParams& params) { return static_cast<int>(params.at("q")); }
-
-DagPlannerFactory ResschedFactory(const std::string& name) {
-  return [options = Wired(ParseResschedName(name), name)](const AlgorithmParams& params) {
-    ResschedOptions o = options;
-    o.q = QFrom(params);
-    o.cpa = CpaFrom(params);
-    return MakeResschedPlanner(o);
-  };
+// The bi-criteria algorithm's parameters, for the offline planner and the batch policy.
+std::vector<ParamBinding<BicriteriaOptions>> BicriteriaParams(const char* shuffles) {
+  return {Bind("epsilon", "relative precision of MRT's binary search", 1e-6, 0.5,
+               &BicriteriaOptions::epsilon),
+          Bind("shuffles", shuffles, 0, 100'000, &BicriteriaOptions::shuffles),
+          Bind("seed", "seed of the shuffles", 0, 1e9, &BicriteriaOptions::seed)};
 }
 
-DagPlannerFactory DeadlineFactory(const std::string& name) {
-  return [options = Wired(ParseResschedDlName(name), name)](const AlgorithmParams& params) {
-    ResschedDlOptions o = options;
-    o.q = QFrom(params);
-    // Only DL_RC declares lambda and cpa_reallocate; DL_BD never reads them.
-    auto lambda = params.find("lambda");
-    o.lambda = lambda == params.end() ? 0 : lambda->second;
-    auto reallocate = params.find("cpa_reallocate");
-    o.cpa_guide_reallocates = reallocate != params.end() && reallocate->second != 0;
-    o.cpa = CpaFrom(params);
-    const Duration resolution = std::max<Duration>(1, CeilMicros(params.at("resolution_s")));
-    return MakeDeadlinePlanner(o, resolution);
-  };
+// The parameters every RESSCHED and RESSCHEDDL variant takes, bound where `options` (a
+// ResschedOptions or a ResschedDlOptions) sits in the planner's Options.
+template <class Options, class Access>
+std::vector<ParamBinding<Options>> ResschedParams(Access options) {
+  return {BindField<Options>(
+              "q",
+              "processors assumed available for the CPAR allocations; 0: the "
+              "cluster's historical average over q_window_hours",
+              0, 1 << 20, [options](auto& o) -> auto& { return options(o).q; }),
+          Bind("q_window_hours", "window before now over which the historical average q is taken",
+               1e-3, 24 * 366, &Options::q_window_hours),
+          LevelBound<Options>([options](auto& o) -> auto& { return options(o).cpa; })};
 }
 
 std::vector<AlgorithmInfo> BuildRegistry() {
-  const ParamInfo rho{"rho", "resource augmentation factor", 2, 1, 64};
-  // The paper's rule is lambda = 1; 1.5 by default because on our reservation schedules
-  // lambda = 1 leaves the ancestors no slack and loses on both deadline and CPU-hours
-  // (docs/experiments.md, resscheddl).
-  const ParamInfo lambda{"lambda",
-                         "DL_RC start threshold factor: release + lambda * (CPA start - release); "
-                         "1 is the paper's rule",
-                         1.5, 0, 1000};
-  const ParamInfo cpa_reallocate{"cpa_reallocate",
-                                 "DL_RC: 1 re-runs CPA's allocation on the tasks not placed yet "
-                                 "(the paper); 0 keeps the whole DAG's CPA widths",
-                                 1, 0, 1};
-  const ParamInfo q{"q",
-                    "processors assumed available for the CPAR allocations; 0: the cluster's "
-                    "historical average over q_window_hours",
-                    0, 0, 1 << 20};
-  const ParamInfo q_window{"q_window_hours",
-                           "window before now over which the historical average q is taken",
-                           kDefaultHistoryWindowHours, 1e-3, 24 * 366};
-  const ParamInfo level_bound{"level_bound",
-                              "1: CPA allocations also keep each precedence level within the "
-                              "machine (our reading of the improved stopping rule); 0: plain CPA",
-                              1, 0, 1};
-  const ParamInfo resolution{"resolution_s", "precision of the tightest-deadline search, seconds",
-                             1, 1e-6, 86400};
   std::vector<AlgorithmInfo> r;
   r.push_back(Policy("fcfs", "first come, first served; moldable width by earliest completion",
-                     "saule §3.1", [](const AlgorithmParams&) { return MakeFcfsPolicy(); }));
+                     "saule §3.1", [] { return MakeFcfsPolicy(); }));
   r.push_back(Policy("easy", "EASY backfilling: only the queue head holds a reservation",
-                     "saule §5.1", [](const AlgorithmParams&) { return MakeEasyPolicy(); }));
+                     "saule §5.1", [] { return MakeEasyPolicy(); }));
   r.push_back(Policy("conservative", "conservative backfilling: every job keeps its reservation",
-                     "saule §5.1",
-                     [](const AlgorithmParams&) { return MakeConservativePolicy(); }));
+                     "saule §5.1", [] { return MakeConservativePolicy(); }));
   r.push_back(Policy("dasedf", "dual approximation + EDF, binary search on the stretch S",
-                     "saule §3.2",
-                     [](const AlgorithmParams& p) { return MakeDasedfPolicy(p.at("epsilon")); },
-                     {{"epsilon", "relative precision of the search on S", 1e-3, 1e-6, 0.5}}));
+                     "saule §3.2", DasedfOptions{},
+                     {Bind("epsilon", "relative precision of the search on S", 1e-6, 0.5,
+                           &DasedfOptions::epsilon)},
+                     [](const DasedfOptions& o) { return MakeDasedfPolicy(o); }));
   r.push_back(Policy("split", "Split(rho) with FCFS: rho groups, jobs routed by p(1) class",
-                     "saule §3.3.2, Alg. 1",
-                     [](const AlgorithmParams& p) {
-                       return MakeSplitPolicy(static_cast<int>(std::floor(p.at("rho"))),
-                                              p.at("p_min"), p.at("p_max"), Inner("fcfs"));
-                     },
-                     {rho,
-                      {"p_min", "smallest sequential time expected, seconds", 1, 1e-6, 1e9},
-                      {"p_max", "largest sequential time expected, seconds", 86400, 1e-6, 1e9}}));
-  const std::vector<ParamInfo> reserve_aux{
-      {"x", "processors of the auxiliary part (at most P - 1)", 5, 0, 1 << 20},
-      {"t", "max-stretch threshold above which the auxiliary part is tried", 2, 0, 1e6}};
+                     "saule §3.3.2, Alg. 1", SplitOptions{},
+                     {Bind("rho", "resource augmentation factor: the number of classes", 1, 64,
+                           &SplitOptions::rho),
+                      Bind("p_min", "smallest sequential time expected, seconds", 1e-6, 1e9,
+                           &SplitOptions::p_min_s),
+                      Bind("p_max", "largest sequential time expected, seconds", 1e-6, 1e9,
+                           &SplitOptions::p_max_s)},
+                     [](const SplitOptions& o) { return MakeSplitPolicy(o, Inner("fcfs")); }));
+  const std::vector<ParamBinding<ReserveAuxOptions>> reserve_aux{
+      Bind("x", "processors of the auxiliary part (at most P - 1)", 0, 1 << 20,
+           &ReserveAuxOptions::x),
+      Bind("t", "max-stretch threshold above which the auxiliary part is tried", 0, 1e6,
+           &ReserveAuxOptions::t)};
+  for (const char* inner : {"fcfs", "dasedf"}) {
+    r.push_back(Policy(absl::StrCat("reserve-aux-", inner),
+                       absl::StrCat("main/auxiliary reservation scheme (X, T) over ",
+                                    absl::AsciiStrToUpper(inner)),
+                       "saule §4", ReserveAuxOptions{}, reserve_aux,
+                       [inner = std::string(inner)](const ReserveAuxOptions& o) {
+                         return MakeReserveAuxPolicy(o, Inner(inner));
+                       }));
+  }
   r.push_back(Policy(
-      "reserve-aux-fcfs", "main/auxiliary reservation scheme (X, T) over FCFS", "saule §4",
-      [](const AlgorithmParams& p) {
-        return MakeReserveAuxPolicy(p.at("x"), p.at("t"), Inner("fcfs"));
-      },
-      reserve_aux));
-  r.push_back(Policy(
-      "reserve-aux-dasedf", "main/auxiliary reservation scheme (X, T) over DASEDF", "saule §4",
-      [](const AlgorithmParams& p) {
-        return MakeReserveAuxPolicy(p.at("x"), p.at("t"), Inner("dasedf"));
-      },
-      reserve_aux));
-  r.push_back(
-      Policy("dbos", "MoldableEDF inside DBOS(rho)", "saule §6, Alg. 2",
-             [](const AlgorithmParams& p) { return MakeDbosPolicy(p.at("rho"), p.at("epsilon")); },
-             {{"rho", "online factor: relaxes the best stretch found", 1.5, 1, 64},
-              {"epsilon", "relative precision of the search on S", 1e-3, 1e-6, 0.5}}));
-  r.push_back(
-      Policy("bicriteria-batch", "on-line batches, each planned by the bi-criteria algorithm",
-             "dutot §2.2, §3.2",
-             [](const AlgorithmParams& p) {
-               return MakeBicriteriaBatchPolicy(p.at("epsilon"), static_cast<int>(p.at("shuffles")),
-                                                static_cast<std::uint64_t>(p.at("seed")));
-             },
-             {{"epsilon", "relative precision of MRT's binary search", 1e-3, 1e-6, 0.5},
-              {"shuffles", "times each batch's order is shuffled; the best compaction is kept", 10,
-               0, 100'000},
-              {"seed", "seed of the shuffles", 1, 0, 1e9}}));
+      "dbos", "MoldableEDF inside DBOS(rho)", "saule §6, Alg. 2", DbosOptions{},
+      {Bind("rho", "online factor: relaxes the best stretch found", 1, 64, &DbosOptions::rho),
+       Bind("epsilon", "relative precision of the search on S", 1e-6, 0.5, &DbosOptions::epsilon)},
+      [](const DbosOptions& o) { return MakeDbosPolicy(o); }));
+  r.push_back(Policy("bicriteria-batch",
+                     "on-line batches, each planned by the bi-criteria algorithm",
+                     "dutot §2.2, §3.2", BicriteriaOptions{},
+                     BicriteriaParams("times each batch's order is shuffled; the best "
+                                      "compaction is kept"),
+                     [](const BicriteriaOptions& o) { return MakeBicriteriaBatchPolicy(o); }));
   r.push_back(Policy("iterative", "Sabin et al. iterative moldable scheduling", "saule §5.4",
-                     [](const AlgorithmParams&) { return MakeIterativePolicy(); }));
+                     [] { return MakeIterativePolicy(); }));
   r.push_back(Policy("iterative-improved", "improved iterative moldable scheduling", "saule §5.4",
-                     [](const AlgorithmParams&) { return MakeIterativeImprovedPolicy(); }));
-  const ParamInfo mrt_epsilon{"epsilon", "relative precision of MRT's search on the makespan", 1e-3,
-                              1e-6, 0.5};
+                     [] { return MakeIterativeImprovedPolicy(); }));
+  const std::vector<ParamBinding<MrtOptions>> mrt{
+      Bind("epsilon", "relative precision of MRT's search on the makespan", 1e-6, 0.5,
+           &MrtOptions::epsilon)};
   r.push_back(OfflinePlannerEntry(
       "mrt", "MRT dual approximation for makespan: two shelves, and its lower bound",
-      "dutot §1.3, §3.2 ([7])",
-      [](const AlgorithmParams& p) { return MakeMrtPlanner(p.at("epsilon")); }, {mrt_epsilon}));
+      "dutot §1.3, §3.2 ([7])", MrtOptions{}, mrt,
+      [](const MrtOptions& o) { return MakeMrtPlanner(o); }));
   r.push_back(OfflinePlannerEntry(
       "bicriteria", "doubling batches + knapsack + list compaction (makespan and sum wC)",
-      "dutot §3.2",
-      [](const AlgorithmParams& p) {
-        return MakeBicriteriaPlanner(p.at("epsilon"), static_cast<int>(p.at("shuffles")),
-                                     static_cast<std::uint64_t>(p.at("seed")));
-      },
-      {mrt_epsilon,
-       {"shuffles", "times the batch order is shuffled; the best compaction is kept", 10, 0,
-        100'000},
-       {"seed", "seed of the shuffles", 1, 0, 1e9}}));
-  r.push_back(
-      OfflinePlannerEntry("gang", "every job on all processors, by decreasing weight over time",
-                          "dutot §4.1", [](const AlgorithmParams&) { return MakeGangPlanner(); }));
-  r.push_back(OfflinePlannerEntry(
-      "seq-lptf", "every job on one processor, longest first (list)", "dutot §4.1",
-      [](const AlgorithmParams&) { return MakeSequentialLptfPlanner(); }));
+      "dutot §3.2", BicriteriaOptions{},
+      BicriteriaParams("times the batch order is shuffled; the best compaction is kept"),
+      [](const BicriteriaOptions& o) { return MakeBicriteriaPlanner(o); }));
+  r.push_back(OfflinePlannerEntry("gang",
+                                  "every job on all processors, by decreasing weight over time",
+                                  "dutot §4.1", [] { return MakeGangPlanner(); }));
+  r.push_back(OfflinePlannerEntry("seq-lptf", "every job on one processor, longest first (list)",
+                                  "dutot §4.1", [] { return MakeSequentialLptfPlanner(); }));
   const std::pair<const char*, ListOrder> list_orders[] = {{"list-mrt", ListOrder::kMrt},
                                                            {"list-wlptf", ListOrder::kWlptf},
                                                            {"list-saf", ListOrder::kSaf}};
@@ -218,66 +226,88 @@ std::vector<AlgorithmInfo> BuildRegistry() {
   for (int i = 0; i < 3; ++i) {
     const ListOrder order = list_orders[i].second;
     r.push_back(OfflinePlannerEntry(
-        list_orders[i].first, list_descriptions[i], "dutot §4.1",
-        [order](const AlgorithmParams& p) { return MakeListPlanner(order, p.at("epsilon")); },
-        {mrt_epsilon}));
+        list_orders[i].first, list_descriptions[i], "dutot §4.1", MrtOptions{}, mrt,
+        [order](const MrtOptions& o) { return MakeListPlanner(order, o); }));
   }
   r.push_back(OfflinePlannerEntry(
       "ltf", "largest task (work) first list scheduling, earliest-completion widths",
-      "chretien §1, §5", [](const AlgorithmParams&) { return MakeLtfPlanner(); }));
-  const std::vector<ParamInfo> sparse_lp_params = {
-      {"p", "exponent of the l_p quasi-norm whose successive linearizations make x sparse", 0.1,
-       0.01, 0.99},
-      {"max_iterations", "LPs solved per horizon before it counts as infeasible (maxIter)", 200, 2,
-       100'000},
-      {"time_steps", "most time steps LTF's makespan is cut into (the LP's time resolution)", 100,
-       4, 10'000}};
+      "chretien §1, §5", [] { return MakeLtfPlanner(); }));
+  const std::vector<ParamBinding<SparseLpOptions>> sparse_lp{
+      Bind("p", "exponent of the l_p quasi-norm whose successive linearizations make x sparse",
+           0.01, 0.99, &SparseLpOptions::p),
+      Bind("max_iterations", "LPs solved per horizon before it counts as infeasible (maxIter)", 2,
+           100'000, &SparseLpOptions::max_iterations),
+      Bind("time_steps", "most time steps LTF's makespan is cut into (the LP's time resolution)", 4,
+           10'000, &SparseLpOptions::time_steps)};
   for (const bool hybrid : {false, true}) {
+    SparseLpOptions defaults;
+    defaults.hybrid = hybrid;
     r.push_back(OfflinePlannerEntry(
         hybrid ? "sparse-lp-hybrid" : "sparse-lp",
         hybrid ? "successive LP approximations; exact slots kept, fuzzy jobs by LTF"
                : "successive LP approximations of the l_p sparse model for makespan",
-        hybrid ? "chretien §4.4" : "chretien §4, Alg. 1",
-        [hybrid](const AlgorithmParams& p) {
-          return MakeSparseLpPlanner(p.at("p"), static_cast<int>(p.at("max_iterations")),
-                                     static_cast<int>(p.at("time_steps")), hybrid);
-        },
-        sparse_lp_params));
+        hybrid ? "chretien §4.4" : "chretien §4, Alg. 1", defaults, sparse_lp,
+        [](const SparseLpOptions& o) { return MakeSparseLpPlanner(o); }));
   }
-  r.push_back(DagPlannerEntry(
-      "cpa", "CPA: critical-path/area allocation, then mapping around reservations",
-      "aida-casanova §2.1, §4.2",
-      [](const AlgorithmParams& p) { return MakeCpaPlanner(CpaFrom(p)); }, {level_bound}));
-  for (const char* bl : {"1", "all", "cpa", "cpar"}) {
-    for (const char* bd : {"all", "half", "cpa", "cpar"}) {
-      const std::string name = absl::StrFormat("bl_%s_bd_%s", bl, bd);
-      r.push_back(DagPlannerEntry(
-          name,
-          absl::StrFormat("RESSCHED: bottom levels on BL_%s widths, widths bounded by BD_%s, "
-                          "earliest completion per task",
-                          absl::AsciiStrToUpper(bl), absl::AsciiStrToUpper(bd)),
-          "aida-casanova §4.2, §4.3.2", ResschedFactory(name), {q, q_window, level_bound}));
-    }
-  }
-  for (const char* name : {"dl_bd_all", "dl_bd_cpa", "dl_bd_cpar"}) {
+  r.push_back(
+      DagPlannerEntry("cpa", "CPA: critical-path/area allocation, then mapping around reservations",
+                      "aida-casanova §2.1, §4.2", CpaOptions{},
+                      {LevelBound<CpaOptions>([](auto& o) -> auto& { return o; })},
+                      [](const CpaOptions& o) { return MakeCpaPlanner(o); }));
+  for (const ResschedOptions& variant : ResschedVariants()) {
+    ResschedPlannerOptions defaults;
+    defaults.ressched = variant;
     r.push_back(DagPlannerEntry(
-        name, "RESSCHEDDL aggressive: backwards from the deadline, latest start per task",
-        "aida-casanova §5.2.1", DeadlineFactory(name), {q, q_window, level_bound, resolution}));
+        ResschedName(variant),
+        absl::StrFormat("RESSCHED: bottom levels on BL_%s widths, widths bounded by BD_%s, "
+                        "earliest completion per task",
+                        absl::AsciiStrToUpper(AllocationSourceName(variant.bottom_level)),
+                        absl::AsciiStrToUpper(AllocationSourceName(variant.bound))),
+        "aida-casanova §4.2, §4.3.2", defaults,
+        ResschedParams<ResschedPlannerOptions>([](auto& o) -> auto& { return o.ressched; }),
+        [](const ResschedPlannerOptions& o) { return MakeResschedPlanner(o); }));
   }
-  for (const char* name : {"dl_rc_cpa", "dl_rc_cpar"}) {
-    r.push_back(DagPlannerEntry(name,
-                                "RESSCHEDDL resource-conservative: fewest processors starting "
-                                "after the CPA schedule's start",
-                                "aida-casanova §5.2.2", DeadlineFactory(name),
-                                {lambda, cpa_reallocate, q, q_window, level_bound, resolution}));
+  for (const ResschedDlOptions& variant : ResschedDlVariants()) {
+    DeadlinePlannerOptions defaults;
+    defaults.resscheddl = variant;
+    // The paper's rule is lambda = 1; 1.5 by default because on our reservation schedules
+    // lambda = 1 leaves the ancestors no slack and loses on both deadline and CPU-hours
+    // (docs/experiments.md, resscheddl).
+    defaults.resscheddl.lambda = 1.5;
+    std::vector<ParamBinding<DeadlinePlannerOptions>> params;
+    if (variant.resource_conservative) {
+      params.push_back(BindField<DeadlinePlannerOptions>(
+          "lambda",
+          "DL_RC start threshold factor: release + lambda * (CPA start - release); 1 is the "
+          "paper's rule",
+          0, 1000, [](auto& o) -> auto& { return o.resscheddl.lambda; }));
+      params.push_back(BindField<DeadlinePlannerOptions>(
+          "cpa_reallocate",
+          "DL_RC: 1 re-runs CPA's allocation on the tasks not placed yet (the paper); 0 keeps "
+          "the whole DAG's CPA widths",
+          0, 1, [](auto& o) -> auto& { return o.resscheddl.cpa_guide_reallocates; }));
+    }
+    for (ParamBinding<DeadlinePlannerOptions>& shared :
+         ResschedParams<DeadlinePlannerOptions>([](auto& o) -> auto& { return o.resscheddl; })) {
+      params.push_back(std::move(shared));
+    }
+    params.push_back(Bind("resolution_s", "precision of the tightest-deadline search, seconds",
+                          1e-6, 86400, &DeadlinePlannerOptions::resolution_s));
+    r.push_back(DagPlannerEntry(
+        ResschedDlName(variant),
+        variant.resource_conservative
+            ? "RESSCHEDDL resource-conservative: fewest processors starting after the CPA "
+              "schedule's start"
+            : "RESSCHEDDL aggressive: backwards from the deadline, latest start per task",
+        variant.resource_conservative ? "aida-casanova §5.2.2" : "aida-casanova §5.2.1", defaults,
+        std::move(params), [](const DeadlinePlannerOptions& o) { return MakeDeadlinePlanner(o); }));
   }
   r.push_back(DagPlannerEntry(
       "heft", "HEFT: one processor per task, upward rank, insertion-based earliest finish",
-      "barbosa §2 ([20], Topcuoglu et al.)",
-      [](const AlgorithmParams&) { return MakeHeftPlanner(); }));
+      "barbosa §2 ([20], Topcuoglu et al.)", [] { return MakeHeftPlanner(); }));
   r.push_back(DagPlannerEntry(
       "barbosa", "parallel-task list scheduling with capacity shares and b-level correction",
-      "barbosa §4, Alg. 1 + 2", [](const AlgorithmParams&) { return MakeBarbosaPlanner(); }));
+      "barbosa §4, Alg. 1 + 2", [] { return MakeBarbosaPlanner(); }));
   return r;
 }
 
@@ -332,20 +362,14 @@ absl::Status CheckAlgorithm(std::string_view field, std::string_view name, Algor
       return absl::InvalidArgumentError(absl::StrFormat("%s.params.%s must be in [%g, %g], got %g",
                                                         field, key, param->min, param->max, value));
     }
+    if (param->type != ParamType::kReal && value != std::floor(value)) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s.params.%s must be %s, got %g", field, key,
+                          param->type == ParamType::kFlag ? "0 or 1" : "a whole number", value));
+    }
   }
   return absl::OkStatus();
 }
-
-namespace {
-
-// `params` with every parameter `info` declares and `params` leaves out set to its default.
-AlgorithmParams WithDefaults(const AlgorithmInfo& info, const AlgorithmParams& params) {
-  AlgorithmParams all = params;
-  for (const ParamInfo& p : info.params) all.emplace(p.name, p.default_value);
-  return all;
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<OnlinePolicy>> MakePolicy(std::string_view name,
                                                          const AlgorithmParams& params) {
@@ -353,7 +377,7 @@ absl::StatusOr<std::unique_ptr<OnlinePolicy>> MakePolicy(std::string_view name,
     return status;
   }
   const AlgorithmInfo& info = *FindAlgorithm(name);
-  return info.make_policy(WithDefaults(info, params));
+  return info.make_policy(params);
 }
 
 absl::StatusOr<std::unique_ptr<OfflinePlanner>> MakeOfflinePlanner(std::string_view name,
@@ -363,7 +387,7 @@ absl::StatusOr<std::unique_ptr<OfflinePlanner>> MakeOfflinePlanner(std::string_v
     return status;
   }
   const AlgorithmInfo& info = *FindAlgorithm(name);
-  return info.make_offline_planner(WithDefaults(info, params));
+  return info.make_offline_planner(params);
 }
 
 absl::StatusOr<std::unique_ptr<DagPlanner>> MakeDagPlanner(std::string_view name,
@@ -373,18 +397,7 @@ absl::StatusOr<std::unique_ptr<DagPlanner>> MakeDagPlanner(std::string_view name
     return status;
   }
   const AlgorithmInfo& info = *FindAlgorithm(name);
-  return info.make_dag_planner(WithDefaults(info, params));
-}
-
-double ParamValue(std::string_view algorithm, const AlgorithmParams& params,
-                  const std::string& name) {
-  if (auto it = params.find(name); it != params.end()) return it->second;
-  if (const AlgorithmInfo* info = FindAlgorithm(algorithm)) {
-    for (const auto& p : info->params) {
-      if (p.name == name) return p.default_value;
-    }
-  }
-  return 0;
+  return info.make_dag_planner(params);
 }
 
 }  // namespace resched

@@ -26,11 +26,10 @@ inline constexpr std::string_view kDefaultReserveDagPlanner = "bl_cpar_bd_cpar";
 inline constexpr std::string_view kDefaultDeadlinePlanner = "dl_rc_cpar";
 // QueryDeadline without one: the planner with the tightest deadlines (docs/experiments.md).
 inline constexpr std::string_view kDefaultTightestDeadlinePlanner = "dl_bd_cpar";
-// The window before now over which the historical available processors q are averaged.
-inline constexpr double kDefaultHistoryWindowHours = 168;
 
-// Factories get every declared parameter: the caller's value, checked against its ParamInfo
-// range, or the default.
+// Factories get the caller's parameters once CheckAlgorithm accepted them, and fill the
+// algorithm's typed options from them (core/registry/param_binding.h), the defaults where they
+// are left out.
 using PolicyFactory = std::function<std::unique_ptr<OnlinePolicy>(const AlgorithmParams&)>;
 using DagPlannerFactory = std::function<std::unique_ptr<DagPlanner>(const AlgorithmParams&)>;
 using OfflinePlannerFactory =
@@ -66,10 +65,5 @@ absl::StatusOr<std::unique_ptr<OfflinePlanner>> MakeOfflinePlanner(std::string_v
                                                                    const AlgorithmParams& params);
 
 const char* AlgorithmKindName(AlgorithmKind kind);
-
-// The value of parameter `name` for algorithm `algorithm`: from `params`, else its default, else
-// 0 when the algorithm does not declare it.
-double ParamValue(std::string_view algorithm, const AlgorithmParams& params,
-                  const std::string& name);
 
 }  // namespace resched

@@ -320,6 +320,7 @@ absl::Status Application::ListAlgorithms(CallContext&, const pb::ListAlgorithmsR
       param->set_default_value(p.default_value);
       param->set_min(p.min);
       param->set_max(p.max);
+      param->set_integer(p.type != ParamType::kReal);
     }
   }
   return absl::OkStatus();

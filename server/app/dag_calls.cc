@@ -25,15 +25,12 @@ namespace {
 constexpr std::size_t kMaxLabel = 256;
 
 DagPlanningInput InputFor(const CallContext& call, const ClusterPlan& plan, const Dag& dag,
-                          std::string_view algorithm, const AlgorithmParams& params, Time release) {
-  const double window_hours = ParamValue(algorithm, params, "q_window_hours");
-  const Duration window =
-      CeilMicros((window_hours > 0 ? window_hours : kDefaultHistoryWindowHours) * 3600);
+                          const DagPlanner& planner, Time release) {
   DagPlanningInput input;
   input.dag = &dag;
   input.timeline = &plan.timeline();
   input.release = std::max(release, plan.now());
-  input.historical_q = plan.HistoricalAvailable(window);
+  input.historical_q = plan.HistoricalAvailable(planner.HistoryWindow());
   // The call's deadline and cancellation stop a tightest-deadline search between probes.
   input.control = PlanControl{[&call] { return !call.Status().ok(); }};
   if (!plan.spec().homogeneous()) {
@@ -133,7 +130,7 @@ absl::Status Application::ReserveDAG(CallContext& call, const pb::ReserveDAGRequ
     absl::StatusOr<Time> asked =
         TimeOr(request.has_release(), request.release(), "release", cluster.now());
     if (!asked.ok()) return asked.status();
-    const DagPlanningInput input = InputFor(call, cluster, *dag, name, params, *asked);
+    const DagPlanningInput input = InputFor(call, cluster, *dag, **planner, *asked);
     release = input.release;
     trace::ScopedSpan planning(kPlanSpan, DagPlannerAttributes(name, params, *dag));
     const auto started = std::chrono::steady_clock::now();
@@ -211,7 +208,7 @@ absl::Status Application::QueryDeadline(CallContext& call, const pb::QueryDeadli
     absl::StatusOr<Time> asked =
         TimeOr(request.has_release(), request.release(), "release", cluster.now());
     if (!asked.ok()) return asked.status();
-    const DagPlanningInput input = InputFor(call, cluster, *dag, name, params, *asked);
+    const DagPlanningInput input = InputFor(call, cluster, *dag, **planner, *asked);
     release = input.release;
     trace::ScopedSpan planning(kPlanSpan, DagPlannerAttributes(name, params, *dag));
     const auto started = std::chrono::steady_clock::now();

@@ -1,6 +1,8 @@
 #include "core/dag/ressched.h"
 
 #include <random>
+#include <set>
+#include <string>
 
 #include "dag_test_util.h"
 #include "gtest/gtest.h"
@@ -22,15 +24,14 @@ DagGraph ResschedGraph(const Dag& dag, int p) {
   return *g;
 }
 
-TEST(ParseResschedName, AcceptsTheSixteenNamesOnly) {
+TEST(ResschedVariants, TheSixteenNamesOfThePaper) {
+  std::set<std::string> names;
+  for (const ResschedOptions& variant : ResschedVariants()) names.insert(ResschedName(variant));
+  std::set<std::string> expected;
   for (const char* bl : kBottomLevels) {
-    for (const char* bd : kBounds) {
-      EXPECT_OK(ParseResschedName(absl::StrCat("bl_", bl, "_bd_", bd))) << bl << bd;
-    }
+    for (const char* bd : kBounds) expected.insert(absl::StrCat("bl_", bl, "_bd_", bd));
   }
-  for (const char* bad : {"bl_half_bd_cpa", "bl_cpa_bd_1", "bl_cpa", "cpa", "bl_cpa_bd_cpa_x"}) {
-    EXPECT_EQ(ParseResschedName(bad).status().code(), absl::StatusCode::kInvalidArgument) << bad;
-  }
+  EXPECT_EQ(names, expected);
 }
 
 TEST(EarliestCompletionUpTo, MatchesABruteForceScanOfEveryWidth) {
@@ -91,17 +92,14 @@ TEST(PlanRessched, EveryVariantGivesValidPlansWithinItsBound) {
     const Timeline busy = testing::RandomTimeline(rng, p, 300, 72 * kHour);
     const DagGraph g = ResschedGraph(dag, p);
     const Time release = static_cast<Time>(rng() % (10 * kHour));
-    for (const char* bl : kBottomLevels) {
-      for (const char* bd : kBounds) {
-        absl::StatusOr<ResschedOptions> o = ParseResschedName(absl::StrCat("bl_", bl, "_bd_", bd));
-        ASSERT_OK(o);
-        o->q = p / 2;
-        absl::StatusOr<DagPlan> plan = PlanRessched(g, busy, release, *o);
-        ASSERT_OK(plan);
-        testing::ExpectValidPlan(dag, *plan, busy, release);
-        const std::vector<int> bound = AllocationWidths(g, o->bound, o->q);
-        for (int i = 0; i < g.size(); ++i) EXPECT_LE(plan->tasks[i].k, std::max(1, bound[i]));
-      }
+    for (ResschedOptions o : ResschedVariants()) {
+      SCOPED_TRACE(ResschedName(o));
+      o.q = p / 2;
+      absl::StatusOr<DagPlan> plan = PlanRessched(g, busy, release, o);
+      ASSERT_OK(plan);
+      testing::ExpectValidPlan(dag, *plan, busy, release);
+      const std::vector<int> bound = AllocationWidths(g, o.bound, o.q);
+      for (int i = 0; i < g.size(); ++i) EXPECT_LE(plan->tasks[i].k, std::max(1, bound[i]));
     }
   }
 }
@@ -115,7 +113,10 @@ TEST(PlanRessched, OnAnEmptyClusterBoundedByCpaIsNoWorseThanPlainCpaForAChain) {
   }
   const Timeline empty(16);
   const DagGraph g = ResschedGraph(dag, 16);
-  absl::StatusOr<DagPlan> all = PlanRessched(g, empty, 0, *ParseResschedName("bl_cpa_bd_all"));
+  ResschedOptions bl_cpa_bd_all;
+  bl_cpa_bd_all.bottom_level = AllocationSource::kCpa;
+  bl_cpa_bd_all.bound = AllocationSource::kAll;
+  absl::StatusOr<DagPlan> all = PlanRessched(g, empty, 0, bl_cpa_bd_all);
   absl::StatusOr<DagPlan> cpa = PlanCpa(g, empty, 0);
   ASSERT_OK(all);
   ASSERT_OK(cpa);

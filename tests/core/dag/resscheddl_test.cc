@@ -1,6 +1,9 @@
 #include "core/dag/resscheddl.h"
 
+#include <iterator>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "dag_test_util.h"
 #include "gtest/gtest.h"
@@ -15,29 +18,40 @@ using testing::kMinute;
 
 const char* const kNames[] = {"dl_bd_all", "dl_bd_cpa", "dl_bd_cpar", "dl_rc_cpa", "dl_rc_cpar"};
 
+// The variant called `name`.
+ResschedDlOptions Variant(const std::string& name) {
+  for (const ResschedDlOptions& variant : ResschedDlVariants()) {
+    if (ResschedDlName(variant) == name) return variant;
+  }
+  ADD_FAILURE() << "no variant " << name;
+  return {};
+}
+
 DagGraph DeadlineGraph(const Dag& dag, int p) {
   absl::StatusOr<DagGraph> g = BuildDagGraph(dag, p);
   EXPECT_OK(g);
   return *g;
 }
 
-TEST(ParseResschedDlName, AcceptsTheFiveNamesOnly) {
-  for (const char* name : kNames) EXPECT_OK(ParseResschedDlName(name)) << name;
-  EXPECT_FALSE(ParseResschedDlName("dl_rc_all").ok());
-  EXPECT_FALSE(ParseResschedDlName("dl_bd_half").ok());
+TEST(ResschedDlVariants, TheFiveNamesOfThePaper) {
+  std::vector<std::string> names;
+  for (const ResschedDlOptions& variant : ResschedDlVariants()) {
+    names.push_back(ResschedDlName(variant));
+  }
+  EXPECT_EQ(names, std::vector<std::string>(std::begin(kNames), std::end(kNames)));
 }
 
 TEST(PlanByDeadline, ASingleTaskEndsExactlyAtTheDeadlineWhenFree) {
   const Timeline empty(8);
   const Dag dag{{{"t", Amdahl(8 * kHour, 0)}}, {}};
-  ResschedDlOptions o = *ParseResschedDlName("dl_bd_all");
+  ResschedDlOptions o = Variant("dl_bd_all");
   std::optional<DagPlan> plan = PlanByDeadline(DeadlineGraph(dag, 8), empty, 0, 10 * kHour, o);
   ASSERT_TRUE(plan);
   // Aggressive: the latest start is on 8 processors (1 hour long): 9 h.
   EXPECT_EQ(plan->tasks[0].k, 8);
   EXPECT_EQ(plan->tasks[0].start, 9 * kHour);
   // Resource conservative with a loose deadline: one processor, 8 hours, from 2 h.
-  o = *ParseResschedDlName("dl_rc_cpar");
+  o = Variant("dl_rc_cpar");
   plan = PlanByDeadline(DeadlineGraph(dag, 8), empty, 0, 10 * kHour, o);
   ASSERT_TRUE(plan);
   EXPECT_EQ(plan->tasks[0].k, 1);
@@ -56,7 +70,7 @@ TEST(PlanByDeadline, EveryVariantMeetsTheDeadlineItAccepts) {
     const Time release = kHour;
     for (const char* name : kNames) {
       for (bool reallocate : {true, false}) {
-        ResschedDlOptions o = *ParseResschedDlName(name);
+        ResschedDlOptions o = Variant(name);
         o.q = p / 2;
         o.cpa_guide_reallocates = reallocate;
         for (Time deadline : {release + 20 * kHour, release + 60 * kHour, release + 400 * kHour}) {
@@ -77,7 +91,7 @@ TEST(FindTightestDeadline, IsMetAndNotBelowTheCriticalPath) {
     const Timeline busy = testing::RandomTimeline(rng, p, 100, 48 * kHour);
     const DagGraph g = DeadlineGraph(dag, p);
     for (const char* name : kNames) {
-      ResschedDlOptions o = *ParseResschedDlName(name);
+      ResschedDlOptions o = Variant(name);
       o.q = 20;
       absl::StatusOr<TightestDeadline> t = FindTightestDeadline(g, busy, 0, o);
       ASSERT_OK(t);
@@ -97,7 +111,7 @@ TEST(FindTightestDeadline, StopsBetweenProbesWhenAsked) {
   const Dag dag = testing::RandomDag(rng, 15);
   const Timeline busy = testing::RandomTimeline(rng, 32, 100, 48 * kHour);
   const DagGraph g = DeadlineGraph(dag, 32);
-  const ResschedDlOptions o = *ParseResschedDlName("dl_bd_cpa");
+  const ResschedDlOptions o = Variant("dl_bd_cpa");
   absl::StatusOr<TightestDeadline> whole = FindTightestDeadline(g, busy, 0, o);
   ASSERT_OK(whole);
   ASSERT_GT(whole->probes, 3);
@@ -171,8 +185,8 @@ TEST(PlanByDeadline, ResourceConservativeSpendsFarLessThanAggressiveOnALooseDead
     const int p = 64;
     const Timeline busy = testing::RandomTimeline(rng, p, 100, 48 * kHour);
     const DagGraph g = DeadlineGraph(dag, p);
-    ResschedDlOptions aggressive = *ParseResschedDlName("dl_bd_all");
-    ResschedDlOptions conservative = *ParseResschedDlName("dl_rc_cpar");
+    ResschedDlOptions aggressive = Variant("dl_bd_all");
+    ResschedDlOptions conservative = Variant("dl_rc_cpar");
     conservative.q = 40;
     // §5.3's loose deadline: 1.5 times the latest of the algorithms' tightest deadlines.
     absl::StatusOr<TightestDeadline> tight_a = FindTightestDeadline(g, busy, 0, aggressive);

@@ -11,7 +11,7 @@ namespace {
 
 TEST(MrtTest, TwoJobsThatFitSideBySide) {
   const OfflineProblem problem = Problem(4, {JobOf("a", Rigid(2, 10)), JobOf("b", Rigid(2, 10))});
-  auto plan = MakeMrtPlanner(1e-3)->Plan(problem, {});
+  auto plan = MakeMrtPlanner({.epsilon = 1e-3})->Plan(problem, {});
   ASSERT_OK(plan);
   ExpectValidPlan(problem, *plan);
   EXPECT_EQ(Makespan(*plan), 10 * kS);
@@ -30,7 +30,7 @@ TEST(MrtTest, ARejectedGuessProvesMoreThanTheAreaBound) {
   EXPECT_GE(shelves->d, 20 * kS);
   // Both jobs would go to shelf 2 (6 processors on 4): one moves to shelf 1, the other runs on
   // top at d, within 3d/2.
-  auto plan = MakeMrtPlanner(1e-3)->Plan(problem, {});
+  auto plan = MakeMrtPlanner({.epsilon = 1e-3})->Plan(problem, {});
   ASSERT_OK(plan);
   ExpectValidPlan(problem, *plan);
   EXPECT_EQ(plan->allocations[0].start, 0);
@@ -50,7 +50,7 @@ TEST(MrtTest, ShortSequentialJobsAreSmallAndFillProcessors) {
   for (int i = 0; i < 8; ++i) EXPECT_EQ(shelves->shelf[i], MrtShelf::kSmall);
   EXPECT_EQ(shelves->lower_bound, 20 * kS);    // the area bound
   EXPECT_EQ(shelves->order.back() < 8, true);  // small jobs come last
-  auto plan = MakeMrtPlanner(1e-3)->Plan(problem, {});
+  auto plan = MakeMrtPlanner({.epsilon = 1e-3})->Plan(problem, {});
   ASSERT_OK(plan);
   ExpectValidPlan(problem, *plan);
   EXPECT_LE(Makespan(*plan), shelves->d * 3 / 2);
@@ -61,7 +61,7 @@ TEST(MrtTest, PlansAroundReservationsAndFromNow) {
   problem.now = 100 * kS;
   const Allocation hold{2, 100 * kS, 130 * kS};
   ASSERT_OK(problem.free.Add(hold.start, hold.end, hold.k));
-  auto plan = MakeMrtPlanner(1e-3)->Plan(problem, {});
+  auto plan = MakeMrtPlanner({.epsilon = 1e-3})->Plan(problem, {});
   ASSERT_OK(plan);
   ExpectValidPlan(problem, *plan, {hold});
   EXPECT_GE(plan->allocations[0].start, 130 * kS);  // 4 processors are free from 130 s only
@@ -69,7 +69,7 @@ TEST(MrtTest, PlansAroundReservationsAndFromNow) {
 
 TEST(MrtTest, AJobWiderThanTheMachineIsNamed) {
   const OfflineProblem problem = Problem(4, {JobOf("wide", Rigid(8, 10))});
-  auto plan = MakeMrtPlanner(1e-3)->Plan(problem, {});
+  auto plan = MakeMrtPlanner({.epsilon = 1e-3})->Plan(problem, {});
   EXPECT_EQ(plan.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(plan.status().message().find("wide"), std::string::npos);
 }
@@ -79,7 +79,7 @@ TEST(MrtTest, StopsWhenAskedTo) {
   for (int i = 0; i < 50; ++i) jobs.push_back(JobOf(absl::StrCat(i), Amdahl(100 + i, 0.2)));
   PlanControl control;
   control.should_stop = [] { return true; };
-  auto plan = MakeMrtPlanner(1e-6)->Plan(Problem(16, jobs), control);
+  auto plan = MakeMrtPlanner({.epsilon = 1e-6})->Plan(Problem(16, jobs), control);
   EXPECT_EQ(plan.status().code(), absl::StatusCode::kCancelled);
 }
 
@@ -99,7 +99,7 @@ TEST(MrtTest, TheLowerBoundIsNeverAboveTheOptimumOfTinyInstances) {
     }
     const OfflineProblem problem = Problem(m, jobs);
     SCOPED_TRACE(instance);
-    auto plan = MakeMrtPlanner(1e-3)->Plan(problem, {});
+    auto plan = MakeMrtPlanner({.epsilon = 1e-3})->Plan(problem, {});
     ASSERT_OK(plan);
     ExpectValidPlan(problem, *plan);
     const Time optimum = ExhaustiveMakespan(problem);

@@ -52,7 +52,7 @@ TEST(OfflinePlannersTest, SmallestAreaFirstStartsTheSmallJobsFirst) {
   // Rigid jobs keep their widths; on 2 processors the two 1-wide jobs go first, side by side.
   const OfflineProblem problem =
       Problem(2, {JobOf("big", Rigid(2, 10)), JobOf("s1", Rigid(1, 2)), JobOf("s2", Rigid(1, 3))});
-  auto plan = MakeListPlanner(ListOrder::kSaf, 1e-3)->Plan(problem, {});
+  auto plan = MakeListPlanner(ListOrder::kSaf, {.epsilon = 1e-3})->Plan(problem, {});
   ASSERT_OK(plan);
   ExpectValidPlan(problem, *plan);
   EXPECT_EQ(plan->allocations[1].start, 0);
@@ -65,7 +65,7 @@ TEST(OfflinePlannersTest, SmallestAreaFirstStartsTheSmallJobsFirst) {
 TEST(OfflinePlannersTest, WeightOverTimeOrdersTheList) {
   const OfflineProblem problem =
       Problem(1, {JobOf("light", Rigid(1, 10), 1), JobOf("heavy", Rigid(1, 10), 5)});
-  auto plan = MakeListPlanner(ListOrder::kWlptf, 1e-3)->Plan(problem, {});
+  auto plan = MakeListPlanner(ListOrder::kWlptf, {.epsilon = 1e-3})->Plan(problem, {});
   ASSERT_OK(plan);
   EXPECT_EQ(plan->allocations[1].start, 0);
   EXPECT_EQ(plan->allocations[0].start, 10 * kS);
@@ -77,7 +77,7 @@ TEST(OfflinePlannersTest, BicriteriaPutsHeavyShortJobsInTheFirstBatches) {
   std::vector<OfflineJob> jobs = {JobOf("long", Rigid(4, 100), 1)};
   for (int i = 0; i < 4; ++i) jobs.push_back(JobOf(absl::StrCat("s", i), Rigid(1, 10), 10));
   const OfflineProblem problem = Problem(4, jobs);
-  auto plan = MakeBicriteriaPlanner(1e-3, 0, 1)->Plan(problem, {});
+  auto plan = MakeBicriteriaPlanner({.epsilon = 1e-3, .shuffles = 0, .seed = 1})->Plan(problem, {});
   ASSERT_OK(plan);
   ExpectValidPlan(problem, *plan);
   for (int i = 1; i <= 4; ++i) EXPECT_EQ(plan->allocations[i].start, 0) << i;
@@ -92,7 +92,7 @@ TEST(OfflinePlannersTest, BicriteriaPlacesManyWideJobsOneBatchEach) {
   std::vector<OfflineJob> jobs;
   for (int i = 0; i < 100; ++i) jobs.push_back(JobOf(absl::StrCat("w", i), Rigid(16, 60)));
   const OfflineProblem problem = Problem(16, jobs);
-  auto plan = MakeBicriteriaPlanner(1e-3, 2, 1)->Plan(problem, {});
+  auto plan = MakeBicriteriaPlanner({.epsilon = 1e-3, .shuffles = 2, .seed = 1})->Plan(problem, {});
   ASSERT_OK(plan);
   ExpectValidPlan(problem, *plan);
   EXPECT_EQ(Makespan(*plan), 100 * 60 * kS);
@@ -113,9 +113,12 @@ TEST(OfflinePlannersTest, BicriteriaShufflesAreReproducibleAndNeverWorse) {
     }
     return sum;
   };
-  auto plain = MakeBicriteriaPlanner(1e-3, 0, 1)->Plan(problem, {});
-  auto shuffled = MakeBicriteriaPlanner(1e-3, 20, 1)->Plan(problem, {});
-  auto again = MakeBicriteriaPlanner(1e-3, 20, 1)->Plan(problem, {});
+  auto plain =
+      MakeBicriteriaPlanner({.epsilon = 1e-3, .shuffles = 0, .seed = 1})->Plan(problem, {});
+  auto shuffled =
+      MakeBicriteriaPlanner({.epsilon = 1e-3, .shuffles = 20, .seed = 1})->Plan(problem, {});
+  auto again =
+      MakeBicriteriaPlanner({.epsilon = 1e-3, .shuffles = 20, .seed = 1})->Plan(problem, {});
   ASSERT_OK(plain);
   ASSERT_OK(shuffled);
   ASSERT_OK(again);

@@ -30,7 +30,9 @@ TEST(SparseLpTest, BothVersionsFindTheOptimumWhereLtfDoesNot) {
   ASSERT_LT(optimum, LtfMakespan(problem));
   for (const bool hybrid : {false, true}) {
     SCOPED_TRACE(hybrid ? "hybrid" : "pure");
-    auto plan = MakeSparseLpPlanner(0.1, 200, 100, hybrid)->Plan(problem, {});
+    auto plan =
+        MakeSparseLpPlanner({.p = 0.1, .max_iterations = 200, .time_steps = 100, .hybrid = hybrid})
+            ->Plan(problem, {});
     ASSERT_OK(plan);
     ExpectValidPlan(problem, *plan);
     EXPECT_EQ(Makespan(*plan), optimum);
@@ -47,7 +49,9 @@ TEST(SparseLpTest, BothVersionsFindTheOptimumWhereLtfDoesNot) {
 TEST(SparseLpTest, NoLpIsSolvedWhenLtfMeetsTheBound) {
   // Two jobs side by side fill the machine for their common length: LTF is optimal at once.
   const OfflineProblem problem = Problem(4, {JobOf("a", Rigid(2, 3)), JobOf("b", Rigid(2, 3))});
-  auto plan = MakeSparseLpPlanner(0.1, 200, 100, /*hybrid=*/false)->Plan(problem, {});
+  auto plan =
+      MakeSparseLpPlanner({.p = 0.1, .max_iterations = 200, .time_steps = 100, .hybrid = false})
+          ->Plan(problem, {});
   ASSERT_OK(plan);
   ExpectValidPlan(problem, *plan);
   EXPECT_EQ(Makespan(*plan), 3 * kS);
@@ -71,7 +75,9 @@ TEST(SparseLpTest, RandomSmallInstancesLieBetweenTheOptimumAndLtf) {
     const Time optimum = ExhaustiveMakespan(problem);
     const Time ltf = LtfMakespan(problem);
     SCOPED_TRACE(absl::StrCat("instance ", instance));
-    auto plan = MakeSparseLpPlanner(0.1, 50, 100, /*hybrid=*/true)->Plan(problem, {});
+    auto plan =
+        MakeSparseLpPlanner({.p = 0.1, .max_iterations = 50, .time_steps = 100, .hybrid = true})
+            ->Plan(problem, {});
     ASSERT_OK(plan);
     ExpectValidPlan(problem, *plan);
     EXPECT_GE(Makespan(*plan), optimum);
@@ -97,7 +103,9 @@ TEST(SparseLpTest, CoarseStepsKeepBookingsReleasesAndTheFreeProfile) {
     problem.jobs[3].release = problem.now + 777 * kS + 1;
     for (const bool hybrid : {false, true}) {
       SCOPED_TRACE(absl::StrCat(hybrid ? "hybrid" : "pure", " instance ", instance));
-      auto plan = MakeSparseLpPlanner(0.1, 30, 20, hybrid)->Plan(problem, {});
+      auto plan =
+          MakeSparseLpPlanner({.p = 0.1, .max_iterations = 30, .time_steps = 20, .hybrid = hybrid})
+              ->Plan(problem, {});
       ASSERT_OK(plan);
       ExpectValidPlan(problem, *plan, holds);
       for (const Allocation& a : plan->allocations) EXPECT_GE(a.start, problem.now);
@@ -113,7 +121,9 @@ TEST(SparseLpTest, AStopRequestCancelsThePlanning) {
   const OfflineProblem problem = LtfMissesTheOptimum();
   PlanControl stop;
   stop.should_stop = [] { return true; };
-  auto plan = MakeSparseLpPlanner(0.1, 200, 100, false)->Plan(problem, stop);
+  auto plan =
+      MakeSparseLpPlanner({.p = 0.1, .max_iterations = 200, .time_steps = 100, .hybrid = false})
+          ->Plan(problem, stop);
   EXPECT_EQ(plan.status().code(), absl::StatusCode::kCancelled);
 }
 

@@ -47,7 +47,8 @@ std::unique_ptr<ClusterPlan> KeptPlan(const std::string& policy, bool keep_part_
                            {}};
     const AlgorithmParams params = testing::PolicyTestParams("split");
     auto split = MakeSplitPolicy(
-        3, 1, 60, [] { return testing::OkValue(MakePolicy("fcfs", {})); }, keep_part_timelines);
+        {.rho = 3, .p_min_s = 1, .p_max_s = 60},
+        [] { return testing::OkValue(MakePolicy("fcfs", {})); }, keep_part_timelines);
     if (on_speeds) {
       EXPECT_TRUE(split->RunInGroups(kKeptGroups));
     }

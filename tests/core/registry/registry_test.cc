@@ -55,5 +55,54 @@ TEST(RegistryTest, ChecksNamesKindsAndParameters) {
   EXPECT_OK(CheckAlgorithm("algorithm", "mrt", AlgorithmKind::kPlanner, {{"epsilon", 0.01}}));
 }
 
+// Counts, processors and seeds are whole numbers, and flags 0 or 1: a fraction is refused,
+// naming the parameter, rather than rounded.
+TEST(RegistryTest, WholeNumberParametersRefuseFractions) {
+  EXPECT_EQ(CheckAlgorithm("policy", "split", AlgorithmKind::kPolicy, {{"rho", 2.5}}).message(),
+            "policy.params.rho must be a whole number, got 2.5");
+  EXPECT_EQ(
+      CheckAlgorithm("algorithm", "bicriteria", AlgorithmKind::kPlanner, {{"seed", 1.5}}).message(),
+      "algorithm.params.seed must be a whole number, got 1.5");
+  EXPECT_EQ(CheckAlgorithm("algorithm", "dl_rc_cpar", AlgorithmKind::kDagPlanner,
+                           {{"cpa_reallocate", 0.5}})
+                .message(),
+            "algorithm.params.cpa_reallocate must be 0 or 1, got 0.5");
+  EXPECT_OK(CheckAlgorithm("policy", "dbos", AlgorithmKind::kPolicy, {{"rho", 2.5}}));
+  EXPECT_OK(CheckAlgorithm("policy", "split", AlgorithmKind::kPolicy, {{"rho", 3}}));
+}
+
+TEST(RegistryTest, EveryDefaultFitsItsRangeAndType) {
+  for (const AlgorithmInfo& info : AlgorithmRegistry()) {
+    for (const ParamInfo& param : info.params) {
+      SCOPED_TRACE(info.name + "." + param.name);
+      EXPECT_FALSE(param.description.empty());
+      EXPECT_OK(
+          CheckAlgorithm("algorithm", info.name, info.kind, {{param.name, param.default_value}}));
+      if (param.type == ParamType::kFlag) {
+        EXPECT_EQ(param.min, 0);
+        EXPECT_EQ(param.max, 1);
+      }
+    }
+  }
+}
+
+// A parameter reaches the algorithm's typed options; one left out takes the entry's default.
+TEST(RegistryTest, ParametersReachTheTypedOptions) {
+  constexpr Duration kHourMicros = 3600LL * 1'000'000;
+  auto windowed = MakeDagPlanner("bl_cpar_bd_cpar", {{"q_window_hours", 2}});
+  ASSERT_OK(windowed);
+  EXPECT_EQ((*windowed)->HistoryWindow(), 2 * kHourMicros);
+  auto deadline = MakeDagPlanner("dl_bd_cpa", {});
+  ASSERT_OK(deadline);
+  EXPECT_EQ((*deadline)->HistoryWindow(), 168 * kHourMicros);
+  const ParamInfo* lambda = nullptr;
+  for (const ParamInfo& p : FindAlgorithm("dl_rc_cpar")->params) {
+    if (p.name == "lambda") lambda = &p;
+  }
+  ASSERT_NE(lambda, nullptr);
+  EXPECT_EQ(lambda->default_value, 1.5);
+  EXPECT_EQ(FindAlgorithm("split")->params[0].type, ParamType::kInteger);
+}
+
 }  // namespace
 }  // namespace resched

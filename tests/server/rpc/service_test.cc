@@ -462,6 +462,13 @@ TEST_F(ServerTest, ListAlgorithmsComesFromTheRegistry) {
   EXPECT_EQ(listed, registered);
   EXPECT_TRUE(listed.contains("conservative"));
   EXPECT_EQ(response.algorithms_size(), static_cast<int>(AlgorithmRegistry().size()));
+  // Each parameter says whether it takes whole numbers only.
+  for (const auto& a : response.algorithms()) {
+    for (const auto& p : a.params()) {
+      if (p.name() != "rho") continue;
+      EXPECT_EQ(p.integer(), a.name() == "split") << a.name();
+    }
+  }
 }
 
 TEST_F(ServerTest, WatchScheduleStreamsASnapshotThenChanges) {
