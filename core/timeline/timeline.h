@@ -231,30 +231,19 @@ class Timeline {
   // their run summaries when they are inner nodes' entries.
   template <typename N>
   void MoveEntries(N& dst, int to, const N& src, int from, int len);
-  struct EarliestWalk;  // search states, defined in timeline.cc
+  struct EarliestWalk;  // search states (timeline_search.cc)
   struct LatestWalk;
   struct StepWalk;
-  struct Exact;
+  struct Exact;  // a breakpoint with its exact value (timeline_check.cc)
 
   absl::StatusOr<ReservationId> Insert(Time start, Time end, int k, bool check_capacity);
 
-  // Tree primitives (timeline.cc). `h` is a node's height: 0 for leaves.
+  // The tree (timeline_tree.cc). `h` is a node's height: 0 for leaves.
   Index NewLeaf();
   Index NewInner();
   int Count(Index node, int h) const;
   void Push(Inner& n, int i, int h);
   int Refresh(Inner& n, int i, int h, RunUpkeep upkeep);
-  int RefreshRuns(Inner& n, int i, int h);
-  static int ChangedRuns(const RunSummary& a, const RunSummary& b);  // kRunsChanged << g bits
-  // Whether n's own run summary reads entry i differently after a change described by entry
-  // (its flags) that left n's max at top and moved the entry's max from old_max.
-  bool Matters(const Inner& n, int i, int entry, int old_max, int top) const;
-  RunSummary SummarizeRuns(Index node, int h, int max) const;
-  void FollowHeight();  // starts or stops keeping run summaries as the height changed
-  void SummarizeAllRuns(Index node, int h);
-  RunSummary SummarizeLeafRuns(const Leaf& l, int max) const;
-  RunSummary SummarizeInnerRuns(const Inner& n, int max) const;
-  int RunLevelAbove(int offset) const;
   void Pin(Time key);
   Index PinIn(Index node, int h, Time key);
   Index InsertChild(Index node, int pos, Index child, int h);
@@ -267,7 +256,21 @@ class Timeline {
   static std::pair<int, int> AddToLeaf(Leaf& l, Time lo, Time hi, int delta);
   int AddToLeafChild(Inner& n, int i, Time lo, Time hi, int delta);
 
-  // Const queries carry the pending adds of the ancestors in `acc` instead of pushing them.
+  // The run summaries (timeline_runs.cc).
+  int RefreshRuns(Inner& n, int i, int h);
+  static int ChangedRuns(const RunSummary& a, const RunSummary& b);  // kRunsChanged << g bits
+  // Whether n's own run summary reads entry i differently after a change described by entry
+  // (its flags) that left n's max at top and moved the entry's max from old_max.
+  bool Matters(const Inner& n, int i, int entry, int old_max, int top) const;
+  RunSummary SummarizeRuns(Index node, int h, int max) const;
+  void FollowHeight();  // starts or stops keeping run summaries as the height changed
+  void SummarizeAllRuns(Index node, int h);
+  RunSummary SummarizeLeafRuns(const Leaf& l, int max) const;
+  RunSummary SummarizeInnerRuns(const Inner& n, int max) const;
+  int RunLevelAbove(int offset) const;
+
+  // The queries (timeline_search.cc) carry the pending adds of the ancestors in `acc` instead of
+  // pushing them.
   void SegmentMin(Index node, int h, int acc, Time lo, Time hi, Time node_hi, int& best) const;
   void EarliestFrom(Index node, int h, int acc, Time node_hi, EarliestWalk& w) const;
   void EarliestChild(const Inner& n, int i, int h, int acc, Time hi, EarliestWalk& w) const;
@@ -280,6 +283,8 @@ class Timeline {
   void LatestBefore(Index node, int h, int acc, LatestWalk& w) const;
   void LatestChild(const Inner& n, int i, int h, int acc, LatestWalk& w) const;
   void StepRange(Index node, int h, int acc, StepWalk& w) const;
+
+  // The self-check (timeline_check.cc).
   absl::Status CheckNode(Index node, int h, int acc, bool root, Time node_hi,
                          std::vector<Exact>& out, int& min, int& max, std::size_t& nodes) const;
   absl::Status CheckRuns(const RunSummary& runs, int max, const Exact* from, const Exact* to,
