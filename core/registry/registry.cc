@@ -42,59 +42,44 @@ std::function<std::unique_ptr<Made>(const AlgorithmParams&)> Typed(
   };
 }
 
-template <class Options, class Make>
-AlgorithmInfo Policy(std::string name, std::string description, std::string paper, Options defaults,
-                     std::vector<ParamBinding<Options>> params, Make make) {
-  AlgorithmInfo info = Described(std::move(name), AlgorithmKind::kPolicy, std::move(description),
+// Where an entry of each kind keeps its factory.
+template <class Made>
+struct EntryKind;
+template <>
+struct EntryKind<OnlinePolicy> {
+  static constexpr AlgorithmKind kKind = AlgorithmKind::kPolicy;
+  static PolicyFactory& Factory(AlgorithmInfo& info) { return info.make_policy; }
+};
+template <>
+struct EntryKind<DagPlanner> {
+  static constexpr AlgorithmKind kKind = AlgorithmKind::kDagPlanner;
+  static DagPlannerFactory& Factory(AlgorithmInfo& info) { return info.make_dag_planner; }
+};
+template <>
+struct EntryKind<OfflinePlanner> {
+  static constexpr AlgorithmKind kKind = AlgorithmKind::kPlanner;
+  static OfflinePlannerFactory& Factory(AlgorithmInfo& info) { return info.make_offline_planner; }
+};
+
+// A registry entry building a `Made` (an OnlinePolicy, a DagPlanner or an OfflinePlanner) from the
+// options `params` fill in `defaults`.
+template <class Made, class Options, class Make>
+AlgorithmInfo Entry(std::string name, std::string description, std::string paper, Options defaults,
+                    std::vector<ParamBinding<Options>> params, Make make) {
+  AlgorithmInfo info = Described(std::move(name), EntryKind<Made>::kKind, std::move(description),
                                  std::move(paper), ParamInfos(params, defaults));
-  info.make_policy = Typed<OnlinePolicy>(std::move(params), std::move(defaults), std::move(make));
+  EntryKind<Made>::Factory(info) =
+      Typed<Made>(std::move(params), std::move(defaults), std::move(make));
   return info;
 }
 
 // An algorithm without parameters.
 struct NoOptions {};
 
-template <class Make>
-AlgorithmInfo Policy(std::string name, std::string description, std::string paper, Make make) {
-  return Policy(std::move(name), std::move(description), std::move(paper), NoOptions{}, {},
-                [make = std::move(make)](const NoOptions&) { return make(); });
-}
-
-template <class Options, class Make>
-AlgorithmInfo DagPlannerEntry(std::string name, std::string description, std::string paper,
-                              Options defaults, std::vector<ParamBinding<Options>> params,
-                              Make make) {
-  AlgorithmInfo info =
-      Described(std::move(name), AlgorithmKind::kDagPlanner, std::move(description),
-                std::move(paper), ParamInfos(params, defaults));
-  info.make_dag_planner =
-      Typed<DagPlanner>(std::move(params), std::move(defaults), std::move(make));
-  return info;
-}
-
-template <class Make>
-AlgorithmInfo DagPlannerEntry(std::string name, std::string description, std::string paper,
-                              Make make) {
-  return DagPlannerEntry(std::move(name), std::move(description), std::move(paper), NoOptions{}, {},
-                         [make = std::move(make)](const NoOptions&) { return make(); });
-}
-
-template <class Options, class Make>
-AlgorithmInfo OfflinePlannerEntry(std::string name, std::string description, std::string paper,
-                                  Options defaults, std::vector<ParamBinding<Options>> params,
-                                  Make make) {
-  AlgorithmInfo info = Described(std::move(name), AlgorithmKind::kPlanner, std::move(description),
-                                 std::move(paper), ParamInfos(params, defaults));
-  info.make_offline_planner =
-      Typed<OfflinePlanner>(std::move(params), std::move(defaults), std::move(make));
-  return info;
-}
-
-template <class Make>
-AlgorithmInfo OfflinePlannerEntry(std::string name, std::string description, std::string paper,
-                                  Make make) {
-  return OfflinePlannerEntry(std::move(name), std::move(description), std::move(paper), NoOptions{},
-                             {}, [make = std::move(make)](const NoOptions&) { return make(); });
+template <class Made, class Make>
+AlgorithmInfo Entry(std::string name, std::string description, std::string paper, Make make) {
+  return Entry<Made>(std::move(name), std::move(description), std::move(paper), NoOptions{}, {},
+                     [make = std::move(make)](const NoOptions&) { return make(); });
 }
 
 // The value of a call this file makes with names it chose itself: a failure is a wiring
@@ -150,72 +135,77 @@ std::vector<ParamBinding<Options>> ResschedParams(Access options) {
 
 std::vector<AlgorithmInfo> BuildRegistry() {
   std::vector<AlgorithmInfo> r;
-  r.push_back(Policy("fcfs", "first come, first served; moldable width by earliest completion",
-                     "saule §3.1", [] { return MakeFcfsPolicy(); }));
-  r.push_back(Policy("easy", "EASY backfilling: only the queue head holds a reservation",
-                     "saule §5.1", [] { return MakeEasyPolicy(); }));
-  r.push_back(Policy("conservative", "conservative backfilling: every job keeps its reservation",
-                     "saule §5.1", [] { return MakeConservativePolicy(); }));
-  r.push_back(Policy("dasedf", "dual approximation + EDF, binary search on the stretch S",
-                     "saule §3.2", DasedfOptions{},
-                     {Bind("epsilon", "relative precision of the search on S", 1e-6, 0.5,
-                           &DasedfOptions::epsilon)},
-                     [](const DasedfOptions& o) { return MakeDasedfPolicy(o); }));
-  r.push_back(Policy("split", "Split(rho) with FCFS: rho groups, jobs routed by p(1) class",
-                     "saule §3.3.2, Alg. 1", SplitOptions{},
-                     {Bind("rho", "resource augmentation factor: the number of classes", 1, 64,
-                           &SplitOptions::rho),
-                      Bind("p_min", "smallest sequential time expected, seconds", 1e-6, 1e9,
-                           &SplitOptions::p_min_s),
-                      Bind("p_max", "largest sequential time expected, seconds", 1e-6, 1e9,
-                           &SplitOptions::p_max_s)},
-                     [](const SplitOptions& o) { return MakeSplitPolicy(o, Inner("fcfs")); }));
+  r.push_back(Entry<OnlinePolicy>("fcfs",
+                                  "first come, first served; moldable width by earliest completion",
+                                  "saule §3.1", [] { return MakeFcfsPolicy(); }));
+  r.push_back(Entry<OnlinePolicy>("easy",
+                                  "EASY backfilling: only the queue head holds a reservation",
+                                  "saule §5.1", [] { return MakeEasyPolicy(); }));
+  r.push_back(Entry<OnlinePolicy>("conservative",
+                                  "conservative backfilling: every job keeps its reservation",
+                                  "saule §5.1", [] { return MakeConservativePolicy(); }));
+  r.push_back(Entry<OnlinePolicy>("dasedf",
+                                  "dual approximation + EDF, binary search on the stretch S",
+                                  "saule §3.2", DasedfOptions{},
+                                  {Bind("epsilon", "relative precision of the search on S", 1e-6,
+                                        0.5, &DasedfOptions::epsilon)},
+                                  [](const DasedfOptions& o) { return MakeDasedfPolicy(o); }));
+  r.push_back(
+      Entry<OnlinePolicy>("split", "Split(rho) with FCFS: rho groups, jobs routed by p(1) class",
+                          "saule §3.3.2, Alg. 1", SplitOptions{},
+                          {Bind("rho", "resource augmentation factor: the number of classes", 1, 64,
+                                &SplitOptions::rho),
+                           Bind("p_min", "smallest sequential time expected, seconds", 1e-6, 1e9,
+                                &SplitOptions::p_min_s),
+                           Bind("p_max", "largest sequential time expected, seconds", 1e-6, 1e9,
+                                &SplitOptions::p_max_s)},
+                          [](const SplitOptions& o) { return MakeSplitPolicy(o, Inner("fcfs")); }));
   const std::vector<ParamBinding<ReserveAuxOptions>> reserve_aux{
       Bind("x", "processors of the auxiliary part (at most P - 1)", 0, 1 << 20,
            &ReserveAuxOptions::x),
       Bind("t", "max-stretch threshold above which the auxiliary part is tried", 0, 1e6,
            &ReserveAuxOptions::t)};
   for (const char* inner : {"fcfs", "dasedf"}) {
-    r.push_back(Policy(absl::StrCat("reserve-aux-", inner),
-                       absl::StrCat("main/auxiliary reservation scheme (X, T) over ",
-                                    absl::AsciiStrToUpper(inner)),
-                       "saule §4", ReserveAuxOptions{}, reserve_aux,
-                       [inner = std::string(inner)](const ReserveAuxOptions& o) {
-                         return MakeReserveAuxPolicy(o, Inner(inner));
-                       }));
+    r.push_back(Entry<OnlinePolicy>(absl::StrCat("reserve-aux-", inner),
+                                    absl::StrCat("main/auxiliary reservation scheme (X, T) over ",
+                                                 absl::AsciiStrToUpper(inner)),
+                                    "saule §4", ReserveAuxOptions{}, reserve_aux,
+                                    [inner = std::string(inner)](const ReserveAuxOptions& o) {
+                                      return MakeReserveAuxPolicy(o, Inner(inner));
+                                    }));
   }
-  r.push_back(Policy(
+  r.push_back(Entry<OnlinePolicy>(
       "dbos", "MoldableEDF inside DBOS(rho)", "saule §6, Alg. 2", DbosOptions{},
       {Bind("rho", "online factor: relaxes the best stretch found", 1, 64, &DbosOptions::rho),
        Bind("epsilon", "relative precision of the search on S", 1e-6, 0.5, &DbosOptions::epsilon)},
       [](const DbosOptions& o) { return MakeDbosPolicy(o); }));
-  r.push_back(Policy("bicriteria-batch",
-                     "on-line batches, each planned by the bi-criteria algorithm",
-                     "dutot §2.2, §3.2", BicriteriaOptions{},
-                     BicriteriaParams("times each batch's order is shuffled; the best "
-                                      "compaction is kept"),
-                     [](const BicriteriaOptions& o) { return MakeBicriteriaBatchPolicy(o); }));
-  r.push_back(Policy("iterative", "Sabin et al. iterative moldable scheduling", "saule §5.4",
-                     [] { return MakeIterativePolicy(); }));
-  r.push_back(Policy("iterative-improved", "improved iterative moldable scheduling", "saule §5.4",
-                     [] { return MakeIterativeImprovedPolicy(); }));
+  r.push_back(Entry<OnlinePolicy>(
+      "bicriteria-batch", "on-line batches, each planned by the bi-criteria algorithm",
+      "dutot §2.2, §3.2", BicriteriaOptions{},
+      BicriteriaParams("times each batch's order is shuffled; the best "
+                       "compaction is kept"),
+      [](const BicriteriaOptions& o) { return MakeBicriteriaBatchPolicy(o); }));
+  r.push_back(Entry<OnlinePolicy>("iterative", "Sabin et al. iterative moldable scheduling",
+                                  "saule §5.4", [] { return MakeIterativePolicy(); }));
+  r.push_back(Entry<OnlinePolicy>("iterative-improved", "improved iterative moldable scheduling",
+                                  "saule §5.4", [] { return MakeIterativeImprovedPolicy(); }));
   const std::vector<ParamBinding<MrtOptions>> mrt{
       Bind("epsilon", "relative precision of MRT's search on the makespan", 1e-6, 0.5,
            &MrtOptions::epsilon)};
-  r.push_back(OfflinePlannerEntry(
+  r.push_back(Entry<OfflinePlanner>(
       "mrt", "MRT dual approximation for makespan: two shelves, and its lower bound",
       "dutot §1.3, §3.2 ([7])", MrtOptions{}, mrt,
       [](const MrtOptions& o) { return MakeMrtPlanner(o); }));
-  r.push_back(OfflinePlannerEntry(
+  r.push_back(Entry<OfflinePlanner>(
       "bicriteria", "doubling batches + knapsack + list compaction (makespan and sum wC)",
       "dutot §3.2", BicriteriaOptions{},
       BicriteriaParams("times the batch order is shuffled; the best compaction is kept"),
       [](const BicriteriaOptions& o) { return MakeBicriteriaPlanner(o); }));
-  r.push_back(OfflinePlannerEntry("gang",
-                                  "every job on all processors, by decreasing weight over time",
-                                  "dutot §4.1", [] { return MakeGangPlanner(); }));
-  r.push_back(OfflinePlannerEntry("seq-lptf", "every job on one processor, longest first (list)",
-                                  "dutot §4.1", [] { return MakeSequentialLptfPlanner(); }));
+  r.push_back(Entry<OfflinePlanner>("gang",
+                                    "every job on all processors, by decreasing weight over time",
+                                    "dutot §4.1", [] { return MakeGangPlanner(); }));
+  r.push_back(Entry<OfflinePlanner>("seq-lptf", "every job on one processor, longest first (list)",
+                                    "dutot §4.1", [] { return MakeSequentialLptfPlanner(); }));
   const std::pair<const char*, ListOrder> list_orders[] = {{"list-mrt", ListOrder::kMrt},
                                                            {"list-wlptf", ListOrder::kWlptf},
                                                            {"list-saf", ListOrder::kSaf}};
@@ -225,11 +215,11 @@ std::vector<AlgorithmInfo> BuildRegistry() {
       "list scheduling on MRT's widths, smallest area first"};
   for (int i = 0; i < 3; ++i) {
     const ListOrder order = list_orders[i].second;
-    r.push_back(OfflinePlannerEntry(
+    r.push_back(Entry<OfflinePlanner>(
         list_orders[i].first, list_descriptions[i], "dutot §4.1", MrtOptions{}, mrt,
         [order](const MrtOptions& o) { return MakeListPlanner(order, o); }));
   }
-  r.push_back(OfflinePlannerEntry(
+  r.push_back(Entry<OfflinePlanner>(
       "ltf", "largest task (work) first list scheduling, earliest-completion widths",
       "chretien §1, §5", [] { return MakeLtfPlanner(); }));
   const std::vector<ParamBinding<SparseLpOptions>> sparse_lp{
@@ -242,22 +232,22 @@ std::vector<AlgorithmInfo> BuildRegistry() {
   for (const bool hybrid : {false, true}) {
     SparseLpOptions defaults;
     defaults.hybrid = hybrid;
-    r.push_back(OfflinePlannerEntry(
+    r.push_back(Entry<OfflinePlanner>(
         hybrid ? "sparse-lp-hybrid" : "sparse-lp",
         hybrid ? "successive LP approximations; exact slots kept, fuzzy jobs by LTF"
                : "successive LP approximations of the l_p sparse model for makespan",
         hybrid ? "chretien §4.4" : "chretien §4, Alg. 1", defaults, sparse_lp,
         [](const SparseLpOptions& o) { return MakeSparseLpPlanner(o); }));
   }
-  r.push_back(
-      DagPlannerEntry("cpa", "CPA: critical-path/area allocation, then mapping around reservations",
-                      "aida-casanova §2.1, §4.2", CpaOptions{},
-                      {LevelBound<CpaOptions>([](auto& o) -> auto& { return o; })},
-                      [](const CpaOptions& o) { return MakeCpaPlanner(o); }));
+  r.push_back(Entry<DagPlanner>(
+      "cpa", "CPA: critical-path/area allocation, then mapping around reservations",
+      "aida-casanova §2.1, §4.2", CpaOptions{},
+      {LevelBound<CpaOptions>([](auto& o) -> auto& { return o; })},
+      [](const CpaOptions& o) { return MakeCpaPlanner(o); }));
   for (const ResschedOptions& variant : ResschedVariants()) {
     ResschedPlannerOptions defaults;
     defaults.ressched = variant;
-    r.push_back(DagPlannerEntry(
+    r.push_back(Entry<DagPlanner>(
         ResschedName(variant),
         absl::StrFormat("RESSCHED: bottom levels on BL_%s widths, widths bounded by BD_%s, "
                         "earliest completion per task",
@@ -293,7 +283,7 @@ std::vector<AlgorithmInfo> BuildRegistry() {
     }
     params.push_back(Bind("resolution_s", "precision of the tightest-deadline search, seconds",
                           1e-6, 86400, &DeadlinePlannerOptions::resolution_s));
-    r.push_back(DagPlannerEntry(
+    r.push_back(Entry<DagPlanner>(
         ResschedDlName(variant),
         variant.resource_conservative
             ? "RESSCHEDDL resource-conservative: fewest processors starting after the CPA "
@@ -302,10 +292,10 @@ std::vector<AlgorithmInfo> BuildRegistry() {
         variant.resource_conservative ? "aida-casanova §5.2.2" : "aida-casanova §5.2.1", defaults,
         std::move(params), [](const DeadlinePlannerOptions& o) { return MakeDeadlinePlanner(o); }));
   }
-  r.push_back(DagPlannerEntry(
+  r.push_back(Entry<DagPlanner>(
       "heft", "HEFT: one processor per task, upward rank, insertion-based earliest finish",
       "barbosa §2 ([20], Topcuoglu et al.)", [] { return MakeHeftPlanner(); }));
-  r.push_back(DagPlannerEntry(
+  r.push_back(Entry<DagPlanner>(
       "barbosa", "parallel-task list scheduling with capacity shares and b-level correction",
       "barbosa §4, Alg. 1 + 2", [] { return MakeBarbosaPlanner(); }));
   return r;

@@ -96,17 +96,39 @@ constexpr char kStandInHead[] = "GET / HTTP/1.1\r\nConnection: close\r\n\r\n";
 
 }  // namespace
 
+// What both streams of a connection do alike: write to its socket, name its ends.
+class GuardedServer::SocketStream : public httplib::Stream {
+ public:
+  SocketStream(socket_t sock, std::chrono::milliseconds write_timeout)
+      : sock_(sock), write_timeout_(write_timeout) {}
+
+  bool is_writable() const override { return PollFor(sock_, POLLOUT, write_timeout_); }
+  ssize_t write(const char* ptr, size_t size) override {
+    return SendOn(sock_, ptr, size, write_timeout_);
+  }
+  void get_remote_ip_and_port(std::string& ip, int& port) const override {
+    AddressOf(sock_, true, ip, port);
+  }
+  void get_local_ip_and_port(std::string& ip, int& port) const override {
+    AddressOf(sock_, false, ip, port);
+  }
+  socket_t socket() const override { return sock_; }
+
+ protected:
+  const socket_t sock_;
+  const std::chrono::milliseconds write_timeout_;
+};
+
 // One request's reads and writes on the connection's socket. While the head is read, every byte
 // handed to cpp-httplib is counted against the head's deadline, size, lines and shape; every read
 // of the request, body included, against the request's deadline.
-class GuardedServer::Stream : public httplib::Stream {
+class GuardedServer::Stream : public SocketStream {
  public:
   Stream(socket_t sock, const ConnectionLimits& limits, std::chrono::milliseconds read_timeout,
          std::chrono::milliseconds write_timeout)
-      : sock_(sock),
+      : SocketStream(sock, write_timeout),
         limits_(limits),
         read_timeout_(read_timeout),
-        write_timeout_(write_timeout),
         head_deadline_(std::chrono::steady_clock::now() + limits.head_deadline),
         request_deadline_(std::chrono::steady_clock::now() + limits.request_deadline) {}
 
@@ -118,8 +140,6 @@ class GuardedServer::Stream : public httplib::Stream {
   bool is_readable() const override {
     return buffered_ < filled_ || PollFor(sock_, POLLIN, ReadWait());
   }
-  bool is_writable() const override { return PollFor(sock_, POLLOUT, write_timeout_); }
-
   ssize_t read(char* ptr, size_t size) override {
     if (refusal_) return -1;
     if (buffered_ == filled_) {
@@ -146,16 +166,8 @@ class GuardedServer::Stream : public httplib::Stream {
 
   ssize_t write(const char* ptr, size_t size) override {
     if (refusal_) return static_cast<ssize_t>(size);
-    return SendOn(sock_, ptr, size, write_timeout_);
+    return SocketStream::write(ptr, size);
   }
-
-  void get_remote_ip_and_port(std::string& ip, int& port) const override {
-    AddressOf(sock_, true, ip, port);
-  }
-  void get_local_ip_and_port(std::string& ip, int& port) const override {
-    AddressOf(sock_, false, ip, port);
-  }
-  socket_t socket() const override { return sock_; }
 
  private:
   std::chrono::steady_clock::time_point Deadline() const {
@@ -214,10 +226,8 @@ class GuardedServer::Stream : public httplib::Stream {
     return true;
   }
 
-  const socket_t sock_;
   const ConnectionLimits& limits_;
   const std::chrono::milliseconds read_timeout_;
-  const std::chrono::milliseconds write_timeout_;
   const std::chrono::steady_clock::time_point head_deadline_;
   const std::chrono::steady_clock::time_point request_deadline_;
   std::array<char, 4096> buffer_{};
@@ -232,33 +242,19 @@ class GuardedServer::Stream : public httplib::Stream {
 };
 
 // The stand-in request's stream: reads kStandInHead, writes to the connection's socket.
-class GuardedServer::ReplayStream : public httplib::Stream {
+class GuardedServer::ReplayStream : public SocketStream {
  public:
-  ReplayStream(socket_t sock, std::chrono::milliseconds write_timeout)
-      : sock_(sock), write_timeout_(write_timeout) {}
+  using SocketStream::SocketStream;
 
   bool is_readable() const override { return read_ < sizeof(kStandInHead) - 1; }
-  bool is_writable() const override { return PollFor(sock_, POLLOUT, write_timeout_); }
   ssize_t read(char* ptr, size_t size) override {
     const size_t n = std::min(size, sizeof(kStandInHead) - 1 - read_);
     std::copy_n(kStandInHead + read_, n, ptr);
     read_ += n;
     return static_cast<ssize_t>(n);
   }
-  ssize_t write(const char* ptr, size_t size) override {
-    return SendOn(sock_, ptr, size, write_timeout_);
-  }
-  void get_remote_ip_and_port(std::string& ip, int& port) const override {
-    AddressOf(sock_, true, ip, port);
-  }
-  void get_local_ip_and_port(std::string& ip, int& port) const override {
-    AddressOf(sock_, false, ip, port);
-  }
-  socket_t socket() const override { return sock_; }
 
  private:
-  const socket_t sock_;
-  const std::chrono::milliseconds write_timeout_;
   size_t read_ = 0;
 };
 

@@ -82,6 +82,7 @@ class GuardedServer : public httplib::Server {
 
   ConnectionCounts counts() const ABSL_LOCKS_EXCLUDED(mu_);
 
+  class SocketStream;
   class Stream;
   class ReplayStream;
 
