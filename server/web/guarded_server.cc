@@ -337,10 +337,8 @@ httplib::Server::HandlerResponse GuardedServer::AnswerIfRefused(const httplib::R
     answer = std::move(it->second);
     refused_.erase(it);
   }
-  response.status = answer.status;
-  response.set_header("Cache-Control", "no-store");
+  SendReply(answer, response);
   response.set_header("Connection", "close");  // its body, if any, is left unread
-  response.set_content(answer.body, answer.content_type);
   return HandlerResponse::Handled;
 }
 
@@ -386,10 +384,8 @@ bool GuardedServer::WaitForRequest(socket_t sock) const {
 void GuardedServer::Serve(socket_t sock) {
   const auto read_timeout =
       std::chrono::milliseconds(read_timeout_sec_ * 1000 + read_timeout_usec_ / 1000);
-  const auto write_timeout =
-      std::chrono::milliseconds(write_timeout_sec_ * 1000 + write_timeout_usec_ / 1000);
   for (size_t left = keep_alive_max_count_; left > 0 && WaitForRequest(sock); --left) {
-    Stream stream(sock, limits_, read_timeout, write_timeout);
+    Stream stream(sock, limits_, read_timeout, WriteTimeout());
     bool connection_closed = false;
     const httplib::Request* parsed = nullptr;
     bool refused = false;
@@ -424,8 +420,7 @@ void GuardedServer::AnswerReadRefusal(socket_t sock, const ReadRefusal& refusal)
                          ? read_refusal_answer_(refusal)
                          : HttpReply{refusal.http_status, "text/plain", refusal.message};
   answer.status = refusal.http_status;
-  ReplayStream stream(
-      sock, std::chrono::milliseconds(write_timeout_sec_ * 1000 + write_timeout_usec_ / 1000));
+  ReplayStream stream(sock, WriteTimeout());
   bool connection_closed = false;
   const httplib::Request* stand_in = nullptr;
   process_request(stream, true, connection_closed, [&](httplib::Request& request) {

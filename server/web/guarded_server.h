@@ -94,6 +94,9 @@ class GuardedServer : public httplib::Server {
   // refused, or the server stops.
   void Serve(socket_t sock);
   bool WaitForRequest(socket_t sock) const;  // keep-alive: the next request's first byte
+  std::chrono::milliseconds WriteTimeout() const {
+    return std::chrono::milliseconds(write_timeout_sec_ * 1000 + write_timeout_usec_ / 1000);
+  }
   // Sends the read refusal's answer on `sock`, through cpp-httplib's writer, as the answer to a
   // stand-in request.
   void AnswerReadRefusal(socket_t sock, const ReadRefusal& refusal);

@@ -2,6 +2,8 @@
 // error handler hands over to be sent.
 #pragma once
 
+#include <httplib.h>
+
 #include <string>
 
 namespace resched::server::web {
@@ -17,5 +19,12 @@ struct HttpReply {
   std::string content_type = kJsonContentType;
   std::string body;
 };
+
+// Puts `reply` in `response`, never to be cached.
+inline void SendReply(const HttpReply& reply, httplib::Response& response) {
+  response.status = reply.status;
+  response.set_header("Cache-Control", "no-store");
+  response.set_content(reply.body, reply.content_type);
+}
 
 }  // namespace resched::server::web

@@ -39,12 +39,6 @@ template <class Request, class Response>
 using UnaryMethod = grpc::Status (pb::Resched::Stub::*)(grpc::ClientContext*, const Request&,
                                                         Response*);
 
-void Send(const HttpReply& reply, httplib::Response& response) {
-  response.status = reply.status;
-  response.set_header("Cache-Control", "no-store");
-  response.set_content(reply.body, reply.content_type);
-}
-
 // HOST:PORT, the host possibly in brackets ([::1]:8080).
 absl::StatusOr<std::pair<std::string, int>> SplitHostPort(const std::string& address) {
   const size_t colon = address.rfind(':');
@@ -104,9 +98,9 @@ class HttpView::Impl {
           Log(LogLevel::kError, "web_handler_failed",
               absl::StrCat("the web view's handler for ", http.method, " ", http.path,
                            " failed with an exception"));
-          Send(ErrorReply(grpc::Status(grpc::StatusCode::INTERNAL,
-                                       "the web view failed to answer; see the server's log")),
-               response);
+          SendReply(ErrorReply(grpc::Status(grpc::StatusCode::INTERNAL,
+                                            "the web view failed to answer; see the server's log")),
+                    response);
         });
     server_.set_post_routing_handler(GzipJsonAnswer);
     Routes(options.max_body_bytes);
@@ -166,13 +160,14 @@ class HttpView::Impl {
                 [this](const httplib::Request& http, httplib::Response& response) {
                   Events(http, response);
                 });
-    server_.Post(R"(/api/v1/clusters/([^/]+)/what-if/job)",
-                 [this](const httplib::Request& http, httplib::Response& response) {
-                   Send(WhatIfJob(*stub_, http.matches[1], http.body, CallerOf(http)), response);
-                 });
+    server_.Post(R"(/api/v1/clusters/([^/]+)/what-if/job)", [this](const httplib::Request& http,
+                                                                   httplib::Response& response) {
+      SendReply(WhatIfJob(*stub_, http.matches[1], http.body, CallerOf(http)), response);
+    });
     server_.Post(R"(/api/v1/clusters/([^/]+)/what-if/dag)", [this](const httplib::Request& http,
                                                                    httplib::Response& response) {
-      Send(WhatIfDag(*stub_, http.matches[1], http.params, http.body, CallerOf(http)), response);
+      SendReply(WhatIfDag(*stub_, http.matches[1], http.params, http.body, CallerOf(http)),
+                response);
     });
     server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
       Metrics(response);
@@ -180,9 +175,9 @@ class HttpView::Impl {
     server_.Get(R"(/[^/]*)", [](const httplib::Request& http, httplib::Response& response) {
       const std::optional<Asset> asset = FindAsset(http.path);
       if (!asset) {
-        Send(ErrorReply(grpc::Status(grpc::StatusCode::NOT_FOUND,
-                                     absl::StrCat("no page at '", http.path, "'"))),
-             response);
+        SendReply(ErrorReply(grpc::Status(grpc::StatusCode::NOT_FOUND,
+                                          absl::StrCat("no page at '", http.path, "'"))),
+                  response);
         return;
       }
       response.set_header("Cache-Control", "no-cache");
@@ -197,20 +192,20 @@ class HttpView::Impl {
                                     absl::StrCat("the request body is larger than ", max_body_bytes,
                                                  " bytes, the web view's limit")));
         reply.status = 413;
-        Send(reply, response);
+        SendReply(reply, response);
         return;
       }
       if (http.method.empty()) {  // cpp-httplib could not read the request line
-        Send(ErrorReply(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                                     "the request is not an HTTP/1.1 request line and header "
-                                     "fields")),
-             response);
+        SendReply(ErrorReply(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                          "the request is not an HTTP/1.1 request line and header "
+                                          "fields")),
+                  response);
         return;
       }
-      Send(ErrorReply(grpc::Status(response.status == 404 ? grpc::StatusCode::NOT_FOUND
-                                                          : grpc::StatusCode::INVALID_ARGUMENT,
-                                   absl::StrCat("no ", http.method, " at '", http.path, "'"))),
-           response);
+      SendReply(ErrorReply(grpc::Status(response.status == 404 ? grpc::StatusCode::NOT_FOUND
+                                                               : grpc::StatusCode::INVALID_ARGUMENT,
+                                        absl::StrCat("no ", http.method, " at '", http.path, "'"))),
+                response);
     });
   }
 
@@ -247,9 +242,9 @@ class HttpView::Impl {
       absl::Status parsed = MergeQuery(http.params, &request);
       if (parsed.ok()) parsed = QueryLeavesPathFieldsAlone(http, request, path_fields);
       if (!parsed.ok()) {
-        Send(ErrorReply(
-                 grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(parsed.message()))),
-             response);
+        SendReply(ErrorReply(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                          std::string(parsed.message()))),
+                  response);
         return;
       }
       request.MergeFrom(path_fields);
@@ -258,7 +253,7 @@ class HttpView::Impl {
       ForwardCaller(CallerOf(http), &context);
       Response answer;
       const grpc::Status status = (stub_.get()->*method)(&context, request, &answer);
-      Send(status.ok() ? JsonReply(answer) : ErrorReply(status), response);
+      SendReply(status.ok() ? JsonReply(answer) : ErrorReply(status), response);
     };
   }
 
@@ -275,9 +270,9 @@ class HttpView::Impl {
     const std::string client = authorization.empty() ? absl::StrCat("address ", http.remote_addr)
                                                      : absl::StrCat("token ", authorization);
     if (absl::Status added = streams_.Add(stream, client); !added.ok()) {
-      Send(ErrorReply(
-               grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, std::string(added.message()))),
-           response);
+      SendReply(ErrorReply(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                        std::string(added.message()))),
+                response);
       return;
     }
     response.set_header("Cache-Control", "no-store");
