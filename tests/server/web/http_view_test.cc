@@ -335,8 +335,10 @@ TEST_F(HttpViewTest, ABodyOverTheLimitIsRefusedWithTheLimit) {
   absl::StatusOr<std::unique_ptr<HttpView>> small = HttpView::Start(options);
   ASSERT_OK(small);
   httplib::Client client("127.0.0.1", (*small)->port());
-  httplib::Result result = client.Post("/api/v1/clusters/sim/what-if/dag?file=w.dax",
-                                       std::string(2048, ' ') + kThreeTaskDax, "application/xml");
+  std::string body(2048, ' ');
+  body += kThreeTaskDax;
+  httplib::Result result =
+      client.Post("/api/v1/clusters/sim/what-if/dag?file=w.dax", body, "application/xml");
   ASSERT_TRUE(result);
   EXPECT_EQ(result->status, 413);
   EXPECT_THAT(
