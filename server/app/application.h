@@ -5,9 +5,9 @@
 // (server/rpc/service.h) turns each call into a CallContext, runs it here, and converts the
 // status it gets back; nothing here knows of gRPC.
 //
-// The call functions (CreateCluster ... ListAlgorithms) validate their request, act on its
-// cluster and fill `response`; a non-OK status means nothing was changed (and `response` means
-// nothing), except ALREADY_EXISTS of a retried request id, which carries the first answer.
+// The call functions (one per row of server/auth/method_table.h) validate their request, act on
+// its cluster and fill `response`; a non-OK status means nothing was changed (and `response`
+// means nothing), except ALREADY_EXISTS of a retried request id, which carries the first answer.
 #pragma once
 
 #include <atomic>
@@ -30,6 +30,7 @@
 #include "server/app/watch_budget.h"
 #include "server/auth/audit_log.h"
 #include "server/auth/denied_lines.h"
+#include "server/auth/method_table.h"
 #include "server/auth/rate_limiter.h"
 #include "server/auth/tenant_limits.h"
 #include "server/auth/token_store.h"
@@ -152,44 +153,14 @@ class Application {
   // shuts down).
   void BeginShutdown();
 
-  absl::Status CreateCluster(CallContext& call, const pb::CreateClusterRequest& request,
-                             pb::Cluster* response);
-  absl::Status GetCluster(CallContext& call, const pb::GetClusterRequest& request,
-                          pb::Cluster* response);
-  absl::Status ListClusters(CallContext& call, const pb::ListClustersRequest& request,
-                            pb::ListClustersResponse* response);
-  absl::Status DeleteCluster(CallContext& call, const pb::DeleteClusterRequest& request,
-                             pb::DeleteClusterResponse* response);
-  absl::Status SubmitJob(CallContext& call, const pb::SubmitJobRequest& request,
-                         pb::SubmitJobResponse* response);
-  absl::Status GetJob(CallContext& call, const pb::GetJobRequest& request, pb::Job* response);
-  absl::Status ListJobs(CallContext& call, const pb::ListJobsRequest& request,
-                        pb::ListJobsResponse* response);
-  absl::Status CancelJob(CallContext& call, const pb::CancelJobRequest& request, pb::Job* response);
-  absl::Status ReportJobEvent(CallContext& call, const pb::ReportJobEventRequest& request,
-                              pb::Job* response);
-  absl::Status AddReservation(CallContext& call, const pb::AddReservationRequest& request,
-                              pb::Reservation* response);
-  absl::Status RemoveReservation(CallContext& call, const pb::RemoveReservationRequest& request,
-                                 pb::RemoveReservationResponse* response);
-  absl::Status ReserveDAG(CallContext& call, const pb::ReserveDAGRequest& request,
-                          pb::ReserveDAGResponse* response);
-  absl::Status QueryDeadline(CallContext& call, const pb::QueryDeadlineRequest& request,
-                             pb::QueryDeadlineResponse* response);
-  absl::Status GetDagReservation(CallContext& call, const pb::GetDagReservationRequest& request,
-                                 pb::DagReservation* response);
-  absl::Status ListDagReservations(CallContext& call, const pb::ListDagReservationsRequest& request,
-                                   pb::ListDagReservationsResponse* response);
-  absl::Status ReleaseDAG(CallContext& call, const pb::ReleaseDAGRequest& request,
-                          pb::ReleaseDAGResponse* response);
-  absl::Status Replan(CallContext& call, const pb::ReplanRequest& request,
-                      pb::ReplanResponse* response);
-  absl::Status GetSchedule(CallContext& call, const pb::GetScheduleRequest& request,
-                           pb::Schedule* response);
-  absl::Status AdvanceClock(CallContext& call, const pb::AdvanceClockRequest& request,
-                            pb::AdvanceClockResponse* response);
-  absl::Status ListAlgorithms(CallContext& call, const pb::ListAlgorithmsRequest& request,
-                              pb::ListAlgorithmsResponse* response);
+  // One call per unary method of the v1 API (server/auth/method_table.h), as service.proto
+  // documents it: absl::Status <Name>(CallContext& call, const pb::<Request>& request,
+  // pb::<Response>* response).
+#define RESCHED_APPLICATION_CALL(name, request_type, response_type, access) \
+  absl::Status name(CallContext& call, const pb::request_type& request,     \
+                    pb::response_type* response);
+  RESCHED_UNARY_METHODS(RESCHED_APPLICATION_CALL)
+#undef RESCHED_APPLICATION_CALL
 
  private:
   // SubmitJob once the job's owner is settled.

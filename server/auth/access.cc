@@ -1,46 +1,18 @@
 #include "server/auth/access.h"
 
-#include <array>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "server/auth/method_table.h"
 
 namespace resched::server::auth {
 namespace {
 
-constexpr MethodAccess kAdminChange{Role::kAdmin, false, true};
-constexpr MethodAccess kOperatorChange{Role::kOperator, true, true};
-constexpr MethodAccess kUserChange{Role::kUser, true, true};
-constexpr MethodAccess kUserRead{Role::kUser, true, false};
-constexpr MethodAccess kAnyoneRead{Role::kUser, false, false};
-
-// Every RPC of resched.v1.Resched.
-constexpr std::array<std::pair<absl::string_view, MethodAccess>, 21> kTable = {{
-    {"CreateCluster", kAdminChange},
-    {"DeleteCluster", kAdminChange},
-    {"GetCluster", kUserRead},
-    {"ListClusters", kAnyoneRead},
-    {"ListAlgorithms", kAnyoneRead},
-    {"SubmitJob", kUserChange},
-    {"GetJob", kUserRead},
-    {"ListJobs", kUserRead},
-    {"CancelJob", kUserChange},
-    // What ran: the executor's (an operator's) report, not the submitter's.
-    {"ReportJobEvent", kOperatorChange},
-    {"AddReservation", kOperatorChange},
-    {"RemoveReservation", kOperatorChange},
-    {"ReserveDAG", kUserChange},
-    // A committing QueryDeadline reserves like ReserveDAG.
-    {"QueryDeadline", kUserChange},
-    {"GetDagReservation", kUserRead},
-    {"ListDagReservations", kUserRead},
-    {"ReleaseDAG", kUserChange},
-    // A dry run changes nothing, but the method is audited as a whole.
-    {"Replan", kOperatorChange},
-    {"GetSchedule", kUserRead},
-    {"AdvanceClock", kOperatorChange},
-    {"WatchSchedule", kUserRead},
-}};
+// Every RPC of resched.v1.Resched: the stream, then the unary methods' rows.
+#define RESCHED_ACCESS_ROW(name, request, response, access) {#name, access},
+constexpr std::pair<absl::string_view, MethodAccess> kTable[] = {
+    {"WatchSchedule", kUserRead}, RESCHED_UNARY_METHODS(RESCHED_ACCESS_ROW)};
+#undef RESCHED_ACCESS_ROW
 
 }  // namespace
 

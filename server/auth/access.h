@@ -1,7 +1,7 @@
 // Which role each RPC needs, and whether it acts on one cluster (then the principal must be
-// granted that cluster). A method missing from the table is refused: a new RPC is closed until
-// someone decides who may call it (tests/server/auth/access_test.cc walks the service
-// descriptor to keep the table complete).
+// granted that cluster): the access column of server/auth/method_table.h. A method missing from the
+// table is refused: a new RPC is closed until someone decides who may call it
+// (tests/server/auth/access_test.cc walks the service descriptor to keep the table complete).
 #pragma once
 
 #include <optional>
@@ -17,6 +17,13 @@ struct MethodAccess {
   bool per_cluster;  // acts on the cluster its request names
   bool changes;      // may change state: every call of it is audited (server/auth/audit_log.h)
 };
+
+// The rules the methods have (server/auth/method_table.h).
+inline constexpr MethodAccess kAdminChange{Role::kAdmin, false, true};
+inline constexpr MethodAccess kOperatorChange{Role::kOperator, true, true};
+inline constexpr MethodAccess kUserChange{Role::kUser, true, true};
+inline constexpr MethodAccess kUserRead{Role::kUser, true, false};
+inline constexpr MethodAccess kAnyoneRead{Role::kUser, false, false};
 
 // The access rule of `method` (its name in the service, e.g. "SubmitJob"); nullopt when the
 // table has none.

@@ -204,126 +204,14 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
   return reactor;
 }
 
-grpc::ServerUnaryReactor* ReschedService::CreateCluster(grpc::CallbackServerContext* context,
-                                                        const pb::CreateClusterRequest* request,
-                                                        pb::Cluster* response) {
-  return Dispatch(context, "CreateCluster", request, response, &Application::CreateCluster);
-}
-
-grpc::ServerUnaryReactor* ReschedService::GetCluster(grpc::CallbackServerContext* context,
-                                                     const pb::GetClusterRequest* request,
-                                                     pb::Cluster* response) {
-  return Dispatch(context, "GetCluster", request, response, &Application::GetCluster);
-}
-
-grpc::ServerUnaryReactor* ReschedService::ListClusters(grpc::CallbackServerContext* context,
-                                                       const pb::ListClustersRequest* request,
-                                                       pb::ListClustersResponse* response) {
-  return Dispatch(context, "ListClusters", request, response, &Application::ListClusters);
-}
-
-grpc::ServerUnaryReactor* ReschedService::DeleteCluster(grpc::CallbackServerContext* context,
-                                                        const pb::DeleteClusterRequest* request,
-                                                        pb::DeleteClusterResponse* response) {
-  return Dispatch(context, "DeleteCluster", request, response, &Application::DeleteCluster);
-}
-
-grpc::ServerUnaryReactor* ReschedService::SubmitJob(grpc::CallbackServerContext* context,
-                                                    const pb::SubmitJobRequest* request,
-                                                    pb::SubmitJobResponse* response) {
-  return Dispatch(context, "SubmitJob", request, response, &Application::SubmitJob);
-}
-
-grpc::ServerUnaryReactor* ReschedService::GetJob(grpc::CallbackServerContext* context,
-                                                 const pb::GetJobRequest* request,
-                                                 pb::Job* response) {
-  return Dispatch(context, "GetJob", request, response, &Application::GetJob);
-}
-
-grpc::ServerUnaryReactor* ReschedService::ListJobs(grpc::CallbackServerContext* context,
-                                                   const pb::ListJobsRequest* request,
-                                                   pb::ListJobsResponse* response) {
-  return Dispatch(context, "ListJobs", request, response, &Application::ListJobs);
-}
-
-grpc::ServerUnaryReactor* ReschedService::CancelJob(grpc::CallbackServerContext* context,
-                                                    const pb::CancelJobRequest* request,
-                                                    pb::Job* response) {
-  return Dispatch(context, "CancelJob", request, response, &Application::CancelJob);
-}
-
-grpc::ServerUnaryReactor* ReschedService::ReportJobEvent(grpc::CallbackServerContext* context,
-                                                         const pb::ReportJobEventRequest* request,
-                                                         pb::Job* response) {
-  return Dispatch(context, "ReportJobEvent", request, response, &Application::ReportJobEvent);
-}
-
-grpc::ServerUnaryReactor* ReschedService::AddReservation(grpc::CallbackServerContext* context,
-                                                         const pb::AddReservationRequest* request,
-                                                         pb::Reservation* response) {
-  return Dispatch(context, "AddReservation", request, response, &Application::AddReservation);
-}
-
-grpc::ServerUnaryReactor* ReschedService::RemoveReservation(
-    grpc::CallbackServerContext* context, const pb::RemoveReservationRequest* request,
-    pb::RemoveReservationResponse* response) {
-  return Dispatch(context, "RemoveReservation", request, response, &Application::RemoveReservation);
-}
-
-grpc::ServerUnaryReactor* ReschedService::ReserveDAG(grpc::CallbackServerContext* context,
-                                                     const pb::ReserveDAGRequest* request,
-                                                     pb::ReserveDAGResponse* response) {
-  return Dispatch(context, "ReserveDAG", request, response, &Application::ReserveDAG);
-}
-
-grpc::ServerUnaryReactor* ReschedService::QueryDeadline(grpc::CallbackServerContext* context,
-                                                        const pb::QueryDeadlineRequest* request,
-                                                        pb::QueryDeadlineResponse* response) {
-  return Dispatch(context, "QueryDeadline", request, response, &Application::QueryDeadline);
-}
-
-grpc::ServerUnaryReactor* ReschedService::GetDagReservation(
-    grpc::CallbackServerContext* context, const pb::GetDagReservationRequest* request,
-    pb::DagReservation* response) {
-  return Dispatch(context, "GetDagReservation", request, response, &Application::GetDagReservation);
-}
-
-grpc::ServerUnaryReactor* ReschedService::ListDagReservations(
-    grpc::CallbackServerContext* context, const pb::ListDagReservationsRequest* request,
-    pb::ListDagReservationsResponse* response) {
-  return Dispatch(context, "ListDagReservations", request, response,
-                  &Application::ListDagReservations);
-}
-
-grpc::ServerUnaryReactor* ReschedService::ReleaseDAG(grpc::CallbackServerContext* context,
-                                                     const pb::ReleaseDAGRequest* request,
-                                                     pb::ReleaseDAGResponse* response) {
-  return Dispatch(context, "ReleaseDAG", request, response, &Application::ReleaseDAG);
-}
-
-grpc::ServerUnaryReactor* ReschedService::Replan(grpc::CallbackServerContext* context,
-                                                 const pb::ReplanRequest* request,
-                                                 pb::ReplanResponse* response) {
-  return Dispatch(context, "Replan", request, response, &Application::Replan);
-}
-
-grpc::ServerUnaryReactor* ReschedService::GetSchedule(grpc::CallbackServerContext* context,
-                                                      const pb::GetScheduleRequest* request,
-                                                      pb::Schedule* response) {
-  return Dispatch(context, "GetSchedule", request, response, &Application::GetSchedule);
-}
-
-grpc::ServerUnaryReactor* ReschedService::AdvanceClock(grpc::CallbackServerContext* context,
-                                                       const pb::AdvanceClockRequest* request,
-                                                       pb::AdvanceClockResponse* response) {
-  return Dispatch(context, "AdvanceClock", request, response, &Application::AdvanceClock);
-}
-
-grpc::ServerUnaryReactor* ReschedService::ListAlgorithms(grpc::CallbackServerContext* context,
-                                                         const pb::ListAlgorithmsRequest* request,
-                                                         pb::ListAlgorithmsResponse* response) {
-  return Dispatch(context, "ListAlgorithms", request, response, &Application::ListAlgorithms);
-}
+#define RESCHED_DISPATCH(name, request_type, response_type, access)                    \
+  grpc::ServerUnaryReactor* ReschedService::name(grpc::CallbackServerContext* context, \
+                                                 const pb::request_type* request,      \
+                                                 pb::response_type* response) {        \
+    return Dispatch(context, #name, request, response, &Application::name);            \
+  }
+RESCHED_UNARY_METHODS(RESCHED_DISPATCH)
+#undef RESCHED_DISPATCH
 
 grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
     grpc::CallbackServerContext* context, const pb::WatchScheduleRequest* request) {

@@ -10,6 +10,7 @@
 
 #include "resched/v1/service.grpc.pb.h"
 #include "server/app/application.h"
+#include "server/auth/method_table.h"
 #include "server/base/stream_caps.h"
 
 namespace resched::server {
@@ -19,55 +20,14 @@ class ReschedService final : public pb::Resched::CallbackService {
   // `app` outlives the service (and the gRPC server it is registered with).
   explicit ReschedService(Application& app);
 
-  grpc::ServerUnaryReactor* CreateCluster(grpc::CallbackServerContext*,
-                                          const pb::CreateClusterRequest*, pb::Cluster*) override;
-  grpc::ServerUnaryReactor* GetCluster(grpc::CallbackServerContext*, const pb::GetClusterRequest*,
-                                       pb::Cluster*) override;
-  grpc::ServerUnaryReactor* ListClusters(grpc::CallbackServerContext*,
-                                         const pb::ListClustersRequest*,
-                                         pb::ListClustersResponse*) override;
-  grpc::ServerUnaryReactor* DeleteCluster(grpc::CallbackServerContext*,
-                                          const pb::DeleteClusterRequest*,
-                                          pb::DeleteClusterResponse*) override;
-  grpc::ServerUnaryReactor* SubmitJob(grpc::CallbackServerContext*, const pb::SubmitJobRequest*,
-                                      pb::SubmitJobResponse*) override;
-  grpc::ServerUnaryReactor* GetJob(grpc::CallbackServerContext*, const pb::GetJobRequest*,
-                                   pb::Job*) override;
-  grpc::ServerUnaryReactor* ListJobs(grpc::CallbackServerContext*, const pb::ListJobsRequest*,
-                                     pb::ListJobsResponse*) override;
-  grpc::ServerUnaryReactor* CancelJob(grpc::CallbackServerContext*, const pb::CancelJobRequest*,
-                                      pb::Job*) override;
-  grpc::ServerUnaryReactor* ReportJobEvent(grpc::CallbackServerContext*,
-                                           const pb::ReportJobEventRequest*, pb::Job*) override;
-  grpc::ServerUnaryReactor* AddReservation(grpc::CallbackServerContext*,
-                                           const pb::AddReservationRequest*,
-                                           pb::Reservation*) override;
-  grpc::ServerUnaryReactor* RemoveReservation(grpc::CallbackServerContext*,
-                                              const pb::RemoveReservationRequest*,
-                                              pb::RemoveReservationResponse*) override;
-  grpc::ServerUnaryReactor* ReserveDAG(grpc::CallbackServerContext*, const pb::ReserveDAGRequest*,
-                                       pb::ReserveDAGResponse*) override;
-  grpc::ServerUnaryReactor* QueryDeadline(grpc::CallbackServerContext*,
-                                          const pb::QueryDeadlineRequest*,
-                                          pb::QueryDeadlineResponse*) override;
-  grpc::ServerUnaryReactor* GetDagReservation(grpc::CallbackServerContext*,
-                                              const pb::GetDagReservationRequest*,
-                                              pb::DagReservation*) override;
-  grpc::ServerUnaryReactor* ListDagReservations(grpc::CallbackServerContext*,
-                                                const pb::ListDagReservationsRequest*,
-                                                pb::ListDagReservationsResponse*) override;
-  grpc::ServerUnaryReactor* ReleaseDAG(grpc::CallbackServerContext*, const pb::ReleaseDAGRequest*,
-                                       pb::ReleaseDAGResponse*) override;
-  grpc::ServerUnaryReactor* Replan(grpc::CallbackServerContext*, const pb::ReplanRequest*,
-                                   pb::ReplanResponse*) override;
-  grpc::ServerUnaryReactor* GetSchedule(grpc::CallbackServerContext*, const pb::GetScheduleRequest*,
-                                        pb::Schedule*) override;
-  grpc::ServerUnaryReactor* AdvanceClock(grpc::CallbackServerContext*,
-                                         const pb::AdvanceClockRequest*,
-                                         pb::AdvanceClockResponse*) override;
-  grpc::ServerUnaryReactor* ListAlgorithms(grpc::CallbackServerContext*,
-                                           const pb::ListAlgorithmsRequest*,
-                                           pb::ListAlgorithmsResponse*) override;
+  // One override per unary method (server/auth/method_table.h), each dispatching to the
+  // application's call of the same name.
+#define RESCHED_GRPC_OVERRIDE(name, request_type, response_type, access)                       \
+  grpc::ServerUnaryReactor* name(grpc::CallbackServerContext* context,                         \
+                                 const pb::request_type* request, pb::response_type* response) \
+      override;
+  RESCHED_UNARY_METHODS(RESCHED_GRPC_OVERRIDE)
+#undef RESCHED_GRPC_OVERRIDE
   grpc::ServerWriteReactor<pb::ScheduleEvent>* WatchSchedule(
       grpc::CallbackServerContext*, const pb::WatchScheduleRequest*) override;
 

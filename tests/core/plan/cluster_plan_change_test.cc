@@ -15,33 +15,18 @@
 #include "gtest/gtest.h"
 #include "tests/core/online/plan_test_util.h"
 #include "tests/core/online/random_ops.h"
-#include "tests/core/plan/same_image.h"
+#include "tests/core/plan/follower.h"
 #include "tests/testing/status.h"
 
 namespace resched {
 namespace {
 
-using testing::ExpectSameImage;
+using testing::CatchUp;
 using testing::kS;
 using testing::Outcome;
 using testing::RandomOptions;
 using testing::RunRandomOps;
-
-// A copy of `plan` as it is now, which `plan` then records its changes for.
-std::unique_ptr<ClusterPlan> StartFollowing(ClusterPlan& plan) {
-  (void)plan.TakeChangedJobs();
-  auto follower = ClusterPlan::FromImage(plan.Image());
-  EXPECT_OK(follower);
-  plan.TrackChanges(true);
-  return follower.ok() ? *std::move(follower) : nullptr;
-}
-
-void CatchUp(ClusterPlan& plan, ClusterPlan& follower) {
-  ASSERT_OK(follower.ApplyChange(plan.TakeChange()));
-  ExpectSameImage(plan.Image(), follower.Image());
-  ASSERT_OK(ValidateSchedule(follower.ToValidate()));
-  EXPECT_OK(follower.timeline().CheckInvariants());
-}
+using testing::StartFollowing;
 
 // Random operations, the follower catching up after most of them (the others' changes travel
 // with the next one), then a Replan, a DAG booked and one released; then both go on alike.

@@ -1,9 +1,12 @@
-// ClusterPlan's DAG reservations: all-or-nothing commits, release, and the historical q.
+// ClusterPlan's DAG reservations: all-or-nothing commits, release (followed as the journal
+// carries them), and the historical q.
 #include <memory>
+#include <string>
 #include <tuple>
 
 #include "core/plan/cluster_plan.h"
 #include "gtest/gtest.h"
+#include "tests/core/plan/follower.h"
 #include "tests/testing/status.h"
 
 namespace resched {
@@ -67,6 +70,22 @@ TEST(ClusterPlanDags, CommitThenReleaseRestoresTheTimeline) {
   EXPECT_EQ(Profile(*plan), before);
   EXPECT_EQ(plan->ReleaseDag("d1").code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(plan->ReleaseDag("r1").code(), absl::StatusCode::kNotFound);
+}
+
+TEST(ClusterPlanDags, AFollowerHoldsTheImageThroughACommitAndARelease) {
+  auto plan = Plan(4);
+  ASSERT_OK(plan->AddReservation(1, 0, kHour, "x", false));
+  auto follower = testing::StartFollowing(*plan);
+  ASSERT_NE(follower, nullptr);
+  const DagPlan good = PlanOf({{2, kHour, 2 * kHour, {}}, {2, 2 * kHour, 3 * kHour, {}}});
+  absl::StatusOr<const DagReservation*> r = plan->CommitDag(TwoTasks(), good, "cpa", "wf", 0);
+  ASSERT_OK(r);
+  const std::string id = (*r)->id;
+  ASSERT_NO_FATAL_FAILURE(testing::CatchUp(*plan, *follower));
+  ASSERT_EQ(follower->Dags().size(), 1u);
+  ASSERT_OK(plan->ReleaseDag(id));
+  ASSERT_NO_FATAL_FAILURE(testing::CatchUp(*plan, *follower));
+  EXPECT_TRUE(follower->Dags().empty());
 }
 
 TEST(ClusterPlanDags, EndedTasksFreeTheirBookingsAndOldCompletedDagsAreForgotten) {
