@@ -77,7 +77,7 @@ packages=(
   libabsl-dev libyaml-cpp-dev zlib1g-dev libsqlite3-dev nlohmann-json3-dev libexpat1-dev
   prometheus-cpp-dev libcurl4-openssl-dev coinor-libclp-dev libgoogle-perftools-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libssl-dev
-  clang-format clang-tidy jq
+  clang-format clang-tidy jq etcd-server
 )
 if [[ "${1:-}" == --image ]]; then
   packages+=(podman runc catatonit debootstrap)

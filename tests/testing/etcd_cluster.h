@@ -1,0 +1,59 @@
+// A real etcd cluster on loopback for a test (Debian's etcd-server, found on the PATH): one or
+// more members, each its own process with its data in a temporary directory, started by the
+// test and stopped when the cluster goes. Members can be killed, paused, resumed and restarted,
+// for the fault tests of the replicated store. Elections are fast (50 ms heartbeats, 500 ms
+// election timeout), so that a lost leader is replaced within a second.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "tests/testing/temp_dir.h"
+
+namespace resched::testing {
+
+class EtcdCluster {
+ public:
+  // Starts `members` members and waits until each answers (FAILED_PRECONDITION naming the log of
+  // one that does not within 20 s, or when etcd is not installed).
+  explicit EtcdCluster(int members = 1);
+  ~EtcdCluster();
+  EtcdCluster(const EtcdCluster&) = delete;
+  EtcdCluster& operator=(const EtcdCluster&) = delete;
+
+  // OK once every member answered; the error of the start otherwise.
+  const absl::Status& started() const { return started_; }
+  // Each member's client URL (http://127.0.0.1:PORT), in member order.
+  std::vector<std::string> endpoints() const;
+  int size() const { return static_cast<int>(members_.size()); }
+
+  // SIGKILL, and waits for the process to go.
+  void Kill(int member);
+  // SIGSTOP / SIGCONT: a member that holds its connections open but answers nothing.
+  void Pause(int member);
+  void Resume(int member);
+  // Starts a killed member again on its data directory and waits until it answers.
+  absl::Status Restart(int member);
+
+ private:
+  struct Member {
+    std::string name;
+    int client_port = 0;
+    int peer_port = 0;
+    pid_t pid = -1;
+  };
+
+  absl::Status Spawn(Member& member);
+  absl::Status WaitUntilAnswering(const Member& member);
+  std::string LogOf(const Member& member) const;
+
+  TempDir dir_{"etcd"};
+  std::string initial_cluster_;
+  std::vector<Member> members_;
+  absl::Status started_;
+};
+
+}  // namespace resched::testing
