@@ -29,6 +29,8 @@ class EtcdCluster {
   // Each member's client URL (http://127.0.0.1:PORT), in member order.
   std::vector<std::string> endpoints() const;
   int size() const { return static_cast<int>(members_.size()); }
+  // The member's process (-1 while it is killed), for what a benchmark reads of it in /proc.
+  pid_t pid(int member) const { return members_[member].pid; }
 
   // SIGKILL, and waits for the process to go.
   void Kill(int member);
