@@ -1,5 +1,7 @@
 #include "proto/resched/snapshot_convert.h"
 
+#include <google/protobuf/unknown_field_set.h>
+
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -146,7 +148,18 @@ void Put(const PolicyImage& image, pb::SnapshotPolicy* out) {
   }
 }
 
-PolicyImage Get(const pb::SnapshotPolicy& policy) {
+// `field` names the message for errors. Fields this resched does not know (another version's:
+// fields 1-4 held a few policies' state before it was tables) would be the policy's memory lost
+// without a word: refused instead.
+absl::StatusOr<PolicyImage> Get(const pb::SnapshotPolicy& policy, absl::string_view field) {
+  const google::protobuf::UnknownFieldSet& unknown =
+      policy.GetReflection()->GetUnknownFields(policy);
+  if (!unknown.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        field, ": the policy's state has field ", unknown.field(0).number(),
+        ", which this resched does not read (written by another version of resched); starting "
+        "from it would lose what the policy remembers"));
+  }
   PolicyImage image;
   for (const pb::SnapshotPolicyTable& table : policy.tables()) {
     PolicyImage::Table rows;
@@ -225,7 +238,9 @@ absl::StatusOr<ClusterPlanImage> FromSnapshot(const pb::SnapshotPlan& plan) {
   }
   image.timeline.free_slots.assign(plan.timeline().free_slots().begin(),
                                    plan.timeline().free_slots().end());
-  image.policy = Get(plan.policy());
+  absl::StatusOr<PolicyImage> policy = Get(plan.policy(), "snapshot.policy");
+  if (!policy.ok()) return policy.status();
+  image.policy = *std::move(policy);
   return image;
 }
 
@@ -307,7 +322,11 @@ absl::StatusOr<PlanChange> FromJournal(const pb::PlanChange& change) {
   out.past_holds = change.past_holds();
   for (const pb::SnapshotDag& d : change.dags()) out.dags.emplace_back(d.sequence(), Get(d));
   out.removed_dags.assign(change.removed_dags().begin(), change.removed_dags().end());
-  if (change.has_policy()) out.policy = Get(change.policy());
+  if (change.has_policy()) {
+    absl::StatusOr<PolicyImage> policy = Get(change.policy(), "plan_change.policy");
+    if (!policy.ok()) return policy.status();
+    out.policy = *std::move(policy);
+  }
   return out;
 }
 

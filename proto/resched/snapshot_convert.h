@@ -18,12 +18,14 @@ namespace pb = ::resched::v1;
 
 pb::SnapshotPlan ToSnapshot(const ClusterPlanImage& image);
 // DATA_LOSS naming the field for what cannot be a plan's (an unknown job state, a bad model);
-// whether the parts fit together is ClusterPlan::FromImage's to check.
+// FAILED_PRECONDITION naming it when the policy's state has fields this resched does not read
+// (another version of resched wrote it). Whether the parts fit together is
+// ClusterPlan::FromImage's to check.
 absl::StatusOr<ClusterPlanImage> FromSnapshot(const pb::SnapshotPlan& plan);
 
 pb::PlanChange ToJournal(const PlanChange& change);
-// DATA_LOSS naming the field, as FromSnapshot; whether the change fits the plan is
-// ClusterPlan::ApplyChange's to check.
+// DATA_LOSS and FAILED_PRECONDITION naming the field, as FromSnapshot; whether the change fits
+// the plan is ClusterPlan::ApplyChange's to check.
 absl::StatusOr<PlanChange> FromJournal(const pb::PlanChange& change);
 
 }  // namespace resched
