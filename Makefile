@@ -61,7 +61,7 @@ test-asan: deps browser-deps
 # a cluster's lock, watchers and deletion driven from many threads, and the etcd client's watch
 # threads. Not the tests through gRPC: Debian's gRPC is not built with TSan, which cannot see its
 # internal locks and then reports races in gRPC's inline header code that are not races.
-TSAN_TESTS = ^(WorkerPoolTest|ClusterState|InlineCall|CallContext|JournalTest|TracerTest|PeriodicTimerTest|EtcdClient[A-Za-z]*Test)\.
+TSAN_TESTS = ^(WorkerPoolTest|ClusterState|InlineCall|CallContext|JournalTest|JournalStoreTest|TracerTest|PeriodicTimerTest|EtcdClient[A-Za-z]*Test)\.
 test-tsan: deps
 	cmake -S . -B $(TSAN_DIR) $(SANITIZER_FLAGS) -DRESCHED_TSAN=ON
 	cmake --build $(TSAN_DIR) -j$(JOBS) --target server_concurrency_test

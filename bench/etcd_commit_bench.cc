@@ -59,6 +59,7 @@ void BM_EtcdTxnCommit(benchmark::State& state) {
   const double etcd_cpu_before = ProcessCpuMicros(etcd.pid(0));
   for (auto _ : state) {
     std::vector<server::etcd::Op> puts;
+    puts.reserve(records);
     for (int i = 0; i < records; ++i) {
       puts.push_back(server::etcd::Op::Put(absl::StrFormat("journal/c/%020d", ++lsn), payload));
     }

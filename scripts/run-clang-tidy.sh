@@ -9,7 +9,8 @@
 # (the build's depfiles say which, generated protobuf headers included), differs from the
 # baseline; an unchanged file with unchanged includes gives the same clang-tidy answer. The
 # whole tree is checked with --all, when the baseline is unknown, or when .clang-tidy or the
-# top-level CMakeLists.txt (compile flags) changed. --list prints the files it would check.
+# top-level CMakeLists.txt (compile flags) changed, its comments aside. --list prints the files
+# it would check.
 # usage: run-clang-tidy.sh BUILD_DIR [--all|--list]   (a configured and built Release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +32,15 @@ if [[ $mode != --all ]]; then
   # Tracked files changed since the baseline, committed or not, and new untracked ones.
   changed=$( (git diff --name-only "$baseline" --; git ls-files --others --exclude-standard) |
     sort -u)
-  if grep -qxE '\.clang-tidy|CMakeLists\.txt' <<<"$changed"; then
+  # The top-level CMakeLists.txt sets the compile flags: a change of it other than in its
+  # comments and blank lines changes every file's compile command.
+  flags_changed=false
+  if grep -qx 'CMakeLists\.txt' <<<"$changed" &&
+    git diff -U0 "$baseline" -- CMakeLists.txt | grep -E '^[-+]' | grep -vE '^(\+\+\+|---) ' |
+    grep -vqE '^[-+][[:space:]]*(#.*)?$'; then
+    flags_changed=true
+  fi
+  if grep -qx '\.clang-tidy' <<<"$changed" || $flags_changed; then
     echo "clang-tidy: its configuration or the compile flags changed: checking every file"
     mode=--all
   fi

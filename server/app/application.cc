@@ -237,14 +237,14 @@ void Application::OnJournalHealth(const absl::Status& status) {
   if (!status.ok()) metrics_.CountFailedCommit();
   if (status.ok()) {
     Log(LogLevel::kInfo, "journal_writable",
-        absl::StrCat("the journal in ", journal_->dir(),
-                     " commits again: changes are accepted and the health check says SERVING"));
+        absl::StrCat("the journal (", journal_->name(),
+                     ") commits again: changes are accepted and the health check says SERVING"));
   } else {
     Log(LogLevel::kError, "journal_unwritable",
-        absl::StrCat("the journal in ", journal_->dir(), " cannot commit (", status.message(),
+        absl::StrCat("the journal (", journal_->name(), ") cannot commit (", status.message(),
                      "): every change is refused with UNAVAILABLE and the health check says "
                      "NOT_SERVING until a probe commits again"),
-        {{"data_dir", journal_->dir()}});
+        {{"journal", journal_->location()}});
   }
   MutexLock lock(&health_mu_);
   journal_writable_ = status.ok();

@@ -132,9 +132,9 @@ std::int64_t Application::FlushSnapshots() {
 absl::StatusOr<std::shared_ptr<ClusterState>> Application::RestoreSnapshot(
     const StoredRecord& stored, pb::JournalRecord* creation) const {
   auto failure = [&](absl::string_view cause) {
-    return absl::DataLossError(absl::StrFormat(
-        "data directory %s: the snapshot of cluster '%s' (LSN %d) in %s cannot be loaded: %s",
-        journal_->dir(), stored.cluster, stored.lsn, journal_->path(), cause));
+    return absl::DataLossError(
+        absl::StrFormat("%s: the snapshot of cluster '%s' (LSN %d) in %s cannot be loaded: %s",
+                        journal_->name(), stored.cluster, stored.lsn, journal_->location(), cause));
   };
   pb::ClusterSnapshot snapshot;
   if (!snapshot.ParseFromString(stored.payload)) return failure("it does not parse");
@@ -169,9 +169,9 @@ absl::Status Application::ApplyRecord(const StoredRecord& stored) {
   pb::JournalRecord record;
   auto failure = [&](const absl::Status& cause) {
     return absl::DataLossError(absl::StrFormat(
-        "data directory %s: replaying record LSN %d (%s on cluster '%s') of %s failed: %s; the "
-        "journal does not match this server (written by another version?)",
-        journal_->dir(), stored.lsn, ChangeName(record), stored.cluster, journal_->path(),
+        "%s: replaying record LSN %d (%s on cluster '%s') of %s failed: %s; the journal does "
+        "not match this server (written by another version?)",
+        journal_->name(), stored.lsn, ChangeName(record), stored.cluster, journal_->location(),
         cause.message()));
   };
   if (!record.ParseFromString(stored.payload)) {
@@ -307,15 +307,14 @@ absl::StatusOr<std::shared_ptr<ClusterState>> Application::RebuildCluster(const 
     if (!restored.ok()) return restored.status();
     state = *std::move(restored);
   } else if (!created) {
-    return absl::DataLossError(absl::StrCat("data directory ", journal_->dir(),
-                                            ": no record or snapshot creates cluster '", name,
-                                            "'"));
+    return absl::DataLossError(
+        absl::StrCat(journal_->name(), ": no record or snapshot creates cluster '", name, "'"));
   }
   for (const StoredRecord& r : records) {
     pb::JournalRecord record;
     if (!record.ParseFromString(r.payload)) {
-      return absl::DataLossError(absl::StrFormat("data directory %s: record LSN %d does not parse",
-                                                 journal_->dir(), r.lsn));
+      return absl::DataLossError(
+          absl::StrFormat("%s: record LSN %d does not parse", journal_->name(), r.lsn));
     }
     absl::StatusOr<Time> now = FromProto(record.now(), "now");
     if (!now.ok()) return now.status();

@@ -377,7 +377,7 @@ TEST_F(DurabilityTest, AFullDiskRefusesChangesKeepsReadsAndRecovers) {
 
   // The record of a large DAG needs new pages, which the capped database cannot have: the DAG
   // is applied in memory, then its commit fails.
-  ASSERT_OK(app_->journal()->SetPageLimitForTest(1));
+  ASSERT_OK(app_->journal()->SetSizeLimitForTest(1));
   pb::ReserveDAGRequest big;
   big.set_cluster("sim");
   *big.mutable_dag() = Chain(300, 1);
@@ -432,7 +432,7 @@ TEST_F(DurabilityTest, AFullDiskRefusesChangesKeepsReadsAndRecovers) {
     }));
   }
 
-  ASSERT_OK(app_->journal()->SetPageLimitForTest(0));
+  ASSERT_OK(app_->journal()->SetSizeLimitForTest(0));
   pb::SubmitJobResponse after;
   ASSERT_OK(SubmitOnceWritable("sim", &after));
   EXPECT_EQ(after.job().id(), "j2");  // the refused submission took no id

@@ -177,7 +177,7 @@ TEST_F(JournalTest, WhenDurableHearsAFailedCommitAndRunsThroughTheExecutor) {
   (*journal)->SetCommitObserver([gate](double, std::size_t) { gate->Hold(); });
   (*journal)->Append("a", "first");
   gate->WaitHeld();
-  ASSERT_TRUE((*journal)->SetPageLimitForTest(1).ok());
+  ASSERT_TRUE((*journal)->SetSizeLimitForTest(1).ok());
   const std::int64_t big = (*journal)->Append("a", std::string(64 << 10, 'x'));
   (*journal)->WhenDurable(big, heard.For(big));
   const int posted_before = posted.load();
@@ -217,7 +217,7 @@ TEST_F(JournalTest, AFullDiskFailsTheBatchRefusesAppendsAndRecovers) {
   auto journal = Journal::Open(dir_);
   ASSERT_TRUE(journal.ok());
   ASSERT_TRUE((*journal)->WaitDurable((*journal)->Append("a", "kept")).ok());
-  ASSERT_TRUE((*journal)->SetPageLimitForTest(1).ok());
+  ASSERT_TRUE((*journal)->SetSizeLimitForTest(1).ok());
   const std::int64_t big = (*journal)->Append("a", std::string(64 << 10, 'x'));
   const absl::Status failed = (*journal)->WaitDurable(big);
   EXPECT_EQ(failed.code(), absl::StatusCode::kUnavailable) << failed;
@@ -228,7 +228,7 @@ TEST_F(JournalTest, AFullDiskFailsTheBatchRefusesAppendsAndRecovers) {
   const std::int64_t during = (*journal)->Append("a", "during");
   EXPECT_EQ((*journal)->WaitDurable(during).code(), absl::StatusCode::kUnavailable);
 
-  ASSERT_TRUE((*journal)->SetPageLimitForTest(0).ok());
+  ASSERT_TRUE((*journal)->SetSizeLimitForTest(0).ok());
   for (int i = 0; i < 100 && !(*journal)->CheckWritable().ok(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
