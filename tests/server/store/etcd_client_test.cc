@@ -1,18 +1,21 @@
 // The etcd client (server/store/etcd_client.h) against a real etcd on loopback
 // (tests/testing/etcd_cluster.h): bytes in and out, transactions that run only when their
 // conditions hold, leases that take their keys when not kept alive, watches that deliver every
-// change once and in order, through the loss of the member they read from, and clean errors when
-// no member, or no majority, answers.
+// change once and in order, through the loss of the member they read from, clean errors when
+// no member, or no majority, answers, and etcd's authentication (a known user gets in, a wrong
+// password does not).
 #include "server/store/etcd_client.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -298,6 +301,39 @@ TEST(EtcdClientFaultTest, NoReachableEndpointIsUnavailableNamingThem) {
   EXPECT_THAT(client->Put("k", "v").status(),
               ::resched::testing::StatusIs(absl::StatusCode::kUnavailable,
                                            HasSubstr(absl::StrCat("127.0.0.1:", port))));
+}
+
+TEST_F(EtcdClientTest, WithAuthenticationOnlyAKnownUserGetsIn) {
+  // etcd's own API turns authentication on: a root user with the root role, then enable.
+  for (const auto& [path, body] : std::vector<std::pair<std::string, std::string>>{
+           {"/v3/auth/user/add", R"({"name": "root", "password": "secret"})"},
+           {"/v3/auth/user/grant", R"({"user": "root", "role": "root"})"},
+           {"/v3/auth/enable", "{}"}}) {
+    httplib::Client http(etcd_.endpoints()[0]);
+    httplib::Result answer = http.Post(path, body, "application/json");
+    ASSERT_TRUE(answer) << path;
+    ASSERT_EQ(answer->status, 200) << path << ": " << answer->body;
+  }
+  EXPECT_THAT(client_->Put("k", "v").status(),
+              ::resched::testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("user name is empty")));
+  ClientOptions options;
+  options.endpoints = etcd_.endpoints();
+  options.user = "root";
+  options.password = "secret";
+  auto root = Client::Create(options);
+  ASSERT_OK(root);
+  ASSERT_OK((*root)->Put("k", "v"));
+  absl::StatusOr<std::optional<KeyValue>> got = (*root)->Get("k");
+  ASSERT_OK(got);
+  ASSERT_TRUE(got->has_value());
+  EXPECT_EQ((*got)->value, "v");
+  options.password = "guess";
+  auto stranger = Client::Create(options);
+  ASSERT_OK(stranger);
+  EXPECT_THAT((*stranger)->Get("k").status(),
+              ::resched::testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("authentication failed")));
 }
 
 TEST(EtcdClientOptionsTest, EndpointsMustBeHttpUrls) {
