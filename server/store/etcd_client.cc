@@ -116,10 +116,21 @@ std::size_t AppendTo(char* data, std::size_t size, std::size_t count, void* out)
   return size * count;
 }
 
-// The connection never carried the request: another endpoint may be tried.
+// The connection never carried the request (it was not made, or TLS refused it): another
+// endpoint may be tried.
 bool Unreachable(CURLcode code) {
-  return code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST ||
-         code == CURLE_COULDNT_RESOLVE_PROXY;
+  switch (code) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CACERT_BADFILE:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace

@@ -16,7 +16,8 @@ extern char** environ;
 
 namespace resched::testing {
 
-EtcdCluster::EtcdCluster(int members) {
+EtcdCluster::EtcdCluster(int members, std::optional<EtcdTls> tls, server::etcd::ClientOptions probe)
+    : tls_(std::move(tls)), probe_(std::move(probe)) {
   std::vector<std::string> peers;
   for (int i = 0; i < members; ++i) {
     Member member{.name = absl::StrCat("m", i),
@@ -43,7 +44,7 @@ EtcdCluster::~EtcdCluster() {
 std::vector<std::string> EtcdCluster::endpoints() const {
   std::vector<std::string> urls;
   for (const Member& member : members_) {
-    urls.push_back(absl::StrCat("http://127.0.0.1:", member.client_port));
+    urls.push_back(absl::StrCat(tls_ ? "https" : "http", "://127.0.0.1:", member.client_port));
   }
   return urls;
 }
@@ -54,36 +55,43 @@ std::string EtcdCluster::LogOf(const Member& member) const {
 
 absl::Status EtcdCluster::Spawn(Member& member) {
   const std::string data = absl::StrCat(dir_.path(), "/", member.name);
-  const std::string client = absl::StrCat("http://127.0.0.1:", member.client_port);
+  const std::string client =
+      absl::StrCat(tls_ ? "https" : "http", "://127.0.0.1:", member.client_port);
   const std::string peer = absl::StrCat("http://127.0.0.1:", member.peer_port);
   const std::string log = LogOf(member);
-  const std::vector<std::string> args = {"etcd",
-                                         "--name",
-                                         member.name,
-                                         "--data-dir",
-                                         data,
-                                         "--listen-client-urls",
-                                         client,
-                                         "--advertise-client-urls",
-                                         client,
-                                         "--listen-peer-urls",
-                                         peer,
-                                         "--initial-advertise-peer-urls",
-                                         peer,
-                                         "--initial-cluster",
-                                         initial_cluster_,
-                                         "--initial-cluster-token",
-                                         "resched-test",
-                                         "--initial-cluster-state",
-                                         "new",
-                                         "--heartbeat-interval",
-                                         "50",
-                                         "--election-timeout",
-                                         "500",
-                                         "--logger",
-                                         "zap",
-                                         "--log-outputs",
-                                         "stderr"};
+  std::vector<std::string> args = {"etcd",
+                                   "--name",
+                                   member.name,
+                                   "--data-dir",
+                                   data,
+                                   "--listen-client-urls",
+                                   client,
+                                   "--advertise-client-urls",
+                                   client,
+                                   "--listen-peer-urls",
+                                   peer,
+                                   "--initial-advertise-peer-urls",
+                                   peer,
+                                   "--initial-cluster",
+                                   initial_cluster_,
+                                   "--initial-cluster-token",
+                                   "resched-test",
+                                   "--initial-cluster-state",
+                                   "new",
+                                   "--heartbeat-interval",
+                                   "50",
+                                   "--election-timeout",
+                                   "500",
+                                   "--logger",
+                                   "zap",
+                                   "--log-outputs",
+                                   "stderr"};
+  if (tls_) {
+    args.insert(args.end(), {"--cert-file", tls_->cert_file, "--key-file", tls_->key_file});
+    if (!tls_->client_ca_file.empty()) {
+      args.insert(args.end(), {"--client-cert-auth", "--trusted-ca-file", tls_->client_ca_file});
+    }
+  }
   std::vector<char*> argv;
   for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
@@ -104,8 +112,8 @@ absl::Status EtcdCluster::Spawn(Member& member) {
 }
 
 absl::Status EtcdCluster::WaitUntilAnswering(const Member& member) {
-  server::etcd::ClientOptions options;
-  options.endpoints = {absl::StrCat("http://127.0.0.1:", member.client_port)};
+  server::etcd::ClientOptions options = probe_;
+  options.endpoints = {absl::StrCat(tls_ ? "https" : "http", "://127.0.0.1:", member.client_port)};
   options.request_timeout = absl::Seconds(1);
   auto client = server::etcd::Client::Create(options);
   if (!client.ok()) return client.status();

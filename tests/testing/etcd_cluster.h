@@ -7,26 +7,38 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "server/store/etcd_client.h"
 #include "tests/testing/temp_dir.h"
 
 namespace resched::testing {
 
+// Clients reach the members over TLS: their certificate and key, the CA their clients must be
+// signed by (empty: clients need no certificate), as files.
+struct EtcdTls {
+  std::string cert_file;
+  std::string key_file;
+  std::string client_ca_file;
+};
+
 class EtcdCluster {
  public:
   // Starts `members` members and waits until each answers (FAILED_PRECONDITION naming the log of
-  // one that does not within 20 s, or when etcd is not installed).
-  explicit EtcdCluster(int members = 1);
+  // one that does not within 20 s, or when etcd is not installed). With `tls`, the members'
+  // client URLs are https; `probe` is how the cluster's own client reaches them then.
+  explicit EtcdCluster(int members = 1, std::optional<EtcdTls> tls = std::nullopt,
+                       server::etcd::ClientOptions probe = {});
   ~EtcdCluster();
   EtcdCluster(const EtcdCluster&) = delete;
   EtcdCluster& operator=(const EtcdCluster&) = delete;
 
   // OK once every member answered; the error of the start otherwise.
   const absl::Status& started() const { return started_; }
-  // Each member's client URL (http://127.0.0.1:PORT), in member order.
+  // Each member's client URL (http://127.0.0.1:PORT, https with TLS), in member order.
   std::vector<std::string> endpoints() const;
   int size() const { return static_cast<int>(members_.size()); }
   // The member's process (-1 while it is killed), for what a benchmark reads of it in /proc.
@@ -52,6 +64,8 @@ class EtcdCluster {
   absl::Status WaitUntilAnswering(const Member& member);
   std::string LogOf(const Member& member) const;
 
+  const std::optional<EtcdTls> tls_;
+  const server::etcd::ClientOptions probe_;
   TempDir dir_{"etcd"};
   std::string initial_cluster_;
   std::vector<Member> members_;

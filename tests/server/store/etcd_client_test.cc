@@ -2,8 +2,8 @@
 // (tests/testing/etcd_cluster.h): bytes in and out, transactions that run only when their
 // conditions hold, leases that take their keys when not kept alive, watches that deliver every
 // change once and in order, through the loss of the member they read from, clean errors when
-// no member, or no majority, answers, and etcd's authentication (a known user gets in, a wrong
-// password does not).
+// no member, or no majority, answers, etcd's authentication (a known user gets in, a wrong
+// password does not) and TLS (the CA and a client certificate are needed).
 #include "server/store/etcd_client.h"
 
 #include <gmock/gmock.h>
@@ -18,11 +18,14 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "tests/testing/etcd_cluster.h"
 #include "tests/testing/free_port.h"
 #include "tests/testing/status.h"
+#include "tests/testing/temp_dir.h"
+#include "tests/transport/test_certificates.h"
 
 namespace resched::server::etcd {
 namespace {
@@ -334,6 +337,46 @@ TEST_F(EtcdClientTest, WithAuthenticationOnlyAKnownUserGetsIn) {
   EXPECT_THAT((*stranger)->Get("k").status(),
               ::resched::testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                            HasSubstr("authentication failed")));
+}
+
+TEST(EtcdClientTlsTest, ATlsMemberIsReachedWithTheCaAndAClientCertificateOnly) {
+  const ::resched::testing::TempDir dir("etcd-tls");
+  const ::resched::testing::TestCertificateAuthority ca("etcd test CA");
+  const ::resched::testing::KeyAndCertificate member = ca.Issue("etcd");
+  const ::resched::testing::KeyAndCertificate resched = ca.Issue("resched");
+  using ::resched::testing::WriteTestFile;
+  const std::string ca_file = WriteTestFile(dir.path(), "ca.pem", ca.certificate_pem());
+  ClientOptions options;
+  options.ca_file = ca_file;
+  options.cert_file = WriteTestFile(dir.path(), "client.pem", resched.certificate_pem);
+  options.key_file = WriteTestFile(dir.path(), "client.key", resched.key_pem);
+  ::resched::testing::EtcdCluster etcd(
+      1,
+      ::resched::testing::EtcdTls{
+          .cert_file = WriteTestFile(dir.path(), "member.pem", member.certificate_pem),
+          .key_file = WriteTestFile(dir.path(), "member.key", member.key_pem),
+          .client_ca_file = ca_file},
+      options);
+  ASSERT_OK(etcd.started());
+  ASSERT_TRUE(absl::StartsWith(etcd.endpoints()[0], "https://"));
+  options.endpoints = etcd.endpoints();
+  options.request_timeout = absl::Seconds(2);
+  auto client = Client::Create(options);
+  ASSERT_OK(client);
+  ASSERT_OK((*client)->Put("k", "v"));
+
+  // Without a client certificate etcd refuses the connection.
+  ClientOptions anonymous = options;
+  anonymous.cert_file.clear();
+  anonymous.key_file.clear();
+  EXPECT_THAT(Client::Create(anonymous).value()->Get("k").status(),
+              ::resched::testing::StatusIs(absl::StatusCode::kUnavailable, ::testing::_));
+  // Without the CA the member's certificate is not trusted: the request never leaves.
+  ClientOptions untrusting = options;
+  untrusting.ca_file.clear();
+  EXPECT_THAT(Client::Create(untrusting).value()->Get("k").status(),
+              ::resched::testing::StatusIs(absl::StatusCode::kUnavailable,
+                                           HasSubstr("no etcd endpoint could be reached")));
 }
 
 TEST(EtcdClientOptionsTest, EndpointsMustBeHttpUrls) {
