@@ -86,6 +86,13 @@ class MemoryStore final : public JournalStore {
   const std::string note_;
 };
 
+// Up to 2 s for the journal's probes (every 200 ms) to find the store working.
+void WaitUntilWritable(const Journal& journal) {
+  for (int i = 0; i < 100 && !journal.CheckWritable().ok(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
 TEST(JournalStoreTest, LsnsGoOnAfterTheStoresLastAndBatchesReachItWhole) {
   auto shared = std::make_shared<MemoryStore::Shared>();
   auto journal = Journal::Start(std::make_unique<MemoryStore>(shared, 41, ""));
@@ -128,10 +135,7 @@ TEST(JournalStoreTest, AFailedCommitFailsItsBatchAndTheJournalProbesUntilTheStor
     MutexLock lock(&shared->mu);
     shared->failing = false;
   }
-  // The next probe finds the store working again.
-  for (int i = 0; i < 100 && !journal->CheckWritable().ok(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  WaitUntilWritable(*journal);
   ASSERT_TRUE(journal->CheckWritable().ok());
   const std::int64_t after = journal->Append("a", "after");
   ASSERT_TRUE(journal->WaitDurable(after).ok());
@@ -160,9 +164,7 @@ TEST(JournalStoreTest, AStoreThatOpensUnwritableRefusesChangesUntilAProbeWorks) 
     MutexLock lock(&shared->mu);
     shared->failing = false;
   }
-  for (int i = 0; i < 100 && !journal->CheckWritable().ok(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  WaitUntilWritable(*journal);
   EXPECT_TRUE(journal->CheckWritable().ok());
   // The refused record's LSN is not given out again.
   EXPECT_EQ(journal->Append("a", "kept"), 9);
