@@ -10,7 +10,7 @@ JOBS ?= $(shell nproc)
 LISTEN ?= 127.0.0.1:50051
 HTTP_LISTEN ?= 127.0.0.1:8080
 
-.PHONY: all deps browser-deps build build-tested run test test-release check-experiments test-asan test-tsan lint bench format clean \
+.PHONY: all deps browser-deps etcd-deps build build-tested run test test-release check-experiments test-asan test-tsan lint bench format clean \
   image image-smoke test-helm lint-all
 
 all: build
@@ -21,6 +21,10 @@ deps:
 # Headless Chromium and chromedriver for the web view's browser tests (not needed to run).
 browser-deps:
 	@scripts/install-deps.sh --browser
+
+# Debian's etcd, whose members the replicated store's tests start (not needed to run).
+etcd-deps:
+	@scripts/install-deps.sh --etcd
 
 build: build-tested
 	cmake --build $(BUILD_DIR) -j$(JOBS) --target benchmarks
@@ -36,7 +40,7 @@ run: build-tested
 
 test: test-release check-experiments lint test-helm test-asan test-tsan
 
-test-release: build-tested browser-deps
+test-release: build-tested browser-deps etcd-deps
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS)
 
 # docs/experiments.md against the binary: the small-scale tables are re-run, the full-scale ones
@@ -50,7 +54,7 @@ SANITIZER_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEB
   -DRESCHED_BUILD_BENCH=OFF
 
 # The tests again with AddressSanitizer and UndefinedBehaviorSanitizer (no benchmarks).
-test-asan: deps browser-deps
+test-asan: deps browser-deps etcd-deps
 	cmake -S . -B $(ASAN_DIR) $(SANITIZER_FLAGS) -DRESCHED_SANITIZE=ON
 	cmake --build $(ASAN_DIR) -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -62,7 +66,7 @@ test-asan: deps browser-deps
 # threads. Not the tests through gRPC: Debian's gRPC is not built with TSan, which cannot see its
 # internal locks and then reports races in gRPC's inline header code that are not races.
 TSAN_TESTS = ^(WorkerPoolTest|ClusterState|InlineCall|CallContext|JournalTest|JournalStoreTest|TracerTest|PeriodicTimerTest|EtcdClient[A-Za-z]*Test)\.
-test-tsan: deps
+test-tsan: deps etcd-deps
 	cmake -S . -B $(TSAN_DIR) $(SANITIZER_FLAGS) -DRESCHED_TSAN=ON
 	cmake --build $(TSAN_DIR) -j$(JOBS) --target server_concurrency_test
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \

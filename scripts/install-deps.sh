@@ -6,6 +6,7 @@
 #                                     for --init, debootstrap for the base image)
 #   scripts/install-deps.sh --browser only chromium and chromium-driver, for the web view's
 #                                     browser tests
+#   scripts/install-deps.sh --etcd    only etcd-server, for the replicated store's tests
 #   scripts/install-deps.sh --helm    only what scripts/check-helm.sh needs: nodejs, npm, openssl and
 #                                     unzip, the pinned npm packages of scripts/helm-tools
 #                                     (npm ci, when node_modules is missing or stale), and helm
@@ -34,6 +35,22 @@ install_missing() {
 # its WebDriver, for make test only (make run needs no browser).
 if [[ "${1:-}" == --browser ]]; then
   install_missing chromium chromium-driver
+  exit 0
+fi
+
+# The replicated store's tests (tests/testing/etcd_cluster.cc start their own members): Debian's
+# etcd, for make test only. Where systemd runs, the package enables and starts a system etcd on
+# 127.0.0.1:2379; one this script installed is stopped and disabled again, as nothing here uses it.
+if [[ "${1:-}" == --etcd ]]; then
+  had_etcd=$(dpkg-query -W -f='${db:Status-Status}' etcd-server 2>/dev/null || true)
+  install_missing etcd-server
+  if [ "$had_etcd" != "installed" ] && [ -d /run/systemd/system ] &&
+      systemctl is-enabled --quiet etcd 2>/dev/null; then
+    echo "install-deps: stopping and disabling the system etcd service the package started"
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo systemctl disable --now etcd
+  fi
   exit 0
 fi
 
@@ -77,12 +94,12 @@ packages=(
   libabsl-dev libyaml-cpp-dev zlib1g-dev libsqlite3-dev nlohmann-json3-dev libexpat1-dev
   prometheus-cpp-dev libcurl4-openssl-dev coinor-libclp-dev libgoogle-perftools-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libssl-dev
-  clang-format clang-tidy jq etcd-server
+  clang-format clang-tidy jq
 )
 if [[ "${1:-}" == --image ]]; then
   packages+=(podman runc catatonit debootstrap)
 elif [[ $# -gt 0 ]]; then
-  echo "install-deps: unknown argument $1 (--image, --helm or nothing)" >&2
+  echo "install-deps: unknown argument $1 (--image, --browser, --etcd, --helm or nothing)" >&2
   exit 2
 fi
 

@@ -106,7 +106,7 @@ absl::Status EtcdCluster::Spawn(Member& member) {
   if (spawned != 0) {
     member.pid = -1;
     return absl::FailedPreconditionError(
-        "cannot start etcd: is Debian's etcd-server installed (scripts/install-deps.sh)?");
+        "cannot start etcd: is Debian's etcd-server installed (scripts/install-deps.sh --etcd)?");
   }
   return absl::OkStatus();
 }
