@@ -3,13 +3,13 @@
 #include <curl/curl.h>
 
 #include <algorithm>
-#include <mutex>
 #include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "server/base/curl_global.h"
 #include "server/store/etcd_json.h"
 
 namespace resched::server::etcd {
@@ -21,12 +21,6 @@ using json::Json;
 using json::KeyValueOf;
 using json::Number;
 using json::RevisionOf;
-
-// curl_global_init is not guaranteed thread-safe: once, before the first handle.
-void InitCurlOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 RangeResult RangeOf(const Json& response) {
   RangeResult range;
@@ -349,6 +343,12 @@ absl::StatusOr<std::string> Client::Post(const std::string& path, const std::str
       absl::StrCat("no etcd endpoint could be reached: ", absl::StrJoin(failures, "; ")));
 }
 
+absl::StatusOr<Json> Client::PostJson(const std::string& path, const std::string& body) {
+  absl::StatusOr<std::string> text = Post(path, body);
+  if (!text.ok()) return text.status();
+  return ParseAnswer(*text, path);
+}
+
 absl::StatusOr<std::optional<KeyValue>> Client::Get(const std::string& key) {
   absl::StatusOr<RangeResult> range = Range(key, "", 1);
   if (!range.ok()) return range.status();
@@ -362,9 +362,7 @@ absl::StatusOr<RangeResult> Client::Range(const std::string& key, const std::str
   if (!range_end.empty()) request["range_end"] = Encode(range_end);
   if (limit != 0) request["limit"] = std::to_string(limit);
   if (revision != 0) request["revision"] = std::to_string(revision);
-  absl::StatusOr<std::string> text = Post("/v3/kv/range", request.dump());
-  if (!text.ok()) return text.status();
-  absl::StatusOr<Json> json = ParseAnswer(*text, "/v3/kv/range");
+  absl::StatusOr<Json> json = PostJson("/v3/kv/range", request.dump());
   if (!json.ok()) return json.status();
   return RangeOf(*json);
 }
@@ -377,9 +375,7 @@ absl::StatusOr<std::int64_t> Client::Put(const std::string& key, const std::stri
                                          std::int64_t lease) {
   Json request = {{"key", Encode(key)}, {"value", Encode(value)}};
   if (lease != 0) request["lease"] = std::to_string(lease);
-  absl::StatusOr<std::string> text = Post("/v3/kv/put", request.dump());
-  if (!text.ok()) return text.status();
-  absl::StatusOr<Json> json = ParseAnswer(*text, "/v3/kv/put");
+  absl::StatusOr<Json> json = PostJson("/v3/kv/put", request.dump());
   if (!json.ok()) return json.status();
   return RevisionOf(*json);
 }
@@ -387,9 +383,7 @@ absl::StatusOr<std::int64_t> Client::Put(const std::string& key, const std::stri
 absl::StatusOr<std::int64_t> Client::DeletePrefix(absl::string_view prefix) {
   const Json request = {{"key", Encode(PrefixStart(prefix))},
                         {"range_end", Encode(PrefixEnd(prefix))}};
-  absl::StatusOr<std::string> text = Post("/v3/kv/deleterange", request.dump());
-  if (!text.ok()) return text.status();
-  absl::StatusOr<Json> json = ParseAnswer(*text, "/v3/kv/deleterange");
+  absl::StatusOr<Json> json = PostJson("/v3/kv/deleterange", request.dump());
   if (!json.ok()) return json.status();
   return Number(*json, "deleted");
 }
@@ -402,9 +396,7 @@ absl::StatusOr<TxnResult> Client::Txn(const std::vector<Compare>& compares,
   for (const Compare& compare : compares) request["compare"].push_back(CompareJson(compare));
   for (const Op& op : success) request["success"].push_back(OpJson(op));
   for (const Op& op : failure) request["failure"].push_back(OpJson(op));
-  absl::StatusOr<std::string> text = Post("/v3/kv/txn", request.dump());
-  if (!text.ok()) return text.status();
-  absl::StatusOr<Json> json = ParseAnswer(*text, "/v3/kv/txn");
+  absl::StatusOr<Json> json = PostJson("/v3/kv/txn", request.dump());
   if (!json.ok()) return json.status();
   TxnResult result;
   result.succeeded = Flag(*json, "succeeded");
@@ -423,22 +415,19 @@ absl::StatusOr<Lease> Client::GrantLease(absl::Duration ttl) {
   const std::int64_t seconds =
       std::max<std::int64_t>(1, absl::ToInt64Seconds(absl::Ceil(ttl, absl::Seconds(1))));
   const Json request = {{"TTL", std::to_string(seconds)}};
-  absl::StatusOr<std::string> text = Post("/v3/lease/grant", request.dump());
-  if (!text.ok()) return text.status();
-  absl::StatusOr<Json> json = ParseAnswer(*text, "/v3/lease/grant");
+  absl::StatusOr<Json> json = PostJson("/v3/lease/grant", request.dump());
   if (!json.ok()) return json.status();
-  if (std::optional<absl::Status> error = ErrorOf(*json)) return *error;
   Lease lease{.id = Number(*json, "ID"), .ttl_seconds = Number(*json, "TTL")};
-  if (lease.id == 0) return absl::InternalError(absl::StrCat("etcd granted no lease: ", *text));
+  if (lease.id == 0) {
+    return absl::InternalError(absl::StrCat("etcd granted no lease: ", json->dump()));
+  }
   return lease;
 }
 
 absl::StatusOr<std::int64_t> Client::KeepAlive(std::int64_t lease) {
   const Json request = {{"ID", std::to_string(lease)}};
-  absl::StatusOr<std::string> text = Post("/v3/lease/keepalive", request.dump());
-  if (!text.ok()) return text.status();
   // A stream of one answer: {"result": {...}} or {"error": {...}}.
-  absl::StatusOr<Json> json = ParseAnswer(*text, "/v3/lease/keepalive");
+  absl::StatusOr<Json> json = PostJson("/v3/lease/keepalive", request.dump());
   if (!json.ok()) return json.status();
   if (const auto error = json->find("error"); error != json->end() && error->is_object()) {
     if (std::optional<absl::Status> status = ErrorOf(*error)) return *status;
@@ -462,9 +451,7 @@ absl::Status Client::Compact(std::int64_t revision) {
 }
 
 absl::StatusOr<std::int64_t> Client::DatabaseSize() {
-  absl::StatusOr<std::string> text = Post("/v3/maintenance/status", "{}");
-  if (!text.ok()) return text.status();
-  absl::StatusOr<Json> json = ParseAnswer(*text, "/v3/maintenance/status");
+  absl::StatusOr<Json> json = PostJson("/v3/maintenance/status", "{}");
   if (!json.ok()) return json.status();
   return Number(*json, "dbSize");
 }

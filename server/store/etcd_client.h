@@ -22,6 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "nlohmann/json_fwd.hpp"
 #include "server/base/mutex.h"
 
 namespace resched::server::etcd {
@@ -201,6 +202,8 @@ class Client {
   // in turn while none can be connected to. Returns the response's JSON text, or the error etcd
   // answered with.
   absl::StatusOr<std::string> Post(const std::string& path, const std::string& body);
+  // Post, and the answer read as JSON (INTERNAL when it is not).
+  absl::StatusOr<nlohmann::json> PostJson(const std::string& path, const std::string& body);
   // Runs one POST on `endpoint`; sets `unreachable` when no connection could be made.
   absl::StatusOr<std::string> PostTo(const std::string& endpoint, const std::string& path,
                                      const std::string& body, bool& unreachable);

@@ -186,14 +186,13 @@ absl::Status SqliteJournalStore::OpenDatabase(const JournalOpenOptions& options)
     return Error(reader_, "cannot read");
   }
   last_lsn_ = sqlite3_column_int64(last.get(), 0);
-  const std::int64_t last_lsn = last_lsn_;
   open_fault_ = read_only;
   if (*wal) {
     const WalScan& scan = **wal;
     recovery_note_ = absl::StrFormat(
         "data directory %s: the last run did not stop cleanly; %s held %d commits in %d frames, "
         "all kept (the last record is LSN %d)",
-        dir_, wal_path, scan.kept_commits, scan.kept_frames, last_lsn);
+        dir_, wal_path, scan.kept_commits, scan.kept_frames, last_lsn_);
     if (scan.dropped_frames > 0 && !scan.loses_acknowledged_commits()) {
       absl::StrAppendFormat(&recovery_note_,
                             "; a torn last commit was dropped (%d frames from byte %d, its "
@@ -203,12 +202,12 @@ absl::Status SqliteJournalStore::OpenDatabase(const JournalOpenOptions& options)
   } else if (*was_open) {
     recovery_note_ = absl::StrFormat(
         "data directory %s: the last run did not stop cleanly (the last record is LSN %d)", dir_,
-        last_lsn);
+        last_lsn_);
   }
   if (!lost.empty()) {
     lost_data_ = true;
     absl::StrAppend(&recovery_note_, "; DATA LOST, accepted by --accept-data-loss: ", lost,
-                    "; every record after LSN ", last_lsn, " of those commits is gone");
+                    "; every record after LSN ", last_lsn_, " of those commits is gone");
   }
   return absl::OkStatus();
 }

@@ -2,23 +2,17 @@
 
 #include <curl/curl.h>
 
-#include <mutex>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "server/base/curl_global.h"
 #include "server/trace/otlp_json.h"
 
 namespace resched::server::trace {
 namespace {
-
-// curl_global_init is not guaranteed thread-safe: once, before the first handle.
-void InitCurlOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 // The collector's answer body is read only to leave the connection reusable.
 size_t Discard(char*, size_t size, size_t count, void*) { return size * count; }

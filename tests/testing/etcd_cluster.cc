@@ -44,9 +44,13 @@ EtcdCluster::~EtcdCluster() {
 std::vector<std::string> EtcdCluster::endpoints() const {
   std::vector<std::string> urls;
   for (const Member& member : members_) {
-    urls.push_back(absl::StrCat(tls_ ? "https" : "http", "://127.0.0.1:", member.client_port));
+    urls.push_back(ClientUrl(member));
   }
   return urls;
+}
+
+std::string EtcdCluster::ClientUrl(const Member& member) const {
+  return absl::StrCat(tls_ ? "https" : "http", "://127.0.0.1:", member.client_port);
 }
 
 std::string EtcdCluster::LogOf(const Member& member) const {
@@ -55,8 +59,7 @@ std::string EtcdCluster::LogOf(const Member& member) const {
 
 absl::Status EtcdCluster::Spawn(Member& member) {
   const std::string data = absl::StrCat(dir_.path(), "/", member.name);
-  const std::string client =
-      absl::StrCat(tls_ ? "https" : "http", "://127.0.0.1:", member.client_port);
+  const std::string client = ClientUrl(member);
   const std::string peer = absl::StrCat("http://127.0.0.1:", member.peer_port);
   const std::string log = LogOf(member);
   std::vector<std::string> args = {"etcd",
@@ -113,7 +116,7 @@ absl::Status EtcdCluster::Spawn(Member& member) {
 
 absl::Status EtcdCluster::WaitUntilAnswering(const Member& member) {
   server::etcd::ClientOptions options = probe_;
-  options.endpoints = {absl::StrCat(tls_ ? "https" : "http", "://127.0.0.1:", member.client_port)};
+  options.endpoints = {ClientUrl(member)};
   options.request_timeout = absl::Seconds(1);
   auto client = server::etcd::Client::Create(options);
   if (!client.ok()) return client.status();

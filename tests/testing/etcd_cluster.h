@@ -62,6 +62,7 @@ class EtcdCluster {
 
   absl::Status Spawn(Member& member);
   absl::Status WaitUntilAnswering(const Member& member);
+  std::string ClientUrl(const Member& member) const;
   std::string LogOf(const Member& member) const;
 
   const std::optional<EtcdTls> tls_;
