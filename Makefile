@@ -65,7 +65,7 @@ test-asan: deps browser-deps etcd-deps
 # a cluster's lock, watchers and deletion driven from many threads, and the etcd client's watch
 # threads. Not the tests through gRPC: Debian's gRPC is not built with TSan, which cannot see its
 # internal locks and then reports races in gRPC's inline header code that are not races.
-TSAN_TESTS = ^(WorkerPoolTest|ClusterState|InlineCall|CallContext|JournalTest|JournalStoreTest|TracerTest|PeriodicTimerTest|EtcdClient[A-Za-z]*Test)\.
+TSAN_TESTS = ^(WorkerPoolTest|ClusterState|InlineCall|CallContext|JournalTest|JournalStoreTest|TracerTest|PeriodicTimerTest|Etcd[A-Za-z]*Test)\.
 test-tsan: deps etcd-deps
 	cmake -S . -B $(TSAN_DIR) $(SANITIZER_FLAGS) -DRESCHED_TSAN=ON
 	cmake --build $(TSAN_DIR) -j$(JOBS) --target server_concurrency_test

@@ -190,6 +190,9 @@ Op Op::Delete(std::string key) { return MakeOp(Kind::kDeleteRange, std::move(key
 Op Op::DeletePrefix(absl::string_view prefix) {
   return MakeOp(Kind::kDeleteRange, PrefixStart(prefix), PrefixEnd(prefix));
 }
+Op Op::DeleteRange(std::string key, std::string range_end) {
+  return MakeOp(Kind::kDeleteRange, std::move(key), std::move(range_end));
+}
 Op Op::Get(std::string key) { return MakeOp(Kind::kRange, std::move(key)); }
 
 absl::StatusOr<std::unique_ptr<Client>> Client::Create(ClientOptions options) {

@@ -96,6 +96,8 @@ struct Op {
   static Op Put(std::string key, std::string value, std::int64_t lease = 0);
   static Op Delete(std::string key);
   static Op DeletePrefix(absl::string_view prefix);
+  // Deletes the keys from `key` up to `range_end` (exclusive).
+  static Op DeleteRange(std::string key, std::string range_end);
   static Op Get(std::string key);
 };
 

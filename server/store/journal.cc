@@ -212,6 +212,26 @@ absl::Status Journal::SetSizeLimitForTest(std::int64_t pages) {
   return store_->SetSizeLimitForTest(pages);
 }
 
+void Journal::TakeBatchLocked(std::vector<StoredRecord>& batch) {
+  const std::size_t max_records = store_->max_batch_records();
+  const std::int64_t max_bytes = store_->max_batch_bytes();
+  std::size_t taken = 0;
+  std::int64_t bytes = 0;
+  while (taken < queue_.size() && taken < max_records) {
+    const StoredRecord& next = queue_[taken];
+    bytes += static_cast<std::int64_t>(next.payload.size() + next.cluster.size());
+    if (taken > 0 && bytes > max_bytes) break;  // one record alone always goes
+    ++taken;
+  }
+  if (taken == queue_.size()) {
+    batch.swap(queue_);
+    return;
+  }
+  batch.assign(std::make_move_iterator(queue_.begin()),
+               std::make_move_iterator(queue_.begin() + static_cast<std::ptrdiff_t>(taken)));
+  queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(taken));
+}
+
 void Journal::CommitLoop() {
   while (true) {
     std::vector<StoredRecord> batch;
@@ -227,7 +247,7 @@ void Journal::CommitLoop() {
       } else if (queue_.empty()) {
         return;  // stopping, and everything queued is committed
       } else {
-        batch.swap(queue_);
+        TakeBatchLocked(batch);
       }
     }
     if (probe) {

@@ -129,6 +129,8 @@ class Journal {
   // without, when `stopped`).
   void CallWaiters(bool stopped);
   void CommitLoop();
+  // Moves the longest prefix of the queue that the store takes in one commit into `batch`.
+  void TakeBatchLocked(std::vector<StoredRecord>& batch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Runs a write of the store (a snapshot, a compaction) when commits work, between two commits.
   absl::Status WriteToStore(const std::function<absl::Status(JournalStore&)>& write);
 

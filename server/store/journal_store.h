@@ -5,6 +5,7 @@
 // run beside them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -37,6 +38,10 @@ class JournalStore {
   virtual const std::string& open_fault() const = 0;
   virtual const std::string& recovery_note() const = 0;
   virtual bool lost_data() const = 0;
+
+  // How much one commit may hold: the journal commits a longer queue in several batches.
+  virtual std::size_t max_batch_records() const { return SIZE_MAX; }
+  virtual std::int64_t max_batch_bytes() const { return INT64_MAX; }
 
   // Writes `batch`, in LSN order, all or nothing; UNAVAILABLE naming the store when it cannot.
   virtual absl::Status Commit(const std::vector<StoredRecord>& batch) = 0;

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <thread>
@@ -29,6 +31,12 @@ class MemoryStore final : public JournalStore {
     std::vector<std::vector<StoredRecord>> batches ABSL_GUARDED_BY(mu);
     std::vector<StoredRecord> snapshots ABSL_GUARDED_BY(mu);
     int probes ABSL_GUARDED_BY(mu) = 0;
+    // Commits wait while `hold` is set, so that a test can queue records behind one.
+    bool hold ABSL_GUARDED_BY(mu) = false;
+    bool held ABSL_GUARDED_BY(mu) = false;  // a commit waits
+    std::condition_variable released;
+    std::size_t max_records = SIZE_MAX;
+    std::int64_t max_bytes = INT64_MAX;
   };
 
   MemoryStore(std::shared_ptr<Shared> shared, std::int64_t last_lsn, std::string open_fault)
@@ -40,9 +48,15 @@ class MemoryStore final : public JournalStore {
   const std::string& open_fault() const override { return open_fault_; }
   const std::string& recovery_note() const override { return note_; }
   bool lost_data() const override { return false; }
+  std::size_t max_batch_records() const override { return shared_->max_records; }
+  std::int64_t max_batch_bytes() const override { return shared_->max_bytes; }
 
   absl::Status Commit(const std::vector<StoredRecord>& batch) override {
     MutexLock lock(&shared_->mu);
+    while (shared_->hold) {
+      shared_->held = true;
+      shared_->mu.Wait(shared_->released);
+    }
     if (shared_->failing) return absl::UnavailableError("memory store: full");
     shared_->batches.push_back(batch);
     return absl::OkStatus();
@@ -114,6 +128,43 @@ TEST(JournalStoreTest, LsnsGoOnAfterTheStoresLastAndBatchesReachItWhole) {
   MutexLock lock(&shared->mu);
   ASSERT_EQ(shared->snapshots.size(), 1u);
   EXPECT_EQ(shared->snapshots[0].lsn, 42);
+}
+
+TEST(JournalStoreTest, AQueueLongerThanTheStoreTakesIsCommittedInSeveralBatches) {
+  auto shared = std::make_shared<MemoryStore::Shared>();
+  shared->max_records = 3;
+  shared->max_bytes = 8;  // cluster name and payload
+  {
+    MutexLock lock(&shared->mu);
+    shared->hold = true;
+  }
+  auto journal = Journal::Start(std::make_unique<MemoryStore>(shared, 0, ""));
+  journal->Append("a", "held");  // its commit waits; the others queue behind it
+  for (int i = 0; i < 500; ++i) {
+    {
+      MutexLock lock(&shared->mu);
+      if (shared->held) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::int64_t last = 0;
+  for (int i = 0; i < 7; ++i) last = journal->Append("a", "12");
+  last = journal->Append("a", std::string(20, 'x'));  // alone over the byte limit: still goes
+  {
+    MutexLock lock(&shared->mu);
+    shared->hold = false;
+  }
+  shared->released.notify_all();
+  ASSERT_TRUE(journal->WaitDurable(last).ok());
+  MutexLock lock(&shared->mu);
+  std::vector<std::size_t> sizes;
+  std::int64_t next_lsn = 1;
+  for (const auto& batch : shared->batches) {
+    sizes.push_back(batch.size());
+    for (const StoredRecord& record : batch) EXPECT_EQ(record.lsn, next_lsn++);
+  }
+  // Three records of 3 bytes pass the record limit but not the byte limit: two per batch.
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{1, 2, 2, 2, 1, 1}));
 }
 
 TEST(JournalStoreTest, AFailedCommitFailsItsBatchAndTheJournalProbesUntilTheStoreWorks) {

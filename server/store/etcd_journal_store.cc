@@ -1,0 +1,481 @@
+#include "server/store/etcd_journal_store.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
+#include "server/base/log.h"
+#include "server/store/etcd_journal_keys.h"
+
+namespace resched::server {
+namespace {
+
+namespace keys = etcd_keys;
+using etcd::Compare;
+using etcd::Op;
+
+// Keys per page of a scan: records are small, and a page must stay far below what one answer
+// may carry.
+constexpr std::int64_t kScanPage = 128;
+// Compaction between the pages of a scan makes etcd refuse the later pages: the scan starts
+// again at the newest revision this many times.
+constexpr int kScanAttempts = 3;
+
+std::string DefaultReplicaId() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  return absl::StrCat(host[0] != '\0' ? host : "replica", ":", getpid());
+}
+
+absl::Status Annotate(const absl::Status& status, absl::string_view name) {
+  return absl::Status(status.code(), absl::StrCat(name, ": ", status.message()));
+}
+
+absl::Status CheckOptions(const EtcdStoreOptions& options) {
+  if (options.prefix.empty() || options.prefix.front() != '/' || options.prefix.back() == '/') {
+    return absl::InvalidArgumentError(absl::StrCat("etcd prefix: '", options.prefix,
+                                                   "' must start with '/' and not end with one"));
+  }
+  if (options.lease_ttl < absl::Seconds(1) || options.lease_ttl > absl::Minutes(10)) {
+    return absl::InvalidArgumentError("etcd lease TTL: must be from 1 s to 10 min");
+  }
+  if (options.part_bytes < 1024 || options.max_txn_bytes < options.part_bytes) {
+    return absl::InvalidArgumentError(
+        "etcd part bytes: must be at least 1024 and at most the transaction bytes");
+  }
+  if (options.max_txn_records == 0) {
+    return absl::InvalidArgumentError("etcd transaction records: must be at least 1");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+EtcdJournalStore::EtcdJournalStore(EtcdStoreOptions options, std::unique_ptr<etcd::Client> client)
+    : options_(std::move(options)),
+      client_(std::move(client)),
+      name_(absl::StrCat("etcd store ", options_.prefix, " at ",
+                         absl::StrJoin(options_.client.endpoints, ","))),
+      location_(absl::StrCat(absl::StrJoin(options_.client.endpoints, ","), options_.prefix)) {}
+
+absl::StatusOr<std::unique_ptr<EtcdJournalStore>> EtcdJournalStore::Open(EtcdStoreOptions options) {
+  if (absl::Status checked = CheckOptions(options); !checked.ok()) return checked;
+  if (options.replica_id.empty()) options.replica_id = DefaultReplicaId();
+  absl::StatusOr<std::unique_ptr<etcd::Client>> client = etcd::Client::Create(options.client);
+  if (!client.ok()) return client.status();
+  auto store = std::unique_ptr<EtcdJournalStore>(
+      new EtcdJournalStore(std::move(options), *std::move(client)));
+  const EtcdStoreOptions& opts = store->options_;
+  bool told = false;
+  while (true) {
+    absl::Status claimed = store->Claim(0);
+    if (claimed.ok()) break;
+    if (!absl::IsFailedPrecondition(claimed) || !opts.wait_for_writer) return claimed;
+    if (!told) {
+      Log(LogLevel::kInfo, "standby",
+          absl::StrCat(claimed.message(), "; waiting to take over as ", opts.replica_id),
+          {{"store", store->name_}});
+      told = true;
+    }
+    if (opts.cancel_wait != nullptr && opts.cancel_wait->load()) {
+      return absl::CancelledError(
+          absl::StrCat(store->name_, ": stopped while waiting for the writer key"));
+    }
+    absl::SleepFor(opts.wait_poll);
+  }
+  if (absl::Status read = store->ReadLastLsn(); !read.ok()) return read;
+  store->keep_alive_ = std::thread([raw = store.get()] { raw->KeepAliveLoop(); });
+  return store;
+}
+
+EtcdJournalStore::~EtcdJournalStore() {
+  std::int64_t lease = 0;
+  {
+    MutexLock lock(&mu_);
+    stopping_ = true;
+    if (!lease_lost_) lease = lease_;
+  }
+  renew_.notify_all();
+  if (keep_alive_.joinable()) keep_alive_.join();
+  // A replica waiting for the writer key takes it now rather than after the TTL.
+  if (lease != 0) (void)client_->RevokeLease(lease);
+}
+
+std::int64_t EtcdJournalStore::lease() const {
+  MutexLock lock(&mu_);
+  return lease_;
+}
+
+absl::Status EtcdJournalStore::Claim(std::int64_t only_if_epoch_revision) {
+  const std::string writer_key = keys::Writer(options_.prefix);
+  const std::string epoch_key = keys::WriterEpoch(options_.prefix);
+  absl::StatusOr<std::optional<etcd::KeyValue>> epoch = client_->Get(epoch_key);
+  if (!epoch.ok()) return Annotate(epoch.status(), name_);
+  const std::int64_t epoch_revision = epoch->has_value() ? (*epoch)->mod_revision : 0;
+  if (only_if_epoch_revision != 0 && epoch_revision != only_if_epoch_revision) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        name_, ": another replica has taken the writer key since this one (", options_.replica_id,
+        ") lost it, so what this one holds may be stale; restart it to read the journal again"));
+  }
+  absl::StatusOr<std::optional<etcd::KeyValue>> writer = client_->Get(writer_key);
+  if (!writer.ok()) return Annotate(writer.status(), name_);
+  if (writer->has_value()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(name_, ": replica ", (*writer)->value, " writes"));
+  }
+  std::int64_t epoch_count = 0;
+  if (epoch->has_value()) (void)absl::SimpleAtoi((*epoch)->value, &epoch_count);
+  absl::StatusOr<etcd::Lease> lease = client_->GrantLease(options_.lease_ttl);
+  if (!lease.ok()) return Annotate(lease.status(), name_);
+  absl::StatusOr<etcd::TxnResult> txn = client_->Txn(
+      {Compare::Missing(writer_key), Compare::ModRevisionIs(epoch_key, epoch_revision)},
+      {Op::Put(writer_key, options_.replica_id, lease->id),
+       Op::Put(epoch_key, absl::StrCat(epoch_count + 1))},
+      {});
+  if (!txn.ok() || !txn->succeeded) {
+    (void)client_->RevokeLease(lease->id);
+    if (!txn.ok()) return Annotate(txn.status(), name_);
+    return absl::FailedPreconditionError(
+        absl::StrCat(name_, ": another replica took the writer key first"));
+  }
+  MutexLock lock(&mu_);
+  lease_ = lease->id;
+  epoch_revision_ = txn->revision;
+  lease_lost_ = false;
+  return absl::OkStatus();
+}
+
+absl::Status EtcdJournalStore::ReadLastLsn() {
+  absl::StatusOr<std::optional<etcd::KeyValue>> last = client_->Get(keys::LastLsn(options_.prefix));
+  if (!last.ok()) return Annotate(last.status(), name_);
+  last_lsn_ = 0;
+  if (last->has_value() && !absl::SimpleAtoi((*last)->value, &last_lsn_)) {
+    return absl::DataLossError(
+        absl::StrCat(name_, ": the last LSN '", (*last)->value, "' is not a number"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<etcd::TxnResult> EtcdJournalStore::FencedTxn(const std::vector<Op>& ops) {
+  std::int64_t lease = 0;
+  {
+    MutexLock lock(&mu_);
+    lease = lease_;
+  }
+  const std::string writer_key = keys::Writer(options_.prefix);
+  absl::StatusOr<etcd::TxnResult> txn =
+      client_->Txn({Compare::LeaseIs(writer_key, lease)}, ops, {Op::Get(writer_key)});
+  if (!txn.ok()) return Annotate(txn.status(), name_);
+  if (txn->succeeded) return txn;
+  {
+    MutexLock lock(&mu_);
+    if (lease_ == lease) lease_lost_ = true;
+  }
+  const std::vector<etcd::KeyValue>* holder =
+      txn->ranges.empty() ? nullptr : &txn->ranges.front().kvs;
+  const std::string now = holder != nullptr && !holder->empty()
+                              ? absl::StrCat("replica ", holder->front().value, " holds it now")
+                              : std::string("its lease expired");
+  return absl::UnavailableError(absl::StrCat(name_, ": this replica (", options_.replica_id,
+                                             ") no longer holds the writer key (", now,
+                                             "); the change was not saved"));
+}
+
+absl::StatusOr<std::int64_t> EtcdJournalStore::WriteParts(const std::string& parts_prefix,
+                                                          std::string_view value,
+                                                          std::vector<Op>& ops) {
+  const auto part_bytes = static_cast<std::size_t>(options_.part_bytes);
+  const std::size_t parts = std::max<std::size_t>(1, (value.size() + part_bytes - 1) / part_bytes);
+  for (std::size_t part = 0; part < parts; ++part) {
+    Op put = Op::Put(parts_prefix + keys::Part(static_cast<std::int64_t>(part)),
+                     std::string(value.substr(part * part_bytes, part_bytes)));
+    if (parts == 1) {
+      ops.push_back(std::move(put));
+    } else if (absl::StatusOr<etcd::TxnResult> written = FencedTxn({put});
+               !written.ok()) {
+      return written.status();
+    }
+  }
+  return static_cast<std::int64_t>(parts);
+}
+
+absl::Status EtcdJournalStore::Commit(const std::vector<StoredRecord>& batch) {
+  if (batch.empty()) return absl::OkStatus();
+  std::vector<Op> ops;
+  ops.reserve(batch.size() + 1);
+  for (const StoredRecord& record : batch) {
+    const std::string key = keys::Record(options_.prefix, record.cluster, record.lsn);
+    if (static_cast<std::int64_t>(record.payload.size()) <= options_.part_bytes) {
+      ops.push_back(Op::Put(key, record.payload));
+      continue;
+    }
+    // Its parts first, each a transaction; the record appears with the commit's transaction.
+    std::vector<Op> unused;
+    absl::StatusOr<std::int64_t> parts = WriteParts(
+        keys::RecordParts(options_.prefix, record.cluster, record.lsn), record.payload, unused);
+    if (!parts.ok()) return parts.status();
+    ops.push_back(Op::Put(absl::StrCat(key, keys::kPartsSuffix), absl::StrCat(*parts)));
+  }
+  ops.push_back(Op::Put(keys::LastLsn(options_.prefix), absl::StrCat(batch.back().lsn)));
+  absl::StatusOr<etcd::TxnResult> txn = FencedTxn(ops);
+  if (!txn.ok()) return txn.status();
+  last_lsn_ = batch.back().lsn;
+  return absl::OkStatus();
+}
+
+absl::Status EtcdJournalStore::Probe() {
+  std::int64_t epoch_revision = 0;
+  {
+    MutexLock lock(&mu_);
+    if (!lease_lost_) {
+      epoch_revision = -1;
+    } else {
+      epoch_revision = epoch_revision_;
+    }
+  }
+  if (epoch_revision < 0) {
+    absl::StatusOr<etcd::TxnResult> fenced = FencedTxn({});
+    return fenced.ok() ? absl::OkStatus() : fenced.status();
+  }
+  absl::Status claimed = Claim(epoch_revision);
+  if (claimed.ok()) {
+    Log(LogLevel::kWarning, "writer_key_taken_again",
+        absl::StrCat(options_.replica_id,
+                     " took the writer key again after losing it; no other replica wrote "
+                     "meanwhile"),
+        {{"store", name_}});
+  }
+  return claimed;
+}
+
+absl::Status EtcdJournalStore::WriteSnapshot(const std::string& cluster, std::int64_t lsn,
+                                             std::string_view payload) {
+  std::int64_t claim = 0;
+  {
+    MutexLock lock(&mu_);
+    claim = epoch_revision_;
+  }
+  const std::string all_parts = keys::AllSnapshotParts(options_.prefix, cluster);
+  const std::string parts_key =
+      absl::StrCat(all_parts, keys::Lsn(lsn), "-", claim, "-", ++snapshot_writes_, "/");
+  std::vector<Op> ops;
+  absl::StatusOr<std::int64_t> parts = WriteParts(parts_key, payload, ops);
+  if (!parts.ok()) return parts.status();
+  const nlohmann::json header = {{"lsn", lsn}, {"parts", *parts}, {"parts_key", parts_key}};
+  ops.push_back(Op::Put(keys::Snapshot(options_.prefix, cluster), header.dump()));
+  // Every other snapshot part of the cluster: the previous snapshot's, and any that a writer
+  // which died while writing parts left behind.
+  ops.push_back(Op::DeleteRange(all_parts, parts_key));
+  ops.push_back(Op::DeleteRange(etcd::PrefixEnd(parts_key), etcd::PrefixEnd(all_parts)));
+  ops.push_back(Op::DeleteRange(keys::Records(options_.prefix, cluster),
+                                keys::Record(options_.prefix, cluster, lsn + 1)));
+  ops.push_back(Op::DeleteRange(keys::AllRecordParts(options_.prefix, cluster),
+                                keys::RecordParts(options_.prefix, cluster, lsn + 1)));
+  absl::StatusOr<etcd::TxnResult> txn = FencedTxn(ops);
+  if (!txn.ok()) return txn.status();
+  if (options_.compact) {
+    // Up to the previous snapshot, so that a reader that started before this one still reads.
+    if (compact_to_ > 0) {
+      if (absl::Status compacted = client_->Compact(compact_to_);
+          !compacted.ok() && !absl::IsOutOfRange(compacted)) {
+        Log(LogLevel::kWarning, "etcd_compaction_failed", compacted.message(), {{"store", name_}});
+      }
+    }
+    compact_to_ = txn->revision;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EtcdJournalStore::DropClusterBefore(const std::string& cluster, std::int64_t lsn) {
+  std::vector<Op> ops = {Op::DeleteRange(keys::Records(options_.prefix, cluster),
+                                         keys::Record(options_.prefix, cluster, lsn)),
+                         Op::DeleteRange(keys::AllRecordParts(options_.prefix, cluster),
+                                         keys::RecordParts(options_.prefix, cluster, lsn)),
+                         Op::Delete(keys::Snapshot(options_.prefix, cluster)),
+                         Op::DeletePrefix(keys::AllSnapshotParts(options_.prefix, cluster))};
+  absl::StatusOr<etcd::TxnResult> txn = FencedTxn(ops);
+  return txn.ok() ? absl::OkStatus() : txn.status();
+}
+
+absl::Status EtcdJournalStore::RangeAll(const std::string& key, const std::string& range_end,
+                                        std::int64_t revision,
+                                        const std::function<absl::Status(etcd::KeyValue&)>& fn,
+                                        std::int64_t* read_revision) const {
+  std::string from = key;
+  std::int64_t at = revision;
+  while (true) {
+    absl::StatusOr<etcd::RangeResult> page = client_->Range(from, range_end, kScanPage, at);
+    if (!page.ok()) return Annotate(page.status(), name_);
+    if (at == 0) {
+      at = page->revision;
+      if (read_revision != nullptr) *read_revision = at;
+    }
+    for (etcd::KeyValue& kv : page->kvs) {
+      if (absl::Status s = fn(kv); !s.ok()) return s;
+    }
+    if (!page->more || page->kvs.empty()) return absl::OkStatus();
+    from = page->kvs.back().key + '\0';
+  }
+}
+
+absl::StatusOr<std::string> EtcdJournalStore::ReadParts(const std::string& parts_prefix,
+                                                        std::int64_t parts,
+                                                        std::int64_t revision) const {
+  std::string value;
+  std::int64_t found = 0;
+  absl::Status read = RangeAll(
+      etcd::PrefixStart(parts_prefix), etcd::PrefixEnd(parts_prefix), revision,
+      [&](etcd::KeyValue& kv) {
+        if (kv.key != parts_prefix + keys::Part(found)) {
+          return absl::DataLossError(absl::StrCat(name_, ": part ", found, " of ", parts_prefix,
+                                                  " is missing (found ", kv.key, ")"));
+        }
+        ++found;
+        value += kv.value;
+        return absl::OkStatus();
+      },
+      nullptr);
+  if (!read.ok()) return read;
+  if (found != parts) {
+    return absl::DataLossError(
+        absl::StrCat(name_, ": ", parts_prefix, " has ", found, " of its ", parts, " parts"));
+  }
+  return value;
+}
+
+absl::Status EtcdJournalStore::Scan(const std::function<absl::Status(const StoredRecord&)>& fn,
+                                    const std::string* cluster) const {
+  const std::string start = keys::Records(options_.prefix, cluster != nullptr ? *cluster : "");
+  std::vector<StoredRecord> records;
+  absl::Status read;
+  for (int attempt = 0; attempt < kScanAttempts; ++attempt) {
+    records.clear();
+    std::int64_t revision = 0;
+    read = RangeAll(
+        start, etcd::PrefixEnd(start), 0,
+        [&](etcd::KeyValue& kv) -> absl::Status {
+          std::optional<keys::RecordKey> parsed = keys::ParseRecordKey(options_.prefix, kv.key);
+          if (!parsed) {
+            return absl::DataLossError(absl::StrCat(name_, ": key ", kv.key, " is not a record's"));
+          }
+          StoredRecord record{.lsn = parsed->lsn, .cluster = parsed->cluster, .payload = {}};
+          if (!parsed->parts) {
+            record.payload = std::move(kv.value);
+          } else {
+            std::int64_t parts = 0;
+            if (!absl::SimpleAtoi(kv.value, &parts)) {
+              return absl::DataLossError(absl::StrCat(name_, ": ", kv.key, " is not a number"));
+            }
+            absl::StatusOr<std::string> payload = ReadParts(
+                keys::RecordParts(options_.prefix, parsed->cluster, parsed->lsn), parts, revision);
+            if (!payload.ok()) return payload.status();
+            record.payload = *std::move(payload);
+          }
+          records.push_back(std::move(record));
+          return absl::OkStatus();
+        },
+        &revision);
+    if (!absl::IsOutOfRange(read)) break;
+  }
+  if (!read.ok()) return read;
+  // Key order is LSN order within a cluster; across clusters, LSN order is restored here.
+  if (cluster == nullptr) {
+    std::stable_sort(records.begin(), records.end(),
+                     [](const StoredRecord& a, const StoredRecord& b) { return a.lsn < b.lsn; });
+  }
+  for (const StoredRecord& record : records) {
+    if (absl::Status s = fn(record); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<EtcdJournalStore::SnapshotHeader> EtcdJournalStore::ParseSnapshotHeader(
+    const etcd::KeyValue& kv) const {
+  SnapshotHeader header;
+  header.cluster = kv.key.substr(keys::Snapshots(options_.prefix).size());
+  const nlohmann::json json = nlohmann::json::parse(kv.value, nullptr, false);
+  if (!json.is_object() || !json.contains("lsn") || !json["lsn"].is_number_integer() ||
+      !json.contains("parts") || !json["parts"].is_number_integer() ||
+      !json.contains("parts_key") || !json["parts_key"].is_string()) {
+    return absl::DataLossError(absl::StrCat(name_, ": the snapshot header of cluster '",
+                                            header.cluster, "' does not parse"));
+  }
+  header.lsn = json["lsn"].get<std::int64_t>();
+  header.parts = json["parts"].get<std::int64_t>();
+  header.parts_key = json["parts_key"].get<std::string>();
+  return header;
+}
+
+absl::Status EtcdJournalStore::ScanSnapshots(
+    const std::function<absl::Status(const StoredRecord&)>& fn, const std::string* cluster) const {
+  const std::string snapshots = keys::Snapshots(options_.prefix);
+  const std::string start = cluster != nullptr ? snapshots + *cluster : snapshots;
+  const std::string end = cluster != nullptr ? std::string() : etcd::PrefixEnd(snapshots);
+  // The headers first (small), then each snapshot's parts, one snapshot in memory at a time.
+  std::vector<SnapshotHeader> headers;
+  std::int64_t revision = 0;
+  absl::Status read = RangeAll(
+      start, end, 0,
+      [&](etcd::KeyValue& kv) -> absl::Status {
+        absl::StatusOr<SnapshotHeader> header = ParseSnapshotHeader(kv);
+        if (!header.ok()) return header.status();
+        headers.push_back(*std::move(header));
+        return absl::OkStatus();
+      },
+      &revision);
+  if (!read.ok()) return read;
+  std::stable_sort(headers.begin(), headers.end(),
+                   [](const SnapshotHeader& a, const SnapshotHeader& b) { return a.lsn < b.lsn; });
+  for (SnapshotHeader& header : headers) {
+    absl::StatusOr<std::string> payload = ReadParts(header.parts_key, header.parts, revision);
+    for (int attempt = 1; absl::IsOutOfRange(payload.status()) && attempt < kScanAttempts;
+         ++attempt) {
+      // Compacted past the scan's revision: a newer snapshot replaced this one; read that.
+      absl::StatusOr<etcd::RangeResult> latest = client_->Range(snapshots + header.cluster, "", 1);
+      if (!latest.ok()) return Annotate(latest.status(), name_);
+      if (latest->kvs.empty()) break;
+      absl::StatusOr<SnapshotHeader> newer = ParseSnapshotHeader(latest->kvs.front());
+      if (!newer.ok()) return newer.status();
+      header = *std::move(newer);
+      payload = ReadParts(header.parts_key, header.parts, latest->revision);
+    }
+    if (!payload.ok()) return payload.status();
+    StoredRecord snapshot{.lsn = header.lsn, .cluster = header.cluster, .payload = {}};
+    snapshot.payload = *std::move(payload);
+    if (absl::Status s = fn(snapshot); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+void EtcdJournalStore::KeepAliveLoop() {
+  const auto interval =
+      std::max(absl::ToChronoMilliseconds(options_.lease_ttl / 3), std::chrono::milliseconds(100));
+  while (true) {
+    std::int64_t lease = 0;
+    {
+      MutexLock lock(&mu_);
+      mu_.WaitFor(renew_, interval);
+      if (stopping_) return;
+      if (lease_lost_) continue;
+      lease = lease_;
+    }
+    absl::StatusOr<std::int64_t> renewed = client_->KeepAlive(lease);
+    if (absl::IsNotFound(renewed.status())) {
+      MutexLock lock(&mu_);
+      if (lease_ == lease && !lease_lost_) {
+        lease_lost_ = true;
+        Log(LogLevel::kError, "writer_lease_lost",
+            absl::StrCat(options_.replica_id,
+                         "'s lease on the writer key expired: its changes are refused until it "
+                         "takes the key again"),
+            {{"store", name_}});
+      }
+    }
+  }
+}
+
+}  // namespace resched::server

@@ -1,0 +1,151 @@
+// A journal store in etcd (server/store/journal_store.h), so that the journal survives the loss
+// of a machine: every record and snapshot is committed by a quorum of etcd's members before the
+// journal calls it durable. docs/ha.md describes the design; the key layout is in
+// etcd_journal_keys.h.
+//
+// One replica writes at a time: the writer holds the key `writer` under an etcd lease that it
+// keeps alive, and every write is a transaction conditioned on that key still being attached to
+// its lease. A writer that stops renewing (killed, paused, cut off) loses the key when the lease
+// expires, and from then on none of its writes can land, whatever it believes: the fence is in
+// etcd, not in the writer's clock. Another replica waiting in Open then takes the key and reads
+// the journal from etcd.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "server/base/mutex.h"
+#include "server/store/etcd_client.h"
+#include "server/store/journal_store.h"
+
+namespace resched::server {
+
+struct EtcdStoreOptions {
+  etcd::ClientOptions client;
+  // Every key the store writes starts with this; replicas sharing it share the journal.
+  std::string prefix = "/resched";
+  // This replica in the writer key and in errors (empty: HOST:PID).
+  std::string replica_id;
+  // How long the writer key outlives the writer's last renewal: the longest a replica that
+  // died keeps the others waiting. etcd rounds it up to whole seconds and to its minimum.
+  absl::Duration lease_ttl = absl::Seconds(2);
+  // While another replica writes: wait for it to go (true) or fail with FAILED_PRECONDITION.
+  bool wait_for_writer = true;
+  // How often a waiting replica asks whether the writer is gone.
+  absl::Duration wait_poll = absl::Milliseconds(100);
+  // Set by another thread to make a waiting Open give up with CANCELLED.
+  const std::atomic<bool>* cancel_wait = nullptr;
+  // The largest value the store writes in one key, and the largest transaction (records, parts
+  // and keys together), both below etcd's request limit (--max-request-bytes, 1.5 MiB by
+  // default). A larger record or snapshot is written in parts, one transaction each, before
+  // the transaction that makes it visible.
+  std::int64_t part_bytes = 512 << 10;
+  std::int64_t max_txn_bytes = 1 << 20;
+  // Records per commit: etcd allows 128 operations per transaction by default (--max-txn-ops),
+  // and a commit adds one of its own.
+  std::size_t max_txn_records = 120;
+  // Compact etcd's history after a snapshot, up to the revision of the one before it, so that
+  // the database stays bounded. Leave it to etcd (its --auto-compaction-*) with false.
+  bool compact = true;
+};
+
+class EtcdJournalStore final : public JournalStore {
+ public:
+  // Connects, takes a lease and the writer key (waiting for another writer to go, when the
+  // options say so) and reads the last LSN. UNAVAILABLE naming the endpoints when etcd cannot
+  // be reached; INVALID_ARGUMENT for bad options; FAILED_PRECONDITION when another replica
+  // writes and the options say not to wait.
+  static absl::StatusOr<std::unique_ptr<EtcdJournalStore>> Open(EtcdStoreOptions options);
+  // Stops renewing and revokes the lease, so that a waiting replica takes over at once.
+  ~EtcdJournalStore() override;
+  EtcdJournalStore(const EtcdJournalStore&) = delete;
+  EtcdJournalStore& operator=(const EtcdJournalStore&) = delete;
+
+  const std::string& name() const override { return name_; }
+  const std::string& location() const override { return location_; }
+  std::int64_t last_lsn() const override { return last_lsn_; }
+  const std::string& open_fault() const override { return no_fault_; }
+  // etcd keeps no torn commits: a transaction landed whole or not at all.
+  const std::string& recovery_note() const override { return no_fault_; }
+  bool lost_data() const override { return false; }
+  std::size_t max_batch_records() const override { return options_.max_txn_records; }
+  std::int64_t max_batch_bytes() const override { return options_.max_txn_bytes; }
+
+  absl::Status Commit(const std::vector<StoredRecord>& batch) override;
+  // While the writer key holds: a fenced read. Once it is lost: takes it again, with a new
+  // lease, only if no other replica has taken it since (then nothing here is stale).
+  absl::Status Probe() override;
+  absl::Status WriteSnapshot(const std::string& cluster, std::int64_t lsn,
+                             std::string_view payload) override;
+  absl::Status DropClusterBefore(const std::string& cluster, std::int64_t lsn) override;
+  absl::Status Scan(const std::function<absl::Status(const StoredRecord&)>& fn,
+                    const std::string* cluster) const override;
+  absl::Status ScanSnapshots(const std::function<absl::Status(const StoredRecord&)>& fn,
+                             const std::string* cluster) const override;
+
+  // The lease the writer key is attached to now (tests pause or revoke it).
+  std::int64_t lease() const;
+  const std::string& replica_id() const { return options_.replica_id; }
+
+ private:
+  EtcdJournalStore(EtcdStoreOptions options, std::unique_ptr<etcd::Client> client);
+  // Takes the writer key under a new lease. `only_if_epoch_revision` (non-zero): only if the
+  // epoch key was last written at that revision, i.e. no other replica took the key since.
+  // FAILED_PRECONDITION naming the holder when another replica holds it.
+  absl::Status Claim(std::int64_t only_if_epoch_revision);
+  absl::Status ReadLastLsn();
+  // Runs `ops` in one transaction conditioned on the writer key; UNAVAILABLE saying so when it
+  // is no longer ours.
+  absl::StatusOr<etcd::TxnResult> FencedTxn(const std::vector<etcd::Op>& ops);
+  // Writes `value` under `parts_prefix` in parts of at most part_bytes, one transaction each
+  // but the ones `inline_parts` returns for the caller's transaction (the last part, when it
+  // fits). Returns the number of parts.
+  absl::StatusOr<std::int64_t> WriteParts(const std::string& parts_prefix, std::string_view value,
+                                          std::vector<etcd::Op>& inline_parts);
+  // The keys from `key` to `range_end` at `revision`, page by page.
+  absl::Status RangeAll(const std::string& key, const std::string& range_end, std::int64_t revision,
+                        const std::function<absl::Status(etcd::KeyValue&)>& fn,
+                        std::int64_t* read_revision) const;
+  // The concatenated parts under `parts_prefix` at `revision`; DATA_LOSS when there are not
+  // `parts` of them.
+  absl::StatusOr<std::string> ReadParts(const std::string& parts_prefix, std::int64_t parts,
+                                        std::int64_t revision) const;
+  struct SnapshotHeader {
+    std::string cluster;
+    std::int64_t lsn = 0;
+    std::int64_t parts = 0;
+    std::string parts_key;
+  };
+  // A snapshot's header key and value; DATA_LOSS when the value does not parse.
+  absl::StatusOr<SnapshotHeader> ParseSnapshotHeader(const etcd::KeyValue& kv) const;
+  void KeepAliveLoop();
+
+  const EtcdStoreOptions options_;
+  const std::unique_ptr<etcd::Client> client_;
+  const std::string name_;
+  const std::string location_;
+  const std::string no_fault_;
+  std::int64_t last_lsn_ = 0;
+  // The etcd revision of the previous snapshot's transaction: the next one compacts up to it.
+  std::int64_t compact_to_ = 0;
+  // Part keys of snapshots get this replica's claim count and a counter, so that no two writes
+  // of the same LSN's snapshot share keys.
+  std::int64_t snapshot_writes_ = 0;
+
+  mutable Mutex mu_;
+  std::condition_variable renew_;  // stopping
+  std::int64_t lease_ ABSL_GUARDED_BY(mu_) = 0;
+  // The epoch key's revision when this replica last took the writer key.
+  std::int64_t epoch_revision_ ABSL_GUARDED_BY(mu_) = 0;
+  bool lease_lost_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread keep_alive_;
+};
+
+}  // namespace resched::server

@@ -1,0 +1,291 @@
+// The journal store in etcd (server/store/etcd_journal_store.h) against a real etcd on
+// loopback: records come back in LSN order, large records and snapshots in parts, a snapshot
+// drops what it covers and the previous one and etcd's history is compacted; one replica writes
+// at a time, a second waits and takes over when the first goes, and a writer whose lease is gone
+// can never write again once another has taken over (the fence), while one that merely lost its
+// lease with no one else writing takes it back. The journal over it commits long queues in
+// batches etcd accepts.
+#include "server/store/etcd_journal_store.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "server/store/journal.h"
+#include "tests/testing/etcd_cluster.h"
+#include "tests/testing/status.h"
+
+namespace resched::server {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::vector<std::pair<std::int64_t, std::string>> ScanAll(const JournalStore& store,
+                                                          const std::string* cluster = nullptr) {
+  std::vector<std::pair<std::int64_t, std::string>> seen;
+  EXPECT_OK(store.Scan(
+      [&](const StoredRecord& r) {
+        seen.emplace_back(r.lsn, absl::StrCat(r.cluster, ":", r.payload));
+        return absl::OkStatus();
+      },
+      cluster));
+  return seen;
+}
+
+std::vector<std::pair<std::int64_t, std::string>> Snapshots(const JournalStore& store) {
+  std::vector<std::pair<std::int64_t, std::string>> seen;
+  EXPECT_OK(store.ScanSnapshots(
+      [&](const StoredRecord& r) {
+        seen.emplace_back(r.lsn, absl::StrCat(r.cluster, ":", r.payload));
+        return absl::OkStatus();
+      },
+      nullptr));
+  return seen;
+}
+
+class EtcdJournalStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK(etcd_.started());
+    etcd::ClientOptions client;
+    client.endpoints = etcd_.endpoints();
+    auto raw = etcd::Client::Create(client);
+    ASSERT_OK(raw);
+    raw_ = *std::move(raw);
+  }
+
+  EtcdStoreOptions Options(std::string replica) const {
+    EtcdStoreOptions options;
+    options.client.endpoints = etcd_.endpoints();
+    options.prefix = "/test";
+    options.replica_id = std::move(replica);
+    options.lease_ttl = absl::Seconds(1);
+    options.wait_for_writer = false;
+    return options;
+  }
+
+  std::unique_ptr<EtcdJournalStore> OpenStore(EtcdStoreOptions options) {
+    auto store = EtcdJournalStore::Open(std::move(options));
+    EXPECT_OK(store);
+    return store.ok() ? *std::move(store) : nullptr;
+  }
+
+  // How many keys the store holds under `under` (after its prefix).
+  std::int64_t KeysUnder(const std::string& under) {
+    absl::StatusOr<etcd::RangeResult> range = raw_->GetPrefix(absl::StrCat("/test/", under));
+    EXPECT_OK(range);
+    return range.ok() ? static_cast<std::int64_t>(range->kvs.size()) : -1;
+  }
+
+  ::resched::testing::EtcdCluster etcd_;
+  std::unique_ptr<etcd::Client> raw_;
+};
+
+TEST_F(EtcdJournalStoreTest, RecordsComeBackInLsnOrderAcrossClustersAndReopens) {
+  {
+    auto store = OpenStore(Options("a"));
+    ASSERT_NE(store, nullptr);
+    EXPECT_EQ(store->last_lsn(), 0);
+    ASSERT_OK(store->Commit({{1, "west", "w1"}, {2, "east", "e2"}}));
+    ASSERT_OK(store->Commit({{3, "west", "w3"}, {4, "east", std::string("e\0\xff", 3)}}));
+    EXPECT_THAT(ScanAll(*store), ElementsAre(std::pair<std::int64_t, std::string>(1, "west:w1"),
+                                             std::pair<std::int64_t, std::string>(2, "east:e2"),
+                                             std::pair<std::int64_t, std::string>(3, "west:w3"),
+                                             std::pair<std::int64_t, std::string>(
+                                                 4, std::string("east:e\0\xff", 8))));
+    const std::string west = "west";
+    EXPECT_THAT(ScanAll(*store, &west),
+                ElementsAre(std::pair<std::int64_t, std::string>(1, "west:w1"),
+                            std::pair<std::int64_t, std::string>(3, "west:w3")));
+  }
+  // The first released the writer key as it closed: the next opens at once, where it stopped.
+  auto reopened = OpenStore(Options("b"));
+  ASSERT_NE(reopened, nullptr);
+  EXPECT_EQ(reopened->last_lsn(), 4);
+  EXPECT_EQ(ScanAll(*reopened).size(), 4u);
+}
+
+TEST_F(EtcdJournalStoreTest, LargeRecordsAndSnapshotsAreWrittenInParts) {
+  EtcdStoreOptions options = Options("a");
+  options.part_bytes = 1024;
+  options.max_txn_bytes = 4096;
+  auto store = OpenStore(options);
+  ASSERT_NE(store, nullptr);
+  std::string large(5000, '\0');
+  for (std::size_t i = 0; i < large.size(); ++i) large[i] = static_cast<char>(i * 7);
+  ASSERT_OK(store->Commit({{1, "c", "small"}, {2, "c", large}, {3, "c", "after"}}));
+  EXPECT_EQ(KeysUnder("parts/c/"), 5);
+  auto records = ScanAll(*store);
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[1].second, "c:" + large);
+
+  // A snapshot at LSN 2 of five parts drops records 1 and 2 and the large record's parts.
+  ASSERT_OK(store->WriteSnapshot("c", 2, large));
+  EXPECT_EQ(KeysUnder("parts/"), 0);
+  EXPECT_EQ(KeysUnder("snapshot-parts/c/"), 5);
+  EXPECT_THAT(ScanAll(*store), ElementsAre(std::pair<std::int64_t, std::string>(3, "c:after")));
+  EXPECT_THAT(Snapshots(*store),
+              ElementsAre(std::pair<std::int64_t, std::string>(2, "c:" + large)));
+
+  // The next snapshot replaces it, its parts included; one part goes with the header.
+  ASSERT_OK(store->WriteSnapshot("c", 3, "state at 3"));
+  EXPECT_EQ(KeysUnder("snapshot-parts/c/"), 1);
+  EXPECT_TRUE(ScanAll(*store).empty());
+  EXPECT_THAT(Snapshots(*store),
+              ElementsAre(std::pair<std::int64_t, std::string>(3, "c:state at 3")));
+}
+
+TEST_F(EtcdJournalStoreTest, ASnapshotCleansPartsAWriterLeftBehindAndCompactsHistory) {
+  auto store = OpenStore(Options("a"));
+  ASSERT_NE(store, nullptr);
+  ASSERT_OK(raw_->Put("/test/snapshot-parts/c/00000000000000000001-0-0/000000", "orphan"));
+  ASSERT_OK(store->Commit({{1, "c", "one"}}));
+  ASSERT_OK(store->WriteSnapshot("c", 1, "s1"));
+  EXPECT_EQ(KeysUnder("snapshot-parts/c/"), 1);
+  ASSERT_OK(store->Commit({{2, "c", "two"}}));
+  ASSERT_OK(store->WriteSnapshot("c", 2, "s2"));
+  // History up to the first snapshot is gone: a read at revision 2 is refused.
+  absl::StatusOr<etcd::RangeResult> old = raw_->Range("/test/records/", "", 0, 2);
+  EXPECT_TRUE(absl::IsOutOfRange(old.status())) << old.status();
+  EXPECT_THAT(Snapshots(*store), ElementsAre(std::pair<std::int64_t, std::string>(2, "c:s2")));
+}
+
+TEST_F(EtcdJournalStoreTest, DroppingAClusterKeepsItsLaterRecords) {
+  auto store = OpenStore(Options("a"));
+  ASSERT_NE(store, nullptr);
+  ASSERT_OK(store->Commit({{1, "c", "create"}, {2, "d", "other"}, {3, "c", "change"}}));
+  ASSERT_OK(store->WriteSnapshot("c", 1, "s"));
+  ASSERT_OK(store->Commit({{4, "c", "delete"}}));
+  ASSERT_OK(store->DropClusterBefore("c", 4));
+  EXPECT_THAT(ScanAll(*store), ElementsAre(std::pair<std::int64_t, std::string>(2, "d:other"),
+                                           std::pair<std::int64_t, std::string>(4, "c:delete")));
+  EXPECT_TRUE(Snapshots(*store).empty());
+}
+
+TEST_F(EtcdJournalStoreTest, ASecondReplicaWaitsAndTakesOverWhenTheWriterGoes) {
+  auto first = OpenStore(Options("first"));
+  ASSERT_NE(first, nullptr);
+  ASSERT_OK(first->Commit({{1, "c", "one"}}));
+  absl::StatusOr<std::unique_ptr<EtcdJournalStore>> refused = EtcdJournalStore::Open(Options("x"));
+  EXPECT_TRUE(absl::IsFailedPrecondition(refused.status())) << refused.status();
+  EXPECT_THAT(refused.status().message(), HasSubstr("replica first writes"));
+
+  EtcdStoreOptions waiting = Options("second");
+  waiting.wait_for_writer = true;
+  auto second = std::async(std::launch::async, [&] { return EtcdJournalStore::Open(waiting); });
+  EXPECT_EQ(second.wait_for(std::chrono::milliseconds(500)), std::future_status::timeout);
+  first.reset();  // revokes its lease: no wait for the TTL
+  const absl::Time released = absl::Now();
+  absl::StatusOr<std::unique_ptr<EtcdJournalStore>> took = second.get();
+  ASSERT_OK(took);
+  EXPECT_LT(absl::Now() - released, absl::Seconds(1));
+  EXPECT_EQ((*took)->last_lsn(), 1);
+  ASSERT_OK((*took)->Commit({{2, "c", "two"}}));
+  EXPECT_EQ(ScanAll(**took).size(), 2u);
+}
+
+TEST_F(EtcdJournalStoreTest, AWaitingReplicaGivesUpWhenCancelled) {
+  auto first = OpenStore(Options("first"));
+  ASSERT_NE(first, nullptr);
+  std::atomic<bool> cancel{false};
+  EtcdStoreOptions waiting = Options("second");
+  waiting.wait_for_writer = true;
+  waiting.cancel_wait = &cancel;
+  auto second = std::async(std::launch::async, [&] { return EtcdJournalStore::Open(waiting); });
+  cancel = true;
+  EXPECT_TRUE(absl::IsCancelled(second.get().status()));
+}
+
+TEST_F(EtcdJournalStoreTest, AWriterThatLostItsLeaseToAnotherNeverWritesAgain) {
+  auto stale = OpenStore(Options("stale"));
+  ASSERT_NE(stale, nullptr);
+  ASSERT_OK(stale->Commit({{1, "c", "one"}}));
+  // Its lease expires as if it had been paused past the TTL; another takes over and writes.
+  ASSERT_OK(raw_->RevokeLease(stale->lease()));
+  auto next = OpenStore(Options("next"));
+  ASSERT_NE(next, nullptr);
+  ASSERT_OK(next->Commit({{2, "c", "two"}}));
+
+  absl::Status late = stale->Commit({{2, "c", "stale two"}, {3, "c", "stale three"}});
+  EXPECT_TRUE(absl::IsUnavailable(late)) << late;
+  EXPECT_THAT(late.message(), HasSubstr("replica next holds it now"));
+  EXPECT_FALSE(stale->WriteSnapshot("c", 1, "stale").ok());
+  EXPECT_FALSE(stale->DropClusterBefore("c", 2).ok());
+  absl::Status probe = stale->Probe();
+  EXPECT_TRUE(absl::IsFailedPrecondition(probe)) << probe;
+  EXPECT_THAT(probe.message(), HasSubstr("restart it"));
+  // Even once the new writer has gone, the stale one may not take the key back.
+  next.reset();
+  EXPECT_FALSE(stale->Probe().ok());
+  EXPECT_THAT(ScanAll(*stale), ElementsAre(std::pair<std::int64_t, std::string>(1, "c:one"),
+                                           std::pair<std::int64_t, std::string>(2, "c:two")));
+}
+
+TEST_F(EtcdJournalStoreTest, AWriterThatLostItsLeaseWithNoOneElseWritingTakesItBack) {
+  auto store = OpenStore(Options("a"));
+  ASSERT_NE(store, nullptr);
+  ASSERT_OK(store->Commit({{1, "c", "one"}}));
+  ASSERT_OK(raw_->RevokeLease(store->lease()));
+  EXPECT_TRUE(absl::IsUnavailable(store->Commit({{2, "c", "lost"}})));
+  ASSERT_OK(store->Probe());
+  ASSERT_OK(store->Commit({{2, "c", "two"}}));
+  EXPECT_THAT(ScanAll(*store), ElementsAre(std::pair<std::int64_t, std::string>(1, "c:one"),
+                                           std::pair<std::int64_t, std::string>(2, "c:two")));
+}
+
+TEST_F(EtcdJournalStoreTest, TheWriterKeepsItsLeaseAlivePastTheTtl) {
+  auto store = OpenStore(Options("a"));
+  ASSERT_NE(store, nullptr);
+  absl::SleepFor(absl::Seconds(3));  // three TTLs
+  ASSERT_OK(store->Commit({{1, "c", "one"}}));
+}
+
+TEST_F(EtcdJournalStoreTest, TheJournalCommitsALongQueueInBatchesEtcdTakes) {
+  EtcdStoreOptions options = Options("a");
+  options.max_txn_records = 10;
+  auto store = OpenStore(options);
+  ASSERT_NE(store, nullptr);
+  std::unique_ptr<Journal> journal = Journal::Start(std::move(store));
+  std::int64_t last = 0;
+  for (int i = 0; i < 95; ++i) last = journal->Append(i % 2 == 0 ? "a" : "b", absl::StrCat(i));
+  ASSERT_OK(journal->WaitDurable(last));
+  EXPECT_GE(journal->commits(), 10);
+  std::vector<std::int64_t> lsns;
+  ASSERT_OK(journal->Scan([&](const StoredRecord& r) {
+    lsns.push_back(r.lsn);
+    return absl::OkStatus();
+  }));
+  ASSERT_EQ(lsns.size(), 95u);
+  for (std::size_t i = 0; i < lsns.size(); ++i)
+    EXPECT_EQ(lsns[i], static_cast<std::int64_t>(i + 1));
+}
+
+TEST(EtcdJournalStoreOptionsTest, BadOptionsAreRefusedNamingTheOption) {
+  EtcdStoreOptions options;
+  options.client.endpoints = {"http://127.0.0.1:1"};
+  options.prefix = "/ends/";
+  EXPECT_THAT(EtcdJournalStore::Open(options).status().message(), HasSubstr("etcd prefix"));
+  options.prefix = "/p";
+  options.lease_ttl = absl::Milliseconds(10);
+  EXPECT_THAT(EtcdJournalStore::Open(options).status().message(), HasSubstr("etcd lease TTL"));
+  options.lease_ttl = absl::Seconds(2);
+  options.client.endpoints.clear();
+  EXPECT_TRUE(absl::IsInvalidArgument(EtcdJournalStore::Open(options).status()));
+  options.client.endpoints = {"http://127.0.0.1:1"};
+  options.client.request_timeout = absl::Milliseconds(500);
+  absl::StatusOr<std::unique_ptr<EtcdJournalStore>> unreachable = EtcdJournalStore::Open(options);
+  EXPECT_TRUE(absl::IsUnavailable(unreachable.status())) << unreachable.status();
+  EXPECT_THAT(unreachable.status().message(), HasSubstr("etcd store /p at http://127.0.0.1:1"));
+}
+
+}  // namespace
+}  // namespace resched::server
