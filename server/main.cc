@@ -4,6 +4,7 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <signal.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,6 +35,11 @@ namespace {
 
 using resched::server::Log;
 using resched::server::LogLevel;
+
+// Set when another replica took the journal's writer key from this one; the exit status then
+// tells the supervisor this replica stopped on its own.
+std::atomic<bool> deposed{false};
+constexpr int kDeposedExit = 3;
 
 // SIGTERM and SIGINT stop the server; SIGHUP reloads its tokens and TLS files.
 sigset_t HandledSignals() {
@@ -177,7 +183,42 @@ int main(int argc, char** argv) {
   // A data directory that already holds a journal keeps its clusters; the configuration's are
   // created in a new one only.
   bool fresh = true;
-  if (!options.ephemeral) {
+  if (options.store.etcd) {
+    resched::server::StoreSettings store = options.store;
+    if (absl::Status read = resched::server::ReadEtcdPassword(store); !read.ok()) {
+      Log(LogLevel::kError, "start_failed", read.message());
+      return 2;
+    }
+    // Deposed (paused past its lease while another took over): stop, as kube-scheduler does
+    // when it loses its lease, so that the supervisor starts this replica again as a standby.
+    store.etcd_options.on_deposed = [](const absl::Status& why) {
+      Log(LogLevel::kError, "deposed", absl::StrCat(why.message(), "; stopping"));
+      deposed = true;
+      kill(getpid(), SIGTERM);
+    };
+    // A standby waits here for the writer to go; a stop signal ends the wait.
+    store.etcd_options.stop_waiting = [&handled] {
+      const timespec now{};
+      const int sig = sigtimedwait(&handled, nullptr, &now);
+      return sig == SIGTERM || sig == SIGINT;
+    };
+    absl::StatusOr<std::unique_ptr<resched::server::EtcdJournalStore>> etcd =
+        resched::server::EtcdJournalStore::Open(std::move(store.etcd_options));
+    if (absl::IsCancelled(etcd.status())) return 0;
+    if (!etcd.ok()) {
+      Log(LogLevel::kError, "start_failed", etcd.status().message());
+      return 1;
+    }
+    Log(LogLevel::kInfo, "writer",
+        absl::StrCat((*etcd)->replica_id(), " writes the journal in ", (*etcd)->name()),
+        {{"replica", (*etcd)->replica_id()}});
+    absl::StatusOr<bool> opened = app.OpenStore(*std::move(etcd));
+    if (!opened.ok()) {
+      Log(LogLevel::kError, "start_failed", opened.status().message());
+      return 1;
+    }
+    fresh = *opened;
+  } else if (!options.ephemeral) {
     absl::StatusOr<bool> opened = app.OpenDataDir(
         data_dir,
         resched::server::JournalOpenOptions{.accept_data_loss = options.accept_data_loss});
@@ -288,9 +329,11 @@ int main(int argc, char** argv) {
   const char* transport =
       tls_files.client_ca.empty() ? (tls_files.enabled() ? "TLS" : "plaintext") : "mutual TLS";
   Log(LogLevel::kInfo, "listening",
-      absl::StrFormat(
-          "listening on %s (%s, %d cluster(s)), %s%s", listen, transport, app.ClusterCount(),
-          options.ephemeral ? "ephemeral (nothing kept on disk)" : "data in ", data_dir),
+      absl::StrFormat("listening on %s (%s, %d cluster(s)), %s", listen, transport,
+                      app.ClusterCount(),
+                      options.ephemeral    ? std::string("ephemeral (nothing kept on disk)")
+                      : options.store.etcd ? absl::StrCat("journal in the ", app.journal()->name())
+                                           : absl::StrCat("data in ", data_dir)),
       {{"address", listen},
        {"transport", transport},
        {"clusters", absl::StrCat(app.ClusterCount())},
@@ -314,5 +357,5 @@ int main(int argc, char** argv) {
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   server->Wait();
   Log(LogLevel::kInfo, "stopped", "stopped");
-  return 0;
+  return deposed ? kDeposedExit : 0;
 }

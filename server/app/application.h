@@ -85,6 +85,9 @@ class Application {
   // before serving. Errors name the directory; DATA_LOSS names the record that cannot be read
   // or replayed, or the damage to the journal's files (unless `options` accept the loss).
   absl::StatusOr<bool> OpenDataDir(const std::string& dir, JournalOpenOptions options = {});
+  // The same over another journal store (an EtcdJournalStore): replays what it holds and
+  // journals every change to it. Errors name the store.
+  absl::StatusOr<bool> OpenStore(std::unique_ptr<JournalStore> store);
   // Creates the clusters of a configuration; fails without creating any on a bad spec.
   absl::Status CreateConfiguredClusters(const pb::ServerConfig& config);
   int ClusterCount();
@@ -194,6 +197,9 @@ class Application {
   absl::StatusOr<pb::Cluster> Create(const pb::CreateClusterRequest& request,
                                      std::optional<Time> replayed_at = std::nullopt)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(create_mu_);
+  // Takes `journal`, replays what it holds and journals every change to it from then on
+  // (OpenDataDir, OpenStore).
+  absl::StatusOr<bool> TakeJournal(std::unique_ptr<Journal> journal);
   // Replays one journal record (server/app/recovery.cc).
   absl::Status ApplyRecord(const StoredRecord& stored);
   // The cluster `name` as its durable records leave it.

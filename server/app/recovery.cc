@@ -215,11 +215,20 @@ absl::Status Application::ApplyRecord(const StoredRecord& stored) {
 absl::StatusOr<bool> Application::OpenDataDir(const std::string& dir, JournalOpenOptions options) {
   absl::StatusOr<std::unique_ptr<Journal>> journal = Journal::Open(dir, options);
   if (!journal.ok()) return journal.status();
-  journal_ = *std::move(journal);
+  return TakeJournal(*std::move(journal));
+}
+
+absl::StatusOr<bool> Application::OpenStore(std::unique_ptr<JournalStore> store) {
+  return TakeJournal(Journal::Start(std::move(store)));
+}
+
+absl::StatusOr<bool> Application::TakeJournal(std::unique_ptr<Journal> journal) {
+  journal_ = std::move(journal);
+  const std::string& where = journal_->location();
   if (journal_->lost_data()) {
-    Log(LogLevel::kError, "data_loss_accepted", journal_->recovery_note(), {{"data_dir", dir}});
+    Log(LogLevel::kError, "data_loss_accepted", journal_->recovery_note(), {{"journal", where}});
   } else if (!journal_->recovery_note().empty()) {
-    Log(LogLevel::kWarning, "unclean_stop", journal_->recovery_note(), {{"data_dir", dir}});
+    Log(LogLevel::kWarning, "unclean_stop", journal_->recovery_note(), {{"journal", where}});
   }
   const bool fresh = journal_->last_lsn() == 0;
   // Each snapshot first, then the records after it. Replayed clusters have no journal attached
@@ -259,10 +268,10 @@ absl::StatusOr<bool> Application::OpenDataDir(const std::string& dir, JournalOpe
   metrics_.SetJournalWritable(writable.ok());
   if (!writable.ok()) {
     Log(LogLevel::kError, "journal_read_only",
-        absl::StrCat("the journal in ", dir, " cannot write (", writable.message(),
+        absl::StrCat("the journal (", journal_->name(), ") cannot write (", writable.message(),
                      "): started read-only; every change is refused with UNAVAILABLE and the "
                      "health check says NOT_SERVING until a probe commits"),
-        {{"data_dir", dir}});
+        {{"journal", where}});
     MutexLock lock(&health_mu_);
     journal_writable_ = false;
   }

@@ -14,7 +14,8 @@
 namespace resched::server {
 
 const char kServerUsage[] =
-    "usage: resched-server [--listen HOST:PORT] [--config FILE] [--data-dir DIR | --ephemeral]\n"
+    "usage: resched-server [--listen HOST:PORT] [--config FILE]\n"
+    "           [--data-dir DIR | --ephemeral | --store etcd --etcd-endpoints URL[,URL...]]\n"
     "  --listen   address to serve on (default: the config's, else 127.0.0.1:50051);\n"
     "             without TLS and bearer tokens only a loopback address, unless\n"
     "             --insecure\n"
@@ -29,11 +30,20 @@ const char kServerUsage[] =
     "  --insecure  serve a non-loopback address without TLS and tokens (warned)\n"
     "  --audit-log FILE|-|none  a JSON line for every call that may change state,\n"
     "             applied or refused (default: the config's audit_log, else\n"
-    "             audit.jsonl in the data directory; none when --ephemeral)\n"
+    "             audit.jsonl in the data directory; none when --ephemeral;\n"
+    "             - with --store etcd)\n"
     "  --config   YAML or JSON configuration (default: embedded; see --print-config)\n"
     "  --data-dir where every acknowledged change is kept (default: the config's,\n"
     "             else .resched-data); a restart comes back to the same state\n"
     "  --ephemeral  keep nothing on disk (tests, experiments)\n"
+    "  --store local|etcd  where the journal is kept: the data directory (local,\n"
+    "             the default: the config's store, else local) or etcd, so that\n"
+    "             replicas sharing it take over from each other (docs/ha.md);\n"
+    "             TLS and authentication to etcd are set in the config's etcd\n"
+    "  --etcd-endpoints URL[,URL...]  the etcd members' client URLs (default: the\n"
+    "             config's etcd.endpoints)\n"
+    "  --etcd-prefix /P  the keys resched writes in etcd (default: the config's\n"
+    "             etcd.prefix, else /resched)\n"
     "  --accept-data-loss  start even when acknowledged changes cannot be read (the\n"
     "             write-ahead log damaged before its last commit, or missing after a\n"
     "             crash); the log says what was lost. Without it such a start fails\n"
@@ -61,6 +71,9 @@ const char kServerUsage[] =
 
 namespace {
 
+// What --audit-log calls standard error.
+constexpr char kStandardError[] = "-";
+
 // `flag` when given, else `configured`, else `fallback`.
 std::string FirstSet(const std::string& flag, const std::string& configured,
                      const std::string& fallback = "") {
@@ -84,6 +97,9 @@ constexpr FlagSpec kFlagSpecs[] = {
     {"data-dir", &ServerFlags::data_dir},
     {"ephemeral", nullptr, &ServerFlags::ephemeral},
     {"accept-data-loss", nullptr, &ServerFlags::accept_data_loss},
+    {"store", &ServerFlags::store},
+    {"etcd-endpoints", &ServerFlags::etcd_endpoints},
+    {"etcd-prefix", &ServerFlags::etcd_prefix},
     {"tls-cert", &ServerFlags::tls_cert},
     {"tls-key", &ServerFlags::tls_key},
     {"tls-client-ca", &ServerFlags::tls_client_ca},
@@ -163,8 +179,27 @@ absl::StatusOr<ServerOptions> ResolveServerOptions(
     return absl::InvalidArgumentError("--data-dir and --ephemeral exclude each other");
   }
   out.listen = FirstSet(flags.listen, config.listen(), kDefaultListen);
+  absl::StatusOr<StoreSettings> store = ResolveStore({.store = flags.store,
+                                                      .etcd_endpoints = flags.etcd_endpoints,
+                                                      .etcd_prefix = flags.etcd_prefix},
+                                                     config);
+  if (!store.ok()) return store.status();
+  out.store = *std::move(store);
+  if (out.store.etcd) {
+    // A replica on etcd keeps nothing on its own disk; the config's data_dir does not apply.
+    for (const auto& [given, flag] : {std::pair{!flags.data_dir.empty(), "--data-dir"},
+                                      std::pair{flags.ephemeral, "--ephemeral"},
+                                      std::pair{flags.accept_data_loss, "--accept-data-loss"}}) {
+      if (given) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(flag, " applies to the local store, not to --store etcd"));
+      }
+    }
+  }
   out.ephemeral = flags.ephemeral;
-  if (!out.ephemeral) out.data_dir = FirstSet(flags.data_dir, config.data_dir(), kDefaultDataDir);
+  if (!out.ephemeral && !out.store.etcd) {
+    out.data_dir = FirstSet(flags.data_dir, config.data_dir(), kDefaultDataDir);
+  }
   out.accept_data_loss = flags.accept_data_loss;
   out.tls = {.cert = flags.tls_cert, .key = flags.tls_key, .client_ca = flags.tls_client_ca};
   out.tokens_file = flags.tokens_file;
@@ -173,7 +208,9 @@ absl::StatusOr<ServerOptions> ResolveServerOptions(
   // The audit log: the flag, the file's, else beside the journal; "none" turns it off.
   out.audit_log = FirstSet(flags.audit_log, config.audit_log());
   if (out.audit_log.empty() && !out.ephemeral) {
-    out.audit_log = (std::filesystem::path(out.data_dir) / "audit.jsonl").string();
+    // With etcd there is no local disk: standard error, the container's log.
+    out.audit_log = out.store.etcd ? std::string(kStandardError)
+                                   : (std::filesystem::path(out.data_dir) / "audit.jsonl").string();
   }
   if (out.audit_log == "none") out.audit_log.clear();
 

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "resched/v1/config.pb.h"
 #include "server/base/log.h"
+#include "server/process/store_settings.h"
 #include "server/process/tracing_settings.h"
 #include "transport/tls_credentials.h"
 
@@ -22,6 +23,9 @@ struct ServerFlags {
   std::string data_dir;
   bool ephemeral = false;
   bool accept_data_loss = false;
+  std::string store;  // local or etcd
+  std::string etcd_endpoints;
+  std::string etcd_prefix;
   std::string tls_cert;
   std::string tls_key;
   std::string tls_client_ca;
@@ -45,9 +49,10 @@ inline constexpr int kDefaultMaxMessageBytes = 16 << 20;
 struct ServerOptions {
   ::resched::v1::ServerConfig config;  // the file's, or the embedded default
   std::string listen;
-  std::string data_dir;  // empty when ephemeral
+  std::string data_dir;  // empty when ephemeral or in etcd
   bool ephemeral = false;
   bool accept_data_loss = false;
+  StoreSettings store;
   transport::ServerTlsFiles tls;
   std::string tokens_file;  // empty: calls are not authenticated
   bool insecure = false;

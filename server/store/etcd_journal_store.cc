@@ -81,7 +81,7 @@ absl::StatusOr<std::unique_ptr<EtcdJournalStore>> EtcdJournalStore::Open(EtcdSto
           {{"store", store->name_}});
       told = true;
     }
-    if (opts.cancel_wait != nullptr && opts.cancel_wait->load()) {
+    if (opts.stop_waiting && opts.stop_waiting()) {
       return absl::CancelledError(
           absl::StrCat(store->name_, ": stopped while waiting for the writer key"));
     }
@@ -117,9 +117,11 @@ absl::Status EtcdJournalStore::Claim(std::int64_t only_if_epoch_revision) {
   if (!epoch.ok()) return Annotate(epoch.status(), name_);
   const std::int64_t epoch_revision = epoch->has_value() ? (*epoch)->mod_revision : 0;
   if (only_if_epoch_revision != 0 && epoch_revision != only_if_epoch_revision) {
-    return absl::FailedPreconditionError(absl::StrCat(
+    absl::Status deposed = absl::FailedPreconditionError(absl::StrCat(
         name_, ": another replica has taken the writer key since this one (", options_.replica_id,
         ") lost it, so what this one holds may be stale; restart it to read the journal again"));
+    Deposed(deposed);
+    return deposed;
   }
   absl::StatusOr<std::optional<etcd::KeyValue>> writer = client_->Get(writer_key);
   if (!writer.ok()) return Annotate(writer.status(), name_);
@@ -177,12 +179,23 @@ absl::StatusOr<etcd::TxnResult> EtcdJournalStore::FencedTxn(const std::vector<Op
   }
   const std::vector<etcd::KeyValue>* holder =
       txn->ranges.empty() ? nullptr : &txn->ranges.front().kvs;
-  const std::string now = holder != nullptr && !holder->empty()
-                              ? absl::StrCat("replica ", holder->front().value, " holds it now")
-                              : std::string("its lease expired");
-  return absl::UnavailableError(absl::StrCat(name_, ": this replica (", options_.replica_id,
-                                             ") no longer holds the writer key (", now,
-                                             "); the change was not saved"));
+  const bool taken = holder != nullptr && !holder->empty();
+  const std::string now = taken ? absl::StrCat("replica ", holder->front().value, " holds it now")
+                                : std::string("its lease expired");
+  absl::Status refused = absl::UnavailableError(
+      absl::StrCat(name_, ": this replica (", options_.replica_id,
+                   ") no longer holds the writer key (", now, "); the change was not saved"));
+  if (taken) Deposed(refused);
+  return refused;
+}
+
+void EtcdJournalStore::Deposed(const absl::Status& why) {
+  {
+    MutexLock lock(&mu_);
+    if (deposed_) return;
+    deposed_ = true;
+  }
+  if (options_.on_deposed) options_.on_deposed(why);
 }
 
 absl::StatusOr<std::int64_t> EtcdJournalStore::WriteParts(const std::string& parts_prefix,
@@ -195,8 +208,7 @@ absl::StatusOr<std::int64_t> EtcdJournalStore::WriteParts(const std::string& par
                      std::string(value.substr(part * part_bytes, part_bytes)));
     if (parts == 1) {
       ops.push_back(std::move(put));
-    } else if (absl::StatusOr<etcd::TxnResult> written = FencedTxn({put});
-               !written.ok()) {
+    } else if (absl::StatusOr<etcd::TxnResult> written = FencedTxn({put}); !written.ok()) {
       return written.status();
     }
   }
@@ -228,18 +240,22 @@ absl::Status EtcdJournalStore::Commit(const std::vector<StoredRecord>& batch) {
 }
 
 absl::Status EtcdJournalStore::Probe() {
+  bool lost = false;
+  {
+    MutexLock lock(&mu_);
+    lost = lease_lost_;
+  }
+  if (lost) return TakeBack();
+  absl::StatusOr<etcd::TxnResult> fenced = FencedTxn({});
+  return fenced.ok() ? absl::OkStatus() : fenced.status();
+}
+
+absl::Status EtcdJournalStore::TakeBack() {
   std::int64_t epoch_revision = 0;
   {
     MutexLock lock(&mu_);
-    if (!lease_lost_) {
-      epoch_revision = -1;
-    } else {
-      epoch_revision = epoch_revision_;
-    }
-  }
-  if (epoch_revision < 0) {
-    absl::StatusOr<etcd::TxnResult> fenced = FencedTxn({});
-    return fenced.ok() ? absl::OkStatus() : fenced.status();
+    if (!lease_lost_) return absl::OkStatus();
+    epoch_revision = epoch_revision_;
   }
   absl::Status claimed = Claim(epoch_revision);
   if (claimed.ok()) {
@@ -456,25 +472,29 @@ void EtcdJournalStore::KeepAliveLoop() {
       std::max(absl::ToChronoMilliseconds(options_.lease_ttl / 3), std::chrono::milliseconds(100));
   while (true) {
     std::int64_t lease = 0;
+    bool lost = false;
     {
       MutexLock lock(&mu_);
       mu_.WaitFor(renew_, interval);
       if (stopping_) return;
-      if (lease_lost_) continue;
+      if (deposed_) continue;
       lease = lease_;
+      lost = lease_lost_;
     }
-    absl::StatusOr<std::int64_t> renewed = client_->KeepAlive(lease);
-    if (absl::IsNotFound(renewed.status())) {
+    if (!lost) {
+      absl::StatusOr<std::int64_t> renewed = client_->KeepAlive(lease);
+      if (!absl::IsNotFound(renewed.status())) continue;
       MutexLock lock(&mu_);
-      if (lease_ == lease && !lease_lost_) {
-        lease_lost_ = true;
-        Log(LogLevel::kError, "writer_lease_lost",
-            absl::StrCat(options_.replica_id,
-                         "'s lease on the writer key expired: its changes are refused until it "
-                         "takes the key again"),
-            {{"store", name_}});
-      }
+      if (lease_ != lease || lease_lost_) continue;
+      lease_lost_ = true;
+      Log(LogLevel::kError, "writer_lease_lost",
+          absl::StrCat(options_.replica_id,
+                       "'s lease on the writer key expired: its changes are refused until it "
+                       "takes the key again"),
+          {{"store", name_}});
     }
+    // Without waiting for a change to fail: take the key back, or find out it was taken.
+    (void)TakeBack();
   }
 }
 

@@ -11,9 +11,9 @@
 // the journal from etcd.
 #pragma once
 
-#include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -39,8 +39,12 @@ struct EtcdStoreOptions {
   bool wait_for_writer = true;
   // How often a waiting replica asks whether the writer is gone.
   absl::Duration wait_poll = absl::Milliseconds(100);
-  // Set by another thread to make a waiting Open give up with CANCELLED.
-  const std::atomic<bool>* cancel_wait = nullptr;
+  // Called once, from the thread that found out, when another replica has taken the writer key
+  // from this one: what this replica holds may be stale and it can never write again, so it
+  // should stop and start over as a standby (the error says so).
+  std::function<void(const absl::Status&)> on_deposed;
+  // Asked between polls while waiting; true makes Open give up with CANCELLED (a stop signal).
+  std::function<bool()> stop_waiting;
   // The largest value the store writes in one key, and the largest transaction (records, parts
   // and keys together), both below etcd's request limit (--max-request-bytes, 1.5 MiB by
   // default). A larger record or snapshot is written in parts, one transaction each, before
@@ -124,7 +128,12 @@ class EtcdJournalStore final : public JournalStore {
   };
   // A snapshot's header key and value; DATA_LOSS when the value does not parse.
   absl::StatusOr<SnapshotHeader> ParseSnapshotHeader(const etcd::KeyValue& kv) const;
+  // Once the lease is lost: takes the writer key again if no other replica took it since
+  // (Claim), else tells on_deposed.
+  absl::Status TakeBack();
   void KeepAliveLoop();
+  // Tells on_deposed, the first time.
+  void Deposed(const absl::Status& why);
 
   const EtcdStoreOptions options_;
   const std::unique_ptr<etcd::Client> client_;
@@ -144,6 +153,7 @@ class EtcdJournalStore final : public JournalStore {
   // The epoch key's revision when this replica last took the writer key.
   std::int64_t epoch_revision_ ABSL_GUARDED_BY(mu_) = 0;
   bool lease_lost_ ABSL_GUARDED_BY(mu_) = false;
+  bool deposed_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread keep_alive_;
 };

@@ -51,10 +51,18 @@ TEST(ServerCommandLine, TakesEveryFlagInBothFormsAndTheSwitches) {
                                                                 "t.yaml",
                                                                 "--audit-log=-",
                                                                 "--config",
-                                                                "f.yaml"}));
+                                                                "f.yaml",
+                                                                "--store",
+                                                                "etcd",
+                                                                "--etcd-endpoints=http://e:1",
+                                                                "--etcd-prefix",
+                                                                "/p"}));
   const ServerFlags& f = parsed.flags;
   EXPECT_EQ(f.listen, "127.0.0.1:1");
   EXPECT_EQ(f.data_dir, "/d");
+  EXPECT_EQ(f.store, "etcd");
+  EXPECT_EQ(f.etcd_endpoints, "http://e:1");
+  EXPECT_EQ(f.etcd_prefix, "/p");
   EXPECT_TRUE(f.accept_data_loss);
   EXPECT_TRUE(f.insecure);
   EXPECT_EQ(f.metrics_listen, "127.0.0.1:2");

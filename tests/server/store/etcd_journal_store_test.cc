@@ -199,14 +199,22 @@ TEST_F(EtcdJournalStoreTest, AWaitingReplicaGivesUpWhenCancelled) {
   std::atomic<bool> cancel{false};
   EtcdStoreOptions waiting = Options("second");
   waiting.wait_for_writer = true;
-  waiting.cancel_wait = &cancel;
+  waiting.stop_waiting = [&] { return cancel.load(); };
   auto second = std::async(std::launch::async, [&] { return EtcdJournalStore::Open(waiting); });
   cancel = true;
   EXPECT_TRUE(absl::IsCancelled(second.get().status()));
 }
 
 TEST_F(EtcdJournalStoreTest, AWriterThatLostItsLeaseToAnotherNeverWritesAgain) {
-  auto stale = OpenStore(Options("stale"));
+  EtcdStoreOptions options = Options("stale");
+  // Its keep-alive, which would notice and take the key back, first runs after the test.
+  options.lease_ttl = absl::Seconds(30);
+  int told = 0;
+  options.on_deposed = [&](const absl::Status& why) {
+    ++told;
+    EXPECT_THAT(why.message(), HasSubstr("replica next holds it now"));
+  };
+  auto stale = OpenStore(options);
   ASSERT_NE(stale, nullptr);
   ASSERT_OK(stale->Commit({{1, "c", "one"}}));
   // Its lease expires as if it had been paused past the TTL; another takes over and writes.
@@ -226,12 +234,15 @@ TEST_F(EtcdJournalStoreTest, AWriterThatLostItsLeaseToAnotherNeverWritesAgain) {
   // Even once the new writer has gone, the stale one may not take the key back.
   next.reset();
   EXPECT_FALSE(stale->Probe().ok());
+  EXPECT_EQ(told, 1);
   EXPECT_THAT(ScanAll(*stale), ElementsAre(std::pair<std::int64_t, std::string>(1, "c:one"),
                                            std::pair<std::int64_t, std::string>(2, "c:two")));
 }
 
 TEST_F(EtcdJournalStoreTest, AWriterThatLostItsLeaseWithNoOneElseWritingTakesItBack) {
-  auto store = OpenStore(Options("a"));
+  EtcdStoreOptions options = Options("a");
+  options.lease_ttl = absl::Seconds(30);  // the journal's probe takes it back, not the keep-alive
+  auto store = OpenStore(options);
   ASSERT_NE(store, nullptr);
   ASSERT_OK(store->Commit({{1, "c", "one"}}));
   ASSERT_OK(raw_->RevokeLease(store->lease()));
@@ -240,6 +251,16 @@ TEST_F(EtcdJournalStoreTest, AWriterThatLostItsLeaseWithNoOneElseWritingTakesItB
   ASSERT_OK(store->Commit({{2, "c", "two"}}));
   EXPECT_THAT(ScanAll(*store), ElementsAre(std::pair<std::int64_t, std::string>(1, "c:one"),
                                            std::pair<std::int64_t, std::string>(2, "c:two")));
+}
+
+TEST_F(EtcdJournalStoreTest, TheKeepAliveTakesALostKeyBackWhenNoOneElseTookIt) {
+  auto store = OpenStore(Options("a"));  // a TTL of 1 s: renewed every 333 ms
+  ASSERT_NE(store, nullptr);
+  const std::int64_t first = store->lease();
+  ASSERT_OK(raw_->RevokeLease(first));
+  for (int i = 0; i < 50 && store->lease() == first; ++i) absl::SleepFor(absl::Milliseconds(100));
+  EXPECT_NE(store->lease(), first);
+  ASSERT_OK(store->Commit({{1, "c", "one"}}));
 }
 
 TEST_F(EtcdJournalStoreTest, TheWriterKeepsItsLeaseAlivePastTheTtl) {
