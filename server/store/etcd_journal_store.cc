@@ -21,6 +21,8 @@ using etcd::Op;
 // Keys per page of a scan: records are small, and a page must stay far below what one answer
 // may carry.
 constexpr std::int64_t kScanPage = 128;
+// Between two tries of a write whose answer did not come.
+constexpr absl::Duration kRetryPause = absl::Milliseconds(50);
 // Compaction between the pages of a scan makes etcd refuse the later pages: the scan starts
 // again at the newest revision this many times.
 constexpr int kScanAttempts = 3;
@@ -169,8 +171,13 @@ absl::StatusOr<etcd::TxnResult> EtcdJournalStore::FencedTxn(const std::vector<Op
     lease = lease_;
   }
   const std::string writer_key = keys::Writer(options_.prefix);
+  const absl::Time give_up = absl::Now() + options_.retry_unanswered_for;
   absl::StatusOr<etcd::TxnResult> txn =
       client_->Txn({Compare::LeaseIs(writer_key, lease)}, ops, {Op::Get(writer_key)});
+  while (absl::IsUnavailable(txn.status()) && absl::Now() < give_up) {
+    absl::SleepFor(kRetryPause);
+    txn = client_->Txn({Compare::LeaseIs(writer_key, lease)}, ops, {Op::Get(writer_key)});
+  }
   if (!txn.ok()) return Annotate(txn.status(), name_);
   if (txn->succeeded) return txn;
   {

@@ -54,6 +54,11 @@ struct EtcdStoreOptions {
   // Records per commit: etcd allows 128 operations per transaction by default (--max-txn-ops),
   // and a commit adds one of its own.
   std::size_t max_txn_records = 120;
+  // A write whose answer did not come (a timeout, a member lost, a leader election) is sent
+  // again for this long: every write the store makes puts the same values under keys named by
+  // LSN, or deletes, so sending it twice changes nothing, and the fence still holds. Past it,
+  // the commit fails with UNAVAILABLE.
+  absl::Duration retry_unanswered_for = absl::Seconds(3);
   // Compact etcd's history after a snapshot, up to the revision of the one before it, so that
   // the database stays bounded. Leave it to etcd (its --auto-compaction-*) with false.
   bool compact = true;

@@ -161,4 +161,15 @@ absl::Status EtcdCluster::Restart(int member) {
   return WaitUntilAnswering(members_[member]);
 }
 
+absl::Status EtcdCluster::RestartAll() {
+  for (Member& member : members_) {
+    if (member.pid > 0) continue;
+    if (absl::Status spawned = Spawn(member); !spawned.ok()) return spawned;
+  }
+  for (const Member& member : members_) {
+    if (absl::Status answering = WaitUntilAnswering(member); !answering.ok()) return answering;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace resched::testing

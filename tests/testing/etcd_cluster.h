@@ -51,6 +51,9 @@ class EtcdCluster {
   void Resume(int member);
   // Starts a killed member again on its data directory and waits until it answers.
   absl::Status Restart(int member);
+  // Starts every killed member again, then waits until each answers: the way back from a loss
+  // of the majority, where no member answers alone.
+  absl::Status RestartAll();
 
  private:
   struct Member {

@@ -1,0 +1,477 @@
+// Failover: two real resched-server replicas on a three-member etcd on loopback
+// (tests/testing/etcd_cluster.h), one writing and one waiting. Under load from several clients
+// that go to whichever replica answers, the writer is killed with SIGKILL round after round (and
+// started again as the standby): every acknowledged submission must be on the replica that took
+// over, with the id it was acknowledged with, and a submission retried with its request id after
+// the kill must either answer as the first did or apply once (no job twice). The time from each
+// kill to the first acknowledged submission is printed (p50, max). A writer paused past its
+// lease (SIGSTOP) while the other takes over must, once resumed, write nothing and stop with
+// status 3; losing one etcd member changes nothing, losing two refuses changes with UNAVAILABLE
+// until they are back, without a restart of resched; and the whole system stopped and started
+// again comes back to the same state.
+//
+// RESCHED_FAILOVER_ROUNDS sets the number of kills (default 6).
+#include <fcntl.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "google/rpc/status.pb.h"
+#include "resched/v1/service.grpc.pb.h"
+#include "tests/testing/etcd_cluster.h"
+#include "tests/testing/free_port.h"
+#include "tests/testing/temp_dir.h"
+
+namespace resched::testing {
+namespace {
+
+namespace pb = ::resched::v1;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kReplicas = 2;
+constexpr int kClients = 3;
+const char* const kClusters[] = {"alpha", "beta"};
+
+class FailoverTest : public ::testing::Test {
+ protected:
+  struct Replica {
+    int port = 0;
+    pid_t pid = -1;
+    std::shared_ptr<pb::Resched::Stub> stub;  // behind stubs_mu_
+  };
+
+  void SetUp() override {
+    ASSERT_TRUE(etcd_.started().ok()) << etcd_.started();
+    // A 1 s lease (the shortest etcd takes), snapshots often, so that takeovers land between
+    // and during them; etcd requests give up after 1 s so that a lost majority is told fast.
+    std::ofstream(dir_.path() + "/config.yaml") << "etcd:\n"
+                                                   "  lease_ttl_ms: 1000\n"
+                                                   "  request_timeout_ms: 1000\n"
+                                                   "snapshot_every: 50\n"
+                                                   "clusters:\n"
+                                                   "  - name: alpha\n"
+                                                   "    processors: 4096\n"
+                                                   "    clock: SIMULATED\n"
+                                                   "    policy:\n"
+                                                   "      name: conservative\n"
+                                                   "  - name: beta\n"
+                                                   "    processors: 4096\n"
+                                                   "    clock: SIMULATED\n"
+                                                   "    policy:\n"
+                                                   "      name: easy\n";
+    for (Replica& replica : replicas_) {
+      replica.port = FreeLoopbackPort();
+      replica.stub = NewStub(replica.port);
+    }
+  }
+
+  static std::shared_ptr<pb::Resched::Stub> NewStub(int port) {
+    return pb::Resched::NewStub(
+        grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
+  }
+
+  void TearDown() override {
+    for (int i = 0; i < kReplicas; ++i) Stop(i, SIGKILL);
+    if (!HasFailure()) return;
+    // What the replicas said, for whoever reads a failed run (their directory goes with it).
+    for (int i = 0; i < kReplicas; ++i) {
+      std::ifstream log(absl::StrCat(dir_.path(), "/replica", i, ".log"));
+      std::vector<std::string> lines;
+      for (std::string line; std::getline(log, line);) lines.push_back(line);
+      const std::size_t from = lines.size() > 30 ? lines.size() - 30 : 0;
+      std::printf("--- the last %zu lines of replica %d's log\n", lines.size() - from, i);
+      for (std::size_t l = from; l < lines.size(); ++l) std::printf("%s\n", lines[l].c_str());
+    }
+  }
+
+  // Starts replica `i`; it serves once it holds the writer key, else waits as the standby.
+  void Start(int i) {
+    Replica& replica = replicas_[i];
+    const std::string listen = absl::StrCat("127.0.0.1:", replica.port);
+    const std::string log = absl::StrCat(dir_.path(), "/replica", i, ".log");
+    const std::string endpoints = absl::StrJoin(etcd_.endpoints(), ",");
+    const std::string config = dir_.path() + "/config.yaml";
+    const std::string id = absl::StrCat("replica-", i);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log.c_str(),
+                                     O_WRONLY | O_CREAT | O_APPEND, 0644);
+    const char* argv[] = {RESCHED_SERVER_BIN,
+                          "--listen",
+                          listen.c_str(),
+                          "--config",
+                          config.c_str(),
+                          "--store",
+                          "etcd",
+                          "--etcd-endpoints",
+                          endpoints.c_str(),
+                          "--audit-log",
+                          "none",
+                          "--log-format",
+                          "json",
+                          nullptr};
+    // posix_spawn, not fork: gRPC's fork handlers would stall this multi-threaded process.
+    ASSERT_EQ(posix_spawn(&replica.pid, RESCHED_SERVER_BIN, &actions, nullptr,
+                          const_cast<char* const*>(argv), environ),
+              0);
+    posix_spawn_file_actions_destroy(&actions);
+  }
+
+  // Sends `signal` and waits for the process; returns its wait status.
+  int Stop(int i, int signal) {
+    Replica& replica = replicas_[i];
+    if (replica.pid <= 0) return 0;
+    kill(replica.pid, signal);
+    int status = 0;
+    waitpid(replica.pid, &status, 0);
+    replica.pid = -1;
+    return status;
+  }
+
+  template <class Request, class Response>
+  grpc::Status CallOne(int i,
+                       grpc::Status (pb::Resched::Stub::*method)(grpc::ClientContext*,
+                                                                 const Request&, Response*),
+                       const Request& request, Response* response,
+                       std::chrono::seconds deadline = std::chrono::seconds(2)) {
+    std::shared_ptr<pb::Resched::Stub> stub;
+    {
+      std::lock_guard<std::mutex> lock(stubs_mu_);
+      stub = replicas_[i].stub;
+    }
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + deadline);
+    const grpc::Status status = (stub.get()->*method)(&context, request, response);
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+      // A new connection for the next call, as a client that reconnects makes: a channel that
+      // failed while its replica waited as the standby backs off for seconds once it serves.
+      std::lock_guard<std::mutex> lock(stubs_mu_);
+      if (replicas_[i].stub == stub) replicas_[i].stub = NewStub(replicas_[i].port);
+    }
+    return status;
+  }
+
+  // What a client given both addresses does: the replica that answered last first, then the
+  // other, while they answer UNAVAILABLE (the standby does not listen; the writer may be gone).
+  template <class Request, class Response>
+  grpc::Status Call(grpc::Status (pb::Resched::Stub::*method)(grpc::ClientContext*, const Request&,
+                                                              Response*),
+                    const Request& request, Response* response) {
+    const int first = last_answered_.load();
+    grpc::Status status;
+    for (int tried = 0; tried < kReplicas; ++tried) {
+      const int i = (first + tried) % kReplicas;
+      status = CallOne(i, method, request, response);
+      if (status.error_code() != grpc::StatusCode::UNAVAILABLE &&
+          status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED) {
+        last_answered_ = i;
+        return status;
+      }
+    }
+    return status;
+  }
+
+  // Submits `request` through a new connection to each replica in turn until one answers OK or
+  // ALREADY_EXISTS (the first answer in `response`), as a client that reconnects does; the time
+  // this takes after a kill is the failover time, with no client backoff in it.
+  grpc::Status SubmitOnNewConnections(const pb::SubmitJobRequest& request,
+                                      pb::SubmitJobResponse* response, Clock::time_point until) {
+    grpc::Status s;
+    for (int attempt = 0; Clock::now() < until; ++attempt) {
+      const Replica& replica = replicas_[attempt % kReplicas];
+      const std::shared_ptr<pb::Resched::Stub> stub = NewStub(replica.port);
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+      s = stub->SubmitJob(&context, request, response);
+      if (s.error_code() == grpc::StatusCode::ALREADY_EXISTS) {
+        google::rpc::Status rich;
+        EXPECT_TRUE(rich.ParseFromString(s.error_details()) && rich.details_size() == 1 &&
+                    rich.details(0).UnpackTo(response));
+        return grpc::Status::OK;
+      }
+      if (s.ok()) return s;
+      if (attempt % kReplicas == kReplicas - 1) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
+    return s;
+  }
+
+  // Waits up to `limit` until some replica serves; returns which (-1: none).
+  int WaitForWriter(std::chrono::seconds limit = std::chrono::seconds(20)) {
+    const auto until = Clock::now() + limit;
+    while (Clock::now() < until) {
+      for (int i = 0; i < kReplicas; ++i) {
+        if (replicas_[i].pid <= 0) continue;
+        pb::ListClustersRequest request;
+        pb::ListClustersResponse response;
+        if (CallOne(i, &pb::Resched::Stub::ListClusters, request, &response).ok()) return i;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return -1;
+  }
+
+  // Submits `request` again (same request id) until a replica answers: OK, or ALREADY_EXISTS
+  // when an earlier try was applied but its answer lost, whose details carry the first answer,
+  // put in `response`. Gives up with the last error when `give_up` says so.
+  grpc::Status SubmitUntilAnswered(const pb::SubmitJobRequest& request,
+                                   pb::SubmitJobResponse* response,
+                                   const std::function<bool()>& give_up, bool* retried) {
+    grpc::Status s = Call(&pb::Resched::Stub::SubmitJob, request, response);
+    while (!s.ok() && !give_up()) {
+      if (s.error_code() == grpc::StatusCode::ALREADY_EXISTS) {
+        google::rpc::Status rich;
+        EXPECT_TRUE(rich.ParseFromString(s.error_details()) && rich.details_size() == 1 &&
+                    rich.details(0).UnpackTo(response))
+            << request.request_id();
+        return grpc::Status::OK;
+      }
+      if (retried != nullptr) *retried = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      s = Call(&pb::Resched::Stub::SubmitJob, request, response);
+    }
+    return s;
+  }
+
+  pb::SubmitJobRequest Submission(const std::string& cluster, const std::string& request_id) {
+    pb::SubmitJobRequest request;
+    request.set_cluster(cluster);
+    request.set_request_id(request_id);
+    request.mutable_job()->set_name(request_id);
+    request.mutable_job()->mutable_model()->mutable_rigid()->set_k(1 + request_id.size() % 8);
+    request.mutable_job()->mutable_model()->mutable_rigid()->mutable_time()->set_seconds(600);
+    return request;
+  }
+
+  // Every job of every cluster on the replica that serves, by name (= request id); fails the
+  // test when a name is there twice.
+  std::map<std::string, pb::Job> JobsByName() {
+    std::map<std::string, pb::Job> jobs;
+    for (const char* cluster : kClusters) {
+      pb::ListJobsRequest request;
+      request.set_cluster(cluster);
+      request.set_page_size(10000);
+      while (true) {
+        pb::ListJobsResponse response;
+        grpc::Status s = Call(&pb::Resched::Stub::ListJobs, request, &response);
+        // A channel still backing off from before its replica took over: a few more tries.
+        for (int retry = 0; retry < 100 && s.error_code() == grpc::StatusCode::UNAVAILABLE;
+             ++retry) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          s = Call(&pb::Resched::Stub::ListJobs, request, &response);
+        }
+        EXPECT_TRUE(s.ok()) << s.error_message();
+        if (!s.ok()) return jobs;
+        for (const pb::Job& job : response.jobs()) {
+          EXPECT_TRUE(jobs.emplace(job.spec().name(), job).second)
+              << "job " << job.spec().name() << " applied twice";
+        }
+        if (response.next_page_token().empty()) break;
+        request.set_page_token(response.next_page_token());
+      }
+    }
+    return jobs;
+  }
+
+  TempDir dir_{"failover"};
+  EtcdCluster etcd_{3};
+  Replica replicas_[kReplicas];
+  std::mutex stubs_mu_;
+  std::atomic<int> last_answered_{0};
+};
+
+// What the clients were told: request id -> (cluster, job id).
+struct Acknowledged {
+  std::mutex mu;
+  std::map<std::string, std::pair<std::string, std::string>> jobs;
+  std::vector<std::string> retried;  // request ids whose first try went unanswered
+};
+
+TEST_F(FailoverTest, KillingTheWriterLosesNothingAcknowledged) {
+  const char* rounds_env = std::getenv("RESCHED_FAILOVER_ROUNDS");
+  const int rounds = rounds_env != nullptr ? std::max(1, std::atoi(rounds_env)) : 6;
+  Start(0);
+  ASSERT_EQ(WaitForWriter(), 0);
+  Start(1);
+  std::atomic<bool> stop{false};
+  Acknowledged acked;
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      for (int step = 0; !stop; ++step) {
+        const std::string id = absl::StrCat("c", c, "-", step);
+        const pb::SubmitJobRequest request = Submission(kClusters[step % 2], id);
+        pb::SubmitJobResponse response;
+        bool retried = false;
+        // Unanswered (the writer died under it): the same request id until it is answered.
+        const grpc::Status s = SubmitUntilAnswered(
+            request, &response, [&] { return stop.load(); }, &retried);
+        if (!s.ok()) return;
+        std::lock_guard<std::mutex> lock(acked.mu);
+        acked.jobs[id] = {request.cluster(), response.job().id()};
+        if (retried) acked.retried.push_back(id);
+      }
+    });
+  }
+  std::vector<double> failover_ms;
+  int writer = 0;
+  for (int round = 0; round < rounds; ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    const std::size_t before = [&] {
+      std::lock_guard<std::mutex> lock(acked.mu);
+      return acked.jobs.size();
+    }();
+    Stop(writer, SIGKILL);
+    const auto killed = Clock::now();
+    // The first acknowledged submission after the kill, from a client of its own.
+    pb::SubmitJobResponse response;
+    const pb::SubmitJobRequest probe = Submission("alpha", absl::StrCat("probe-", round));
+    const grpc::Status s =
+        SubmitOnNewConnections(probe, &response, killed + std::chrono::seconds(20));
+    ASSERT_TRUE(s.ok()) << "no replica took over within 20 s: " << s.error_message();
+    failover_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - killed).count());
+    {
+      std::lock_guard<std::mutex> lock(acked.mu);
+      acked.jobs[probe.request_id()] = {"alpha", response.job().id()};
+      EXPECT_GT(acked.jobs.size(), before) << "round " << round;
+    }
+    const int killed_replica = writer;
+    writer = 1 - writer;
+    Start(killed_replica);  // the standby now
+  }
+  stop = true;
+  for (std::thread& client : clients) client.join();
+
+  std::sort(failover_ms.begin(), failover_ms.end());
+  std::printf("failover over %d kills (lease TTL 1 s): p50 %.0f ms, max %.0f ms\n", rounds,
+              failover_ms[failover_ms.size() / 2], failover_ms.back());
+  // The goal is the TTL + 1 s; the bound leaves room for a loaded machine (the sanitizer builds,
+  // other tests beside this one).
+  EXPECT_LE(failover_ms.back(), 1000 + 4000);
+
+  const std::map<std::string, pb::Job> jobs = JobsByName();
+  std::lock_guard<std::mutex> lock(acked.mu);
+  std::printf("%zu submissions acknowledged, %zu of them after a retry across a failover\n",
+              acked.jobs.size(), acked.retried.size());
+  for (const auto& [request_id, where] : acked.jobs) {
+    const auto found = jobs.find(request_id);
+    ASSERT_NE(found, jobs.end()) << "acknowledged job " << request_id << " is lost";
+    EXPECT_EQ(found->second.cluster(), where.first);
+    EXPECT_EQ(found->second.id(), where.second) << request_id;
+  }
+
+  // The whole system stopped (replicas, then every etcd member) and started again: the same.
+  for (int i = 0; i < kReplicas; ++i) Stop(i, SIGTERM);
+  for (int m = 0; m < etcd_.size(); ++m) etcd_.Kill(m);
+  ASSERT_TRUE(etcd_.RestartAll().ok());
+  Start(1);
+  ASSERT_EQ(WaitForWriter(), 1);
+  const std::map<std::string, pb::Job> again = JobsByName();
+  ASSERT_EQ(again.size(), jobs.size());
+  for (const auto& [name, job] : jobs) {
+    const auto found = again.find(name);
+    ASSERT_NE(found, again.end()) << name;
+    EXPECT_EQ(found->second.SerializeAsString(), job.SerializeAsString()) << name;
+  }
+}
+
+TEST_F(FailoverTest, AWriterPausedPastItsLeaseNeverWritesAgainAndStops) {
+  Start(0);
+  ASSERT_EQ(WaitForWriter(), 0);
+  Start(1);
+  pb::SubmitJobResponse response;
+  ASSERT_TRUE(
+      CallOne(0, &pb::Resched::Stub::SubmitJob, Submission("alpha", "before"), &response).ok());
+  kill(replicas_[0].pid, SIGSTOP);
+  // Replica 1 takes over once the paused one's lease expires.
+  const auto paused = Clock::now();
+  grpc::Status s;
+  while (Clock::now() - paused < std::chrono::seconds(20)) {
+    s = CallOne(1, &pb::Resched::Stub::SubmitJob, Submission("alpha", "during"), &response);
+    if (s.ok()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  kill(replicas_[0].pid, SIGCONT);
+  // Whatever the resumed one is asked now, none of it lands.
+  grpc::Status late =
+      CallOne(0, &pb::Resched::Stub::SubmitJob, Submission("alpha", "late"), &response);
+  EXPECT_FALSE(late.ok());
+  const auto resumed = Clock::now();
+  int status = 0;
+  while (waitpid(replicas_[0].pid, &status, WNOHANG) == 0 &&
+         Clock::now() - resumed < std::chrono::seconds(10)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << "the deposed writer did not stop";
+  EXPECT_EQ(WEXITSTATUS(status), 3);
+  replicas_[0].pid = -1;
+  last_answered_ = 1;
+  const std::map<std::string, pb::Job> jobs = JobsByName();
+  EXPECT_EQ(jobs.count("before"), 1u);
+  EXPECT_EQ(jobs.count("during"), 1u);
+  EXPECT_EQ(jobs.count("late"), 0u);
+}
+
+TEST_F(FailoverTest, LosingEtcdsMajorityRefusesChangesUntilItIsBack) {
+  Start(0);
+  ASSERT_EQ(WaitForWriter(), 0);
+  pb::SubmitJobResponse response;
+  etcd_.Kill(2);  // one member of three: nothing changes (a lost leader delays the commit)
+  const grpc::Status one_down =
+      CallOne(0, &pb::Resched::Stub::SubmitJob, Submission("alpha", "one-down"), &response,
+              std::chrono::seconds(10));
+  ASSERT_TRUE(one_down.ok()) << one_down.error_message();
+  etcd_.Kill(1);
+  // Refused once the store has tried for its 3 s; the caller's deadline is longer.
+  const grpc::Status refused =
+      CallOne(0, &pb::Resched::Stub::SubmitJob, Submission("alpha", "no-majority"), &response,
+              std::chrono::seconds(10));
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE) << refused.error_message();
+  ASSERT_TRUE(etcd_.Restart(1).ok());
+  ASSERT_TRUE(etcd_.Restart(2).ok());
+  // The same process serves changes again once its journal's probe commits.
+  grpc::Status s;
+  const auto back = Clock::now();
+  while (Clock::now() - back < std::chrono::seconds(20)) {
+    s = CallOne(0, &pb::Resched::Stub::SubmitJob, Submission("alpha", "back"), &response);
+    if (s.ok()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  last_answered_ = 0;
+  const std::map<std::string, pb::Job> jobs = JobsByName();
+  EXPECT_EQ(jobs.count("one-down"), 1u);
+  EXPECT_EQ(jobs.count("back"), 1u);
+  // Refused means not applied, unless its commit reached etcd before the answer was lost: a
+  // retry with its request id tells which, and answers the same either way.
+  pb::SubmitJobResponse retried;
+  const grpc::Status again =
+      CallOne(0, &pb::Resched::Stub::SubmitJob, Submission("alpha", "no-majority"), &retried);
+  EXPECT_TRUE(again.ok() || again.error_code() == grpc::StatusCode::ALREADY_EXISTS)
+      << again.error_message();
+  const std::map<std::string, pb::Job> after = JobsByName();
+  EXPECT_EQ(after.count("no-majority"), 1u);
+}
+
+}  // namespace
+}  // namespace resched::testing
