@@ -6,17 +6,13 @@
 // Counters: records per second, and for etcd the CPU its process spent per batch (the client's is
 // the CPU column).
 #include <benchmark/benchmark.h>
-#include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "bench/process_cpu.h"
 #include "server/store/etcd_client.h"
 #include "server/store/journal.h"
 #include "tests/testing/etcd_cluster.h"
@@ -27,19 +23,7 @@ namespace {
 
 constexpr std::size_t kRecordBytes = 512;
 
-// The CPU time a process has used, user and system, in microseconds (/proc/PID/stat).
-double ProcessCpuMicros(pid_t pid) {
-  std::ifstream stat(absl::StrCat("/proc/", pid, "/stat"));
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-  std::istringstream fields(text.substr(text.rfind(')') + 2));
-  std::string field;
-  double ticks = 0;
-  for (int i = 1; i <= 13 && fields >> field; ++i) {
-    if (i >= 12) ticks += std::stod(field);
-  }
-  return ticks * 1e6 / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
+using bench::ProcessCpuMicros;
 
 void BM_EtcdTxnCommit(benchmark::State& state) {
   const int records = static_cast<int>(state.range(0));

@@ -1,5 +1,6 @@
 // A resched service on a loopback port for the server benchmarks: ephemeral or durable (a fresh
-// data directory in /tmp, or in /dev/shm, removed afterwards), traced or not.
+// data directory in /tmp, or in /dev/shm, removed afterwards, or a journal store such as etcd),
+// traced or not.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -95,14 +96,13 @@ class LoopbackServer {
       data_dir_ = pattern;
       if (!app_.OpenDataDir(data_dir_).ok()) std::abort();
     }
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(&service_);
-    server_ = builder.BuildAndStart();
-    address_ = "127.0.0.1:" + std::to_string(port);
-    channel_ = grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
-    stub_ = pb::Resched::NewStub(channel_);
+    Listen();
+  }
+  // Journals to `store` (an etcd store).
+  explicit LoopbackServer(std::unique_ptr<server::JournalStore> store) {
+    server::ApplyServingProcessSettings();
+    if (!app_.OpenStore(std::move(store)).ok()) std::abort();
+    Listen();
   }
   ~LoopbackServer() {
     app_.BeginShutdown();
@@ -118,6 +118,17 @@ class LoopbackServer {
   grpc::Server& server() { return *server_; }
 
  private:
+  void Listen() {
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(&service_);
+    server_ = builder.BuildAndStart();
+    address_ = "127.0.0.1:" + std::to_string(port);
+    channel_ = grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
+    stub_ = pb::Resched::NewStub(channel_);
+  }
+
   std::string data_dir_;
   std::string address_;
   server::Application app_;

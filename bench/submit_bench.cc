@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <filesystem>
 #include <memory>
 #include <random>
@@ -22,6 +21,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/loopback_server.h"
+#include "bench/submit_round.h"
 #include "core/plan/cluster_plan.h"
 #include "proto/resched/convert.h"
 #include "server/rpc/service.h"
@@ -92,74 +92,11 @@ void BM_GetClusterRoundTrip(benchmark::State& state) {
 }
 BENCHMARK(BM_GetClusterRoundTrip)->Iterations(2000)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
-// One round: `clients` clients each submit 400 jobs round-robin over 8 clusters (an empty
-// cluster each at the start), ephemeral or durable.
-struct RoundResult {
-  double calls_per_s = 0;
-  double p50_us = 0;
-  double p99_us = 0;
-  double calls_per_commit = 0;  // durable only: records per fsync, what the group commit shares
-  double cpu_us_per_call = 0;   // the process's CPU time (clients included) per call
-};
-
-double ProcessCpuSeconds() {
-  timespec now{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
-}
-
-// `data_parent`: where a durable round's data directory goes.
-RoundResult RunRound(int clients, bool durable, double sample_ratio,
-                     const std::string& data_parent = "/tmp") {
-  constexpr int kClusters = 8;
-  constexpr int kPerClient = 400;
+// One round on a fresh server: ephemeral, or durable in a data directory under `data_parent`.
+resched::bench::SubmitRound RunRound(int clients, bool durable, double sample_ratio,
+                                     const std::string& data_parent = "/tmp") {
   LoopbackServer server(durable, sample_ratio, {}, data_parent);
-  std::mt19937_64 rng(42);
-  for (int c = 0; c < kClusters; ++c) {
-    CreateFilledCluster(server.stub(), absl::StrCat("c", c), 0, rng);
-  }
-  const std::int64_t commits_before = durable ? server.app().journal()->commits() : std::int64_t{0};
-  std::vector<std::vector<double>> micros(clients);
-  std::vector<std::thread> threads;
-  threads.reserve(clients);
-  const double cpu_before = ProcessCpuSeconds();
-  const auto start = std::chrono::steady_clock::now();
-  for (int client = 0; client < clients; ++client) {
-    threads.emplace_back([&, client] {
-      std::mt19937_64 mine(client);
-      for (int i = 0; i < kPerClient; ++i) {
-        pb::SubmitJobRequest request;
-        request.set_cluster(absl::StrCat("c", (client + i) % kClusters));
-        *request.mutable_job() = RandomJobSpec(mine);
-        pb::SubmitJobResponse response;
-        grpc::ClientContext context;
-        const auto called = std::chrono::steady_clock::now();
-        if (!server.stub().SubmitJob(&context, request, &response).ok()) std::abort();
-        micros[client].push_back(
-            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - called)
-                .count());
-      }
-    });
-  }
-  for (auto& thread : threads) thread.join();
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double cpu_seconds = ProcessCpuSeconds() - cpu_before;
-  std::vector<double> all;
-  for (const auto& m : micros) all.insert(all.end(), m.begin(), m.end());
-  std::sort(all.begin(), all.end());
-  auto at = [&](double q) { return all[static_cast<size_t>(q * (all.size() - 1))]; };
-  RoundResult result;
-  const auto calls = static_cast<double>(all.size());
-  result.calls_per_s = calls / seconds;
-  result.p50_us = at(0.50);
-  result.p99_us = at(0.99);
-  result.cpu_us_per_call = cpu_seconds * 1e6 / calls;
-  if (durable) {
-    result.calls_per_commit =
-        calls / static_cast<double>(server.app().journal()->commits() - commits_before);
-  }
-  return result;
+  return resched::bench::RunSubmitRound(server, clients);
 }
 
 // Argument: the number of clients. Each iteration is three rounds, ephemeral, durable and durable
@@ -169,9 +106,9 @@ RoundResult RunRound(int clients, bool durable, double sample_ratio,
 void BM_ConcurrentSubmit(benchmark::State& state) {
   const int clients = static_cast<int>(state.range(0));
   for (auto _ : state) {
-    const RoundResult ephemeral = RunRound(clients, false, -1);
-    const RoundResult durable = RunRound(clients, true, -1);
-    const RoundResult in_memory = RunRound(clients, true, -1, "/dev/shm");
+    const resched::bench::SubmitRound ephemeral = RunRound(clients, false, -1);
+    const resched::bench::SubmitRound durable = RunRound(clients, true, -1);
+    const resched::bench::SubmitRound in_memory = RunRound(clients, true, -1, "/dev/shm");
     state.counters["ephemeral_calls_per_s"] = ephemeral.calls_per_s;
     state.counters["ephemeral_p50_us"] = ephemeral.p50_us;
     state.counters["ephemeral_cpu_us_per_call"] = ephemeral.cpu_us_per_call;
@@ -197,7 +134,8 @@ BENCHMARK(BM_ConcurrentSubmit)
 // Argument: -1 tracing off, else the sample ratio in per mille.
 void BM_ConcurrentSubmitTraced(benchmark::State& state) {
   for (auto _ : state) {
-    const RoundResult round = RunRound(16, false, static_cast<double>(state.range(0)) / 1000.0);
+    const resched::bench::SubmitRound round =
+        RunRound(16, false, static_cast<double>(state.range(0)) / 1000.0);
     state.counters["calls_per_s"] = round.calls_per_s;
     state.counters["p50_us"] = round.p50_us;
     state.counters["p99_us"] = round.p99_us;

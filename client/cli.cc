@@ -8,6 +8,7 @@
 #include "client/commands.h"
 #include "client/rpc_error.h"
 #include "transport/bearer_token.h"
+#include "transport/server_list.h"
 
 namespace resched::cli {
 namespace {
@@ -22,7 +23,10 @@ constexpr std::array<FlagSpec, 8> kGlobalFlags = {{{"server"},
                                                    {"help", 'h', false}}};
 
 constexpr absl::string_view kGlobalHelp = R"(global flags (before or after the command):
-  --server HOST:PORT   the server (default: $RESCHED_SERVER, else 127.0.0.1:50051)
+  --server HOST:PORT   the server (default: $RESCHED_SERVER, else 127.0.0.1:50051);
+                       several, HOST:PORT,HOST:PORT...: replicas on etcd, of which the
+                       one that serves answers, and a call waits (up to --timeout)
+                       while one takes over from another
   --json               print the answer as JSON (proto field names) instead of tables
   --timeout DURATION   deadline of each call (default 30s)
   --tls-ca FILE        TLS: verify the server against this CA (PEM; any TLS flag turns TLS
@@ -199,6 +203,7 @@ int RunCli(const std::vector<std::string>& args, const ChannelFactory& open_chan
   Context ctx(stub.get(), out, err);
   ctx.channel = *channel;
   ctx.server = server;
+  ctx.wait_for_ready = transport::NamesSeveralServers(server);
   ctx.json = parsed->Has("json") || head->Has("json");
   try {
     if (std::optional<std::string> t =

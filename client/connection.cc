@@ -3,6 +3,7 @@
 #include <grpcpp/support/channel_arguments.h>
 
 #include "transport/bearer_token.h"
+#include "transport/server_list.h"
 
 namespace resched::cli {
 
@@ -10,9 +11,14 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> OpenChannel(const Connection& con
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
       transport::MakeChannelCredentials(connection.tls);
   if (!credentials.ok()) return credentials.status();
+  absl::StatusOr<transport::ChannelTarget> target =
+      transport::ResolveServers(connection.server, "--server");
+  if (!target.ok()) return target.status();
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(1 << 30);
-  return transport::CreateChannelWithToken(connection.server, *credentials, arguments,
+  if (!target->authority.empty())
+    arguments.SetString(GRPC_ARG_DEFAULT_AUTHORITY, target->authority);
+  return transport::CreateChannelWithToken(target->target, *credentials, arguments,
                                            connection.token);
 }
 

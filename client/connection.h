@@ -12,13 +12,14 @@
 namespace resched::cli {
 
 struct Connection {
-  std::string server;             // host:port
+  std::string server;             // HOST:PORT, or several: HOST:PORT,HOST:PORT...
   transport::ClientTlsFiles tls;  // --tls-ca, --tls-cert, --tls-key; none: plaintext
   std::string token;              // sent with every call when not empty
 };
 
-// A channel to `connection.server`, TLS when files are named, with the bearer token on every
-// call when there is one; INVALID_ARGUMENT naming the flag
+// A channel to `connection.server` (to whichever of several accepts: transport/server_list.h),
+// TLS when files are named, with the bearer token on every call when there is one;
+// INVALID_ARGUMENT naming the flag
 // when a file cannot be used. Large answers are allowed: `trace export` reads a cluster's whole
 // retained history.
 absl::StatusOr<std::shared_ptr<grpc::Channel>> OpenChannel(const Connection& connection);

@@ -7,11 +7,13 @@
 // kill to the first acknowledged submission is printed (p50, max). A writer paused past its
 // lease (SIGSTOP) while the other takes over must, once resumed, write nothing and stop with
 // status 3; losing one etcd member changes nothing, losing two refuses changes with UNAVAILABLE
-// until they are back, without a restart of resched; and the whole system stopped and started
-// again comes back to the same state.
+// until they are back, without a restart of resched; the whole system stopped and started
+// again comes back to the same state; and the CLI given both replicas' addresses rides a
+// takeover.
 //
 // RESCHED_FAILOVER_ROUNDS sets the number of kills (default 6).
 #include <fcntl.h>
+#include <gmock/gmock.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -25,6 +27,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -430,6 +433,41 @@ TEST_F(FailoverTest, AWriterPausedPastItsLeaseNeverWritesAgainAndStops) {
   EXPECT_EQ(jobs.count("before"), 1u);
   EXPECT_EQ(jobs.count("during"), 1u);
   EXPECT_EQ(jobs.count("late"), 0u);
+}
+
+TEST_F(FailoverTest, TheCliGivenEveryReplicaRidesATakeover) {
+  Start(0);
+  ASSERT_EQ(WaitForWriter(), 0);
+  Start(1);
+  const std::string servers =
+      absl::StrCat("127.0.0.1:", replicas_[0].port, ",127.0.0.1:", replicas_[1].port);
+  const std::string out = dir_.path() + "/cli.out";
+  auto cli = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {RESCHED_CLI_BIN, "--server", servers, "--timeout", "20s"});
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = -1;
+    EXPECT_EQ(posix_spawn(&pid, RESCHED_CLI_BIN, &actions, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    std::ifstream in(out);
+    return std::pair{WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                     std::string(std::istreambuf_iterator<char>(in), {})};
+  };
+  auto [submitted, submit_out] =
+      cli({"job", "submit", "--cluster", "alpha", "--rigid", "2:1h", "--name", "before-the-kill"});
+  ASSERT_EQ(submitted, 0) << submit_out;
+  // The writer dies; the CLI, started at once, waits for the standby to take over and answers.
+  Stop(0, SIGKILL);
+  auto [listed, list_out] = cli({"job", "list", "--cluster", "alpha"});
+  EXPECT_EQ(listed, 0) << list_out;
+  EXPECT_THAT(list_out, ::testing::HasSubstr("before-the-kill"));
 }
 
 TEST_F(FailoverTest, LosingEtcdsMajorityRefusesChangesUntilItIsBack) {
