@@ -104,3 +104,38 @@ elif [[ $# -gt 0 ]]; then
 fi
 
 install_missing "${packages[@]}"
+
+# etcd's v3 API as .proto files, for the etcd client's generated gRPC stubs
+# (server/store/CMakeLists.txt): Debian ships them only inside its Go source packages, so the
+# three packages are downloaded, not installed (installing golang-etcd-server-dev would pull 138
+# Go packages), and the six files taken out into proto/etcd-api (ignored by git).
+etcd_api="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/proto/etcd-api"
+etcd_api_files=(
+  etcd/etcdserver/etcdserverpb/rpc.proto etcd/mvcc/mvccpb/kv.proto etcd/auth/authpb/auth.proto
+  gogoproto/gogo.proto google/api/annotations.proto google/api/http.proto
+)
+have_api=1
+for f in "${etcd_api_files[@]}"; do [ -f "$etcd_api/$f" ] || have_api=0; done
+if [ $have_api -eq 0 ]; then
+  echo "install-deps: extracting etcd's API protos into proto/etcd-api"
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  debs=(golang-etcd-server-dev golang-github-gogo-protobuf-dev
+        golang-github-grpc-ecosystem-grpc-gateway-dev)
+  if ! (cd "$work" && apt-get download -qq "${debs[@]}" >/dev/null 2>&1); then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    (cd "$work" && apt-get download -qq "${debs[@]}")
+  fi
+  for deb in "$work"/*.deb; do dpkg-deb -x "$deb" "$work/root"; done
+  go="$work/root/usr/share/gocode/src"
+  rm -rf "$etcd_api"
+  mkdir -p "$etcd_api"/{etcd/etcdserver/etcdserverpb,etcd/mvcc/mvccpb,etcd/auth/authpb,gogoproto,google/api}
+  cp "$go/go.etcd.io/etcd/etcdserver/etcdserverpb/rpc.proto" "$etcd_api/etcd/etcdserver/etcdserverpb/"
+  cp "$go/go.etcd.io/etcd/mvcc/mvccpb/kv.proto" "$etcd_api/etcd/mvcc/mvccpb/"
+  cp "$go/go.etcd.io/etcd/auth/authpb/auth.proto" "$etcd_api/etcd/auth/authpb/"
+  cp "$go/github.com/gogo/protobuf/gogoproto/gogo.proto" "$etcd_api/gogoproto/"
+  googleapis="$go/github.com/grpc-ecosystem/grpc-gateway/third_party/googleapis/google/api"
+  cp "$googleapis/annotations.proto" "$googleapis/http.proto" "$etcd_api/google/api/"
+fi

@@ -22,68 +22,6 @@ using json::KeyValueOf;
 using json::Number;
 using json::RevisionOf;
 
-RangeResult RangeOf(const Json& response) {
-  RangeResult range;
-  if (const auto kvs = response.find("kvs"); kvs != response.end() && kvs->is_array()) {
-    for (const Json& kv : *kvs) range.kvs.push_back(KeyValueOf(kv));
-  }
-  range.more = Flag(response, "more");
-  range.count = Number(response, "count");
-  range.revision = RevisionOf(response);
-  return range;
-}
-
-Json OpJson(const Op& op) {
-  switch (op.kind) {
-    case Op::Kind::kPut: {
-      Json put = {{"key", Encode(op.key)}, {"value", Encode(op.value)}};
-      if (op.lease != 0) put["lease"] = std::to_string(op.lease);
-      return {{"request_put", put}};
-    }
-    case Op::Kind::kDeleteRange: {
-      Json del = {{"key", Encode(op.key)}};
-      if (!op.range_end.empty()) del["range_end"] = Encode(op.range_end);
-      return {{"request_delete_range", del}};
-    }
-    case Op::Kind::kRange: {
-      Json range = {{"key", Encode(op.key)}};
-      if (!op.range_end.empty()) range["range_end"] = Encode(op.range_end);
-      if (op.limit != 0) range["limit"] = std::to_string(op.limit);
-      return {{"request_range", range}};
-    }
-  }
-  return {};
-}
-
-Json CompareJson(const Compare& compare) {
-  static constexpr const char* kResults[] = {"EQUAL", "GREATER", "LESS", "NOT_EQUAL"};
-  Json json = {{"key", Encode(compare.key)},
-               {"result", kResults[static_cast<int>(compare.result)]}};
-  switch (compare.target) {
-    case Compare::Target::kVersion:
-      json["target"] = "VERSION";
-      json["version"] = std::to_string(compare.number);
-      break;
-    case Compare::Target::kCreateRevision:
-      json["target"] = "CREATE";
-      json["create_revision"] = std::to_string(compare.number);
-      break;
-    case Compare::Target::kModRevision:
-      json["target"] = "MOD";
-      json["mod_revision"] = std::to_string(compare.number);
-      break;
-    case Compare::Target::kValue:
-      json["target"] = "VALUE";
-      json["value"] = Encode(compare.value);
-      break;
-    case Compare::Target::kLease:
-      json["target"] = "LEASE";
-      json["lease"] = std::to_string(compare.number);
-      break;
-  }
-  return json;
-}
-
 // etcd's answer as JSON; INTERNAL when it is not JSON.
 absl::StatusOr<Json> ParseAnswer(const std::string& text, absl::string_view path) {
   Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -210,7 +148,9 @@ absl::StatusOr<std::unique_ptr<Client>> Client::Create(ClientOptions options) {
     return absl::InvalidArgumentError("etcd request timeout: must be positive");
   }
   InitCurlOnce();
-  return std::unique_ptr<Client>(new Client(std::move(options)));
+  auto client = std::unique_ptr<Client>(new Client(std::move(options)));
+  if (absl::Status connected = client->ConnectMembers(); !connected.ok()) return connected;
+  return client;
 }
 
 Client::Client(ClientOptions options) : options_(std::move(options)) {}
@@ -312,46 +252,6 @@ absl::StatusOr<std::string> Client::PostTo(const std::string& endpoint, const st
                                              answer.substr(0, 200)));
 }
 
-absl::StatusOr<std::string> Client::Post(const std::string& path, const std::string& body) {
-  std::size_t first = 0;
-  {
-    MutexLock lock(&mu_);
-    first = current_;
-  }
-  const std::size_t n = options_.endpoints.size();
-  std::vector<std::string> failures;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t index = (first + i) % n;
-    const std::string& endpoint = options_.endpoints[index];
-    bool unreachable = false;
-    absl::StatusOr<std::string> answer = PostTo(endpoint, path, body, unreachable);
-    if (absl::IsUnauthenticated(answer.status()) && !options_.user.empty()) {
-      // The token expired (etcd's simple tokens do after five minutes): once more with a new one.
-      {
-        MutexLock lock(&mu_);
-        token_.clear();
-      }
-      answer = PostTo(endpoint, path, body, unreachable);
-    }
-    // A member that answered without a leader, or timed out, is left for the next request;
-    // one that could not be reached is passed over for this one.
-    if (!answer.ok() && absl::IsUnavailable(answer.status())) {
-      MutexLock lock(&mu_);
-      if (current_ == index) current_ = (index + 1) % n;
-    }
-    if (!unreachable) return answer;
-    failures.push_back(std::string(answer.status().message()));
-  }
-  return absl::UnavailableError(
-      absl::StrCat("no etcd endpoint could be reached: ", absl::StrJoin(failures, "; ")));
-}
-
-absl::StatusOr<Json> Client::PostJson(const std::string& path, const std::string& body) {
-  absl::StatusOr<std::string> text = Post(path, body);
-  if (!text.ok()) return text.status();
-  return ParseAnswer(*text, path);
-}
-
 absl::StatusOr<std::optional<KeyValue>> Client::Get(const std::string& key) {
   absl::StatusOr<RangeResult> range = Range(key, "", 1);
   if (!range.ok()) return range.status();
@@ -359,104 +259,8 @@ absl::StatusOr<std::optional<KeyValue>> Client::Get(const std::string& key) {
   return std::move(range->kvs.front());
 }
 
-absl::StatusOr<RangeResult> Client::Range(const std::string& key, const std::string& range_end,
-                                          std::int64_t limit, std::int64_t revision) {
-  Json request = {{"key", Encode(key)}};
-  if (!range_end.empty()) request["range_end"] = Encode(range_end);
-  if (limit != 0) request["limit"] = std::to_string(limit);
-  if (revision != 0) request["revision"] = std::to_string(revision);
-  absl::StatusOr<Json> json = PostJson("/v3/kv/range", request.dump());
-  if (!json.ok()) return json.status();
-  return RangeOf(*json);
-}
-
 absl::StatusOr<RangeResult> Client::GetPrefix(absl::string_view prefix, std::int64_t limit) {
   return Range(PrefixStart(prefix), PrefixEnd(prefix), limit);
-}
-
-absl::StatusOr<std::int64_t> Client::Put(const std::string& key, const std::string& value,
-                                         std::int64_t lease) {
-  Json request = {{"key", Encode(key)}, {"value", Encode(value)}};
-  if (lease != 0) request["lease"] = std::to_string(lease);
-  absl::StatusOr<Json> json = PostJson("/v3/kv/put", request.dump());
-  if (!json.ok()) return json.status();
-  return RevisionOf(*json);
-}
-
-absl::StatusOr<std::int64_t> Client::DeletePrefix(absl::string_view prefix) {
-  const Json request = {{"key", Encode(PrefixStart(prefix))},
-                        {"range_end", Encode(PrefixEnd(prefix))}};
-  absl::StatusOr<Json> json = PostJson("/v3/kv/deleterange", request.dump());
-  if (!json.ok()) return json.status();
-  return Number(*json, "deleted");
-}
-
-absl::StatusOr<TxnResult> Client::Txn(const std::vector<Compare>& compares,
-                                      const std::vector<Op>& success,
-                                      const std::vector<Op>& failure) {
-  Json request = {
-      {"compare", Json::array()}, {"success", Json::array()}, {"failure", Json::array()}};
-  for (const Compare& compare : compares) request["compare"].push_back(CompareJson(compare));
-  for (const Op& op : success) request["success"].push_back(OpJson(op));
-  for (const Op& op : failure) request["failure"].push_back(OpJson(op));
-  absl::StatusOr<Json> json = PostJson("/v3/kv/txn", request.dump());
-  if (!json.ok()) return json.status();
-  TxnResult result;
-  result.succeeded = Flag(*json, "succeeded");
-  result.revision = RevisionOf(*json);
-  if (const auto responses = json->find("responses");
-      responses != json->end() && responses->is_array()) {
-    for (const Json& response : *responses) {
-      const auto range = response.find("response_range");
-      result.ranges.push_back(range == response.end() ? RangeResult() : RangeOf(*range));
-    }
-  }
-  return result;
-}
-
-absl::StatusOr<Lease> Client::GrantLease(absl::Duration ttl) {
-  const std::int64_t seconds =
-      std::max<std::int64_t>(1, absl::ToInt64Seconds(absl::Ceil(ttl, absl::Seconds(1))));
-  const Json request = {{"TTL", std::to_string(seconds)}};
-  absl::StatusOr<Json> json = PostJson("/v3/lease/grant", request.dump());
-  if (!json.ok()) return json.status();
-  Lease lease{.id = Number(*json, "ID"), .ttl_seconds = Number(*json, "TTL")};
-  if (lease.id == 0) {
-    return absl::InternalError(absl::StrCat("etcd granted no lease: ", json->dump()));
-  }
-  return lease;
-}
-
-absl::StatusOr<std::int64_t> Client::KeepAlive(std::int64_t lease) {
-  const Json request = {{"ID", std::to_string(lease)}};
-  // A stream of one answer: {"result": {...}} or {"error": {...}}.
-  absl::StatusOr<Json> json = PostJson("/v3/lease/keepalive", request.dump());
-  if (!json.ok()) return json.status();
-  if (const auto error = json->find("error"); error != json->end() && error->is_object()) {
-    if (std::optional<absl::Status> status = ErrorOf(*error)) return *status;
-  }
-  const auto result = json->find("result");
-  const std::int64_t ttl = result == json->end() ? 0 : Number(*result, "TTL");
-  if (ttl <= 0) {
-    return absl::NotFoundError(absl::StrCat("etcd lease ", lease, " has expired"));
-  }
-  return ttl;
-}
-
-absl::Status Client::RevokeLease(std::int64_t lease) {
-  const Json request = {{"ID", std::to_string(lease)}};
-  return Post("/v3/lease/revoke", request.dump()).status();
-}
-
-absl::Status Client::Compact(std::int64_t revision) {
-  const Json request = {{"revision", std::to_string(revision)}};
-  return Post("/v3/kv/compaction", request.dump()).status();
-}
-
-absl::StatusOr<std::int64_t> Client::DatabaseSize() {
-  absl::StatusOr<Json> json = PostJson("/v3/maintenance/status", "{}");
-  if (!json.ok()) return json.status();
-  return Number(*json, "dbSize");
 }
 
 }  // namespace resched::server::etcd

@@ -1,13 +1,15 @@
-// A client of etcd's v3 API (etcd 3.4, Debian's etcd-server) through etcd's JSON gateway, over
-// libcurl: the key-value store, transactions, leases, compaction and watches, as the replicated
-// store needs them. docs/dependencies.md says why the gateway and not generated gRPC stubs.
+// A client of etcd's v3 API (etcd 3.4, Debian's etcd-server): the key-value store, transactions,
+// leases, compaction and watches, as the replicated store needs them. Unary calls go over gRPC,
+// through stubs generated from etcd's .proto files (etcd_grpc.cc); watches, which the store does
+// not use yet, through etcd's JSON gateway over libcurl (etcd_watch.cc). docs/dependencies.md
+// says why.
 //
-// Keys and values are bytes (base64 on the wire). Errors keep etcd's gRPC code (absl's codes are
-// the same numbers) and message. A request is sent to the endpoint that answered last; when no
-// connection can be made to it, the next endpoint is tried, so a client given every member's
-// address rides out the loss of one. A request sent but not answered (a timeout, a dropped
-// connection) is not sent again: its outcome is unknown, and the caller gets UNAVAILABLE saying
-// so (a change conditioned on what it read tells, when the caller looks, whether it landed).
+// Keys and values are bytes. Errors keep etcd's gRPC code (absl's codes are the same numbers)
+// and message. A request is sent to the endpoint that answered last; when no connection can be
+// made to it, the next endpoint is tried, so a client given every member's address rides out the
+// loss of one. A request sent but not answered (a timeout, a dropped connection) is not sent
+// again: its outcome is unknown, and the caller gets UNAVAILABLE saying so (a change conditioned
+// on what it read tells, when the caller looks, whether it landed).
 #pragma once
 
 #include <atomic>
@@ -22,8 +24,13 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "nlohmann/json_fwd.hpp"
 #include "server/base/mutex.h"
+
+namespace grpc {
+class ChannelCredentials;
+class ClientContext;
+class Status;
+}  // namespace grpc
 
 namespace resched::server::etcd {
 
@@ -198,14 +205,23 @@ class Client {
                                     absl::Duration give_up_after = absl::Seconds(30));
 
  private:
+  // One member's gRPC channel and stubs (etcd_grpc.cc).
+  struct Member;
+
   explicit Client(ClientOptions options);
 
-  // POSTs `body` (JSON) to `path` of an endpoint: the one that answered last, then the others
-  // in turn while none can be connected to. Returns the response's JSON text, or the error etcd
-  // answered with.
-  absl::StatusOr<std::string> Post(const std::string& path, const std::string& body);
-  // Post, and the answer read as JSON (INTERNAL when it is not).
-  absl::StatusOr<nlohmann::json> PostJson(const std::string& path, const std::string& body);
+  // Makes each member's channel; INVALID_ARGUMENT when a TLS file cannot be read.
+  absl::Status ConnectMembers();
+  // A new channel to the member of endpoint `index`.
+  std::shared_ptr<Member> Connect(std::size_t index) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Runs `call` on a member: the one that answered last, then the others in turn while none can
+  // be connected to, with the request timeout and the authentication token.
+  absl::Status Call(const std::function<grpc::Status(Member&, grpc::ClientContext&)>& call);
+  // The authentication token, fetched from `member` when there is none yet; empty without
+  // authentication.
+  absl::StatusOr<std::string> Token(Member& member);
+  // A gRPC error of `member` as the client's callers see it.
+  absl::Status StatusFrom(const Member& member, const grpc::Status& status) const;
   // Runs one POST on `endpoint`; sets `unreachable` when no connection could be made.
   absl::StatusOr<std::string> PostTo(const std::string& endpoint, const std::string& path,
                                      const std::string& body, bool& unreachable);
@@ -227,6 +243,10 @@ class Client {
 
   const ClientOptions options_;
   Mutex mu_;
+  // One per endpoint, in order: replaced by a new one when it cannot be reached; a call holds
+  // the one it uses (shared: Member is complete only in etcd_grpc.cc).
+  std::vector<std::shared_ptr<Member>> members_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::shared_ptr<grpc::ChannelCredentials>> credentials_ ABSL_GUARDED_BY(mu_);
   std::size_t current_ ABSL_GUARDED_BY(mu_) = 0;  // the endpoint that answered last
   std::string token_ ABSL_GUARDED_BY(mu_);        // etcd's authentication token
   // libcurl handles kept between requests, so that their connections are reused.
