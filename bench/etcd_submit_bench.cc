@@ -116,6 +116,7 @@ void BM_EtcdDatabaseSizeFor100kJobs(benchmark::State& state) {
     }
     bench::LoopbackServer server(*std::move(store));
     std::vector<std::thread> clients;
+    clients.reserve(kClusters);
     for (int c = 0; c < kClusters; ++c) {
       clients.emplace_back([&, c] {
         const std::string name = absl::StrCat("c", c);

@@ -15,12 +15,7 @@
 namespace resched::server::etcd {
 namespace {
 
-using json::Encode;
-using json::Flag;
 using json::Json;
-using json::KeyValueOf;
-using json::Number;
-using json::RevisionOf;
 
 // etcd's answer as JSON; INTERNAL when it is not JSON.
 absl::StatusOr<Json> ParseAnswer(const std::string& text, absl::string_view path) {

@@ -29,28 +29,25 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-std::vector<std::pair<std::int64_t, std::string>> ScanAll(const JournalStore& store,
-                                                          const std::string* cluster = nullptr) {
-  std::vector<std::pair<std::int64_t, std::string>> seen;
-  EXPECT_OK(store.Scan(
-      [&](const StoredRecord& r) {
-        seen.emplace_back(r.lsn, absl::StrCat(r.cluster, ":", r.payload));
-        return absl::OkStatus();
-      },
-      cluster));
+using Seen = std::vector<std::pair<std::int64_t, std::string>>;
+
+// What a scan of the store's records (or snapshots) calls back with: each LSN and
+// "CLUSTER:PAYLOAD".
+Seen Collect(const JournalStore& store, bool snapshots, const std::string* cluster) {
+  Seen seen;
+  const auto collect = [&](const StoredRecord& r) {
+    seen.emplace_back(r.lsn, absl::StrCat(r.cluster, ":", r.payload));
+    return absl::OkStatus();
+  };
+  EXPECT_OK(snapshots ? store.ScanSnapshots(collect, cluster) : store.Scan(collect, cluster));
   return seen;
 }
 
-std::vector<std::pair<std::int64_t, std::string>> Snapshots(const JournalStore& store) {
-  std::vector<std::pair<std::int64_t, std::string>> seen;
-  EXPECT_OK(store.ScanSnapshots(
-      [&](const StoredRecord& r) {
-        seen.emplace_back(r.lsn, absl::StrCat(r.cluster, ":", r.payload));
-        return absl::OkStatus();
-      },
-      nullptr));
-  return seen;
+Seen ScanAll(const JournalStore& store, const std::string* cluster = nullptr) {
+  return Collect(store, false, cluster);
 }
+
+Seen Snapshots(const JournalStore& store) { return Collect(store, true, nullptr); }
 
 class EtcdJournalStoreTest : public ::testing::Test {
  protected:
