@@ -337,7 +337,7 @@ int main(int argc, char** argv) {
       {{"address", listen},
        {"transport", transport},
        {"clusters", absl::StrCat(app.ClusterCount())},
-       {"data_dir", data_dir}});
+       {"journal", app.journal() != nullptr ? app.journal()->location() : std::string()}});
 
   resched::server::CredentialReloader reloader({options.tokens_file, app.token_store(), tls},
                                                kCredentialsPoll);
