@@ -8,7 +8,6 @@
 #include "client/commands.h"
 #include "client/rpc_error.h"
 #include "transport/bearer_token.h"
-#include "transport/server_list.h"
 
 namespace resched::cli {
 namespace {
@@ -203,7 +202,6 @@ int RunCli(const std::vector<std::string>& args, const ChannelFactory& open_chan
   Context ctx(stub.get(), out, err);
   ctx.channel = *channel;
   ctx.server = server;
-  ctx.wait_for_ready = transport::NamesSeveralServers(server);
   ctx.json = parsed->Has("json") || head->Has("json");
   try {
     if (std::optional<std::string> t =

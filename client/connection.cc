@@ -16,8 +16,7 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> OpenChannel(const Connection& con
   if (!target.ok()) return target.status();
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(1 << 30);
-  if (!target->authority.empty())
-    arguments.SetString(GRPC_ARG_DEFAULT_AUTHORITY, target->authority);
+  transport::ConfigureChannel(*target, arguments);
   return transport::CreateChannelWithToken(target->target, *credentials, arguments,
                                            connection.token);
 }

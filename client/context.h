@@ -61,11 +61,9 @@ class Context {
     return response;
   }
 
-  // The --timeout deadline, on a call about to be made; with several servers, the call waits
-  // for one to accept rather than fail at once (none does during a takeover).
+  // The --timeout deadline, on a call about to be made.
   void PrepareCall(grpc::ClientContext& call) const {
     call.set_deadline(std::chrono::system_clock::now() + std::chrono::microseconds(timeout_micros));
-    if (wait_for_ready) call.set_wait_for_ready(true);
   }
 
   // GetCluster, once per name; throws RpcError.
@@ -87,7 +85,6 @@ class Context {
   std::string server;
   std::shared_ptr<grpc::Channel> channel;  // for services besides Resched (health)
   bool json = false;
-  bool wait_for_ready = false;
   int64_t timeout_micros = 30'000'000;
 
  private:

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "transport/bearer_token.h"
+#include "transport/server_list.h"
 
 namespace resched::loadgen {
 namespace {
@@ -15,13 +16,14 @@ namespace pb = ::resched::v1;
 using Clock = std::chrono::steady_clock;
 
 // A channel of its own per client: separate connections, as separate clients would have.
-Stubs Connect(const std::string& target,
+Stubs Connect(const transport::ChannelTarget& target,
               const std::shared_ptr<grpc::ChannelCredentials>& credentials,
               const std::string& token, int client) {
   grpc::ChannelArguments args;
   args.SetInt("resched.loadgen.client", client);  // distinct arguments: no shared subchannel
+  transport::ConfigureChannel(target, args);
   std::shared_ptr<grpc::Channel> channel =
-      transport::CreateChannelWithToken(target, credentials, args, token);
+      transport::CreateChannelWithToken(target.target, credentials, args, token);
   return Stubs{pb::Resched::NewStub(channel), ::grpc::health::v1::Health::NewStub(channel)};
 }
 
@@ -76,7 +78,10 @@ absl::StatusOr<RunResult> Run(const Options& options, std::ostream& progress) {
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
       transport::MakeChannelCredentials(options.tls);
   if (!credentials.ok()) return credentials.status();
-  Stubs setup = Connect(options.target, *credentials, options.token, -1);
+  absl::StatusOr<transport::ChannelTarget> target =
+      transport::ResolveServers(options.target, "--target");
+  if (!target.ok()) return target.status();
+  Stubs setup = Connect(*target, *credentials, options.token, -1);
   std::vector<std::string> names;
   if (absl::Status s = CreateClusters(options, setup, names); !s.ok()) return s;
 
@@ -107,7 +112,7 @@ absl::StatusOr<RunResult> Run(const Options& options, std::ostream& progress) {
   const auto started = Clock::now();
   for (int c = 0; c < options.clients; ++c) {
     clients.emplace_back([&, c] {
-      Stubs stubs = Connect(options.target, *credentials, options.token, c);
+      Stubs stubs = Connect(*target, *credentials, options.token, c);
       ClientState state(options.seed * 1'000'003 + static_cast<std::uint64_t>(c), options.clusters);
       // Open loop: this client's share of the rate, its calls due at fixed intervals from a
       // phase of its own; a call is timed from when it was due.

@@ -11,6 +11,7 @@
 #include "loadgen/grpc_sim_driver.h"
 #include "loadgen/wall_replay.h"
 #include "transport/bearer_token.h"
+#include "transport/server_list.h"
 
 namespace resched::loadgen {
 namespace {
@@ -118,9 +119,13 @@ absl::StatusOr<RunResult> ReplaySwf(const Options& options, std::ostream& progre
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
       transport::MakeChannelCredentials(options.tls);
   if (!credentials.ok()) return credentials.status();
+  absl::StatusOr<transport::ChannelTarget> target =
+      transport::ResolveServers(options.target, "--target");
+  if (!target.ok()) return target.status();
   grpc::ChannelArguments arguments;
+  transport::ConfigureChannel(*target, arguments);
   std::unique_ptr<pb::Resched::Stub> stub = pb::Resched::NewStub(
-      transport::CreateChannelWithToken(options.target, *credentials, arguments, options.token));
+      transport::CreateChannelWithToken(target->target, *credentials, arguments, options.token));
   if (absl::Status s = FreshCluster(*stub, options, workload.processors); !s.ok()) return s;
 
   RunResult result;

@@ -77,6 +77,13 @@ bool NamesSeveralServers(absl::string_view servers) {
   return servers.find(',') != absl::string_view::npos;
 }
 
+void ConfigureChannel(const ChannelTarget& target, grpc::ChannelArguments& arguments) {
+  if (!target.several) return;
+  arguments.SetString(GRPC_ARG_DEFAULT_AUTHORITY, target.authority);
+  // gRPC's service config: every method of the channel waits for a ready connection.
+  arguments.SetServiceConfigJSON(R"({"methodConfig": [{"name": [{}], "waitForReady": true}]})");
+}
+
 absl::StatusOr<ChannelTarget> ResolveServers(const std::string& servers, const std::string& flag) {
   if (!NamesSeveralServers(servers)) {
     return ChannelTarget{.target = servers, .authority = {}, .several = false};

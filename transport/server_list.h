@@ -4,6 +4,8 @@
 // moves to another when that one goes.
 #pragma once
 
+#include <grpcpp/support/channel_arguments.h>
+
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -16,8 +18,6 @@ struct ChannelTarget {
   // Several servers: the first one's HOST:PORT, the name TLS checks the certificate against and
   // the calls' :authority (the channel's own target names addresses, not a host).
   std::string authority;
-  // Several servers: calls should wait, up to their deadline, for one that accepts (during a
-  // takeover none does), rather than fail at once.
   bool several = false;
 };
 
@@ -29,5 +29,10 @@ absl::StatusOr<ChannelTarget> ResolveServers(const std::string& servers, const s
 
 // True for a list of servers (HOST:PORT,HOST:PORT...).
 bool NamesSeveralServers(absl::string_view servers);
+
+// What `target` asks of its channel: with several servers, the first one's name as the
+// authority, and every call waiting, up to its deadline, for a server that accepts (gRPC's
+// waitForReady: none does while one takes over from another) rather than failing at once.
+void ConfigureChannel(const ChannelTarget& target, grpc::ChannelArguments& arguments);
 
 }  // namespace resched::transport

@@ -1,12 +1,14 @@
 // resched-loadgen against a real in-process server: a closed-loop run of a mixed workload makes
 // exactly the calls asked for, every kind of them, and the server holds the jobs submitted; an
-// open-loop run keeps to its rate; the JSON report parses and carries the figures.
+// open-loop run keeps to its rate; the JSON report parses and carries the figures; given several
+// targets, the calls reach the one that serves.
 #include "loadgen/runner.h"
 
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "loadgen/report.h"
 #include "tests/server/server_fixture.h"
 #include "tests/testing/status.h"
@@ -123,6 +125,22 @@ TEST_F(LoadgenTest, OpenLoopKeepsToItsRate) {
   // 200 calls/s for 2 s, due at fixed instants: 400 calls, give or take the edges.
   EXPECT_NEAR(static_cast<double>(result->ops.back().calls), 400, 8);
   EXPECT_NE(progress.str().find("calls/s"), std::string::npos) << progress.str();
+}
+
+TEST_F(LoadgenTest, SeveralTargetsReachTheOneThatServes) {
+  // A replica that does not listen first (a standby), then the one that serves.
+  loadgen::Options options = MixedLoad(absl::StrCat("127.0.0.1:1,", target_));
+  options.count = 40;
+  options.health_baseline = 0;
+  std::ostringstream progress;
+  absl::StatusOr<loadgen::RunResult> result = loadgen::Run(options, progress);
+  ASSERT_OK(result);
+  ASSERT_FALSE(result->ops.empty());
+  EXPECT_EQ(result->ops.back().calls, 40);
+  EXPECT_EQ(result->ops.back().errors.count("UNAVAILABLE"), 0u) << progress.str();
+  options.target = "127.0.0.1:1,,127.0.0.1:2";
+  EXPECT_EQ(loadgen::Run(options, progress).status().message(),
+            "--target: an empty server in '127.0.0.1:1,,127.0.0.1:2'");
 }
 
 TEST(LoadgenRunTest, AnUnreachableServerIsUnavailable) {
