@@ -13,9 +13,11 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "absl/strings/string_view.h"
 #include "client/durations.h"
+#include "client/retry.h"
 #include "resched/v1/service.grpc.pb.h"
 
 namespace resched::cli {
@@ -47,18 +49,35 @@ class Context {
           std::ostream& err_stream)
       : stub_(stub), out(out_stream), err(err_stream) {}
 
-  // Calls a unary method with the --timeout deadline; throws RpcError when it fails.
+  // Calls a unary method within the --timeout deadline, again while it is answered UNAVAILABLE
+  // (client/retry.h); throws RpcError when it fails.
   template <typename Request, typename Response>
   Response Call(grpc::Status (resched::v1::Resched::StubInterface::*method)(grpc::ClientContext*,
                                                                             const Request&,
                                                                             Response*),
                 const Request& request) {
-    grpc::ClientContext call;
-    PrepareCall(call);
-    Response response;
-    grpc::Status status = (stub_->*method)(&call, request, &response);
-    if (!status.ok()) throw RpcError(std::move(status));
-    return response;
+    const auto deadline =
+        std::chrono::system_clock::now() + std::chrono::microseconds(timeout_micros);
+    Request sent = request;
+    // A dry run changes nothing: trying it twice is harmless as it is.
+    bool dry_run = false;
+    if constexpr (requires { sent.dry_run(); }) dry_run = sent.dry_run();
+    if constexpr (requires { sent.set_request_id(std::string()); }) {
+      if (sent.request_id().empty() && !dry_run) sent.set_request_id(NewRequestId());
+    }
+    for (int attempt = 0;; ++attempt) {
+      grpc::ClientContext call;
+      call.set_deadline(deadline);
+      Response response;
+      grpc::Status status = (stub_->*method)(&call, sent, &response);
+      if (status.ok()) return response;
+      if (attempt > 0 && FirstAnswer(status, &response)) return response;
+      const std::chrono::milliseconds delay = RetryDelay(status, attempt);
+      if (delay.count() < 0 || std::chrono::system_clock::now() + delay >= deadline) {
+        throw RpcError(std::move(status));
+      }
+      std::this_thread::sleep_for(delay);
+    }
   }
 
   // The --timeout deadline, on a call about to be made.

@@ -25,6 +25,8 @@
 #include "server/process/process_settings.h"
 #include "server/process/server_options.h"
 #include "server/process/tracing_settings.h"
+#include "server/process/writer_router.h"
+#include "server/rpc/forwarder.h"
 #include "server/rpc/service.h"
 #include "server/trace/otlp_http_exporter.h"
 #include "server/web/http_view.h"
@@ -40,6 +42,10 @@ using resched::server::LogLevel;
 // tells the supervisor this replica stopped on its own.
 std::atomic<bool> deposed{false};
 constexpr int kDeposedExit = 3;
+// Set by a takeover that failed (the journal in etcd cannot be read): the exit status.
+std::atomic<int> takeover_failed{0};
+// Set once a stop signal arrived: a standby waiting for the writer key gives up.
+std::atomic<bool> stopping{false};
 
 // SIGTERM and SIGINT stop the server; SIGHUP reloads its tokens and TLS files.
 sigset_t HandledSignals() {
@@ -183,6 +189,11 @@ int main(int argc, char** argv) {
   // A data directory that already holds a journal keeps its clusters; the configuration's are
   // created in a new one only.
   bool fresh = true;
+  // With etcd: the store, until this replica takes the writer key and hands it to the
+  // application (a standby forwards every call to the writer meanwhile), and the routes.
+  std::unique_ptr<resched::server::EtcdJournalStore> etcd_store;
+  std::unique_ptr<resched::server::WriterRouter> router;
+  std::unique_ptr<resched::server::Forwarder> forwarder;
   if (options.store.etcd) {
     resched::server::StoreSettings store = options.store;
     if (absl::Status read = resched::server::ReadEtcdPassword(store); !read.ok()) {
@@ -196,28 +207,25 @@ int main(int argc, char** argv) {
       deposed = true;
       kill(getpid(), SIGTERM);
     };
-    // A standby waits here for the writer to go; a stop signal ends the wait.
-    store.etcd_options.stop_waiting = [&handled] {
-      const timespec now{};
-      const int sig = sigtimedwait(&handled, nullptr, &now);
-      return sig == SIGTERM || sig == SIGINT;
-    };
+    store.etcd_options.stop_waiting = [] { return stopping.load(); };
     absl::StatusOr<std::unique_ptr<resched::server::EtcdJournalStore>> etcd =
-        resched::server::EtcdJournalStore::Open(std::move(store.etcd_options));
-    if (absl::IsCancelled(etcd.status())) return 0;
+        resched::server::EtcdJournalStore::Connect(std::move(store.etcd_options));
     if (!etcd.ok()) {
       Log(LogLevel::kError, "start_failed", etcd.status().message());
       return 1;
     }
-    Log(LogLevel::kInfo, "writer",
-        absl::StrCat((*etcd)->replica_id(), " writes the journal in ", (*etcd)->name()),
-        {{"replica", (*etcd)->replica_id()}});
-    absl::StatusOr<bool> opened = app.OpenStore(*std::move(etcd));
-    if (!opened.ok()) {
-      Log(LogLevel::kError, "start_failed", opened.status().message());
-      return 1;
+    etcd_store = *std::move(etcd);
+    router = std::make_unique<resched::server::WriterRouter>(*etcd_store);
+    // The other replicas listen as this one does: with TLS, this replica's certificate is its
+    // client certificate, and the client CA (else the system's roots) verifies theirs.
+    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> peers =
+        resched::transport::MakeChannelCredentials(
+            {.ca = tls_files.client_ca, .cert = tls_files.cert, .key = tls_files.key});
+    if (!peers.ok()) {
+      Log(LogLevel::kError, "start_failed", peers.status().message());
+      return 2;
     }
-    fresh = *opened;
+    forwarder = std::make_unique<resched::server::Forwarder>(etcd_store->replica_id(), *peers);
   } else if (!options.ephemeral) {
     absl::StatusOr<bool> opened = app.OpenDataDir(
         data_dir,
@@ -241,7 +249,7 @@ int main(int argc, char** argv) {
     }
     app.EnableAudit(*std::move(audit));
   }
-  if (fresh) {
+  if (fresh && !options.store.etcd) {
     if (auto status = app.CreateConfiguredClusters(config); !status.ok()) {
       Log(LogLevel::kError, "start_failed", absl::StrCat("config: ", status.message()));
       return 2;
@@ -280,7 +288,7 @@ int main(int argc, char** argv) {
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   const int max_bytes = options.max_message_bytes;
   builder.SetMaxReceiveMessageSize(max_bytes);
-  resched::server::ReschedService service(app);
+  resched::server::ReschedService service(app, router.get(), forwarder.get());
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
@@ -328,16 +336,59 @@ int main(int argc, char** argv) {
   }
   const char* transport =
       tls_files.client_ca.empty() ? (tls_files.enabled() ? "TLS" : "plaintext") : "mutual TLS";
-  Log(LogLevel::kInfo, "listening",
-      absl::StrFormat("listening on %s (%s, %d cluster(s)), %s", listen, transport,
-                      app.ClusterCount(),
-                      options.ephemeral    ? std::string("ephemeral (nothing kept on disk)")
-                      : options.store.etcd ? absl::StrCat("journal in the ", app.journal()->name())
-                                           : absl::StrCat("data in ", data_dir)),
-      {{"address", listen},
-       {"transport", transport},
-       {"clusters", absl::StrCat(app.ClusterCount())},
-       {"journal", app.journal() != nullptr ? app.journal()->location() : std::string()}});
+  std::thread takeover;
+  if (etcd_store != nullptr) {
+    const std::string address =
+        resched::server::AdvertisedAddress(options.store.advertise_address, listen, port);
+    if (absl::Status published = etcd_store->Publish(address); !published.ok()) {
+      Log(LogLevel::kError, "start_failed", published.message());
+      return 1;
+    }
+    Log(LogLevel::kInfo, "listening",
+        absl::StrFormat("listening on %s (%s) as replica %s, reached at %s; journal in the %s",
+                        listen, transport, etcd_store->replica_id(), address, etcd_store->name()),
+        {{"address", listen},
+         {"transport", transport},
+         {"replica", etcd_store->replica_id()},
+         {"advertised", address},
+         {"journal", etcd_store->location()}});
+    // Waits for the writer key (forwarding calls to the writer meanwhile), then reads the
+    // journal and serves every call itself.
+    takeover = std::thread([&app, &config, &router, &etcd_store] {
+      // The store stays main's until the application takes it: the router reads it until the
+      // server has stopped.
+      absl::Status wrote = etcd_store->WaitToWrite();
+      if (absl::IsCancelled(wrote)) return;
+      const std::string replica = etcd_store->replica_id();
+      const std::string name = etcd_store->name();
+      absl::StatusOr<bool> opened =
+          wrote.ok() ? app.OpenStore(std::move(etcd_store)) : absl::StatusOr<bool>(wrote);
+      absl::Status created = absl::OkStatus();
+      if (opened.ok() && *opened) created = app.CreateConfiguredClusters(config);
+      if (!opened.ok() || !created.ok()) {
+        Log(LogLevel::kError, "start_failed",
+            !opened.ok() ? opened.status().message() : absl::StrCat("config: ", created.message()));
+        takeover_failed = !opened.ok() ? 1 : 2;
+        kill(getpid(), SIGTERM);
+        return;
+      }
+      router->Serve();
+      Log(LogLevel::kInfo, "writer",
+          absl::StrCat(replica, " writes the journal in ", name, " and serves ", app.ClusterCount(),
+                       " cluster(s)"),
+          {{"replica", replica}, {"clusters", absl::StrCat(app.ClusterCount())}});
+    });
+  } else {
+    Log(LogLevel::kInfo, "listening",
+        absl::StrFormat("listening on %s (%s, %d cluster(s)), %s", listen, transport,
+                        app.ClusterCount(),
+                        options.ephemeral ? std::string("ephemeral (nothing kept on disk)")
+                                          : absl::StrCat("data in ", data_dir)),
+        {{"address", listen},
+         {"transport", transport},
+         {"clusters", absl::StrCat(app.ClusterCount())},
+         {"journal", app.journal() != nullptr ? app.journal()->location() : std::string()}});
+  }
 
   resched::server::CredentialReloader reloader({options.tokens_file, app.token_store(), tls},
                                                kCredentialsPoll);
@@ -351,11 +402,14 @@ int main(int argc, char** argv) {
     reloader.ReloadAll();
   }
   Log(LogLevel::kInfo, "stopping", absl::StrCat(strsignal(sig), " received, shutting down"));
+  stopping = true;
+  if (takeover.joinable()) takeover.join();
   http_view.reset();  // its event streams are calls on the server
   app.SetHealthListener(nullptr);
   app.BeginShutdown();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   server->Wait();
   Log(LogLevel::kInfo, "stopped", "stopped");
+  if (takeover_failed != 0) return takeover_failed;
   return deposed ? kDeposedExit : 0;
 }

@@ -68,6 +68,9 @@ struct Admission {
   std::shared_ptr<const auth::Principal> principal;
   std::shared_ptr<auth::AuditEntry> audit;  // null: the call is not audited
   std::string refused_peer;                 // the caller's address when the gate refused it
+  // False for a call another replica serves (server/app/call_route.h): forwarded there, or
+  // refused while no replica serves it.
+  bool served_here = true;
 };
 
 class Application {

@@ -96,9 +96,12 @@ void Application::Finish(const char* method, const Admission& admission, const a
   std::int64_t suppressed = 0;
   bool write_lines = admission.refused_peer.empty() ||
                      denied_lines_.Admit(admission.refused_peer, absl::Now(), &suppressed);
-  // While the journal cannot commit every change fails alike: a line a second says so.
-  const bool journal_fault = status.code() == absl::StatusCode::kUnavailable &&
-                             journal_ != nullptr && !journal_->CheckWritable().ok();
+  // While the journal cannot commit, or no replica serves the call's cluster (a takeover), every
+  // change fails alike: a line a second says so. The journal is not this replica's to ask about
+  // for a call served elsewhere: it may be taking it over right now.
+  const bool journal_fault =
+      status.code() == absl::StatusCode::kUnavailable &&
+      (!admission.served_here || (journal_ != nullptr && !journal_->CheckWritable().ok()));
   std::int64_t fault_suppressed = 0;
   if (journal_fault && write_lines) {
     write_lines = journal_fault_lines_.Admit(absl::Now(), &fault_suppressed);

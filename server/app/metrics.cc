@@ -32,6 +32,10 @@ ServerMetrics::ServerMetrics()
                 .Help("Calls refused with RESOURCE_EXHAUSTED because max_waiting_calls were "
                       "waiting for a worker")
                 .Register(*registry_)),
+      forwarded_(prometheus::BuildCounter()
+                     .Name("resched_calls_forwarded_total")
+                     .Help("Calls this replica sent on to the replica that serves their cluster")
+                     .Register(*registry_)),
       planning_seconds_(prometheus::BuildHistogram()
                             .Name("resched_planning_duration_seconds")
                             .Help("Time an algorithm took: the cluster's online policy applying "
@@ -113,6 +117,10 @@ void ServerMetrics::ObserveCall(const std::string& method, absl::StatusCode code
 
 void ServerMetrics::CountShed(const std::string& method) {
   shed_.Add({{"method", method}}).Increment();
+}
+
+void ServerMetrics::CountForwarded(const std::string& method) {
+  forwarded_.Add({{"method", method}}).Increment();
 }
 
 void ServerMetrics::ObservePlanning(const std::string& algorithm, double seconds) {

@@ -34,6 +34,8 @@ class ServerMetrics {
   void ObserveCall(const std::string& method, absl::StatusCode code, double seconds);
   // A call refused because too many were waiting (load shedding); also counted by ObserveCall.
   void CountShed(const std::string& method);
+  // A call sent on to the replica that serves its cluster; also counted by ObserveCall.
+  void CountForwarded(const std::string& method);
   // Time an algorithm took: a cluster's online policy applying one change, or a DAG planner.
   void ObservePlanning(const std::string& algorithm, double seconds);
   // One journal transaction (group commit) of `records` records, fsync included.
@@ -64,6 +66,7 @@ class ServerMetrics {
   prometheus::Family<prometheus::Counter>& calls_;
   prometheus::Family<prometheus::Histogram>& call_seconds_;
   prometheus::Family<prometheus::Counter>& shed_;
+  prometheus::Family<prometheus::Counter>& forwarded_;
   prometheus::Family<prometheus::Histogram>& planning_seconds_;
   prometheus::Histogram& commit_seconds_;
   prometheus::Histogram& commit_records_;

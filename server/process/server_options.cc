@@ -44,6 +44,9 @@ const char kServerUsage[] =
     "             config's etcd.endpoints)\n"
     "  --etcd-prefix /P  the keys resched writes in etcd (default: the config's\n"
     "             etcd.prefix, else /resched)\n"
+    "  --advertise-address HOST:PORT  where the other replicas forward calls to this\n"
+    "             one (default: the listen address, a wildcard host replaced by\n"
+    "             this machine's name)\n"
     "  --accept-data-loss  start even when acknowledged changes cannot be read (the\n"
     "             write-ahead log damaged before its last commit, or missing after a\n"
     "             crash); the log says what was lost. Without it such a start fails\n"
@@ -100,6 +103,7 @@ constexpr FlagSpec kFlagSpecs[] = {
     {"store", &ServerFlags::store},
     {"etcd-endpoints", &ServerFlags::etcd_endpoints},
     {"etcd-prefix", &ServerFlags::etcd_prefix},
+    {"advertise-address", &ServerFlags::advertise_address},
     {"tls-cert", &ServerFlags::tls_cert},
     {"tls-key", &ServerFlags::tls_key},
     {"tls-client-ca", &ServerFlags::tls_client_ca},
@@ -181,7 +185,8 @@ absl::StatusOr<ServerOptions> ResolveServerOptions(
   out.listen = FirstSet(flags.listen, config.listen(), kDefaultListen);
   absl::StatusOr<StoreSettings> store = ResolveStore({.store = flags.store,
                                                       .etcd_endpoints = flags.etcd_endpoints,
-                                                      .etcd_prefix = flags.etcd_prefix},
+                                                      .etcd_prefix = flags.etcd_prefix,
+                                                      .advertise_address = flags.advertise_address},
                                                      config);
   if (!store.ok()) return store.status();
   out.store = *std::move(store);

@@ -26,6 +26,7 @@ struct ServerFlags {
   std::string store;  // local or etcd
   std::string etcd_endpoints;
   std::string etcd_prefix;
+  std::string advertise_address;
   std::string tls_cert;
   std::string tls_key;
   std::string tls_client_ca;

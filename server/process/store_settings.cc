@@ -1,14 +1,28 @@
 #include "server/process/store_settings.h"
 
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
 namespace resched::server {
+
+std::string AdvertisedAddress(const std::string& configured, const std::string& listen, int port) {
+  if (!configured.empty()) return configured;
+  const std::size_t colon = listen.rfind(':');
+  std::string host = colon == std::string::npos ? listen : listen.substr(0, colon);
+  if (host.empty() || host == "0.0.0.0" || host == "[::]" || host == "::") {
+    char name[256] = {};
+    host = gethostname(name, sizeof name - 1) == 0 && name[0] != '\0' ? name : "localhost";
+  }
+  return absl::StrCat(host, ":", port);
+}
 
 absl::StatusOr<StoreSettings> ResolveStore(const StoreFlags& flags,
                                            const ::resched::v1::ServerConfig& config) {
@@ -20,13 +34,26 @@ absl::StatusOr<StoreSettings> ResolveStore(const StoreFlags& flags,
   }
   StoreSettings out;
   if (store == "local") {
-    if (!flags.etcd_endpoints.empty() || !flags.etcd_prefix.empty()) {
+    if (!flags.etcd_endpoints.empty() || !flags.etcd_prefix.empty() ||
+        !flags.advertise_address.empty()) {
       return absl::InvalidArgumentError(
-          "--etcd-endpoints and --etcd-prefix need --store etcd (or store: etcd in the config)");
+          "--etcd-endpoints, --etcd-prefix and --advertise-address need --store etcd (or store: "
+          "etcd in the config)");
     }
     return out;
   }
   out.etcd = true;
+  out.advertise_address = flags.advertise_address;
+  if (!out.advertise_address.empty()) {
+    const std::size_t colon = out.advertise_address.rfind(':');
+    int port = 0;
+    if (colon == std::string::npos || colon == 0 ||
+        !absl::SimpleAtoi(absl::string_view(out.advertise_address).substr(colon + 1), &port) ||
+        port <= 0 || port > 65535) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--advertise-address: '", out.advertise_address, "' is not HOST:PORT"));
+    }
+  }
   const v1::EtcdStoreConfig& etcd = config.etcd();
   EtcdStoreOptions& options = out.etcd_options;
   if (!flags.etcd_endpoints.empty()) {

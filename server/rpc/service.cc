@@ -107,8 +107,10 @@ IncomingCall IncomingOf(const char* method, const Request& request,
 
 }  // namespace
 
-ReschedService::ReschedService(Application& app)
+ReschedService::ReschedService(Application& app, const CallRouter* router, Forwarder* forwarder)
     : app_(app),
+      router_(router),
+      forwarder_(forwarder),
       watch_caps_("WatchSchedule streams", app.limits().max_watch_streams,
                   app.limits().max_watch_streams_per_client,
                   "retry later (max_watch_streams in the configuration)",
@@ -144,21 +146,68 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
   // The tasks below hold the application, not this adapter: a worker may run one while the
   // adapter is being destroyed (the application's workers outlive it).
   Application* app = &app_;
-  auto finish = [app, reactor, method, arrived, trace_id, span, admission,
-                 response](const absl::Status& status) {
+  // Ends the call with `status`, which goes to the client as `wire`.
+  auto end = [app, reactor, method, arrived, trace_id, span, response](
+                 const Admission& admitted, const absl::Status& status, const grpc::Status& wire) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - arrived).count();
-    app->Finish(method, admission, status, *response, seconds, trace_id);
+    app->Finish(method, admitted, status, *response, seconds, trace_id);
     if (span) {
       span->SetAttribute("rpc.grpc.status_code", std::int64_t{static_cast<int>(status.code())});
       if (!status.ok()) span->SetError(std::string(status.message()));
       span->End();
     }
-    reactor->Finish(ToGrpc(status));
+    reactor->Finish(wire);
   };
+  auto finish = [end, admission](const absl::Status& status) {
+    end(admission, status, ToGrpc(status));
+  };
+  // A call another replica serves: forwarded there (which audits it), or refused.
+  Admission elsewhere = admission;
+  elsewhere.audit = nullptr;
+  elsewhere.served_here = false;
   if (!admission.status.ok()) {
     finish(admission.status);
     return reactor;
+  }
+  if (router_ != nullptr) {
+    CallRoute route = router_->Route(ClusterOf(*request));
+    if (route.kind == CallRoute::Kind::kHere) {
+      context->AddInitialMetadata(kServedByHeader, router_->replica_id());
+    } else if (route.kind == CallRoute::Kind::kRefuse) {
+      end(elsewhere, route.refusal, ToGrpc(route.refusal));
+      return reactor;
+    } else if (const auto by = context->client_metadata().find(kForwardedByHeader);
+               by != context->client_metadata().end()) {
+      const absl::Status bounced = absl::UnavailableError(
+          absl::StrCat("replica ", absl::string_view(by->second.data(), by->second.size()),
+                       " forwarded this call to replica ", router_->replica_id(),
+                       ", which sends it to ", route.replica,
+                       ": the replicas disagree on who serves it (a takeover under way); "
+                       "retry"));
+      end(elsewhere, bounced, ToGrpc(bounced));
+      return reactor;
+    } else {
+      app_.metrics().CountForwarded(method);
+      std::string traceparent;
+      if (span) {
+        traceparent = trace::FormatTraceparent(span->context());
+      } else if (caller) {
+        traceparent = trace::FormatTraceparent(*caller);
+      }
+      forwarder_->Forward(
+          *context, route.address, method, *request, response, traceparent,
+          [end, elsewhere, context](const grpc::Status& wire, const std::string& served_by) {
+            if (!served_by.empty()) {
+              context->AddInitialMetadata(kServedByHeader, served_by);
+            }
+            end(elsewhere,
+                absl::Status(static_cast<absl::StatusCode>(wire.error_code()),
+                             wire.error_message()),
+                wire);
+          });
+      return reactor;
+    }
   }
   // The call, with its span current, on whichever thread runs it: inline or not, its waits for
   // the journal noted in `deferred`. Sets `declined` when the cluster declined to run it inline.
@@ -236,6 +285,15 @@ grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
       "WatchSchedule", *request, [context] { return AuthorizationOf(*context); }, peer,
       /*trace_id=*/""));
   if (!admission.status.ok()) return refuse(admission.status);
+  if (router_ != nullptr) {
+    CallRoute route = router_->Route(request->cluster());
+    if (route.kind == CallRoute::Kind::kRefuse) return refuse(route.refusal);
+    if (route.kind == CallRoute::Kind::kForward) {
+      return refuse(absl::UnavailableError(absl::StrCat(
+          "replica ", router_->replica_id(), " forwards unary calls only: watch cluster '",
+          request->cluster(), "' at ", route.address, " (replica ", route.replica, ")")));
+    }
+  }
   std::shared_ptr<const auth::Principal> caller = admission.principal;
   const std::string client =
       caller != nullptr ? absl::StrCat("tenant ", caller->tenant)

@@ -3,22 +3,27 @@
 // thread (or inline on gRPC's thread when it cannot wait, server/app/call_context.h) with a
 // CallContext made from the gRPC call, is finished once its journal records are durable, and
 // has its absl::Status converted once (server/rpc/to_grpc.h). A WatchSchedule stream holds no
-// thread while it waits for events.
+// thread while it waits for events. With a router (replicas sharing a journal, docs/ha.md), a call
+// whose cluster another replica serves is forwarded there once it has passed the gate.
 #pragma once
 
 #include <string>
 
 #include "resched/v1/service.grpc.pb.h"
 #include "server/app/application.h"
+#include "server/app/call_route.h"
 #include "server/auth/method_table.h"
 #include "server/base/stream_caps.h"
+#include "server/rpc/forwarder.h"
 
 namespace resched::server {
 
 class ReschedService final : public pb::Resched::CallbackService {
  public:
-  // `app` outlives the service (and the gRPC server it is registered with).
-  explicit ReschedService(Application& app);
+  // `app` outlives the service (and the gRPC server it is registered with), and so do `router`
+  // and `forwarder` when given (null: every call is served here).
+  explicit ReschedService(Application& app, const CallRouter* router = nullptr,
+                          Forwarder* forwarder = nullptr);
 
   // One override per unary method (server/auth/method_table.h), each dispatching to the
   // application's call of the same name.
@@ -41,6 +46,8 @@ class ReschedService final : public pb::Resched::CallbackService {
                                                                           Response*));
 
   Application& app_;
+  const CallRouter* const router_;
+  Forwarder* const forwarder_;
   // Open WatchSchedule streams, in total and per client.
   StreamCaps watch_caps_;
 };

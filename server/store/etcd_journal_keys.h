@@ -1,6 +1,7 @@
 // Where the etcd journal store (server/store/etcd_journal_store.h) keeps what, under its prefix P.
 // LSNs are written as 20 digits, so that key order is LSN order.
 //
+//   P/members/REPLICA               where a replica serves (HOST:PORT), attached to its lease
 //   P/writer                        the writing replica's id, attached to its lease
 //   P/writer-epoch                  rewritten by every claim of the writer key
 //   P/last-lsn                      the last committed LSN, in decimal
@@ -27,6 +28,9 @@ namespace resched::server::etcd_keys {
 inline std::string Lsn(std::int64_t lsn) { return absl::StrFormat("%020d", lsn); }
 inline std::string Part(std::int64_t part) { return absl::StrFormat("%06d", part); }
 
+inline std::string Member(absl::string_view prefix, absl::string_view replica) {
+  return absl::StrCat(prefix, "/members/", replica);
+}
 inline std::string Writer(absl::string_view prefix) { return absl::StrCat(prefix, "/writer"); }
 inline std::string WriterEpoch(absl::string_view prefix) {
   return absl::StrCat(prefix, "/writer-epoch");

@@ -49,6 +49,10 @@ absl::Status CheckOptions(const EtcdStoreOptions& options) {
     return absl::InvalidArgumentError(
         "etcd part bytes: must be at least 1024 and at most the transaction bytes");
   }
+  if (options.replica_id.find('/') != std::string::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("replica id: '", options.replica_id, "' must not hold a '/'"));
+  }
   if (options.max_txn_records == 0) {
     return absl::InvalidArgumentError("etcd transaction records: must be at least 1");
   }
@@ -64,34 +68,63 @@ EtcdJournalStore::EtcdJournalStore(EtcdStoreOptions options, std::unique_ptr<etc
                          absl::StrJoin(options_.client.endpoints, ","))),
       location_(absl::StrCat(absl::StrJoin(options_.client.endpoints, ","), options_.prefix)) {}
 
-absl::StatusOr<std::unique_ptr<EtcdJournalStore>> EtcdJournalStore::Open(EtcdStoreOptions options) {
+absl::StatusOr<std::unique_ptr<EtcdJournalStore>> EtcdJournalStore::Connect(
+    EtcdStoreOptions options) {
   if (absl::Status checked = CheckOptions(options); !checked.ok()) return checked;
   if (options.replica_id.empty()) options.replica_id = DefaultReplicaId();
   absl::StatusOr<std::unique_ptr<etcd::Client>> client = etcd::Client::Create(options.client);
   if (!client.ok()) return client.status();
   auto store = std::unique_ptr<EtcdJournalStore>(
       new EtcdJournalStore(std::move(options), *std::move(client)));
-  const EtcdStoreOptions& opts = store->options_;
-  bool told = false;
-  while (true) {
-    absl::Status claimed = store->Claim(0);
-    if (claimed.ok()) break;
-    if (!absl::IsFailedPrecondition(claimed) || !opts.wait_for_writer) return claimed;
-    if (!told) {
-      Log(LogLevel::kInfo, "standby",
-          absl::StrCat(claimed.message(), "; waiting to take over as ", opts.replica_id),
-          {{"store", store->name_}});
-      told = true;
-    }
-    if (opts.stop_waiting && opts.stop_waiting()) {
-      return absl::CancelledError(
-          absl::StrCat(store->name_, ": stopped while waiting for the writer key"));
-    }
-    absl::SleepFor(opts.wait_poll);
-  }
-  if (absl::Status read = store->ReadLastLsn(); !read.ok()) return read;
+  if (absl::Status leased = store->RenewLease(); !leased.ok()) return leased;
   store->keep_alive_ = std::thread([raw = store.get()] { raw->KeepAliveLoop(); });
   return store;
+}
+
+absl::StatusOr<std::unique_ptr<EtcdJournalStore>> EtcdJournalStore::Open(EtcdStoreOptions options) {
+  absl::StatusOr<std::unique_ptr<EtcdJournalStore>> store = Connect(std::move(options));
+  if (!store.ok()) return store;
+  if (absl::Status wrote = (*store)->WaitToWrite(); !wrote.ok()) return wrote;
+  return store;
+}
+
+absl::Status EtcdJournalStore::WaitToWrite() {
+  bool told = false;
+  while (true) {
+    absl::Status claimed = Claim(0);
+    if (claimed.ok()) break;
+    if (!absl::IsFailedPrecondition(claimed) || !options_.wait_for_writer) return claimed;
+    if (!told) {
+      Log(LogLevel::kInfo, "standby",
+          absl::StrCat(claimed.message(), "; waiting to take over as ", options_.replica_id),
+          {{"store", name_}});
+      told = true;
+    }
+    if (options_.stop_waiting && options_.stop_waiting()) {
+      return absl::CancelledError(
+          absl::StrCat(name_, ": stopped while waiting for the writer key"));
+    }
+    absl::SleepFor(options_.wait_poll);
+  }
+  return ReadLastLsn();
+}
+
+absl::Status EtcdJournalStore::Publish(const std::string& address) {
+  std::int64_t lease = 0;
+  {
+    MutexLock lock(&mu_);
+    address_ = address;
+    lease = lease_;
+    if (writer_.replica_id == options_.replica_id) writer_.address = address;
+  }
+  absl::StatusOr<std::int64_t> put =
+      client_->Put(keys::Member(options_.prefix, options_.replica_id), address, lease);
+  return put.ok() ? absl::OkStatus() : Annotate(put.status(), name_);
+}
+
+EtcdWriter EtcdJournalStore::writer() const {
+  MutexLock lock(&mu_);
+  return writer_;
 }
 
 EtcdJournalStore::~EtcdJournalStore() {
@@ -99,7 +132,7 @@ EtcdJournalStore::~EtcdJournalStore() {
   {
     MutexLock lock(&mu_);
     stopping_ = true;
-    if (!lease_lost_) lease = lease_;
+    if (!lease_expired_) lease = lease_;
   }
   renew_.notify_all();
   if (keep_alive_.joinable()) keep_alive_.join();
@@ -110,6 +143,43 @@ EtcdJournalStore::~EtcdJournalStore() {
 std::int64_t EtcdJournalStore::lease() const {
   MutexLock lock(&mu_);
   return lease_;
+}
+
+absl::Status EtcdJournalStore::RenewLease() {
+  absl::StatusOr<etcd::Lease> lease = client_->GrantLease(options_.lease_ttl);
+  if (!lease.ok()) return Annotate(lease.status(), name_);
+  std::string address;
+  {
+    MutexLock lock(&mu_);
+    address = address_;
+  }
+  if (!address.empty()) {
+    absl::StatusOr<std::int64_t> put =
+        client_->Put(keys::Member(options_.prefix, options_.replica_id), address, lease->id);
+    if (!put.ok()) {
+      (void)client_->RevokeLease(lease->id);
+      return Annotate(put.status(), name_);
+    }
+  }
+  MutexLock lock(&mu_);
+  lease_ = lease->id;
+  lease_expired_ = false;
+  return absl::OkStatus();
+}
+
+void EtcdJournalStore::NoteWriter(const std::string& holder) {
+  {
+    MutexLock lock(&mu_);
+    if (writer_.replica_id == holder && !writer_.address.empty()) return;
+  }
+  std::string address;
+  if (!holder.empty()) {
+    absl::StatusOr<std::optional<etcd::KeyValue>> member =
+        client_->Get(keys::Member(options_.prefix, holder));
+    if (member.ok() && member->has_value()) address = (*member)->value;
+  }
+  MutexLock lock(&mu_);
+  writer_ = EtcdWriter{.replica_id = holder, .address = std::move(address)};
 }
 
 absl::Status EtcdJournalStore::Claim(std::int64_t only_if_epoch_revision) {
@@ -127,29 +197,33 @@ absl::Status EtcdJournalStore::Claim(std::int64_t only_if_epoch_revision) {
   }
   absl::StatusOr<std::optional<etcd::KeyValue>> writer = client_->Get(writer_key);
   if (!writer.ok()) return Annotate(writer.status(), name_);
+  NoteWriter(writer->has_value() ? (*writer)->value : std::string());
   if (writer->has_value()) {
     return absl::FailedPreconditionError(
         absl::StrCat(name_, ": replica ", (*writer)->value, " writes"));
   }
   std::int64_t epoch_count = 0;
   if (epoch->has_value()) (void)absl::SimpleAtoi((*epoch)->value, &epoch_count);
-  absl::StatusOr<etcd::Lease> lease = client_->GrantLease(options_.lease_ttl);
-  if (!lease.ok()) return Annotate(lease.status(), name_);
+  std::int64_t lease = 0;
+  {
+    MutexLock lock(&mu_);
+    lease = lease_;
+  }
   absl::StatusOr<etcd::TxnResult> txn = client_->Txn(
       {Compare::Missing(writer_key), Compare::ModRevisionIs(epoch_key, epoch_revision)},
-      {Op::Put(writer_key, options_.replica_id, lease->id),
+      {Op::Put(writer_key, options_.replica_id, lease),
        Op::Put(epoch_key, absl::StrCat(epoch_count + 1))},
       {});
-  if (!txn.ok() || !txn->succeeded) {
-    (void)client_->RevokeLease(lease->id);
-    if (!txn.ok()) return Annotate(txn.status(), name_);
+  if (!txn.ok()) return Annotate(txn.status(), name_);
+  if (!txn->succeeded) {
     return absl::FailedPreconditionError(
         absl::StrCat(name_, ": another replica took the writer key first"));
   }
   MutexLock lock(&mu_);
-  lease_ = lease->id;
   epoch_revision_ = txn->revision;
-  lease_lost_ = false;
+  claimed_ = true;
+  key_lost_ = false;
+  writer_ = EtcdWriter{.replica_id = options_.replica_id, .address = address_};
   return absl::OkStatus();
 }
 
@@ -182,7 +256,7 @@ absl::StatusOr<etcd::TxnResult> EtcdJournalStore::FencedTxn(const std::vector<Op
   if (txn->succeeded) return txn;
   {
     MutexLock lock(&mu_);
-    if (lease_ == lease) lease_lost_ = true;
+    if (lease_ == lease) key_lost_ = true;
   }
   const std::vector<etcd::KeyValue>* holder =
       txn->ranges.empty() ? nullptr : &txn->ranges.front().kvs;
@@ -250,7 +324,7 @@ absl::Status EtcdJournalStore::Probe() {
   bool lost = false;
   {
     MutexLock lock(&mu_);
-    lost = lease_lost_;
+    lost = key_lost_;
   }
   if (lost) return TakeBack();
   absl::StatusOr<etcd::TxnResult> fenced = FencedTxn({});
@@ -259,10 +333,19 @@ absl::Status EtcdJournalStore::Probe() {
 
 absl::Status EtcdJournalStore::TakeBack() {
   std::int64_t epoch_revision = 0;
+  std::int64_t lease = 0;
+  bool expired = false;
   {
     MutexLock lock(&mu_);
-    if (!lease_lost_) return absl::OkStatus();
+    if (!key_lost_) return absl::OkStatus();
     epoch_revision = epoch_revision_;
+    lease = lease_;
+    expired = lease_expired_;
+  }
+  // The key goes with the lease: a lease that expired unnoticed is told by its renewal.
+  if (!expired && absl::IsNotFound(client_->KeepAlive(lease).status())) expired = true;
+  if (expired) {
+    if (absl::Status renewed = RenewLease(); !renewed.ok()) return renewed;
   }
   absl::Status claimed = Claim(epoch_revision);
   if (claimed.ok()) {
@@ -479,29 +562,43 @@ void EtcdJournalStore::KeepAliveLoop() {
       std::max(absl::ToChronoMilliseconds(options_.lease_ttl / 3), std::chrono::milliseconds(100));
   while (true) {
     std::int64_t lease = 0;
-    bool lost = false;
+    bool expired = false;
+    bool key_lost = false;
     {
       MutexLock lock(&mu_);
       mu_.WaitFor(renew_, interval);
       if (stopping_) return;
       if (deposed_) continue;
       lease = lease_;
-      lost = lease_lost_;
+      expired = lease_expired_;
+      key_lost = claimed_ && key_lost_;
     }
-    if (!lost) {
+    if (!expired && !key_lost) {
       absl::StatusOr<std::int64_t> renewed = client_->KeepAlive(lease);
       if (!absl::IsNotFound(renewed.status())) continue;
       MutexLock lock(&mu_);
-      if (lease_ != lease || lease_lost_) continue;
-      lease_lost_ = true;
-      Log(LogLevel::kError, "writer_lease_lost",
-          absl::StrCat(options_.replica_id,
-                       "'s lease on the writer key expired: its changes are refused until it "
-                       "takes the key again"),
-          {{"store", name_}});
+      if (lease_ != lease) continue;
+      lease_expired_ = true;
+      if (!claimed_) {
+        Log(LogLevel::kWarning, "member_lease_lost",
+            absl::StrCat(options_.replica_id, "'s lease expired: taking a new one"),
+            {{"store", name_}});
+      } else if (!key_lost_) {
+        key_lost_ = true;
+        Log(LogLevel::kError, "writer_lease_lost",
+            absl::StrCat(options_.replica_id,
+                         "'s lease on the writer key expired: its changes are refused until it "
+                         "takes the key again"),
+            {{"store", name_}});
+      }
+      key_lost = key_lost_;
     }
     // Without waiting for a change to fail: take the key back, or find out it was taken.
-    (void)TakeBack();
+    if (key_lost) {
+      (void)TakeBack();
+    } else {
+      (void)RenewLease();
+    }
   }
 }
 

@@ -3,12 +3,13 @@
 // journal calls it durable. docs/ha.md describes the design; the key layout is in
 // etcd_journal_keys.h.
 //
-// One replica writes at a time: the writer holds the key `writer` under an etcd lease that it
-// keeps alive, and every write is a transaction conditioned on that key still being attached to
-// its lease. A writer that stops renewing (killed, paused, cut off) loses the key when the lease
-// expires, and from then on none of its writes can land, whatever it believes: the fence is in
-// etcd, not in the writer's clock. Another replica waiting in Open then takes the key and reads
-// the journal from etcd.
+// Every replica keeps an etcd lease alive, and under it the key `members/REPLICA` saying where it
+// serves (Publish), so that the others can forward calls to it. One replica writes at a time: the
+// writer holds the key `writer` under its lease, and every write is a transaction conditioned on
+// that key still being attached to that lease. A writer that stops renewing (killed, paused, cut
+// off) loses the key when the lease expires, and from then on none of its writes can land,
+// whatever it believes: the fence is in etcd, not in the writer's clock. Another replica waiting
+// in WaitToWrite then takes the key and reads the journal from etcd.
 #pragma once
 
 #include <condition_variable>
@@ -26,16 +27,23 @@
 
 namespace resched::server {
 
+// The replica that writes the journal, as a standby last saw it.
+struct EtcdWriter {
+  std::string replica_id;  // empty: none (a takeover is under way)
+  std::string address;     // where it serves (its member key); empty: not known
+};
+
 struct EtcdStoreOptions {
   etcd::ClientOptions client;
   // Every key the store writes starts with this; replicas sharing it share the journal.
   std::string prefix = "/resched";
-  // This replica in the writer key and in errors (empty: HOST:PID).
+  // This replica in the writer and member keys and in errors (empty: HOST:PID); no '/'.
   std::string replica_id;
   // How long the writer key outlives the writer's last renewal: the longest a replica that
   // died keeps the others waiting. etcd rounds it up to whole seconds and to its minimum.
   absl::Duration lease_ttl = absl::Seconds(2);
-  // While another replica writes: wait for it to go (true) or fail with FAILED_PRECONDITION.
+  // While another replica writes, Open waits for it to go (true) or fails with
+  // FAILED_PRECONDITION.
   bool wait_for_writer = true;
   // How often a waiting replica asks whether the writer is gone.
   absl::Duration wait_poll = absl::Milliseconds(100);
@@ -66,9 +74,11 @@ struct EtcdStoreOptions {
 
 class EtcdJournalStore final : public JournalStore {
  public:
-  // Connects, takes a lease and the writer key (waiting for another writer to go, when the
-  // options say so) and reads the last LSN. UNAVAILABLE naming the endpoints when etcd cannot
-  // be reached; INVALID_ARGUMENT for bad options; FAILED_PRECONDITION when another replica
+  // Connects and takes a lease, which it keeps alive from then on, without writing yet.
+  // UNAVAILABLE naming the endpoints when etcd cannot be reached; INVALID_ARGUMENT for bad
+  // options.
+  static absl::StatusOr<std::unique_ptr<EtcdJournalStore>> Connect(EtcdStoreOptions options);
+  // Connect, then WaitToWrite; FAILED_PRECONDITION instead of waiting when another replica
   // writes and the options say not to wait.
   static absl::StatusOr<std::unique_ptr<EtcdJournalStore>> Open(EtcdStoreOptions options);
   // Stops renewing and revokes the lease, so that a waiting replica takes over at once.
@@ -98,16 +108,31 @@ class EtcdJournalStore final : public JournalStore {
   absl::Status ScanSnapshots(const std::function<absl::Status(const StoredRecord&)>& fn,
                              const std::string* cluster) const override;
 
-  // The lease the writer key is attached to now (tests pause or revoke it).
+  // Puts this replica's member key, saying it serves at `address`, under its lease (and again
+  // under each new lease).
+  absl::Status Publish(const std::string& address);
+  // Takes the writer key, waiting while another replica holds it (as a standby, polling it),
+  // then reads the last LSN. CANCELLED when stop_waiting says so; FAILED_PRECONDITION when
+  // another writes and the options say not to wait.
+  absl::Status WaitToWrite();
+  // Who writes: this replica once WaitToWrite returned, else the holder it last saw.
+  EtcdWriter writer() const;
+
+  // The lease the member and writer keys are attached to now (tests pause or revoke it).
   std::int64_t lease() const;
   const std::string& replica_id() const { return options_.replica_id; }
 
  private:
   EtcdJournalStore(EtcdStoreOptions options, std::unique_ptr<etcd::Client> client);
-  // Takes the writer key under a new lease. `only_if_epoch_revision` (non-zero): only if the
+  // Takes the writer key under the lease. `only_if_epoch_revision` (non-zero): only if the
   // epoch key was last written at that revision, i.e. no other replica took the key since.
-  // FAILED_PRECONDITION naming the holder when another replica holds it.
+  // FAILED_PRECONDITION naming the holder when another replica holds it (and notes it in
+  // writer_).
   absl::Status Claim(std::int64_t only_if_epoch_revision);
+  // A new lease, once the last one expired, and the member key under it.
+  absl::Status RenewLease();
+  // Notes `holder` and where it serves in writer_.
+  void NoteWriter(const std::string& holder);
   absl::Status ReadLastLsn();
   // Runs `ops` in one transaction conditioned on the writer key; UNAVAILABLE saying so when it
   // is no longer ours.
@@ -133,8 +158,8 @@ class EtcdJournalStore final : public JournalStore {
   };
   // A snapshot's header key and value; DATA_LOSS when the value does not parse.
   absl::StatusOr<SnapshotHeader> ParseSnapshotHeader(const etcd::KeyValue& kv) const;
-  // Once the lease is lost: takes the writer key again if no other replica took it since
-  // (Claim), else tells on_deposed.
+  // Once the writer key is lost: takes it again (under a new lease when the last one expired)
+  // if no other replica took it since (Claim), else tells on_deposed.
   absl::Status TakeBack();
   void KeepAliveLoop();
   // Tells on_deposed, the first time.
@@ -155,9 +180,13 @@ class EtcdJournalStore final : public JournalStore {
   mutable Mutex mu_;
   std::condition_variable renew_;  // stopping
   std::int64_t lease_ ABSL_GUARDED_BY(mu_) = 0;
+  bool lease_expired_ ABSL_GUARDED_BY(mu_) = false;
+  std::string address_ ABSL_GUARDED_BY(mu_);  // Publish's
+  EtcdWriter writer_ ABSL_GUARDED_BY(mu_);
   // The epoch key's revision when this replica last took the writer key.
   std::int64_t epoch_revision_ ABSL_GUARDED_BY(mu_) = 0;
-  bool lease_lost_ ABSL_GUARDED_BY(mu_) = false;
+  bool claimed_ ABSL_GUARDED_BY(mu_) = false;   // this replica took the writer key once
+  bool key_lost_ ABSL_GUARDED_BY(mu_) = false;  // and has lost it since
   bool deposed_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread keep_alive_;

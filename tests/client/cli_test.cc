@@ -76,6 +76,29 @@ class FakeResched final : public v1::Resched::Service {
   Status SubmitJob(ServerContext*, const v1::SubmitJobRequest* r,
                    v1::SubmitJobResponse* out) override {
     Record(*r);
+    if (r->job().name() == "during-a-takeover") {
+      // Twice UNAVAILABLE (a takeover), then the first try turns out applied: ALREADY_EXISTS
+      // with the first answer, for the same request id.
+      std::lock_guard<std::mutex> lock(mu_);
+      takeover_ids_.push_back(r->request_id());
+      if (takeover_ids_.size() <= 2) {
+        google::rpc::RetryInfo retry;
+        retry.mutable_retry_delay()->set_nanos(20'000'000);
+        google::rpc::Status details;
+        details.set_code(grpc::UNAVAILABLE);
+        details.set_message("a takeover is under way; retry");
+        details.add_details()->PackFrom(retry);
+        return Status(grpc::UNAVAILABLE, details.message(), details.SerializeAsString());
+      }
+      v1::SubmitJobResponse first;
+      first.mutable_job()->set_id("j-first");
+      first.mutable_job()->set_cluster("sim");
+      google::rpc::Status details;
+      details.set_code(grpc::ALREADY_EXISTS);
+      details.set_message("request id seen");
+      details.add_details()->PackFrom(first);
+      return Status(grpc::ALREADY_EXISTS, details.message(), details.SerializeAsString());
+    }
     if (r->job().model().has_rigid() && r->job().model().rigid().k() < 1) {
       google::rpc::BadRequest bad;
       auto* v = bad.add_field_violations();
@@ -324,7 +347,9 @@ class FakeResched final : public v1::Resched::Service {
   }
 
   // The last request the CLI sent, compared as a message with `text` in the text format of its
-  // type: field order and spacing do not matter, every field does.
+  // type: field order and spacing do not matter, every field does, but for the request id the
+  // CLI makes up when `text` names none (which must then be one it made up, or none for a dry
+  // run).
   ::testing::AssertionResult LastIs(const std::string& text) {
     std::lock_guard<std::mutex> lock(mu_);
     if (last_ == nullptr) return ::testing::AssertionFailure() << "no request was sent";
@@ -332,11 +357,32 @@ class FakeResched final : public v1::Resched::Service {
     if (!google::protobuf::TextFormat::ParseFromString(text, expected.get())) {
       return ::testing::AssertionFailure() << "not a text " << last_->GetTypeName() << ": " << text;
     }
-    if (google::protobuf::util::MessageDifferencer::Equals(*last_, *expected)) {
+    std::unique_ptr<google::protobuf::Message> sent(last_->New());
+    sent->CopyFrom(*last_);
+    if (const google::protobuf::FieldDescriptor* id =
+            sent->GetDescriptor()->FindFieldByName("request_id");
+        id != nullptr && expected->GetReflection()->GetString(*expected, id).empty()) {
+      const std::string made_up = sent->GetReflection()->GetString(*sent, id);
+      const google::protobuf::FieldDescriptor* dry_run =
+          sent->GetDescriptor()->FindFieldByName("dry_run");
+      const bool dry = dry_run != nullptr && sent->GetReflection()->GetBool(*sent, dry_run);
+      if (made_up.substr(0, 4) != (dry ? "" : "cli-")) {
+        return ::testing::AssertionFailure()
+               << "sent request id '" << made_up << "', not one the CLI made up";
+      }
+      sent->GetReflection()->ClearField(sent.get(), id);
+    }
+    if (google::protobuf::util::MessageDifferencer::Equals(*sent, *expected)) {
       return ::testing::AssertionSuccess();
     }
     return ::testing::AssertionFailure()
            << "sent " << last_->ShortDebugString() << "\nexpected " << expected->ShortDebugString();
+  }
+
+  // The request ids of the tries of the "during-a-takeover" submission.
+  std::vector<std::string> TakeoverIds() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return takeover_ids_;
   }
 
   // The last request, which must be a T.
@@ -353,6 +399,7 @@ class FakeResched final : public v1::Resched::Service {
   }
 
  private:
+  std::vector<std::string> takeover_ids_;
   void Record(const google::protobuf::Message& m) {
     std::lock_guard<std::mutex> lock(mu_);
     last_.reset(m.New());
@@ -502,6 +549,18 @@ TEST_F(CliTest, JobSubmitFromAFileWithOverrides) {
   EXPECT_NE(r.err.find("error: " + path + ": resched.v1.JobSpec"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("modell"), std::string::npos) << r.err;
   std::remove(path.c_str());
+}
+
+TEST_F(CliTest, UnavailableIsRetriedWithTheSameMadeUpRequestIdUntilAnswered) {
+  Result r = Run({"--json", "job", "submit", "--cluster", "sim", "--rigid", "1:1h", "--name",
+                  "during-a-takeover"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("j-first"));
+  const std::vector<std::string> ids = service_.TakeoverIds();
+  ASSERT_EQ(ids.size(), 3u);
+  EXPECT_EQ(ids[0].substr(0, 4), "cli-");
+  EXPECT_EQ(ids[1], ids[0]);
+  EXPECT_EQ(ids[2], ids[0]);
 }
 
 TEST_F(CliTest, ServerErrorsPrintCodeMessageAndViolations) {

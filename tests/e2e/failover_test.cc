@@ -1,5 +1,6 @@
 // Failover: two real resched-server replicas on a three-member etcd on loopback
-// (tests/testing/etcd_cluster.h), one writing and one waiting. Under load from several clients
+// (tests/testing/etcd_cluster.h), one writing and one waiting, which forwards every call to the
+// writer (the caller's token with it, the writer's answer whole). Under load from several clients
 // that go to whichever replica answers, the writer is killed with SIGKILL round after round (and
 // started again as the standby): every acknowledged submission must be on the replica that took
 // over, with the id it was acknowledged with, and a submission retried with its request id after
@@ -35,6 +36,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/rpc/status.pb.h"
@@ -42,6 +44,7 @@
 #include "tests/testing/etcd_cluster.h"
 #include "tests/testing/free_port.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/testing/tokens.h"
 
 namespace resched::testing {
 namespace {
@@ -117,23 +120,24 @@ class FailoverTest : public ::testing::Test {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log.c_str(),
                                      O_WRONLY | O_CREAT | O_APPEND, 0644);
-    const char* argv[] = {RESCHED_SERVER_BIN,
-                          "--listen",
-                          listen.c_str(),
-                          "--config",
-                          config.c_str(),
-                          "--store",
-                          "etcd",
-                          "--etcd-endpoints",
-                          endpoints.c_str(),
-                          "--audit-log",
-                          "none",
-                          "--log-format",
-                          "json",
-                          nullptr};
+    std::vector<const char*> argv = {RESCHED_SERVER_BIN,
+                                     "--listen",
+                                     listen.c_str(),
+                                     "--config",
+                                     config.c_str(),
+                                     "--store",
+                                     "etcd",
+                                     "--etcd-endpoints",
+                                     endpoints.c_str(),
+                                     "--audit-log",
+                                     "none",
+                                     "--log-format",
+                                     "json"};
+    for (const std::string& arg : extra_args_) argv.push_back(arg.c_str());
+    argv.push_back(nullptr);
     // posix_spawn, not fork: gRPC's fork handlers would stall this multi-threaded process.
     ASSERT_EQ(posix_spawn(&replica.pid, RESCHED_SERVER_BIN, &actions, nullptr,
-                          const_cast<char* const*>(argv), environ),
+                          const_cast<char* const*>(argv.data()), environ),
               0);
     posix_spawn_file_actions_destroy(&actions);
   }
@@ -149,12 +153,15 @@ class FailoverTest : public ::testing::Test {
     return status;
   }
 
+  // Calls replica `i`; `served_by` (when given) gets which replica answered (-1: none said).
   template <class Request, class Response>
   grpc::Status CallOne(int i,
                        grpc::Status (pb::Resched::Stub::*method)(grpc::ClientContext*,
                                                                  const Request&, Response*),
                        const Request& request, Response* response,
-                       std::chrono::seconds deadline = std::chrono::seconds(2)) {
+                       std::chrono::seconds deadline = std::chrono::seconds(2),
+                       int* served_by = nullptr,
+                       const std::map<std::string, std::string>& metadata = {}) {
     std::shared_ptr<pb::Resched::Stub> stub;
     {
       std::lock_guard<std::mutex> lock(stubs_mu_);
@@ -162,7 +169,9 @@ class FailoverTest : public ::testing::Test {
     }
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + deadline);
+    for (const auto& [key, value] : metadata) context.AddMetadata(key, value);
     const grpc::Status status = (stub.get()->*method)(&context, request, response);
+    if (served_by != nullptr) *served_by = ServedBy(context);
     if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
       // A new connection for the next call, as a client that reconnects makes: a channel that
       // failed while its replica waited as the standby backs off for seconds once it serves.
@@ -218,7 +227,21 @@ class FailoverTest : public ::testing::Test {
     return s;
   }
 
-  // Waits up to `limit` until some replica serves; returns which (-1: none).
+  // The replica that served a call, from the answer's metadata (its id is HOST:PID); -1 when
+  // the answer names none of them.
+  int ServedBy(const grpc::ClientContext& context) const {
+    const auto found = context.GetServerInitialMetadata().find("resched-replica");
+    if (found == context.GetServerInitialMetadata().end()) return -1;
+    const std::string id(found->second.data(), found->second.size());
+    for (int i = 0; i < kReplicas; ++i) {
+      if (replicas_[i].pid > 0 && absl::EndsWith(id, absl::StrCat(":", replicas_[i].pid))) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  // Waits up to `limit` until some replica writes and serves; returns which (-1: none).
   int WaitForWriter(std::chrono::seconds limit = std::chrono::seconds(20)) {
     const auto until = Clock::now() + limit;
     while (Clock::now() < until) {
@@ -226,7 +249,13 @@ class FailoverTest : public ::testing::Test {
         if (replicas_[i].pid <= 0) continue;
         pb::ListClustersRequest request;
         pb::ListClustersResponse response;
-        if (CallOne(i, &pb::Resched::Stub::ListClusters, request, &response).ok()) return i;
+        int served_by = -1;
+        if (CallOne(i, &pb::Resched::Stub::ListClusters, request, &response,
+                    std::chrono::seconds(2), &served_by, metadata_)
+                .ok() &&
+            served_by >= 0) {
+          return served_by;
+        }
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -295,6 +324,8 @@ class FailoverTest : public ::testing::Test {
     return jobs;
   }
 
+  std::vector<std::string> extra_args_;          // for every replica started
+  std::map<std::string, std::string> metadata_;  // for WaitForWriter's calls
   TempDir dir_{"failover"};
   EtcdCluster etcd_{3};
   Replica replicas_[kReplicas];
@@ -509,6 +540,82 @@ TEST_F(FailoverTest, LosingEtcdsMajorityRefusesChangesUntilItIsBack) {
       << again.error_message();
   const std::map<std::string, pb::Job> after = JobsByName();
   EXPECT_EQ(after.count("no-majority"), 1u);
+}
+
+TEST_F(FailoverTest, TheStandbyForwardsEveryCallToTheWriterWithTheCallersToken) {
+  constexpr char kToken[] = "failover-admin-token";
+  const std::string tokens = dir_.path() + "/tokens.yaml";
+  std::ofstream(tokens) << "tokens:\n  - {sha256: \"" << Sha256Hex(kToken)
+                        << "\", tenant: ops, role: admin}\n";
+  extra_args_ = {"--tokens-file", tokens};
+  metadata_ = {{"authorization", absl::StrCat("Bearer ", kToken)}};
+  const std::map<std::string, std::string> token = metadata_;
+  Start(0);
+  ASSERT_EQ(WaitForWriter(), 0);
+  Start(1);
+  // The standby forwards once it has seen who writes.
+  pb::ListClustersResponse clusters;
+  int served_by = -1;
+  for (int i = 0; i < 100 && served_by != 0; ++i) {
+    (void)CallOne(1, &pb::Resched::Stub::ListClusters, pb::ListClustersRequest(), &clusters,
+                  std::chrono::seconds(2), &served_by, token);
+    if (served_by != 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(served_by, 0);
+  EXPECT_EQ(clusters.clusters_size(), 2);
+
+  // Applied by the writer, with the caller's identity (the writer refuses calls without it).
+  pb::SubmitJobResponse submitted;
+  const grpc::Status s =
+      CallOne(1, &pb::Resched::Stub::SubmitJob, Submission("alpha", "via-standby"), &submitted,
+              std::chrono::seconds(5), &served_by, token);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(served_by, 0);
+  pb::GetJobRequest get;
+  get.set_cluster("alpha");
+  get.set_id(submitted.job().id());
+  pb::Job job;
+  ASSERT_TRUE(
+      CallOne(0, &pb::Resched::Stub::GetJob, get, &job, std::chrono::seconds(2), nullptr, token)
+          .ok());
+  EXPECT_EQ(job.spec().name(), "via-standby");
+  const grpc::Status anonymous =
+      CallOne(1, &pb::Resched::Stub::SubmitJob, Submission("alpha", "anonymous"), &submitted);
+  EXPECT_EQ(anonymous.error_code(), grpc::StatusCode::UNAUTHENTICATED) << anonymous.error_message();
+
+  // The writer's error comes back whole: a retried request id answers ALREADY_EXISTS with the
+  // first answer in its details.
+  pb::SubmitJobResponse again;
+  const grpc::Status retried =
+      CallOne(1, &pb::Resched::Stub::SubmitJob, Submission("alpha", "via-standby"), &again,
+              std::chrono::seconds(5), nullptr, token);
+  ASSERT_EQ(retried.error_code(), grpc::StatusCode::ALREADY_EXISTS) << retried.error_message();
+  google::rpc::Status rich;
+  ASSERT_TRUE(rich.ParseFromString(retried.error_details()) && rich.details_size() == 1 &&
+              rich.details(0).UnpackTo(&again));
+  EXPECT_EQ(again.job().id(), submitted.job().id());
+
+  // A call forwarded to a replica that would forward it again is refused, not bounced.
+  std::map<std::string, std::string> forwarded = token;
+  forwarded["resched-forwarded-by"] = "another-replica";
+  const grpc::Status bounced =
+      CallOne(1, &pb::Resched::Stub::ListClusters, pb::ListClustersRequest(), &clusters,
+              std::chrono::seconds(2), nullptr, forwarded);
+  EXPECT_EQ(bounced.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(bounced.error_message(), ::testing::HasSubstr("disagree"));
+
+  // A watch is the writer's to serve: the standby says where it is.
+  grpc::ClientContext watch_context;
+  watch_context.AddMetadata("authorization", absl::StrCat("Bearer ", kToken));
+  pb::WatchScheduleRequest watch;
+  watch.set_cluster("alpha");
+  auto stream = replicas_[1].stub->WatchSchedule(&watch_context, watch);
+  pb::ScheduleEvent event;
+  EXPECT_FALSE(stream->Read(&event));
+  const grpc::Status watched = stream->Finish();
+  EXPECT_EQ(watched.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(watched.error_message(),
+              ::testing::HasSubstr(absl::StrCat("127.0.0.1:", replicas_[0].port)));
 }
 
 }  // namespace

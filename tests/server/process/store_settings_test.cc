@@ -8,12 +8,14 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "server/process/config.h"
 #include "server/process/server_options.h"
 #include "tests/testing/status.h"
@@ -53,13 +55,19 @@ TEST(StoreSettings, LocalByDefaultAndEtcdFromTheConfigOrTheFlag) {
   EXPECT_EQ(settings.etcd_password_file, "password");
 
   // The flags win: the endpoints and prefix, and local over the config's etcd.
-  settings = OkValue(ResolveStore(
-      {.store = "", .etcd_endpoints = "http://a:1,,http://b:2", .etcd_prefix = "/team/x"}, config));
+  settings = OkValue(ResolveStore({.store = "",
+                                   .etcd_endpoints = "http://a:1,,http://b:2",
+                                   .etcd_prefix = "/team/x",
+                                   .advertise_address = ""},
+                                  config));
   EXPECT_EQ(settings.etcd_options.client.endpoints,
             (std::vector<std::string>{"http://a:1", "http://b:2"}));
   EXPECT_EQ(settings.etcd_options.prefix, "/team/x");
   EXPECT_FALSE(
-      OkValue(ResolveStore({.store = "local", .etcd_endpoints = "", .etcd_prefix = ""}, config))
+      OkValue(
+          ResolveStore(
+              {.store = "local", .etcd_endpoints = "", .etcd_prefix = "", .advertise_address = ""},
+              config))
           .etcd);
 }
 
@@ -69,17 +77,28 @@ TEST(StoreSettings, BadValuesAreRefusedNamingTheFlagOrField) {
     EXPECT_THAT(ResolveStore(flags, config),
                 StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(message)));
   };
-  refused({.store = "s3", .etcd_endpoints = "", .etcd_prefix = ""},
+  refused({.store = "s3", .etcd_endpoints = "", .etcd_prefix = "", .advertise_address = ""},
           "--store must be local or etcd, got 's3'");
-  refused({.store = "etcd", .etcd_endpoints = "", .etcd_prefix = ""},
+  refused({.store = "etcd", .etcd_endpoints = "", .etcd_prefix = "", .advertise_address = ""},
           "--store etcd needs --etcd-endpoints");
-  refused({.store = "", .etcd_endpoints = "http://a:1", .etcd_prefix = ""},
-          "--etcd-endpoints and --etcd-prefix need --store etcd");
-  refused({.store = "etcd", .etcd_endpoints = "a:1", .etcd_prefix = ""},
+  refused({.store = "", .etcd_endpoints = "http://a:1", .etcd_prefix = "", .advertise_address = ""},
+          "--etcd-endpoints, --etcd-prefix and --advertise-address need --store etcd");
+  refused({.store = "etcd", .etcd_endpoints = "a:1", .etcd_prefix = "", .advertise_address = ""},
           "--etcd-endpoints: 'a:1' is not an http:// or https:// URL");
-  refused({.store = "etcd", .etcd_endpoints = "http://a:1", .etcd_prefix = "x/"},
+  refused({.store = "etcd",
+           .etcd_endpoints = "http://a:1",
+           .etcd_prefix = "x/",
+           .advertise_address = ""},
           "--etcd-prefix: 'x/' must start with '/'");
-  const StoreFlags etcd = {.store = "etcd", .etcd_endpoints = "http://a:1", .etcd_prefix = ""};
+  refused({.store = "etcd",
+           .etcd_endpoints = "http://a:1",
+           .etcd_prefix = "",
+           .advertise_address = "10.0.0.1"},
+          "--advertise-address: '10.0.0.1' is not HOST:PORT");
+  refused({.store = "", .etcd_endpoints = "", .etcd_prefix = "", .advertise_address = "a:1"},
+          "--advertise-address need --store etcd");
+  const StoreFlags etcd = {
+      .store = "etcd", .etcd_endpoints = "http://a:1", .etcd_prefix = "", .advertise_address = ""};
   config.mutable_etcd()->set_lease_ttl_ms(500);
   refused(etcd, "etcd.lease_ttl_ms must be from 1000 to 600000");
   config.mutable_etcd()->set_lease_ttl_ms(0);
@@ -90,6 +109,16 @@ TEST(StoreSettings, BadValuesAreRefusedNamingTheFlagOrField) {
   refused(etcd, "etcd.user and etcd.password_file go together");
   config.set_store("disk");
   refused({}, "store must be local or etcd, got 'disk'");
+}
+
+TEST(StoreSettings, AReplicaIsReachedAtItsListenAddressOrTheOneItIsGiven) {
+  EXPECT_EQ(AdvertisedAddress("resched-1.resched:50051", "0.0.0.0:50051", 50051),
+            "resched-1.resched:50051");
+  EXPECT_EQ(AdvertisedAddress("", "127.0.0.1:0", 41234), "127.0.0.1:41234");
+  char host[256] = {};
+  ASSERT_EQ(gethostname(host, sizeof host - 1), 0);
+  EXPECT_EQ(AdvertisedAddress("", "0.0.0.0:50051", 50051), absl::StrCat(host, ":50051"));
+  EXPECT_EQ(AdvertisedAddress("", "[::]:50051", 50051), absl::StrCat(host, ":50051"));
 }
 
 TEST(StoreSettings, AReplicaOnEtcdKeepsNothingOnLocalDisk) {

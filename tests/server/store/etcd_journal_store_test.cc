@@ -190,6 +190,42 @@ TEST_F(EtcdJournalStoreTest, ASecondReplicaWaitsAndTakesOverWhenTheWriterGoes) {
   EXPECT_EQ(ScanAll(**took).size(), 2u);
 }
 
+TEST_F(EtcdJournalStoreTest, AStandbyKnowsWhoWritesAndWhereItServes) {
+  auto first = OpenStore(Options("first"));
+  ASSERT_NE(first, nullptr);
+  ASSERT_OK(first->Publish("10.0.0.1:50051"));
+  EXPECT_EQ(first->writer().replica_id, "first");
+  EXPECT_EQ(first->writer().address, "10.0.0.1:50051");
+
+  EtcdStoreOptions options = Options("second");
+  options.wait_for_writer = true;
+  absl::StatusOr<std::unique_ptr<EtcdJournalStore>> second = EtcdJournalStore::Connect(options);
+  ASSERT_OK(second);
+  ASSERT_OK((*second)->Publish("10.0.0.2:50051"));
+  EXPECT_EQ(KeysUnder("members/"), 2);
+  auto waited = std::async(std::launch::async, [&] { return (*second)->WaitToWrite(); });
+  for (int i = 0; i < 50 && (*second)->writer().address.empty(); ++i) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_EQ((*second)->writer().replica_id, "first");
+  EXPECT_EQ((*second)->writer().address, "10.0.0.1:50051");
+  // A lease that expires (a replica paused past it) is replaced, and the member key with it.
+  const std::int64_t lease = (*second)->lease();
+  ASSERT_OK(raw_->RevokeLease(lease));
+  for (int i = 0; i < 50 && (*second)->lease() == lease; ++i) {
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  EXPECT_NE((*second)->lease(), lease);
+  for (int i = 0; i < 50 && KeysUnder("members/") != 2; ++i) absl::SleepFor(absl::Milliseconds(20));
+  EXPECT_EQ(KeysUnder("members/"), 2);
+
+  first.reset();  // its member key goes with its lease
+  ASSERT_OK(waited.get());
+  EXPECT_EQ(KeysUnder("members/"), 1);
+  EXPECT_EQ((*second)->writer().replica_id, "second");
+  EXPECT_EQ((*second)->writer().address, "10.0.0.2:50051");
+}
+
 TEST_F(EtcdJournalStoreTest, AWaitingReplicaGivesUpWhenCancelled) {
   auto first = OpenStore(Options("first"));
   ASSERT_NE(first, nullptr);

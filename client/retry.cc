@@ -1,0 +1,42 @@
+#include "client/retry.h"
+
+#include <algorithm>
+#include <random>
+
+#include "absl/strings/str_format.h"
+#include "google/protobuf/util/time_util.h"
+#include "google/rpc/error_details.pb.h"
+#include "google/rpc/status.pb.h"
+
+namespace resched::cli {
+
+std::string NewRequestId() {
+  std::random_device random;
+  std::uniform_int_distribution<std::uint64_t> bits;
+  return absl::StrFormat("cli-%016x%016x", bits(random), bits(random));
+}
+
+std::chrono::milliseconds RetryDelay(const grpc::Status& status, int attempt) {
+  if (status.error_code() != grpc::StatusCode::UNAVAILABLE) return std::chrono::milliseconds(-1);
+  google::rpc::Status rich;
+  if (!status.error_details().empty() && rich.ParseFromString(status.error_details())) {
+    for (const google::protobuf::Any& detail : rich.details()) {
+      google::rpc::RetryInfo retry;
+      if (detail.UnpackTo(&retry)) {
+        return std::chrono::milliseconds(
+            google::protobuf::util::TimeUtil::DurationToMilliseconds(retry.retry_delay()));
+      }
+    }
+  }
+  return std::min(std::chrono::milliseconds(100 << std::min(attempt, 4)),
+                  std::chrono::milliseconds(1000));
+}
+
+bool FirstAnswer(const grpc::Status& status, google::protobuf::Message* response) {
+  if (status.error_code() != grpc::StatusCode::ALREADY_EXISTS) return false;
+  google::rpc::Status rich;
+  return rich.ParseFromString(status.error_details()) && rich.details_size() == 1 &&
+         rich.details(0).UnpackTo(response);
+}
+
+}  // namespace resched::cli

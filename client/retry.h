@@ -1,0 +1,29 @@
+// How the CLI rides a takeover between replicas (docs/ha.md): a call answered UNAVAILABLE is made
+// again, after the delay the server asked for (google.rpc.RetryInfo) or a growing pause, until
+// the call's deadline. A mutating request (but a dry run) gets a request id of its own when it has
+// none, so that
+// making it again is exact: a try that was applied but whose answer was lost answers
+// ALREADY_EXISTS with the first answer, which the retry takes as its own.
+#pragma once
+
+#include <grpcpp/support/status.h>
+
+#include <chrono>
+#include <string>
+
+#include "google/protobuf/message.h"
+
+namespace resched::cli {
+
+// A new request id for a request that names none: "cli-" and 128 random bits in hex.
+std::string NewRequestId();
+
+// How long to wait before trying a call answered `status` again (its RetryInfo, else 100 ms
+// doubling per `attempt` up to 1 s); negative when the status is not worth a retry.
+std::chrono::milliseconds RetryDelay(const grpc::Status& status, int attempt);
+
+// The first answer a retried request's ALREADY_EXISTS carries, put in `response`; false when
+// it carries none of that type.
+bool FirstAnswer(const grpc::Status& status, google::protobuf::Message* response);
+
+}  // namespace resched::cli
