@@ -102,8 +102,9 @@ format:
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR)
 
-# The container image (docker/Dockerfile), built with podman: the full multi-stage build from the
-# sources (a Release build inside the image's build stage).
+# The container images, built with podman: resched (docker/Dockerfile, the full multi-stage build
+# from the sources, a Release build inside the image's build stage) and the Helm chart's etcd
+# (docker/etcd.Dockerfile, Debian's etcd-server).
 image:
 	@scripts/install-deps.sh --image
 	docker/smoke-test.sh --prepare-only $(BUILD_DIR)
@@ -111,6 +112,10 @@ image:
 	  CONTAINERS_STORAGE_CONF=$(abspath $(BUILD_DIR))/podman/storage.conf \
 	  podman build --pull=never --network=host --format docker -f docker/Dockerfile \
 	  --build-arg REVISION=$$(git rev-parse --short HEAD) -t localhost/resched:latest .
+	CONTAINERS_CONF=$(abspath $(BUILD_DIR))/podman/containers.conf \
+	  CONTAINERS_STORAGE_CONF=$(abspath $(BUILD_DIR))/podman/storage.conf \
+	  podman build --pull=never --network=host --format docker -f docker/etcd.Dockerfile \
+	  -t localhost/resched-etcd:latest docker
 
 # CI: the image around this checkout's Release binaries, started, checked and restarted.
 image-smoke: build-tested

@@ -3,7 +3,9 @@
 # podman (no Docker engine, no registry): the server starts in it as an unprivileged user on a
 # read-only root file system, answers `resched health` (the image's HEALTHCHECK too), takes a
 # job, shows it in the web view (page and JSON API), stops on SIGTERM, and after a restart on the
-# same data volume the job is still there.
+# same data volume the job is still there. Then the etcd image (docker/etcd.Dockerfile) is built
+# and three replicas run on one etcd member: the first writes, a job submitted through another
+# is on the writer, and when the writer is killed the CLI given all three still lists it.
 #
 #   docker/smoke-test.sh [BUILD_DIR]     (default: build; `make build` first)
 #   docker/smoke-test.sh --prepare-only [BUILD_DIR]   only the podman settings and the base
@@ -31,6 +33,9 @@ image=localhost/resched:smoke
 base=docker.io/library/debian:bookworm-slim
 name="resched-smoke-$$"
 volume="resched-smoke-data-$$"
+etcd_image=localhost/resched-etcd:smoke
+etcd_name="resched-smoke-etcd-$$"
+etcd_volume="resched-smoke-etcd-$$"
 mkdir -p "$work"
 : >"$work/podman.log"  # podman's own complaints (no systemd here for health timers), kept aside
 
@@ -63,8 +68,8 @@ CONF
 export CONTAINERS_CONF="$work/containers.conf" CONTAINERS_STORAGE_CONF="$work/storage.conf"
 
 cleanup() {
-  podman rm -f -t 0 "$name" >/dev/null 2>&1 || true
-  podman volume rm -f "$volume" >/dev/null 2>&1 || true
+  podman rm -f -t 0 "$name" "$name-0" "$name-1" "$name-2" "$etcd_name" >/dev/null 2>&1 || true
+  podman volume rm -f "$volume" "$etcd_volume" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 
@@ -165,4 +170,67 @@ wait_healthy
 cli job list | awk 'NR > 1 {print $1}' | grep -qx "$job" ||
   fail "job $job is gone after the restart"
 stop
-echo "docker smoke test: passed (job $job kept across a restart)"
+
+step "image $etcd_image (docker/etcd.Dockerfile: Debian's etcd-server)"
+podman build --quiet --pull=never --network=host --format docker \
+  -f "$root/docker/etcd.Dockerfile" -t "$etcd_image" "$root/docker" >/dev/null 2>>"$work/podman.log" ||
+  fail "the etcd image did not build (see $work/podman.log)"
+
+step "three replicas on one etcd: one writes, the others forward; the writer killed, one takes over"
+client_port=$(free_port)
+peer_port=$(free_port)
+podman volume create "$etcd_volume" >/dev/null
+podman run -d --name "$etcd_name" --init --pull=never --network=host --read-only --cap-drop=all \
+  -v "$etcd_volume:/var/lib/etcd" "$etcd_image" \
+  --listen-client-urls "http://127.0.0.1:$client_port" \
+  --advertise-client-urls "http://127.0.0.1:$client_port" \
+  --listen-peer-urls "http://127.0.0.1:$peer_port" \
+  --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
+  --initial-cluster "default=http://127.0.0.1:$peer_port" >/dev/null 2>>"$work/podman.log"
+replica_ports=()
+servers=""
+for i in 0 1 2; do
+  replica_ports+=("$(free_port)")
+  servers+="${servers:+,}127.0.0.1:${replica_ports[$i]}"
+done
+start_replica() {
+  # No local disk: the image's entrypoint (which names a data directory) is replaced.
+  podman run -d --name "$name-$1" --init --pull=never --network=host --read-only --cap-drop=all \
+    --health-interval=disable --entrypoint resched-server "$image" \
+    --listen "127.0.0.1:${replica_ports[$1]}" --store etcd \
+    --etcd-endpoints "http://127.0.0.1:$client_port" --log-format json >/dev/null 2>>"$work/podman.log"
+}
+replica_cli() { podman exec "$name-$1" resched --server "127.0.0.1:${replica_ports[$1]}" "${@:2}"; }
+for i in 0 1 2; do
+  start_replica "$i"
+  # The first writes (and creates the configuration's cluster) before the next start.
+  for _ in $(seq 100); do
+    [[ "$(replica_cli "$i" health 2>/dev/null)" == SERVING ]] && break
+    sleep 0.1
+  done
+  [[ "$(replica_cli "$i" health 2>/dev/null)" == SERVING ]] || fail "replica $i did not answer health"
+done
+writer=""
+for i in 0 1 2; do
+  if podman logs "$name-$i" 2>&1 | grep -q '"event":"writer"'; then writer=$i; fi
+done
+[[ "$writer" == 0 ]] || fail "replica 0, started first, should write (found: '$writer')"
+replica_cli 2 job submit --rigid 2:1h --name through-a-standby >/dev/null ||
+  fail "a submission through a standby failed"
+replica_cli 0 job list | grep -q through-a-standby ||
+  fail "the writer does not hold the job submitted through a standby"
+podman kill -s KILL "$name-0" >/dev/null
+# The CLI, given every replica, rides the takeover.
+podman exec "$name-1" resched --server "$servers" --timeout 20s job list |
+  grep -q through-a-standby || fail "no replica served the job after the writer was killed"
+taken=""
+for i in 1 2; do
+  if podman logs "$name-$i" 2>&1 | grep -q '"event":"writer"'; then taken=$i; fi
+done
+[[ -n "$taken" ]] || fail "no standby logged that it writes after the kill"
+for i in 1 2; do
+  podman stop -t 10 "$name-$i" >/dev/null 2>>"$work/podman.log"
+  status=$(podman inspect --format '{{.State.ExitCode}}' "$name-$i")
+  [[ "$status" == 0 ]] || fail "replica $i exited with status $status on SIGTERM, expected 0"
+done
+echo "docker smoke test: passed (job $job kept across a restart; three replicas on etcd, replica $taken took over)"

@@ -16,6 +16,9 @@
 #     certificate names localhost and verifies against ca.crt; with clientAuth on, the generated
 #     probe certificate verifies against client-ca.crt; two renders give the same checksum
 #     annotations (the generated material is random, the annotations must not be);
+#   - one replica on the local store (more are refused); with store.type=etcd three (or the given
+#     number), PodDisruptionBudgets, no data volume, the advertised pod names in the generated
+#     certificate, and the chart's etcd of three members unless store.etcd.endpoints is given;
 #   - for the default values and each helm/resched/ci/*-values.yaml: `helm lint --strict`,
 #     `helm template`, and every rendered manifest validated offline by
 #     scripts/helm-tools/validate-manifests.mjs.
@@ -75,6 +78,56 @@ const ok = !ports("resched").includes("metrics") && ports("resched-headless").in
 process.exit(ok ? 0 : 1);
 NODE
 echo "check-helm: no generated credentials unless asked; metrics on the headless Service only, behind the NetworkPolicy"
+
+# Replicas: one on the local store (more are refused), three sharing etcd by default, with
+# PodDisruptionBudgets, no data volume, each replica reached by its pod's name (which the
+# generated certificate names), and the chart's own etcd of three members unless endpoints are
+# given.
+refused local-replicas "with store.type=local the journal is on one pod's volume" "${gen[@]}" \
+  --set replicas=2
+"$helm" template resched "$chart" "${gen[@]}" >"$work/local.out"
+"$helm" template resched "$chart" "${gen[@]}" --namespace ns --set store.type=etcd >"$work/etcd.out"
+"$helm" template resched "$chart" -f "$chart/ci/etcd-external-values.yaml" >"$work/external.out"
+node - "$tools" "$work" <<'NODE' || { echo "check-helm: the replicas on etcd are misrendered" >&2; exit 1; }
+const [tools, work] = process.argv.slice(2);
+const { createRequire } = require("node:module");
+const { parseAllDocuments } = createRequire(`${tools}/`)("yaml");
+const fs = require("node:fs");
+const load = (name) => parseAllDocuments(fs.readFileSync(`${work}/${name}.out`, "utf8")).map((d) => d.toJS()).filter(Boolean);
+const of = (docs, kind) => docs.filter((o) => o.kind === kind);
+const fail = (why) => { console.error(`check-helm: ${why}`); process.exit(1); };
+const local = load("local"), etcd = load("etcd"), external = load("external");
+const server = (docs) => of(docs, "StatefulSet").find((s) => s.metadata.name === "resched");
+if (server(local).spec.replicas !== 1 || of(local, "PodDisruptionBudget").length !== 0 ||
+    !server(local).spec.volumeClaimTemplates) fail("the local store: one replica, its volume, no PDB");
+const s = server(etcd), pod = s.spec.template.spec, c = pod.containers[0];
+if (s.spec.replicas !== 3 || s.spec.volumeClaimTemplates || c.volumeMounts.some((m) => m.name === "data"))
+  fail("etcd: three replicas, no data volume");
+if (c.command?.[0] !== "resched-server" || c.args.includes("--data-dir")) fail("etcd: no --data-dir");
+const advertised = c.args[c.args.indexOf("--advertise-address") + 1];
+if (advertised !== "$(POD_NAME).resched-headless.$(POD_NAMESPACE).svc:50051" ||
+    !c.env.some((e) => e.name === "POD_NAME") || c.args[c.args.indexOf("--peer-tls-ca") + 1] !== "/etc/resched/tls/ca.crt")
+  fail(`etcd: replicas advertise ${advertised}`);
+const config = of(etcd, "ConfigMap").find((m) => m.metadata.name === "resched").data["config.yaml"];
+if (!config.includes("store: etcd") || !config.includes("http://resched-etcd-2.resched-etcd-headless.ns.svc:2379") || config.includes("data_dir"))
+  fail("etcd: the config names the chart's etcd");
+const members = of(etcd, "StatefulSet").find((m) => m.metadata.name === "resched-etcd");
+const cluster = members?.spec.template.spec.containers[0].args.find((a) => a.startsWith("--initial-cluster="));
+if (members?.spec.replicas !== 3 || cluster?.split(",").length !== 3) fail("etcd: three members");
+if (of(etcd, "PodDisruptionBudget").map((p) => `${p.metadata.name}:${p.spec.maxUnavailable}`).sort().join(" ") !==
+    "resched-etcd:1 resched:1") fail("etcd: a PDB for the replicas and one for the members");
+const selects = (sel, labels) => Object.entries(sel).every(([k, v]) => labels[k] === v);
+if (selects(s.spec.selector.matchLabels, members.spec.template.metadata.labels)) fail("etcd: the resched selector picks the members");
+const secret = of(etcd, "Secret").find((x) => x.metadata.name === "resched-tls");
+fs.writeFileSync(`${work}/replicas.crt`, Buffer.from(secret.data["tls.crt"], "base64"));
+const ext = server(external);
+const extConfig = of(external, "ConfigMap").find((m) => m.metadata.name === "resched").data["config.yaml"];
+if (ext.spec.replicas !== 5 || of(external, "StatefulSet").length !== 1 || !extConfig.includes("http://etcd-2.etcd.db.svc:2379") ||
+    of(external, "PodDisruptionBudget")[0]?.spec.maxUnavailable !== 2) fail("an existing etcd: five replicas on it, no etcd of the chart's");
+NODE
+openssl x509 -in "$work/replicas.crt" -noout -ext subjectAltName | grep -q "DNS:resched-2.resched-headless.ns.svc" ||
+  { echo "check-helm: the generated certificate does not name each replica" >&2; exit 1; }
+echo "check-helm: one replica on the local store; three on etcd (the chart's three members, or the given endpoints), PDBs, no volume, each replica named by the certificate"
 
 # Turning TLS or tokens off needs server.insecure=true: otherwise rendering stops with the
 # chart's own message.

@@ -217,10 +217,13 @@ int main(int argc, char** argv) {
     etcd_store = *std::move(etcd);
     router = std::make_unique<resched::server::WriterRouter>(*etcd_store);
     // The other replicas listen as this one does: with TLS, this replica's certificate is its
-    // client certificate, and the client CA (else the system's roots) verifies theirs.
+    // client certificate, and --peer-tls-ca (else the client CA, else the system's roots)
+    // verifies theirs.
     absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> peers =
         resched::transport::MakeChannelCredentials(
-            {.ca = tls_files.client_ca, .cert = tls_files.cert, .key = tls_files.key});
+            {.ca = !options.peer_tls_ca.empty() ? options.peer_tls_ca : tls_files.client_ca,
+             .cert = tls_files.cert,
+             .key = tls_files.key});
     if (!peers.ok()) {
       Log(LogLevel::kError, "start_failed", peers.status().message());
       return 2;

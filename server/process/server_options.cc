@@ -22,6 +22,9 @@ const char kServerUsage[] =
     "  --tls-cert FILE, --tls-key FILE  serve TLS with this certificate chain and\n"
     "             private key (PEM)\n"
     "  --tls-client-ca FILE  mutual TLS: clients need a certificate this CA signed\n"
+    "  --peer-tls-ca FILE  with --store etcd and TLS: the CA the other replicas'\n"
+    "             certificates chain to, for the calls forwarded to them (default:\n"
+    "             --tls-client-ca, else the system's roots)\n"
     "  --tokens-file FILE  every call needs a bearer token of this file, whose role\n"
     "             and clusters allow it (YAML; tokens as SHA-256; docs/security.md)\n"
     "             The TLS files and the tokens file are read again on SIGHUP and\n"
@@ -107,6 +110,7 @@ constexpr FlagSpec kFlagSpecs[] = {
     {"tls-cert", &ServerFlags::tls_cert},
     {"tls-key", &ServerFlags::tls_key},
     {"tls-client-ca", &ServerFlags::tls_client_ca},
+    {"peer-tls-ca", &ServerFlags::peer_tls_ca},
     {"tokens-file", &ServerFlags::tokens_file},
     {"insecure", nullptr, &ServerFlags::insecure},
     {"audit-log", &ServerFlags::audit_log},
@@ -207,6 +211,11 @@ absl::StatusOr<ServerOptions> ResolveServerOptions(
   }
   out.accept_data_loss = flags.accept_data_loss;
   out.tls = {.cert = flags.tls_cert, .key = flags.tls_key, .client_ca = flags.tls_client_ca};
+  if (!flags.peer_tls_ca.empty() && (!out.store.etcd || !out.tls.enabled())) {
+    return absl::InvalidArgumentError(
+        "--peer-tls-ca applies to replicas that serve TLS on etcd (--store etcd and --tls-cert)");
+  }
+  out.peer_tls_ca = flags.peer_tls_ca;
   out.tokens_file = flags.tokens_file;
   out.insecure = flags.insecure;
 

@@ -30,6 +30,7 @@ struct ServerFlags {
   std::string tls_cert;
   std::string tls_key;
   std::string tls_client_ca;
+  std::string peer_tls_ca;
   std::string tokens_file;
   bool insecure = false;
   std::string audit_log;  // a file, "-" (standard error) or "none"
@@ -55,6 +56,9 @@ struct ServerOptions {
   bool accept_data_loss = false;
   StoreSettings store;
   transport::ServerTlsFiles tls;
+  // The CA the other replicas' certificates chain to (--peer-tls-ca); empty: --tls-client-ca's,
+  // else the system's roots.
+  std::string peer_tls_ca;
   std::string tokens_file;  // empty: calls are not authenticated
   bool insecure = false;
   std::string audit_log;       // empty: no audit log

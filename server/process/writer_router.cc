@@ -10,11 +10,10 @@ namespace {
 constexpr absl::Duration kTakeoverRetry = absl::Milliseconds(200);
 
 CallRoute Refuse(const std::string& why) {
-  return CallRoute{
-      .kind = CallRoute::Kind::kRefuse,
-      .replica = {},
-      .address = {},
-      .refusal = WithRetryDelay(absl::UnavailableError(why), kTakeoverRetry)};
+  return CallRoute{.kind = CallRoute::Kind::kRefuse,
+                   .replica = {},
+                   .address = {},
+                   .refusal = WithRetryDelay(absl::UnavailableError(why), kTakeoverRetry)};
 }
 
 }  // namespace

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 #include <utility>
 
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
 #include "server/base/log.h"
@@ -27,10 +29,12 @@ constexpr absl::Duration kRetryPause = absl::Milliseconds(50);
 // again at the newest revision this many times.
 constexpr int kScanAttempts = 3;
 
+// HOST:PID.RANDOM: containers that share the host's name (a host network) may also share a PID.
 std::string DefaultReplicaId() {
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  return absl::StrCat(host[0] != '\0' ? host : "replica", ":", getpid());
+  std::random_device random;
+  return absl::StrFormat("%s:%d.%08x", host[0] != '\0' ? host : "replica", getpid(), random());
 }
 
 absl::Status Annotate(const absl::Status& status, absl::string_view name) {

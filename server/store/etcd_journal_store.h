@@ -37,7 +37,7 @@ struct EtcdStoreOptions {
   etcd::ClientOptions client;
   // Every key the store writes starts with this; replicas sharing it share the journal.
   std::string prefix = "/resched";
-  // This replica in the writer and member keys and in errors (empty: HOST:PID); no '/'.
+  // This replica in the writer and member keys and in errors (empty: HOST:PID.RANDOM); no '/'.
   std::string replica_id;
   // How long the writer key outlives the writer's last renewal: the longest a replica that
   // died keeps the others waiting. etcd rounds it up to whole seconds and to its minimum.

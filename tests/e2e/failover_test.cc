@@ -227,14 +227,14 @@ class FailoverTest : public ::testing::Test {
     return s;
   }
 
-  // The replica that served a call, from the answer's metadata (its id is HOST:PID); -1 when
-  // the answer names none of them.
+  // The replica that served a call, from the answer's metadata (its id is HOST:PID.RANDOM); -1
+  // when the answer names none of them.
   int ServedBy(const grpc::ClientContext& context) const {
     const auto found = context.GetServerInitialMetadata().find("resched-replica");
     if (found == context.GetServerInitialMetadata().end()) return -1;
     const std::string id(found->second.data(), found->second.size());
     for (int i = 0; i < kReplicas; ++i) {
-      if (replicas_[i].pid > 0 && absl::EndsWith(id, absl::StrCat(":", replicas_[i].pid))) {
+      if (replicas_[i].pid > 0 && absl::StrContains(id, absl::StrCat(":", replicas_[i].pid, "."))) {
         return i;
       }
     }

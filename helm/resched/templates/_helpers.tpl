@@ -115,6 +115,12 @@ without both TLS and a tokens file unless --insecure is given (docs/security.md)
 {{- if and .Values.metrics.enabled (not .Values.networkPolicy.enabled) (not .Values.server.insecure) }}
 {{- fail "resched: metrics.enabled serves plain-HTTP metrics without authentication on the pod's address, and networkPolicy.enabled is false, so any pod could read them. Keep networkPolicy.enabled=true (the default; networkPolicy.metricsFrom says who may scrape), set metrics.enabled=false, or set server.insecure=true on purpose." }}
 {{- end }}
+{{- if not (has .Values.store.type (list "local" "etcd")) }}
+{{- fail (printf "resched: store.type must be local or etcd, got %q." .Values.store.type) }}
+{{- end }}
+{{- if and (eq .Values.store.type "local") (not (kindIs "invalid" .Values.replicas)) (ne (int .Values.replicas) 1) }}
+{{- fail "resched: with store.type=local the journal is on one pod's volume, so replicas must be 1 (or null). For several replicas that take over from each other set store.type=etcd (docs/ha.md)." }}
+{{- end }}
 {{- if and .Values.tls.clientAuth.enabled (not .Values.tls.enabled) }}
 {{- fail "resched: tls.clientAuth.enabled needs tls.enabled=true." }}
 {{- end }}
@@ -165,4 +171,53 @@ grpc:
 periodSeconds: {{ $p.periodSeconds }}
 timeoutSeconds: {{ $p.timeoutSeconds }}
 failureThreshold: {{ $p.failureThreshold }}
+{{- end }}
+
+{{/*
+The replicas of resched-server: 1 with the local store, replicas (default 3) with etcd.
+*/}}
+{{- define "resched.replicas" -}}
+{{- if eq .Values.store.type "etcd" -}}
+{{- if kindIs "invalid" .Values.replicas }}3{{ else }}{{ int .Values.replicas }}{{ end -}}
+{{- else -}}
+1
+{{- end -}}
+{{- end }}
+
+{{/*
+The chart's own etcd (store.type=etcd without store.etcd.endpoints): its name, and whether it runs.
+*/}}
+{{- define "resched.etcdName" -}}
+{{- printf "%s-etcd" (include "resched.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- define "resched.runsEtcd" -}}
+{{- if and (eq .Values.store.type "etcd") (not .Values.store.etcd.endpoints) }}true{{ end }}
+{{- end }}
+
+{{/*
+etcd's client URLs: the given ones, or the chart's members through their headless Service.
+*/}}
+{{- define "resched.etcdEndpoints" -}}
+{{- if .Values.store.etcd.endpoints -}}
+{{- join "," .Values.store.etcd.endpoints -}}
+{{- else -}}
+{{- $name := include "resched.etcdName" . -}}
+{{- $urls := list -}}
+{{- range $i := until (int .Values.etcdCluster.replicas) -}}
+{{- $urls = append $urls (printf "http://%s-%d.%s-headless.%s.svc:2379" $name $i $name $.Release.Namespace) -}}
+{{- end -}}
+{{- join "," $urls -}}
+{{- end -}}
+{{- end }}
+
+{{/* The chart's etcd members: labels of their own, so that no resched selector picks them. */}}
+{{- define "resched.etcdSelectorLabels" -}}
+app.kubernetes.io/name: {{ printf "%s-etcd" (include "resched.name" .) | trunc 63 | trimSuffix "-" }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+{{- define "resched.etcdLabels" -}}
+helm.sh/chart: {{ include "resched.chart" . }}
+{{ include "resched.etcdSelectorLabels" . }}
+app.kubernetes.io/component: etcd
+app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}

@@ -182,6 +182,17 @@ TEST(ServerOptions, BadValuesAreRefusedNamingTheFlag) {
   ratio.trace_sample_ratio = "2";
   EXPECT_THAT(ResolveServerOptions(ratio, Embedded(), NoEnvironment),
               StatusIs(absl::StatusCode::kInvalidArgument, ::testing::HasSubstr("[0, 1]")));
+  ServerFlags peer;
+  peer.peer_tls_ca = "ca.pem";
+  EXPECT_THAT(ResolveServerOptions(peer, Embedded(), NoEnvironment),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       ::testing::HasSubstr("--peer-tls-ca applies to replicas that serve TLS")));
+  peer.store = "etcd";
+  peer.etcd_endpoints = "http://127.0.0.1:2379";
+  peer.tls_cert = "cert.pem";
+  peer.tls_key = "key.pem";
+  ASSERT_TRUE(ResolveServerOptions(peer, Embedded(), NoEnvironment).ok());
+  EXPECT_EQ(ResolveServerOptions(peer, Embedded(), NoEnvironment)->peer_tls_ca, "ca.pem");
 }
 
 TEST(ServerOptions, TracingTakesTheFlagThenTheEnvironment) {
