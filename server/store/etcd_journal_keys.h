@@ -2,6 +2,9 @@
 // LSNs are written as 20 digits, so that key order is LSN order.
 //
 //   P/members/REPLICA               where a replica serves (HOST:PORT), attached to its lease
+//   P/clusters/CLUSTER              every cluster that exists (empty), with clusters spread over
+//                                     replicas (EtcdStoreOptions::spread_clusters)
+//   P/owners/CLUSTER                the replica that serves the cluster, attached to its lease
 //   P/writer                        the writing replica's id, attached to its lease
 //   P/writer-epoch                  rewritten by every claim of the writer key
 //   P/last-lsn                      the last committed LSN, in decimal
@@ -28,8 +31,19 @@ namespace resched::server::etcd_keys {
 inline std::string Lsn(std::int64_t lsn) { return absl::StrFormat("%020d", lsn); }
 inline std::string Part(std::int64_t part) { return absl::StrFormat("%06d", part); }
 
+inline std::string Members(absl::string_view prefix) { return absl::StrCat(prefix, "/members/"); }
 inline std::string Member(absl::string_view prefix, absl::string_view replica) {
-  return absl::StrCat(prefix, "/members/", replica);
+  return absl::StrCat(Members(prefix), replica);
+}
+inline std::string ClusterEntries(absl::string_view prefix) {
+  return absl::StrCat(prefix, "/clusters/");
+}
+inline std::string ClusterEntry(absl::string_view prefix, absl::string_view cluster) {
+  return absl::StrCat(ClusterEntries(prefix), cluster);
+}
+inline std::string Owners(absl::string_view prefix) { return absl::StrCat(prefix, "/owners/"); }
+inline std::string Owner(absl::string_view prefix, absl::string_view cluster) {
+  return absl::StrCat(Owners(prefix), cluster);
 }
 inline std::string Writer(absl::string_view prefix) { return absl::StrCat(prefix, "/writer"); }
 inline std::string WriterEpoch(absl::string_view prefix) {

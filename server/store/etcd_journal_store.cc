@@ -242,22 +242,52 @@ absl::Status EtcdJournalStore::ReadLastLsn() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<etcd::TxnResult> EtcdJournalStore::FencedTxn(const std::vector<Op>& ops) {
+absl::StatusOr<etcd::TxnResult> EtcdJournalStore::FencedTxn(
+    const std::vector<Op>& ops, const std::vector<std::string>& clusters) {
   std::int64_t lease = 0;
   {
     MutexLock lock(&mu_);
     lease = lease_;
   }
-  const std::string writer_key = keys::Writer(options_.prefix);
+  std::vector<Compare> compares;
+  std::vector<Op> holders;
+  std::vector<std::string> fenced;  // spread_clusters: the clusters compared, in order
+  if (options_.spread_clusters) {
+    fenced = clusters;
+    std::sort(fenced.begin(), fenced.end());
+    fenced.erase(std::unique(fenced.begin(), fenced.end()), fenced.end());
+    for (const std::string& cluster : fenced) {
+      compares.push_back(Compare::LeaseIs(keys::Owner(options_.prefix, cluster), lease));
+      holders.push_back(Op::Get(keys::Owner(options_.prefix, cluster)));
+    }
+  } else {
+    compares.push_back(Compare::LeaseIs(keys::Writer(options_.prefix), lease));
+    holders.push_back(Op::Get(keys::Writer(options_.prefix)));
+  }
   const absl::Time give_up = absl::Now() + options_.retry_unanswered_for;
-  absl::StatusOr<etcd::TxnResult> txn =
-      client_->Txn({Compare::LeaseIs(writer_key, lease)}, ops, {Op::Get(writer_key)});
+  absl::StatusOr<etcd::TxnResult> txn = client_->Txn(compares, ops, holders);
   while (absl::IsUnavailable(txn.status()) && absl::Now() < give_up) {
     absl::SleepFor(kRetryPause);
-    txn = client_->Txn({Compare::LeaseIs(writer_key, lease)}, ops, {Op::Get(writer_key)});
+    txn = client_->Txn(compares, ops, holders);
   }
   if (!txn.ok()) return Annotate(txn.status(), name_);
   if (txn->succeeded) return txn;
+  if (options_.spread_clusters) {
+    std::vector<std::string> lost;
+    std::vector<std::string> why;
+    for (std::size_t i = 0; i < fenced.size() && i < txn->ranges.size(); ++i) {
+      const std::vector<etcd::KeyValue>& holder = txn->ranges[i].kvs;
+      if (!holder.empty() && holder.front().lease == lease) continue;
+      lost.push_back(fenced[i]);
+      why.push_back(holder.empty() ? absl::StrCat("'", fenced[i], "' (no one serves it)")
+                                   : absl::StrCat("'", fenced[i], "' (replica ",
+                                                  holder.front().value, " serves it now)"));
+    }
+    LoseClusters(lost);
+    return absl::UnavailableError(
+        absl::StrCat(name_, ": this replica (", options_.replica_id, ") no longer serves cluster ",
+                     absl::StrJoin(why, ", "), "; the change was not saved"));
+  }
   {
     MutexLock lock(&mu_);
     if (lease_ == lease) key_lost_ = true;
@@ -274,6 +304,110 @@ absl::StatusOr<etcd::TxnResult> EtcdJournalStore::FencedTxn(const std::vector<Op
   return refused;
 }
 
+void EtcdJournalStore::LoseClusters(std::vector<std::string> lost) {
+  {
+    MutexLock lock(&mu_);
+    std::erase_if(lost, [&](const std::string& cluster) { return owned_.erase(cluster) == 0; });
+  }
+  if (lost.empty()) return;
+  Log(LogLevel::kWarning, "clusters_lost",
+      absl::StrCat(options_.replica_id, " no longer serves cluster(s) ", absl::StrJoin(lost, ", ")),
+      {{"store", name_}});
+  if (options_.on_clusters_lost) options_.on_clusters_lost(lost);
+}
+
+absl::Status EtcdJournalStore::Acquire(const std::string& cluster, bool create) {
+  std::int64_t lease = 0;
+  {
+    MutexLock lock(&mu_);
+    if (lease_expired_) {
+      return absl::UnavailableError(
+          absl::StrCat(name_, ": ", options_.replica_id, "'s lease expired; it is taking another"));
+    }
+    lease = lease_;
+  }
+  const std::string owner = keys::Owner(options_.prefix, cluster);
+  std::vector<Op> ops = {Op::Put(owner, options_.replica_id, lease)};
+  if (create) ops.push_back(Op::Put(keys::ClusterEntry(options_.prefix, cluster), ""));
+  const absl::Time give_up = absl::Now() + options_.retry_unanswered_for;
+  absl::StatusOr<etcd::TxnResult> txn =
+      client_->Txn({Compare::Missing(owner)}, ops, {Op::Get(owner)});
+  while (absl::IsUnavailable(txn.status()) && absl::Now() < give_up) {
+    absl::SleepFor(kRetryPause);
+    txn = client_->Txn({Compare::Missing(owner)}, ops, {Op::Get(owner)});
+  }
+  if (!txn.ok()) return Annotate(txn.status(), name_);
+  if (!txn->succeeded) {
+    const std::vector<etcd::KeyValue>& holder = txn->ranges.front().kvs;
+    // Ours already: a try whose answer was lost, sent again.
+    const bool ours = !holder.empty() && holder.front().lease == lease;
+    if (!ours || create) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          name_, ": replica ", holder.empty() ? std::string("(gone)") : holder.front().value,
+          " serves cluster '", cluster, "'"));
+    }
+  }
+  MutexLock lock(&mu_);
+  owned_.insert(cluster);
+  return absl::OkStatus();
+}
+
+absl::Status EtcdJournalStore::Release(const std::string& cluster) {
+  std::int64_t lease = 0;
+  {
+    MutexLock lock(&mu_);
+    if (owned_.erase(cluster) == 0) return absl::OkStatus();
+    lease = lease_;
+  }
+  const std::string owner = keys::Owner(options_.prefix, cluster);
+  absl::StatusOr<etcd::TxnResult> txn =
+      client_->Txn({Compare::LeaseIs(owner, lease)}, {Op::Delete(owner)}, {});
+  return txn.ok() ? absl::OkStatus() : Annotate(txn.status(), name_);
+}
+
+std::set<std::string> EtcdJournalStore::owned() const {
+  MutexLock lock(&mu_);
+  return owned_;
+}
+
+absl::StatusOr<EtcdDirectory> EtcdJournalStore::ReadDirectory() const {
+  EtcdDirectory directory;
+  std::int64_t revision = 0;
+  const auto after = [](const std::string& key, const std::string& prefix) {
+    return key.substr(prefix.size());
+  };
+  const std::string members = keys::Members(options_.prefix);
+  const std::string owners = keys::Owners(options_.prefix);
+  const std::string clusters = keys::ClusterEntries(options_.prefix);
+  absl::Status read = RangeAll(
+      members, etcd::PrefixEnd(members), 0,
+      [&](etcd::KeyValue& kv) {
+        directory.members[after(kv.key, members)] = std::move(kv.value);
+        return absl::OkStatus();
+      },
+      &revision);
+  if (read.ok()) {
+    read = RangeAll(
+        owners, etcd::PrefixEnd(owners), revision,
+        [&](etcd::KeyValue& kv) {
+          directory.owners[after(kv.key, owners)] = std::move(kv.value);
+          return absl::OkStatus();
+        },
+        nullptr);
+  }
+  if (read.ok()) {
+    read = RangeAll(
+        clusters, etcd::PrefixEnd(clusters), revision,
+        [&](etcd::KeyValue& kv) {
+          directory.clusters.insert(after(kv.key, clusters));
+          return absl::OkStatus();
+        },
+        nullptr);
+  }
+  if (!read.ok()) return read;
+  return directory;
+}
+
 void EtcdJournalStore::Deposed(const absl::Status& why) {
   {
     MutexLock lock(&mu_);
@@ -283,7 +417,8 @@ void EtcdJournalStore::Deposed(const absl::Status& why) {
   if (options_.on_deposed) options_.on_deposed(why);
 }
 
-absl::StatusOr<std::int64_t> EtcdJournalStore::WriteParts(const std::string& parts_prefix,
+absl::StatusOr<std::int64_t> EtcdJournalStore::WriteParts(const std::string& cluster,
+                                                          const std::string& parts_prefix,
                                                           std::string_view value,
                                                           std::vector<Op>& ops) {
   const auto part_bytes = static_cast<std::size_t>(options_.part_bytes);
@@ -293,7 +428,8 @@ absl::StatusOr<std::int64_t> EtcdJournalStore::WriteParts(const std::string& par
                      std::string(value.substr(part * part_bytes, part_bytes)));
     if (parts == 1) {
       ops.push_back(std::move(put));
-    } else if (absl::StatusOr<etcd::TxnResult> written = FencedTxn({put}); !written.ok()) {
+    } else if (absl::StatusOr<etcd::TxnResult> written = FencedTxn({put}, {cluster});
+               !written.ok()) {
       return written.status();
     }
   }
@@ -304,7 +440,9 @@ absl::Status EtcdJournalStore::Commit(const std::vector<StoredRecord>& batch) {
   if (batch.empty()) return absl::OkStatus();
   std::vector<Op> ops;
   ops.reserve(batch.size() + 1);
+  std::vector<std::string> clusters;
   for (const StoredRecord& record : batch) {
+    if (options_.spread_clusters) clusters.push_back(record.cluster);
     const std::string key = keys::Record(options_.prefix, record.cluster, record.lsn);
     if (static_cast<std::int64_t>(record.payload.size()) <= options_.part_bytes) {
       ops.push_back(Op::Put(key, record.payload));
@@ -312,13 +450,17 @@ absl::Status EtcdJournalStore::Commit(const std::vector<StoredRecord>& batch) {
     }
     // Its parts first, each a transaction; the record appears with the commit's transaction.
     std::vector<Op> unused;
-    absl::StatusOr<std::int64_t> parts = WriteParts(
-        keys::RecordParts(options_.prefix, record.cluster, record.lsn), record.payload, unused);
+    absl::StatusOr<std::int64_t> parts =
+        WriteParts(record.cluster, keys::RecordParts(options_.prefix, record.cluster, record.lsn),
+                   record.payload, unused);
     if (!parts.ok()) return parts.status();
     ops.push_back(Op::Put(absl::StrCat(key, keys::kPartsSuffix), absl::StrCat(*parts)));
   }
-  ops.push_back(Op::Put(keys::LastLsn(options_.prefix), absl::StrCat(batch.back().lsn)));
-  absl::StatusOr<etcd::TxnResult> txn = FencedTxn(ops);
+  // One writer keeps the last LSN; spread over replicas, each cluster's records say theirs.
+  if (!options_.spread_clusters) {
+    ops.push_back(Op::Put(keys::LastLsn(options_.prefix), absl::StrCat(batch.back().lsn)));
+  }
+  absl::StatusOr<etcd::TxnResult> txn = FencedTxn(ops, clusters);
   if (!txn.ok()) return txn.status();
   last_lsn_ = batch.back().lsn;
   return absl::OkStatus();
@@ -373,7 +515,7 @@ absl::Status EtcdJournalStore::WriteSnapshot(const std::string& cluster, std::in
   const std::string parts_key =
       absl::StrCat(all_parts, keys::Lsn(lsn), "-", claim, "-", ++snapshot_writes_, "/");
   std::vector<Op> ops;
-  absl::StatusOr<std::int64_t> parts = WriteParts(parts_key, payload, ops);
+  absl::StatusOr<std::int64_t> parts = WriteParts(cluster, parts_key, payload, ops);
   if (!parts.ok()) return parts.status();
   const nlohmann::json header = {{"lsn", lsn}, {"parts", *parts}, {"parts_key", parts_key}};
   ops.push_back(Op::Put(keys::Snapshot(options_.prefix, cluster), header.dump()));
@@ -385,7 +527,7 @@ absl::Status EtcdJournalStore::WriteSnapshot(const std::string& cluster, std::in
                                 keys::Record(options_.prefix, cluster, lsn + 1)));
   ops.push_back(Op::DeleteRange(keys::AllRecordParts(options_.prefix, cluster),
                                 keys::RecordParts(options_.prefix, cluster, lsn + 1)));
-  absl::StatusOr<etcd::TxnResult> txn = FencedTxn(ops);
+  absl::StatusOr<etcd::TxnResult> txn = FencedTxn(ops, {cluster});
   if (!txn.ok()) return txn.status();
   if (options_.compact) {
     // Up to the previous snapshot, so that a reader that started before this one still reads.
@@ -407,7 +549,10 @@ absl::Status EtcdJournalStore::DropClusterBefore(const std::string& cluster, std
                                          keys::RecordParts(options_.prefix, cluster, lsn)),
                          Op::Delete(keys::Snapshot(options_.prefix, cluster)),
                          Op::DeletePrefix(keys::AllSnapshotParts(options_.prefix, cluster))};
-  absl::StatusOr<etcd::TxnResult> txn = FencedTxn(ops);
+  // The deleted cluster leaves the replicas' directory with its last records.
+  if (options_.spread_clusters)
+    ops.push_back(Op::Delete(keys::ClusterEntry(options_.prefix, cluster)));
+  absl::StatusOr<etcd::TxnResult> txn = FencedTxn(ops, {cluster});
   return txn.ok() ? absl::OkStatus() : txn.status();
 }
 
@@ -577,12 +722,15 @@ void EtcdJournalStore::KeepAliveLoop() {
       expired = lease_expired_;
       key_lost = claimed_ && key_lost_;
     }
+    std::vector<std::string> lost;
     if (!expired && !key_lost) {
       absl::StatusOr<std::int64_t> renewed = client_->KeepAlive(lease);
       if (!absl::IsNotFound(renewed.status())) continue;
       MutexLock lock(&mu_);
       if (lease_ != lease) continue;
       lease_expired_ = true;
+      // The owner keys went with the lease: another replica may serve those clusters now.
+      lost.assign(owned_.begin(), owned_.end());
       if (!claimed_) {
         Log(LogLevel::kWarning, "member_lease_lost",
             absl::StrCat(options_.replica_id, "'s lease expired: taking a new one"),
@@ -597,6 +745,7 @@ void EtcdJournalStore::KeepAliveLoop() {
       }
       key_lost = key_lost_;
     }
+    LoseClusters(std::move(lost));
     // Without waiting for a change to fail: take the key back, or find out it was taken.
     if (key_lost) {
       (void)TakeBack();

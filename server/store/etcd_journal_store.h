@@ -10,14 +10,22 @@
 // off) loses the key when the lease expires, and from then on none of its writes can land,
 // whatever it believes: the fence is in etcd, not in the writer's clock. Another replica waiting
 // in WaitToWrite then takes the key and reads the journal from etcd.
+//
+// With spread_clusters, clusters are spread over the replicas instead (docs/ha.md): each cluster
+// has an owner key under the lease of the replica that serves it (Acquire, Release), and each
+// write is conditioned on the owner keys of the clusters it touches. `clusters/CLUSTER` lists the
+// clusters that exist, so that every replica can tell which ones to serve (ReadDirectory).
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -33,6 +41,13 @@ struct EtcdWriter {
   std::string address;     // where it serves (its member key); empty: not known
 };
 
+// Replicas and clusters as etcd holds them, read at one revision.
+struct EtcdDirectory {
+  std::map<std::string, std::string> members;  // replica -> where it serves
+  std::map<std::string, std::string> owners;   // cluster -> the replica that serves it
+  std::set<std::string> clusters;              // every cluster that exists
+};
+
 struct EtcdStoreOptions {
   etcd::ClientOptions client;
   // Every key the store writes starts with this; replicas sharing it share the journal.
@@ -42,6 +57,13 @@ struct EtcdStoreOptions {
   // How long the writer key outlives the writer's last renewal: the longest a replica that
   // died keeps the others waiting. etcd rounds it up to whole seconds and to its minimum.
   absl::Duration lease_ttl = absl::Seconds(2);
+  // Clusters spread over the replicas: each cluster's writes are fenced by its own owner key
+  // (Acquire), under the lease of the replica that serves it, instead of all by the writer key.
+  bool spread_clusters = false;
+  // With spread_clusters: called, from the thread that found out, with the clusters whose owner
+  // keys this replica has lost (its lease expired, or a write's condition failed). What it holds
+  // of them may be stale: another replica may serve them now.
+  std::function<void(const std::vector<std::string>&)> on_clusters_lost;
   // While another replica writes, Open waits for it to go (true) or fails with
   // FAILED_PRECONDITION.
   bool wait_for_writer = true;
@@ -118,6 +140,16 @@ class EtcdJournalStore final : public JournalStore {
   // Who writes: this replica once WaitToWrite returned, else the holder it last saw.
   EtcdWriter writer() const;
 
+  // The members, the owners and the clusters, read at one revision.
+  absl::StatusOr<EtcdDirectory> ReadDirectory() const;
+  // Takes `cluster`'s owner key under the lease, and with `create` registers the cluster too;
+  // FAILED_PRECONDITION naming the holder when another replica holds it. With spread_clusters.
+  absl::Status Acquire(const std::string& cluster, bool create);
+  // Gives `cluster`'s owner key back, once its writes are durable (nothing when it is not ours).
+  absl::Status Release(const std::string& cluster);
+  // The clusters whose owner keys this replica holds.
+  std::set<std::string> owned() const;
+
   // The lease the member and writer keys are attached to now (tests pause or revoke it).
   std::int64_t lease() const;
   const std::string& replica_id() const { return options_.replica_id; }
@@ -134,13 +166,17 @@ class EtcdJournalStore final : public JournalStore {
   // Notes `holder` and where it serves in writer_.
   void NoteWriter(const std::string& holder);
   absl::Status ReadLastLsn();
-  // Runs `ops` in one transaction conditioned on the writer key; UNAVAILABLE saying so when it
-  // is no longer ours.
-  absl::StatusOr<etcd::TxnResult> FencedTxn(const std::vector<etcd::Op>& ops);
+  // Runs `ops` in one transaction conditioned on the writer key (with spread_clusters: on the
+  // owner keys of `clusters`); UNAVAILABLE saying so when one is no longer ours.
+  absl::StatusOr<etcd::TxnResult> FencedTxn(const std::vector<etcd::Op>& ops,
+                                            const std::vector<std::string>& clusters = {});
+  // Forgets `lost` clusters' owner keys and tells on_clusters_lost.
+  void LoseClusters(std::vector<std::string> lost);
   // Writes `value` under `parts_prefix` in parts of at most part_bytes, one transaction each
   // but the ones `inline_parts` returns for the caller's transaction (the last part, when it
   // fits). Returns the number of parts.
-  absl::StatusOr<std::int64_t> WriteParts(const std::string& parts_prefix, std::string_view value,
+  absl::StatusOr<std::int64_t> WriteParts(const std::string& cluster,
+                                          const std::string& parts_prefix, std::string_view value,
                                           std::vector<etcd::Op>& inline_parts);
   // The keys from `key` to `range_end` at `revision`, page by page.
   absl::Status RangeAll(const std::string& key, const std::string& range_end, std::int64_t revision,
@@ -185,8 +221,9 @@ class EtcdJournalStore final : public JournalStore {
   EtcdWriter writer_ ABSL_GUARDED_BY(mu_);
   // The epoch key's revision when this replica last took the writer key.
   std::int64_t epoch_revision_ ABSL_GUARDED_BY(mu_) = 0;
-  bool claimed_ ABSL_GUARDED_BY(mu_) = false;   // this replica took the writer key once
-  bool key_lost_ ABSL_GUARDED_BY(mu_) = false;  // and has lost it since
+  std::set<std::string> owned_ ABSL_GUARDED_BY(mu_);  // clusters whose owner keys are ours
+  bool claimed_ ABSL_GUARDED_BY(mu_) = false;         // this replica took the writer key once
+  bool key_lost_ ABSL_GUARDED_BY(mu_) = false;        // and has lost it since
   bool deposed_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread keep_alive_;

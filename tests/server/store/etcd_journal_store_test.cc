@@ -4,15 +4,21 @@
 // at a time, a second waits and takes over when the first goes, and a writer whose lease is gone
 // can never write again once another has taken over (the fence), while one that merely lost its
 // lease with no one else writing takes it back. The journal over it commits long queues in
-// batches etcd accepts.
+// batches etcd accepts. With clusters spread over replicas, each cluster's writes are fenced by
+// its owner's key: a replica writes only the clusters it acquired, hands one over by releasing
+// it, and loses every one when its lease expires (and says so), then goes on under a new lease.
 #include "server/store/etcd_journal_store.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <future>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -321,6 +327,94 @@ TEST_F(EtcdJournalStoreTest, TheJournalCommitsALongQueueInBatchesEtcdTakes) {
   ASSERT_EQ(lsns.size(), 95u);
   for (std::size_t i = 0; i < lsns.size(); ++i)
     EXPECT_EQ(lsns[i], static_cast<std::int64_t>(i + 1));
+}
+
+// With spread_clusters: a replica connected, serving at `address`.
+std::unique_ptr<EtcdJournalStore> SpreadReplica(EtcdStoreOptions options,
+                                                const std::string& address) {
+  options.spread_clusters = true;
+  auto store = EtcdJournalStore::Connect(std::move(options));
+  EXPECT_OK(store);
+  if (!store.ok()) return nullptr;
+  EXPECT_OK((*store)->Publish(address));
+  return *std::move(store);
+}
+
+TEST_F(EtcdJournalStoreTest, SpreadClustersAreEachFencedByTheirOwnersKey) {
+  auto a = SpreadReplica(Options("a"), "10.0.0.1:50051");
+  auto b = SpreadReplica(Options("b"), "10.0.0.2:50051");
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  ASSERT_OK(a->Acquire("x", /*create=*/true));
+  ASSERT_OK(b->Acquire("y", /*create=*/true));
+  ASSERT_OK(a->Acquire("x", /*create=*/false));  // ours already: nothing to do
+  absl::Status taken = b->Acquire("x", /*create=*/false);
+  EXPECT_TRUE(absl::IsFailedPrecondition(taken)) << taken;
+  EXPECT_THAT(taken.message(), HasSubstr("replica a serves cluster 'x'"));
+
+  absl::StatusOr<EtcdDirectory> directory = b->ReadDirectory();
+  ASSERT_OK(directory);
+  EXPECT_EQ(directory->members,
+            (std::map<std::string, std::string>{{"a", "10.0.0.1:50051"}, {"b", "10.0.0.2:50051"}}));
+  EXPECT_EQ(directory->owners, (std::map<std::string, std::string>{{"x", "a"}, {"y", "b"}}));
+  EXPECT_EQ(directory->clusters, (std::set<std::string>{"x", "y"}));
+  EXPECT_EQ(a->owned(), std::set<std::string>{"x"});
+
+  // Each writes its own clusters, LSNs of their own; neither can write the other's.
+  ASSERT_OK(a->Commit({{1, "x", "a1"}, {2, "x", "a2"}}));
+  ASSERT_OK(b->Commit({{1, "y", "b1"}}));
+  absl::Status refused = a->Commit({{3, "x", "a3"}, {4, "y", "not a's"}});
+  EXPECT_TRUE(absl::IsUnavailable(refused)) << refused;
+  EXPECT_THAT(refused.message(),
+              HasSubstr("no longer serves cluster 'y' (replica b serves it now)"));
+  EXPECT_FALSE(a->WriteSnapshot("y", 1, "not a's").ok());
+
+  // Handed over: the next owner goes on where the last stopped, and the last can write no more.
+  ASSERT_OK(a->Release("x"));
+  ASSERT_OK(b->Acquire("x", /*create=*/false));
+  ASSERT_OK(b->Commit({{3, "x", "b3"}}));
+  EXPECT_FALSE(a->Commit({{4, "x", "stale"}}).ok());
+  const std::string x = "x";
+  EXPECT_THAT(ScanAll(*b, &x), ElementsAre(std::pair<std::int64_t, std::string>(1, "x:a1"),
+                                           std::pair<std::int64_t, std::string>(2, "x:a2"),
+                                           std::pair<std::int64_t, std::string>(3, "x:b3")));
+  // A deleted cluster leaves the directory.
+  ASSERT_OK(b->DropClusterBefore("x", 3));
+  directory = b->ReadDirectory();
+  ASSERT_OK(directory);
+  EXPECT_EQ(directory->clusters, std::set<std::string>{"y"});
+}
+
+TEST_F(EtcdJournalStoreTest, AnExpiredLeaseLosesEveryClusterAndSaysSo) {
+  std::mutex mu;
+  std::vector<std::string> lost;
+  EtcdStoreOptions options = Options("a");
+  options.on_clusters_lost = [&](const std::vector<std::string>& clusters) {
+    std::lock_guard<std::mutex> lock(mu);
+    lost.insert(lost.end(), clusters.begin(), clusters.end());
+  };
+  auto a = SpreadReplica(options, "10.0.0.1:50051");
+  ASSERT_NE(a, nullptr);
+  ASSERT_OK(a->Acquire("x", /*create=*/true));
+  ASSERT_OK(a->Acquire("y", /*create=*/true));
+  // Paused past its lease, as etcd sees it: the keep-alive finds it gone.
+  ASSERT_OK(raw_->RevokeLease(a->lease()));
+  for (int i = 0; i < 50 && !a->owned().empty(); ++i) absl::SleepFor(absl::Milliseconds(100));
+  EXPECT_TRUE(a->owned().empty());
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    std::sort(lost.begin(), lost.end());
+    EXPECT_EQ(lost, (std::vector<std::string>{"x", "y"}));
+  }
+  auto b = SpreadReplica(Options("b"), "10.0.0.2:50051");
+  ASSERT_NE(b, nullptr);
+  ASSERT_OK(b->Acquire("x", /*create=*/false));
+  EXPECT_TRUE(absl::IsUnavailable(a->Commit({{1, "x", "stale"}})));
+  // The replica goes on, under a new lease, and may serve clusters again.
+  for (int i = 0; i < 50 && !a->Acquire("y", /*create=*/false).ok(); ++i) {
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  ASSERT_OK(a->Commit({{1, "y", "one"}}));
 }
 
 TEST(EtcdJournalStoreOptionsTest, BadOptionsAreRefusedNamingTheOption) {
