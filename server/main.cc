@@ -24,8 +24,8 @@
 #include "server/process/metrics_endpoint.h"
 #include "server/process/process_settings.h"
 #include "server/process/server_options.h"
+#include "server/process/spread_coordinator.h"
 #include "server/process/tracing_settings.h"
-#include "server/process/writer_router.h"
 #include "server/rpc/forwarder.h"
 #include "server/rpc/service.h"
 #include "server/trace/otlp_http_exporter.h"
@@ -38,14 +38,9 @@ namespace {
 using resched::server::Log;
 using resched::server::LogLevel;
 
-// Set when another replica took the journal's writer key from this one; the exit status then
-// tells the supervisor this replica stopped on its own.
-std::atomic<bool> deposed{false};
-constexpr int kDeposedExit = 3;
-// Set by a takeover that failed (the journal in etcd cannot be read): the exit status.
-std::atomic<int> takeover_failed{0};
-// Set once a stop signal arrived: a standby waiting for the writer key gives up.
-std::atomic<bool> stopping{false};
+// With --store etcd: the coordinator of the clusters spread over the replicas, once it exists, for
+// the store's thread that finds clusters lost.
+std::atomic<resched::server::SpreadCoordinator*> coordinator_for_losses{nullptr};
 
 // SIGTERM and SIGINT stop the server; SIGHUP reloads its tokens and TLS files.
 sigset_t HandledSignals() {
@@ -189,10 +184,10 @@ int main(int argc, char** argv) {
   // A data directory that already holds a journal keeps its clusters; the configuration's are
   // created in a new one only.
   bool fresh = true;
-  // With etcd: the store, until this replica takes the writer key and hands it to the
-  // application (a standby forwards every call to the writer meanwhile), and the routes.
-  std::unique_ptr<resched::server::EtcdJournalStore> etcd_store;
-  std::unique_ptr<resched::server::WriterRouter> router;
+  // With etcd: clusters spread over the replicas, each served by one, the others forwarding
+  // its calls there (docs/ha.md).
+  resched::server::EtcdJournalStore* etcd_store = nullptr;  // the application's journal owns it
+  std::unique_ptr<resched::server::SpreadCoordinator> coordinator;
   std::unique_ptr<resched::server::Forwarder> forwarder;
   if (options.store.etcd) {
     resched::server::StoreSettings store = options.store;
@@ -200,22 +195,35 @@ int main(int argc, char** argv) {
       Log(LogLevel::kError, "start_failed", read.message());
       return 2;
     }
-    // Deposed (paused past its lease while another took over): stop, as kube-scheduler does
-    // when it loses its lease, so that the supervisor starts this replica again as a standby.
-    store.etcd_options.on_deposed = [](const absl::Status& why) {
-      Log(LogLevel::kError, "deposed", absl::StrCat(why.message(), "; stopping"));
-      deposed = true;
-      kill(getpid(), SIGTERM);
+    store.etcd_options.spread_clusters = true;
+    store.etcd_options.on_clusters_lost = [](const std::vector<std::string>& lost) {
+      if (resched::server::SpreadCoordinator* c = coordinator_for_losses.load()) c->Lost(lost);
     };
-    store.etcd_options.stop_waiting = [] { return stopping.load(); };
     absl::StatusOr<std::unique_ptr<resched::server::EtcdJournalStore>> etcd =
         resched::server::EtcdJournalStore::Connect(std::move(store.etcd_options));
     if (!etcd.ok()) {
       Log(LogLevel::kError, "start_failed", etcd.status().message());
       return 1;
     }
-    etcd_store = *std::move(etcd);
-    router = std::make_unique<resched::server::WriterRouter>(*etcd_store);
+    etcd_store = etcd->get();
+    // A new cluster is this replica's from its creation; a deleted one leaves the directory.
+    resched::server::ClusterClaims claims;
+    claims.claim_new = [etcd_store](const std::string& name) {
+      absl::Status claimed = etcd_store->Acquire(name, /*create=*/true);
+      if (absl::IsFailedPrecondition(claimed)) {
+        return absl::AlreadyExistsError(
+            absl::StrCat("cluster '", name, "' already exists (", claimed.message(), ")"));
+      }
+      return claimed;
+    };
+    claims.forget = [etcd_store](const std::string& name) { (void)etcd_store->Forget(name); };
+    if (absl::Status opened = app.OpenSpreadStore(*std::move(etcd), std::move(claims));
+        !opened.ok()) {
+      Log(LogLevel::kError, "start_failed", opened.message());
+      return 1;
+    }
+    coordinator = std::make_unique<resched::server::SpreadCoordinator>(*etcd_store, app);
+    coordinator_for_losses = coordinator.get();
     // The other replicas listen as this one does: with TLS, this replica's certificate is its
     // client certificate, and --peer-tls-ca (else the client CA, else the system's roots)
     // verifies theirs.
@@ -291,7 +299,7 @@ int main(int argc, char** argv) {
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   const int max_bytes = options.max_message_bytes;
   builder.SetMaxReceiveMessageSize(max_bytes);
-  resched::server::ReschedService service(app, router.get(), forwarder.get());
+  resched::server::ReschedService service(app, coordinator.get(), forwarder.get());
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
@@ -339,7 +347,6 @@ int main(int argc, char** argv) {
   }
   const char* transport =
       tls_files.client_ca.empty() ? (tls_files.enabled() ? "TLS" : "plaintext") : "mutual TLS";
-  std::thread takeover;
   if (etcd_store != nullptr) {
     const std::string address =
         resched::server::AdvertisedAddress(options.store.advertise_address, listen, port);
@@ -347,6 +354,21 @@ int main(int argc, char** argv) {
       Log(LogLevel::kError, "start_failed", published.message());
       return 1;
     }
+    // The configuration's clusters, when etcd holds none yet (a replica starting beside this
+    // one may create them first: ALREADY_EXISTS).
+    absl::StatusOr<resched::server::EtcdDirectory> directory = etcd_store->ReadDirectory();
+    if (!directory.ok()) {
+      Log(LogLevel::kError, "start_failed", directory.status().message());
+      return 1;
+    }
+    if (directory->clusters.empty()) {
+      if (absl::Status created = app.CreateConfiguredClusters(config);
+          !created.ok() && !absl::IsAlreadyExists(created)) {
+        Log(LogLevel::kError, "start_failed", absl::StrCat("config: ", created.message()));
+        return 2;
+      }
+    }
+    coordinator->Start();
     Log(LogLevel::kInfo, "listening",
         absl::StrFormat("listening on %s (%s) as replica %s, reached at %s; journal in the %s",
                         listen, transport, etcd_store->replica_id(), address, etcd_store->name()),
@@ -355,32 +377,6 @@ int main(int argc, char** argv) {
          {"replica", etcd_store->replica_id()},
          {"advertised", address},
          {"journal", etcd_store->location()}});
-    // Waits for the writer key (forwarding calls to the writer meanwhile), then reads the
-    // journal and serves every call itself.
-    takeover = std::thread([&app, &config, &router, &etcd_store] {
-      // The store stays main's until the application takes it: the router reads it until the
-      // server has stopped.
-      absl::Status wrote = etcd_store->WaitToWrite();
-      if (absl::IsCancelled(wrote)) return;
-      const std::string replica = etcd_store->replica_id();
-      const std::string name = etcd_store->name();
-      absl::StatusOr<bool> opened =
-          wrote.ok() ? app.OpenStore(std::move(etcd_store)) : absl::StatusOr<bool>(wrote);
-      absl::Status created = absl::OkStatus();
-      if (opened.ok() && *opened) created = app.CreateConfiguredClusters(config);
-      if (!opened.ok() || !created.ok()) {
-        Log(LogLevel::kError, "start_failed",
-            !opened.ok() ? opened.status().message() : absl::StrCat("config: ", created.message()));
-        takeover_failed = !opened.ok() ? 1 : 2;
-        kill(getpid(), SIGTERM);
-        return;
-      }
-      router->Serve();
-      Log(LogLevel::kInfo, "writer",
-          absl::StrCat(replica, " writes the journal in ", name, " and serves ", app.ClusterCount(),
-                       " cluster(s)"),
-          {{"replica", replica}, {"clusters", absl::StrCat(app.ClusterCount())}});
-    });
   } else {
     Log(LogLevel::kInfo, "listening",
         absl::StrFormat("listening on %s (%s, %d cluster(s)), %s", listen, transport,
@@ -405,14 +401,13 @@ int main(int argc, char** argv) {
     reloader.ReloadAll();
   }
   Log(LogLevel::kInfo, "stopping", absl::StrCat(strsignal(sig), " received, shutting down"));
-  stopping = true;
-  if (takeover.joinable()) takeover.join();
+  if (coordinator != nullptr) coordinator->Stop();
   http_view.reset();  // its event streams are calls on the server
   app.SetHealthListener(nullptr);
   app.BeginShutdown();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   server->Wait();
   Log(LogLevel::kInfo, "stopped", "stopped");
-  if (takeover_failed != 0) return takeover_failed;
-  return deposed ? kDeposedExit : 0;
+  coordinator_for_losses = nullptr;
+  return 0;
 }

@@ -143,8 +143,14 @@ absl::StatusOr<pb::Cluster> Application::Create(const pb::CreateClusterRequest& 
   }
   if (journal_ != nullptr && !replayed_at) {
     if (absl::Status s = journal_->CheckWritable(); !s.ok()) return s;
+    if (claims_.claim_new) {
+      if (absl::Status s = claims_.claim_new(name); !s.ok()) return s;
+    }
     const std::int64_t lsn = journal_->Append(name, record.SerializeAsString());
-    if (absl::Status s = WaitDurableTraced(*journal_, lsn); !s.ok()) return s;
+    if (absl::Status s = WaitDurableTraced(*journal_, lsn); !s.ok()) {
+      if (claims_.forget) claims_.forget(name);
+      return s;
+    }
   }
   // A replayed creation's record is the journal's own, which the caller sets.
   if (!replayed_at) state->SetCreation(std::move(record));

@@ -61,6 +61,16 @@ struct IncomingCall {
   const google::protobuf::Message* request = nullptr;
 };
 
+// How the application takes and gives back clusters when they are spread over replicas
+// (docs/ha.md; server/store/etcd_journal_store.h does it in etcd).
+struct ClusterClaims {
+  // Makes this replica the owner of the new cluster `name`, before its creation is journaled:
+  // ALREADY_EXISTS when it exists (on another replica too).
+  std::function<absl::Status(const std::string& name)> claim_new;
+  // Gives up `name`: a creation that failed after claim_new, or a cluster deleted.
+  std::function<void(const std::string& name)> forget;
+};
+
 // What the gate decided about a call, kept until the call is finished.
 struct Admission {
   absl::Status status;  // OK: the call may run
@@ -91,6 +101,23 @@ class Application {
   // The same over another journal store (an EtcdJournalStore): replays what it holds and
   // journals every change to it. Errors name the store.
   absl::StatusOr<bool> OpenStore(std::unique_ptr<JournalStore> store);
+  // Clusters spread over replicas (server/app/cluster_handover.cc): takes the journal of `store`
+  // without loading any cluster; the replica's coordinator then adopts and retires clusters one
+  // by one, and new ones are claimed through `claims` before their creation is journaled. Call
+  // once, before serving.
+  absl::Status OpenSpreadStore(std::unique_ptr<JournalStore> store, ClusterClaims claims);
+  // Loads `name` as the journal leaves it (its snapshot, then its later records) and serves it,
+  // its records going on after its last one. NOT_FOUND when it was deleted; DATA_LOSS when no
+  // record creates it.
+  absl::Status AdoptCluster(const std::string& name);
+  // Stops serving `name` here: the call in progress on it finishes, later ones and its
+  // watchers get `why`; returns once its last record is durable (nothing to wait for when
+  // `lost`: another replica may already serve it).
+  absl::Status RetireCluster(const std::string& name, const absl::Status& why, bool lost);
+  // Whether `name` is served here.
+  bool Serves(const std::string& name);
+  // The clusters served here.
+  std::vector<std::string> ClusterNames();
   // Creates the clusters of a configuration; fails without creating any on a bad spec.
   absl::Status CreateConfiguredClusters(const pb::ServerConfig& config);
   int ClusterCount();
@@ -200,13 +227,15 @@ class Application {
   absl::StatusOr<pb::Cluster> Create(const pb::CreateClusterRequest& request,
                                      std::optional<Time> replayed_at = std::nullopt)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(create_mu_);
-  // Takes `journal`, replays what it holds and journals every change to it from then on
-  // (OpenDataDir, OpenStore).
-  absl::StatusOr<bool> TakeJournal(std::unique_ptr<Journal> journal);
+  // Takes `journal`, replays what it holds (unless not `load`: OpenSpreadStore) and journals
+  // every change to it from then on (OpenDataDir, OpenStore).
+  absl::StatusOr<bool> TakeJournal(std::unique_ptr<Journal> journal, bool load = true);
   // Replays one journal record (server/app/recovery.cc).
   absl::Status ApplyRecord(const StoredRecord& stored);
-  // The cluster `name` as its durable records leave it.
-  absl::StatusOr<std::shared_ptr<ClusterState>> RebuildCluster(const std::string& name);
+  // The cluster `name` as its durable records leave it; `last_lsn` (when given) gets the LSN of
+  // its last record or snapshot.
+  absl::StatusOr<std::shared_ptr<ClusterState>> RebuildCluster(const std::string& name,
+                                                               std::int64_t* last_lsn = nullptr);
   // The cluster a stored snapshot holds, as it was after the snapshot's record, and the record
   // that created it.
   absl::StatusOr<std::shared_ptr<ClusterState>> RestoreSnapshot(const StoredRecord& stored,
@@ -242,11 +271,12 @@ class Application {
   Mutex health_mu_;
   std::function<void(bool)> health_listener_ ABSL_GUARDED_BY(health_mu_);
   bool journal_writable_ ABSL_GUARDED_BY(health_mu_) = true;
-  std::unique_ptr<Journal> journal_;                         // null: ephemeral
-  std::unique_ptr<Snapshotter> snapshotter_;                 // after the journal: stops before it
-  std::unique_ptr<trace::Tracer> tracer_;                    // null: calls are not traced
-  std::shared_ptr<auth::TokenStore> tokens_;                 // null: calls are not authenticated
-  std::unique_ptr<auth::AuditLog> audit_;                    // null: changes are not audited
+  std::unique_ptr<Journal> journal_;          // null: ephemeral
+  ClusterClaims claims_;                      // empty unless clusters are spread over replicas
+  std::unique_ptr<Snapshotter> snapshotter_;  // after the journal: stops before it
+  std::unique_ptr<trace::Tracer> tracer_;     // null: calls are not traced
+  std::shared_ptr<auth::TokenStore> tokens_;  // null: calls are not authenticated
+  std::unique_ptr<auth::AuditLog> audit_;     // null: changes are not audited
   std::shared_ptr<const auth::TenantLimits> tenant_limits_;  // null: none
   std::unique_ptr<auth::RateLimiter> rate_limiter_;          // null: no rate limits
   // Bounds the log and audit lines of calls refused at the gate, per peer.

@@ -40,8 +40,9 @@ void LogFailedCall(const char* method, const absl::Status& status, double second
   }
   if (fault_suppressed > 0) {
     fields.emplace_back("journal_fault_suppressed_before", absl::StrCat(fault_suppressed));
-    absl::StrAppend(&message, " (", fault_suppressed,
-                    " calls refused while the journal cannot commit not logged before)");
+    absl::StrAppend(
+        &message, " (", fault_suppressed,
+        " calls refused while the journal cannot commit or their cluster moves not logged before)");
   }
   Log(LogLevel::kWarning, "call_failed", message, fields);
 }

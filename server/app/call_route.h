@@ -5,6 +5,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -27,6 +29,9 @@ class CallRouter {
   virtual CallRoute Route(absl::string_view cluster) const = 0;
   // This replica, as answers name it to clients.
   virtual const std::string& replica_id() const = 0;
+  // The other replicas (id, address) when each serves a part of the clusters, for the calls every
+  // replica answers a part of (ListClusters); empty when one replica serves them all.
+  virtual std::vector<std::pair<std::string, std::string>> Peers() const { return {}; }
 };
 
 }  // namespace resched::server

@@ -90,6 +90,7 @@ absl::Status Application::DeleteCluster(CallContext&, const pb::DeleteClusterReq
       clusters_.erase(it);
     }
   }
+  if (claims_.forget) claims_.forget(request.name());
   (*state)->EndWatchers(
       absl::NotFoundError(absl::StrCat("cluster '", request.name(), "' was deleted")));
   return absl::OkStatus();

@@ -85,6 +85,11 @@ void ClusterState::SetCreation(pb::JournalRecord creation) {
   creation_ = std::move(creation);
 }
 
+pb::JournalRecord ClusterState::creation() {
+  MutexLock lock(&mu_);
+  return creation_;
+}
+
 void ClusterState::Restore(std::int64_t next_sequence,
                            const std::vector<std::pair<std::string, ReplyCache::Entry>>& replies) {
   MutexLock lock(&mu_);
@@ -217,7 +222,18 @@ void ClusterState::SettleClockLocked() {
 }
 
 absl::Status ClusterState::DeletedError() const {
+  if (retired_) return *retired_;
   return absl::NotFoundError(absl::StrCat("cluster '", name_, "' was deleted"));
+}
+
+std::int64_t ClusterState::Retire(const absl::Status& why) {
+  MutexLock lock(&mu_);
+  deleted_ = true;
+  retired_ = why;
+  ended_ = why;
+  for (const auto& sink : sinks_) sink->End(why);
+  sinks_.clear();
+  return last_lsn_;
 }
 
 bool ClusterState::LockForCall(const CallContext& call) {

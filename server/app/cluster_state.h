@@ -105,6 +105,8 @@ class ClusterState {
   void AttachDurability(Durability durability);
   // The journal record that created the cluster, kept for its snapshots.
   void SetCreation(pb::JournalRecord creation);
+  // The record that created the cluster (SetCreation's).
+  pb::JournalRecord creation();
   // Puts back what a snapshot saved beside the plan (before any call).
   void Restore(std::int64_t next_sequence,
                const std::vector<std::pair<std::string, ReplyCache::Entry>>& replies);
@@ -168,9 +170,14 @@ class ClusterState {
       const std::function<pb::Schedule(const ClusterPlan&)>& build_schedule);
   // Ends every stream with `status`, and every later one at once.
   void EndWatchers(const absl::Status& status);
+  // The cluster stops being served here (another replica takes it over, docs/ha.md): once the
+  // call in progress is done, every later call on this state fails with `why`, and so do its
+  // watchers. Returns the LSN of its last record, which must be durable before the other
+  // replica reads the cluster.
+  std::int64_t Retire(const absl::Status& why);
 
  private:
-  absl::Status DeletedError() const;
+  absl::Status DeletedError() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Takes the lock for `call`: waits for it, or, for an inline call, takes it only if it is free.
   bool LockForCall(const CallContext& call) ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true, mu_);
   // Whether an inline `call` must run on a worker instead: its answer would block for the
@@ -209,6 +216,8 @@ class ClusterState {
   std::vector<std::shared_ptr<ScheduleSink>> sinks_ ABSL_GUARDED_BY(mu_);
   std::optional<absl::Status> ended_ ABSL_GUARDED_BY(mu_);
   bool deleted_ ABSL_GUARDED_BY(mu_) = false;
+  // Why calls on a retired state fail (Retire); nullopt: deleted, or live.
+  std::optional<absl::Status> retired_ ABSL_GUARDED_BY(mu_);
   std::int64_t next_sequence_ ABSL_GUARDED_BY(mu_) = 1;
   Durability durability_ ABSL_GUARDED_BY(mu_);
   // The LSN of this cluster's last journaled record (0: none since start-up or a rebuild).

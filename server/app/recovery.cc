@@ -222,7 +222,7 @@ absl::StatusOr<bool> Application::OpenStore(std::unique_ptr<JournalStore> store)
   return TakeJournal(Journal::Start(std::move(store)));
 }
 
-absl::StatusOr<bool> Application::TakeJournal(std::unique_ptr<Journal> journal) {
+absl::StatusOr<bool> Application::TakeJournal(std::unique_ptr<Journal> journal, bool load) {
   journal_ = std::move(journal);
   const std::string& where = journal_->location();
   if (journal_->lost_data()) {
@@ -234,23 +234,27 @@ absl::StatusOr<bool> Application::TakeJournal(std::unique_ptr<Journal> journal) 
   // Each snapshot first, then the records after it. Replayed clusters have no journal attached
   // yet, so replay journals nothing again.
   absl::flat_hash_map<std::string, std::int64_t> snapshot_lsn;
-  absl::Status loaded = journal_->ScanSnapshots([&](const StoredRecord& stored) -> absl::Status {
-    pb::JournalRecord creation;
-    absl::StatusOr<std::shared_ptr<ClusterState>> state = RestoreSnapshot(stored, &creation);
-    if (!state.ok()) return state.status();
-    MutexLock lock(&create_mu_);
-    // The creation's answer, for a retried CreateCluster.
-    if (!creation.request_id().empty()) {
-      cluster_replies_.Remember(creation.request_id(), creation.method(), creation.reply());
-    }
-    Observe(**state);
-    WriterMutexLock clusters(&clusters_mu_);
-    clusters_[stored.cluster] = *std::move(state);
-    snapshot_lsn[stored.cluster] = stored.lsn;
-    return absl::OkStatus();
-  });
+  absl::Status loaded =
+      !load ? absl::OkStatus()
+            : journal_->ScanSnapshots([&](const StoredRecord& stored) -> absl::Status {
+                pb::JournalRecord creation;
+                absl::StatusOr<std::shared_ptr<ClusterState>> state =
+                    RestoreSnapshot(stored, &creation);
+                if (!state.ok()) return state.status();
+                MutexLock lock(&create_mu_);
+                // The creation's answer, for a retried CreateCluster.
+                if (!creation.request_id().empty()) {
+                  cluster_replies_.Remember(creation.request_id(), creation.method(),
+                                            creation.reply());
+                }
+                Observe(**state);
+                WriterMutexLock clusters(&clusters_mu_);
+                clusters_[stored.cluster] = *std::move(state);
+                snapshot_lsn[stored.cluster] = stored.lsn;
+                return absl::OkStatus();
+              });
   if (!loaded.ok()) return loaded;
-  if (absl::Status s = journal_->Scan([&](const StoredRecord& r) {
+  if (absl::Status s = !load ? absl::OkStatus() : journal_->Scan([&](const StoredRecord& r) {
         const auto covered = snapshot_lsn.find(r.cluster);
         if (covered != snapshot_lsn.end() && r.lsn <= covered->second) return absl::OkStatus();
         return ApplyRecord(r);
@@ -282,7 +286,8 @@ absl::StatusOr<bool> Application::TakeJournal(std::unique_ptr<Journal> journal) 
   return fresh;
 }
 
-absl::StatusOr<std::shared_ptr<ClusterState>> Application::RebuildCluster(const std::string& name) {
+absl::StatusOr<std::shared_ptr<ClusterState>> Application::RebuildCluster(const std::string& name,
+                                                                          std::int64_t* last_lsn) {
   // The cluster's snapshot, if any, then its records after it since its last creation (a name
   // may be deleted and created again).
   std::optional<StoredRecord> snapshot;
@@ -309,6 +314,7 @@ absl::StatusOr<std::shared_ptr<ClusterState>> Application::RebuildCluster(const 
       },
       &name);
   if (!scanned.ok()) return scanned;
+  if (last_lsn != nullptr) *last_lsn = records.empty() ? after : records.back().lsn;
   std::shared_ptr<ClusterState> state;
   if (snapshot && !created) {
     pb::JournalRecord creation;

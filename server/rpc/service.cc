@@ -5,7 +5,10 @@
 // a worker.
 #include "server/rpc/service.h"
 
+#include <algorithm>
 #include <chrono>
+#include <future>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "server/app/call_context.h"
@@ -231,6 +234,59 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
     std::move(deferred).Then(
         [finish, status](const absl::Status& durable) { finish(durable.ok() ? status : durable); });
   };
+  if constexpr (std::is_same_v<Request, pb::ListClustersRequest>) {
+    // Spread over replicas: this replica's clusters and every other's, each asked as a
+    // forwarded call so that it answers with its own only.
+    if (router_ != nullptr && forwarder_ != nullptr &&
+        !context->client_metadata().contains(kForwardedByHeader)) {
+      if (std::vector<std::pair<std::string, std::string>> peers = router_->Peers();
+          !peers.empty()) {
+        Forwarder* forwarder = forwarder_;
+        if (!app_.workers().TryPost([run, settle, forwarder, context, request, response,
+                                     peers = std::move(peers), span, caller] {
+              DeferredDurability deferred;
+              bool declined = false;
+              absl::Status status = run(/*runs_inline=*/false, deferred, declined);
+              std::string traceparent;
+              if (span) {
+                traceparent = trace::FormatTraceparent(span->context());
+              } else if (caller) {
+                traceparent = trace::FormatTraceparent(*caller);
+              }
+              for (const auto& [replica, address] : peers) {
+                if (!status.ok()) break;
+                pb::ListClustersResponse theirs;
+                std::promise<grpc::Status> answered;
+                forwarder->Forward(*context, address, "ListClusters", *request, &theirs,
+                                   traceparent,
+                                   [&answered](const grpc::Status& wire, const std::string&) {
+                                     answered.set_value(wire);
+                                   });
+                const grpc::Status wire = answered.get_future().get();
+                if (!wire.ok()) {
+                  status = absl::UnavailableError(absl::StrCat("replica ", replica, " at ", address,
+                                                               " did not list its clusters (",
+                                                               wire.error_message(), "); retry"));
+                  break;
+                }
+                for (pb::Cluster& cluster : *theirs.mutable_clusters()) {
+                  *response->add_clusters() = std::move(cluster);
+                }
+              }
+              std::sort(response->mutable_clusters()->begin(), response->mutable_clusters()->end(),
+                        [](const pb::Cluster& a, const pb::Cluster& b) {
+                          return a.spec().name() < b.spec().name();
+                        });
+              if (!status.ok()) response->Clear();
+              settle(deferred, status);
+            })) {
+          app_.metrics().CountShed(method);
+          finish(app_.Overloaded());
+        }
+        return reactor;
+      }
+    }
+  }
   if (TriedInline(*request)) {
     DeferredDurability deferred;
     bool declined = false;

@@ -327,24 +327,31 @@ absl::Status EtcdJournalStore::Acquire(const std::string& cluster, bool create) 
     lease = lease_;
   }
   const std::string owner = keys::Owner(options_.prefix, cluster);
+  const std::string entry = keys::ClusterEntry(options_.prefix, cluster);
+  std::vector<Compare> compares = {Compare::Missing(owner)};
   std::vector<Op> ops = {Op::Put(owner, options_.replica_id, lease)};
-  if (create) ops.push_back(Op::Put(keys::ClusterEntry(options_.prefix, cluster), ""));
+  if (create) {
+    compares.push_back(Compare::Missing(entry));
+    ops.push_back(Op::Put(entry, ""));
+  }
+  const std::vector<Op> holders = {Op::Get(owner), Op::Get(entry)};
   const absl::Time give_up = absl::Now() + options_.retry_unanswered_for;
-  absl::StatusOr<etcd::TxnResult> txn =
-      client_->Txn({Compare::Missing(owner)}, ops, {Op::Get(owner)});
+  absl::StatusOr<etcd::TxnResult> txn = client_->Txn(compares, ops, holders);
   while (absl::IsUnavailable(txn.status()) && absl::Now() < give_up) {
     absl::SleepFor(kRetryPause);
-    txn = client_->Txn({Compare::Missing(owner)}, ops, {Op::Get(owner)});
+    txn = client_->Txn(compares, ops, holders);
   }
   if (!txn.ok()) return Annotate(txn.status(), name_);
   if (!txn->succeeded) {
     const std::vector<etcd::KeyValue>& holder = txn->ranges.front().kvs;
     // Ours already: a try whose answer was lost, sent again.
     const bool ours = !holder.empty() && holder.front().lease == lease;
-    if (!ours || create) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          name_, ": replica ", holder.empty() ? std::string("(gone)") : holder.front().value,
-          " serves cluster '", cluster, "'"));
+    if (!ours && create && holder.empty()) {
+      return absl::AlreadyExistsError(absl::StrCat("cluster '", cluster, "' already exists"));
+    }
+    if (!ours) {
+      return absl::FailedPreconditionError(absl::StrCat(name_, ": replica ", holder.front().value,
+                                                        " serves cluster '", cluster, "'"));
     }
   }
   MutexLock lock(&mu_);
@@ -363,6 +370,16 @@ absl::Status EtcdJournalStore::Release(const std::string& cluster) {
   absl::StatusOr<etcd::TxnResult> txn =
       client_->Txn({Compare::LeaseIs(owner, lease)}, {Op::Delete(owner)}, {});
   return txn.ok() ? absl::OkStatus() : Annotate(txn.status(), name_);
+}
+
+absl::Status EtcdJournalStore::Forget(const std::string& cluster) {
+  absl::StatusOr<etcd::TxnResult> txn =
+      FencedTxn({Op::Delete(keys::ClusterEntry(options_.prefix, cluster)),
+                 Op::Delete(keys::Owner(options_.prefix, cluster))},
+                {cluster});
+  MutexLock lock(&mu_);
+  owned_.erase(cluster);
+  return txn.ok() ? absl::OkStatus() : txn.status();
 }
 
 std::set<std::string> EtcdJournalStore::owned() const {

@@ -143,10 +143,14 @@ class EtcdJournalStore final : public JournalStore {
   // The members, the owners and the clusters, read at one revision.
   absl::StatusOr<EtcdDirectory> ReadDirectory() const;
   // Takes `cluster`'s owner key under the lease, and with `create` registers the cluster too;
-  // FAILED_PRECONDITION naming the holder when another replica holds it. With spread_clusters.
+  // FAILED_PRECONDITION naming the holder when another replica holds it, ALREADY_EXISTS when
+  // `create` finds the cluster registered. With spread_clusters.
   absl::Status Acquire(const std::string& cluster, bool create);
   // Gives `cluster`'s owner key back, once its writes are durable (nothing when it is not ours).
   absl::Status Release(const std::string& cluster);
+  // Removes `cluster` from the directory and gives its owner key back: a creation that failed
+  // after Acquire, or a cluster deleted.
+  absl::Status Forget(const std::string& cluster);
   // The clusters whose owner keys this replica holds.
   std::set<std::string> owned() const;
 

@@ -187,6 +187,14 @@ std::int64_t Journal::last_lsn() const {
   return next_lsn_ - 1;
 }
 
+void Journal::AdvancePast(std::int64_t lsn) {
+  MutexLock lock(&mu_);
+  if (lsn < next_lsn_) return;
+  // Every LSN skipped counts as durable: no record will ever have it.
+  if (queue_.empty() && durable_lsn_ == next_lsn_ - 1) durable_lsn_ = lsn;
+  next_lsn_ = lsn + 1;
+}
+
 std::int64_t Journal::commits() const {
   MutexLock lock(&mu_);
   return commits_;

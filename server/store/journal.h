@@ -98,6 +98,9 @@ class Journal {
   bool Durable(std::int64_t lsn) const;
   // The last LSN given out (0 before any).
   std::int64_t last_lsn() const;
+  // Gives the next records LSNs above `lsn`: a cluster taken over from another replica goes on
+  // after its own last record (LSNs need only grow within a cluster).
+  void AdvancePast(std::int64_t lsn);
 
   // Caps the store's size (a data directory's database at `pages` pages, SQLite's
   // max_page_count), so that tests can fill the "disk"; 0 lifts the cap.

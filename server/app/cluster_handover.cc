@@ -1,0 +1,66 @@
+// Clusters spread over replicas (docs/ha.md): the replica's coordinator
+// (server/process/spread_coordinator.h) adopts the clusters placed on it, loading each from the
+// journal as another replica left it, and retires those placed elsewhere, so that their next
+// owner reads every record they acknowledged.
+#include "absl/strings/str_cat.h"
+#include "server/app/application.h"
+#include "server/base/log.h"
+
+namespace resched::server {
+
+absl::Status Application::OpenSpreadStore(std::unique_ptr<JournalStore> store,
+                                          ClusterClaims claims) {
+  claims_ = std::move(claims);
+  absl::StatusOr<bool> taken = TakeJournal(Journal::Start(std::move(store)), /*load=*/false);
+  return taken.ok() ? absl::OkStatus() : taken.status();
+}
+
+absl::Status Application::AdoptCluster(const std::string& name) {
+  // After a creation of the same name in progress here, which claimed it first.
+  MutexLock creating(&create_mu_);
+  if (Serves(name)) return absl::OkStatus();
+  std::int64_t last_lsn = 0;
+  absl::StatusOr<std::shared_ptr<ClusterState>> state = RebuildCluster(name, &last_lsn);
+  if (!state.ok()) return state.status();
+  // Its next records go on after the last one any replica wrote.
+  journal_->AdvancePast(last_lsn);
+  // The creation's answer, for a retried CreateCluster.
+  if (const pb::JournalRecord creation = (*state)->creation(); !creation.request_id().empty()) {
+    cluster_replies_.Remember(creation.request_id(), creation.method(), creation.reply());
+  }
+  (*state)->AttachDurability(MakeDurability());
+  Observe(**state);
+  WriterMutexLock lock(&clusters_mu_);
+  clusters_[name] = *std::move(state);
+  return absl::OkStatus();
+}
+
+absl::Status Application::RetireCluster(const std::string& name, const absl::Status& why,
+                                        bool lost) {
+  std::shared_ptr<ClusterState> state;
+  {
+    WriterMutexLock lock(&clusters_mu_);
+    const auto found = clusters_.find(name);
+    if (found == clusters_.end()) return absl::OkStatus();
+    state = std::move(found->second);
+    clusters_.erase(found);
+  }
+  const std::int64_t last_lsn = state->Retire(why);
+  if (lost || journal_ == nullptr || last_lsn == 0) return absl::OkStatus();
+  return journal_->WaitDurable(last_lsn);
+}
+
+bool Application::Serves(const std::string& name) {
+  ReaderMutexLock lock(&clusters_mu_);
+  return clusters_.contains(name);
+}
+
+std::vector<std::string> Application::ClusterNames() {
+  std::vector<std::string> names;
+  ReaderMutexLock lock(&clusters_mu_);
+  names.reserve(clusters_.size());
+  for (const auto& [name, state] : clusters_) names.push_back(name);
+  return names;
+}
+
+}  // namespace resched::server

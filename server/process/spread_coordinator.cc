@@ -1,0 +1,184 @@
+#include "server/process/spread_coordinator.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "server/app/cluster_placement.h"
+#include "server/base/log.h"
+#include "server/base/status_details.h"
+
+namespace resched::server {
+namespace {
+
+// About the time a cluster takes to move: a poll, then its adoption.
+constexpr absl::Duration kMoveRetry = absl::Milliseconds(200);
+// Between two tries to adopt a cluster that could not be read.
+constexpr absl::Duration kAdoptBackoff = absl::Seconds(2);
+
+CallRoute Refuse(const std::string& why) {
+  return CallRoute{.kind = CallRoute::Kind::kRefuse,
+                   .replica = {},
+                   .address = {},
+                   .refusal = WithRetryDelay(absl::UnavailableError(why), kMoveRetry)};
+}
+
+std::vector<std::string> Replicas(const EtcdDirectory& directory) {
+  std::vector<std::string> replicas;
+  replicas.reserve(directory.members.size());
+  for (const auto& [replica, address] : directory.members) replicas.push_back(replica);
+  return replicas;
+}
+
+}  // namespace
+
+SpreadCoordinator::SpreadCoordinator(EtcdJournalStore& store, Application& app, absl::Duration poll)
+    : store_(store), app_(app), poll_(poll) {}
+
+SpreadCoordinator::~SpreadCoordinator() { Stop(); }
+
+void SpreadCoordinator::Start() {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void SpreadCoordinator::Stop() {
+  {
+    MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void SpreadCoordinator::Lost(const std::vector<std::string>& clusters) {
+  {
+    MutexLock lock(&mu_);
+    lost_.insert(clusters.begin(), clusters.end());
+  }
+  wake_.notify_all();
+}
+
+void SpreadCoordinator::Loop() {
+  while (true) {
+    Poll();
+    MutexLock lock(&mu_);
+    if (!stopping_ && lost_.empty()) mu_.WaitFor(wake_, absl::ToChronoMilliseconds(poll_));
+    if (stopping_) return;
+  }
+}
+
+void SpreadCoordinator::Poll() {
+  const std::string& self = store_.replica_id();
+  std::set<std::string> lost;
+  {
+    MutexLock lock(&mu_);
+    lost.swap(lost_);
+  }
+  for (const std::string& cluster : lost) {
+    (void)app_.RetireCluster(
+        cluster,
+        WithRetryDelay(absl::UnavailableError(absl::StrCat(
+                           "replica ", self, " lost cluster '", cluster,
+                           "' (its lease expired): another replica serves it now; retry")),
+                       kMoveRetry),
+        /*lost=*/true);
+  }
+  // What this replica owns, before the directory, which then lists every cluster it claimed.
+  const std::set<std::string> owned = store_.owned();
+  absl::StatusOr<EtcdDirectory> directory = store_.ReadDirectory();
+  if (!directory.ok()) return;  // etcd unreachable: the next poll tries again
+  {
+    MutexLock lock(&mu_);
+    directory_ = *directory;
+  }
+  // Without its own member key (its lease just expired) a replica neither adopts nor hands over.
+  if (!directory->members.contains(self)) return;
+  const std::vector<std::string> replicas = Replicas(*directory);
+  const absl::Time now = absl::Now();
+  for (const std::string& cluster : directory->clusters) {
+    const std::string placed = PlacementOf(cluster, replicas);
+    const auto owner = directory->owners.find(cluster);
+    const bool ours = owner != directory->owners.end() && owner->second == self;
+    if (placed == self && (owner == directory->owners.end() || (ours && !app_.Serves(cluster)))) {
+      {
+        MutexLock lock(&mu_);
+        const auto wait = retry_after_.find(cluster);
+        if (wait != retry_after_.end() && now < wait->second) continue;
+      }
+      absl::Status adopted = ours ? absl::OkStatus() : store_.Acquire(cluster, /*create=*/false);
+      if (adopted.ok()) adopted = app_.AdoptCluster(cluster);
+      if (adopted.ok()) {
+        Log(LogLevel::kInfo, "cluster_adopted",
+            absl::StrCat(self, " serves cluster '", cluster, "'"), {{"cluster", cluster}});
+        MutexLock lock(&mu_);
+        retry_after_.erase(cluster);
+        continue;
+      }
+      if (absl::IsFailedPrecondition(adopted)) continue;  // another took it first
+      Log(LogLevel::kError, "cluster_adoption_failed",
+          absl::StrCat(self, " cannot serve cluster '", cluster, "': ", adopted.message()),
+          {{"cluster", cluster}});
+      (void)store_.Release(cluster);
+      MutexLock lock(&mu_);
+      retry_after_[cluster] = now + kAdoptBackoff;
+    } else if (ours && placed != self && owned.contains(cluster) && app_.Serves(cluster)) {
+      // Handed over: its records durable first, then its key, which the other replica takes.
+      const absl::Status why =
+          WithRetryDelay(absl::UnavailableError(absl::StrCat(
+                             "cluster '", cluster, "' moves to replica ", placed, "; retry")),
+                         kMoveRetry);
+      if (absl::Status retired = app_.RetireCluster(cluster, why, /*lost=*/false); !retired.ok()) {
+        continue;  // not durable: the owner key stays, and the next owner waits for it
+      }
+      (void)store_.Release(cluster);
+      Log(LogLevel::kInfo, "cluster_handed_over",
+          absl::StrCat(self, " handed cluster '", cluster, "' over to ", placed),
+          {{"cluster", cluster}, {"to", placed}});
+    }
+  }
+}
+
+CallRoute SpreadCoordinator::Route(absl::string_view cluster) const {
+  if (cluster.empty()) return CallRoute{};
+  const std::string name(cluster);
+  if (app_.Serves(name)) return CallRoute{};
+  const std::string& self = store_.replica_id();
+  MutexLock lock(&mu_);
+  const auto owner = directory_.owners.find(name);
+  if (owner != directory_.owners.end()) {
+    if (owner->second == self) {
+      return Refuse(absl::StrCat("replica ", self, " is loading cluster '", name, "'; retry"));
+    }
+    const auto member = directory_.members.find(owner->second);
+    if (member == directory_.members.end()) {
+      return Refuse(absl::StrCat("replica ", owner->second, " serves cluster '", name,
+                                 "' but has not said where; retry"));
+    }
+    return CallRoute{.kind = CallRoute::Kind::kForward,
+                     .replica = owner->second,
+                     .address = member->second,
+                     .refusal = {}};
+  }
+  if (directory_.clusters.contains(name)) {
+    return Refuse(absl::StrCat("no replica serves cluster '", name,
+                               "' now (a takeover is under way); retry"));
+  }
+  // A cluster that does not exist: where it would be created, which answers for it.
+  const std::string placed = PlacementOf(name, Replicas(directory_));
+  if (placed.empty() || placed == self) return CallRoute{};
+  const auto member = directory_.members.find(placed);
+  return CallRoute{.kind = CallRoute::Kind::kForward,
+                   .replica = placed,
+                   .address = member->second,
+                   .refusal = {}};
+}
+
+std::vector<std::pair<std::string, std::string>> SpreadCoordinator::Peers() const {
+  std::vector<std::pair<std::string, std::string>> peers;
+  MutexLock lock(&mu_);
+  for (const auto& [replica, address] : directory_.members) {
+    if (replica != store_.replica_id()) peers.emplace_back(replica, address);
+  }
+  return peers;
+}
+
+}  // namespace resched::server
