@@ -56,8 +56,7 @@ void BM_SubmitWithEtcdStore(benchmark::State& state) {
     server::EtcdStoreOptions options;
     options.client.endpoints = etcd.endpoints();
     options.prefix = absl::StrCat("/bench/round", round++);  // a fresh journal each round
-    options.wait_for_writer = false;
-    auto store = server::EtcdJournalStore::Open(options);
+    auto store = server::EtcdJournalStore::Connect(options);
     if (!store.ok()) {
       state.SkipWithError(std::string(store.status().message()).c_str());
       return;
@@ -108,8 +107,7 @@ void BM_EtcdDatabaseSizeFor100kJobs(benchmark::State& state) {
   for (auto _ : state) {
     server::EtcdStoreOptions options;
     options.client.endpoints = etcd.endpoints();
-    options.wait_for_writer = false;
-    auto store = server::EtcdJournalStore::Open(options);
+    auto store = server::EtcdJournalStore::Connect(options);
     if (!store.ok()) {
       state.SkipWithError(std::string(store.status().message()).c_str());
       return;

@@ -17,6 +17,7 @@
 #include "resched/v1/service.grpc.pb.h"
 #include "server/process/process_settings.h"
 #include "server/rpc/service.h"
+#include "server/store/etcd_journal_store.h"
 
 namespace resched::bench {
 
@@ -98,10 +99,14 @@ class LoopbackServer {
     }
     Listen();
   }
-  // Journals to `store` (an etcd store).
-  explicit LoopbackServer(std::unique_ptr<server::JournalStore> store) {
+  // Journals to `store` (an etcd store), as the one replica: it serves every cluster it creates.
+  explicit LoopbackServer(std::unique_ptr<server::EtcdJournalStore> store) {
     server::ApplyServingProcessSettings();
-    if (!app_.OpenStore(std::move(store)).ok()) std::abort();
+    server::EtcdJournalStore* etcd = store.get();
+    server::ClusterClaims claims;
+    claims.claim_new = [etcd](const std::string& name) { return etcd->Acquire(name, true); };
+    claims.forget = [etcd](const std::string& name) { (void)etcd->Forget(name); };
+    if (!app_.OpenSpreadStore(std::move(store), std::move(claims)).ok()) std::abort();
     Listen();
   }
   ~LoopbackServer() {

@@ -195,7 +195,6 @@ int main(int argc, char** argv) {
       Log(LogLevel::kError, "start_failed", read.message());
       return 2;
     }
-    store.etcd_options.spread_clusters = true;
     store.etcd_options.on_clusters_lost = [](const std::vector<std::string>& lost) {
       if (resched::server::SpreadCoordinator* c = coordinator_for_losses.load()) c->Lost(lost);
     };

@@ -98,9 +98,6 @@ class Application {
   // before serving. Errors name the directory; DATA_LOSS names the record that cannot be read
   // or replayed, or the damage to the journal's files (unless `options` accept the loss).
   absl::StatusOr<bool> OpenDataDir(const std::string& dir, JournalOpenOptions options = {});
-  // The same over another journal store (an EtcdJournalStore): replays what it holds and
-  // journals every change to it. Errors name the store.
-  absl::StatusOr<bool> OpenStore(std::unique_ptr<JournalStore> store);
   // Clusters spread over replicas (server/app/cluster_handover.cc): takes the journal of `store`
   // without loading any cluster; the replica's coordinator then adopts and retires clusters one
   // by one, and new ones are claimed through `claims` before their creation is journaled. Call
@@ -228,7 +225,7 @@ class Application {
                                      std::optional<Time> replayed_at = std::nullopt)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(create_mu_);
   // Takes `journal`, replays what it holds (unless not `load`: OpenSpreadStore) and journals
-  // every change to it from then on (OpenDataDir, OpenStore).
+  // every change to it from then on (OpenDataDir, OpenSpreadStore).
   absl::StatusOr<bool> TakeJournal(std::unique_ptr<Journal> journal, bool load = true);
   // Replays one journal record (server/app/recovery.cc).
   absl::Status ApplyRecord(const StoredRecord& stored);

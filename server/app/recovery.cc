@@ -218,10 +218,6 @@ absl::StatusOr<bool> Application::OpenDataDir(const std::string& dir, JournalOpe
   return TakeJournal(*std::move(journal));
 }
 
-absl::StatusOr<bool> Application::OpenStore(std::unique_ptr<JournalStore> store) {
-  return TakeJournal(Journal::Start(std::move(store)));
-}
-
 absl::StatusOr<bool> Application::TakeJournal(std::unique_ptr<Journal> journal, bool load) {
   journal_ = std::move(journal);
   const std::string& where = journal_->location();

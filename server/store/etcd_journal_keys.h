@@ -2,17 +2,13 @@
 // LSNs are written as 20 digits, so that key order is LSN order.
 //
 //   P/members/REPLICA               where a replica serves (HOST:PORT), attached to its lease
-//   P/clusters/CLUSTER              every cluster that exists (empty), with clusters spread over
-//                                     replicas (EtcdStoreOptions::spread_clusters)
+//   P/clusters/CLUSTER              every cluster that exists (empty)
 //   P/owners/CLUSTER                the replica that serves the cluster, attached to its lease
-//   P/writer                        the writing replica's id, attached to its lease
-//   P/writer-epoch                  rewritten by every claim of the writer key
-//   P/last-lsn                      the last committed LSN, in decimal
 //   P/records/CLUSTER/LSN           a record's payload
 //   P/records/CLUSTER/LSN.parts     a large record: the number of its parts, which are
 //   P/parts/CLUSTER/LSN/PART          its payload in order
 //   P/snapshots/CLUSTER             a snapshot's header: {"lsn", "parts", "parts_key"}
-//   P/snapshot-parts/CLUSTER/GEN/PART  its payload in order (GEN: LSN-CLAIM-COUNT)
+//   P/snapshot-parts/CLUSTER/GEN/PART  its payload in order (GEN: LSN-LEASE-COUNT)
 //
 // Cluster names hold no '/' (core/model/cluster.h), so P/records/CLUSTER/ is one cluster's.
 #pragma once
@@ -45,11 +41,6 @@ inline std::string Owners(absl::string_view prefix) { return absl::StrCat(prefix
 inline std::string Owner(absl::string_view prefix, absl::string_view cluster) {
   return absl::StrCat(Owners(prefix), cluster);
 }
-inline std::string Writer(absl::string_view prefix) { return absl::StrCat(prefix, "/writer"); }
-inline std::string WriterEpoch(absl::string_view prefix) {
-  return absl::StrCat(prefix, "/writer-epoch");
-}
-inline std::string LastLsn(absl::string_view prefix) { return absl::StrCat(prefix, "/last-lsn"); }
 
 // Every cluster's records (an empty `cluster`), or one cluster's.
 inline std::string Records(absl::string_view prefix, absl::string_view cluster = {}) {

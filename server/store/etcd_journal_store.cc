@@ -85,50 +85,16 @@ absl::StatusOr<std::unique_ptr<EtcdJournalStore>> EtcdJournalStore::Connect(
   return store;
 }
 
-absl::StatusOr<std::unique_ptr<EtcdJournalStore>> EtcdJournalStore::Open(EtcdStoreOptions options) {
-  absl::StatusOr<std::unique_ptr<EtcdJournalStore>> store = Connect(std::move(options));
-  if (!store.ok()) return store;
-  if (absl::Status wrote = (*store)->WaitToWrite(); !wrote.ok()) return wrote;
-  return store;
-}
-
-absl::Status EtcdJournalStore::WaitToWrite() {
-  bool told = false;
-  while (true) {
-    absl::Status claimed = Claim(0);
-    if (claimed.ok()) break;
-    if (!absl::IsFailedPrecondition(claimed) || !options_.wait_for_writer) return claimed;
-    if (!told) {
-      Log(LogLevel::kInfo, "standby",
-          absl::StrCat(claimed.message(), "; waiting to take over as ", options_.replica_id),
-          {{"store", name_}});
-      told = true;
-    }
-    if (options_.stop_waiting && options_.stop_waiting()) {
-      return absl::CancelledError(
-          absl::StrCat(name_, ": stopped while waiting for the writer key"));
-    }
-    absl::SleepFor(options_.wait_poll);
-  }
-  return ReadLastLsn();
-}
-
 absl::Status EtcdJournalStore::Publish(const std::string& address) {
   std::int64_t lease = 0;
   {
     MutexLock lock(&mu_);
     address_ = address;
     lease = lease_;
-    if (writer_.replica_id == options_.replica_id) writer_.address = address;
   }
   absl::StatusOr<std::int64_t> put =
       client_->Put(keys::Member(options_.prefix, options_.replica_id), address, lease);
   return put.ok() ? absl::OkStatus() : Annotate(put.status(), name_);
-}
-
-EtcdWriter EtcdJournalStore::writer() const {
-  MutexLock lock(&mu_);
-  return writer_;
 }
 
 EtcdJournalStore::~EtcdJournalStore() {
@@ -169,139 +135,6 @@ absl::Status EtcdJournalStore::RenewLease() {
   lease_ = lease->id;
   lease_expired_ = false;
   return absl::OkStatus();
-}
-
-void EtcdJournalStore::NoteWriter(const std::string& holder) {
-  {
-    MutexLock lock(&mu_);
-    if (writer_.replica_id == holder && !writer_.address.empty()) return;
-  }
-  std::string address;
-  if (!holder.empty()) {
-    absl::StatusOr<std::optional<etcd::KeyValue>> member =
-        client_->Get(keys::Member(options_.prefix, holder));
-    if (member.ok() && member->has_value()) address = (*member)->value;
-  }
-  MutexLock lock(&mu_);
-  writer_ = EtcdWriter{.replica_id = holder, .address = std::move(address)};
-}
-
-absl::Status EtcdJournalStore::Claim(std::int64_t only_if_epoch_revision) {
-  const std::string writer_key = keys::Writer(options_.prefix);
-  const std::string epoch_key = keys::WriterEpoch(options_.prefix);
-  absl::StatusOr<std::optional<etcd::KeyValue>> epoch = client_->Get(epoch_key);
-  if (!epoch.ok()) return Annotate(epoch.status(), name_);
-  const std::int64_t epoch_revision = epoch->has_value() ? (*epoch)->mod_revision : 0;
-  if (only_if_epoch_revision != 0 && epoch_revision != only_if_epoch_revision) {
-    absl::Status deposed = absl::FailedPreconditionError(absl::StrCat(
-        name_, ": another replica has taken the writer key since this one (", options_.replica_id,
-        ") lost it, so what this one holds may be stale; restart it to read the journal again"));
-    Deposed(deposed);
-    return deposed;
-  }
-  absl::StatusOr<std::optional<etcd::KeyValue>> writer = client_->Get(writer_key);
-  if (!writer.ok()) return Annotate(writer.status(), name_);
-  NoteWriter(writer->has_value() ? (*writer)->value : std::string());
-  if (writer->has_value()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(name_, ": replica ", (*writer)->value, " writes"));
-  }
-  std::int64_t epoch_count = 0;
-  if (epoch->has_value()) (void)absl::SimpleAtoi((*epoch)->value, &epoch_count);
-  std::int64_t lease = 0;
-  {
-    MutexLock lock(&mu_);
-    lease = lease_;
-  }
-  absl::StatusOr<etcd::TxnResult> txn = client_->Txn(
-      {Compare::Missing(writer_key), Compare::ModRevisionIs(epoch_key, epoch_revision)},
-      {Op::Put(writer_key, options_.replica_id, lease),
-       Op::Put(epoch_key, absl::StrCat(epoch_count + 1))},
-      {});
-  if (!txn.ok()) return Annotate(txn.status(), name_);
-  if (!txn->succeeded) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(name_, ": another replica took the writer key first"));
-  }
-  MutexLock lock(&mu_);
-  epoch_revision_ = txn->revision;
-  claimed_ = true;
-  key_lost_ = false;
-  writer_ = EtcdWriter{.replica_id = options_.replica_id, .address = address_};
-  return absl::OkStatus();
-}
-
-absl::Status EtcdJournalStore::ReadLastLsn() {
-  absl::StatusOr<std::optional<etcd::KeyValue>> last = client_->Get(keys::LastLsn(options_.prefix));
-  if (!last.ok()) return Annotate(last.status(), name_);
-  last_lsn_ = 0;
-  if (last->has_value() && !absl::SimpleAtoi((*last)->value, &last_lsn_)) {
-    return absl::DataLossError(
-        absl::StrCat(name_, ": the last LSN '", (*last)->value, "' is not a number"));
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<etcd::TxnResult> EtcdJournalStore::FencedTxn(
-    const std::vector<Op>& ops, const std::vector<std::string>& clusters) {
-  std::int64_t lease = 0;
-  {
-    MutexLock lock(&mu_);
-    lease = lease_;
-  }
-  std::vector<Compare> compares;
-  std::vector<Op> holders;
-  std::vector<std::string> fenced;  // spread_clusters: the clusters compared, in order
-  if (options_.spread_clusters) {
-    fenced = clusters;
-    std::sort(fenced.begin(), fenced.end());
-    fenced.erase(std::unique(fenced.begin(), fenced.end()), fenced.end());
-    for (const std::string& cluster : fenced) {
-      compares.push_back(Compare::LeaseIs(keys::Owner(options_.prefix, cluster), lease));
-      holders.push_back(Op::Get(keys::Owner(options_.prefix, cluster)));
-    }
-  } else {
-    compares.push_back(Compare::LeaseIs(keys::Writer(options_.prefix), lease));
-    holders.push_back(Op::Get(keys::Writer(options_.prefix)));
-  }
-  const absl::Time give_up = absl::Now() + options_.retry_unanswered_for;
-  absl::StatusOr<etcd::TxnResult> txn = client_->Txn(compares, ops, holders);
-  while (absl::IsUnavailable(txn.status()) && absl::Now() < give_up) {
-    absl::SleepFor(kRetryPause);
-    txn = client_->Txn(compares, ops, holders);
-  }
-  if (!txn.ok()) return Annotate(txn.status(), name_);
-  if (txn->succeeded) return txn;
-  if (options_.spread_clusters) {
-    std::vector<std::string> lost;
-    std::vector<std::string> why;
-    for (std::size_t i = 0; i < fenced.size() && i < txn->ranges.size(); ++i) {
-      const std::vector<etcd::KeyValue>& holder = txn->ranges[i].kvs;
-      if (!holder.empty() && holder.front().lease == lease) continue;
-      lost.push_back(fenced[i]);
-      why.push_back(holder.empty() ? absl::StrCat("'", fenced[i], "' (no one serves it)")
-                                   : absl::StrCat("'", fenced[i], "' (replica ",
-                                                  holder.front().value, " serves it now)"));
-    }
-    LoseClusters(lost);
-    return absl::UnavailableError(
-        absl::StrCat(name_, ": this replica (", options_.replica_id, ") no longer serves cluster ",
-                     absl::StrJoin(why, ", "), "; the change was not saved"));
-  }
-  {
-    MutexLock lock(&mu_);
-    if (lease_ == lease) key_lost_ = true;
-  }
-  const std::vector<etcd::KeyValue>* holder =
-      txn->ranges.empty() ? nullptr : &txn->ranges.front().kvs;
-  const bool taken = holder != nullptr && !holder->empty();
-  const std::string now = taken ? absl::StrCat("replica ", holder->front().value, " holds it now")
-                                : std::string("its lease expired");
-  absl::Status refused = absl::UnavailableError(
-      absl::StrCat(name_, ": this replica (", options_.replica_id,
-                   ") no longer holds the writer key (", now, "); the change was not saved"));
-  if (taken) Deposed(refused);
-  return refused;
 }
 
 void EtcdJournalStore::LoseClusters(std::vector<std::string> lost) {
@@ -425,15 +258,6 @@ absl::StatusOr<EtcdDirectory> EtcdJournalStore::ReadDirectory() const {
   return directory;
 }
 
-void EtcdJournalStore::Deposed(const absl::Status& why) {
-  {
-    MutexLock lock(&mu_);
-    if (deposed_) return;
-    deposed_ = true;
-  }
-  if (options_.on_deposed) options_.on_deposed(why);
-}
-
 absl::StatusOr<std::int64_t> EtcdJournalStore::WriteParts(const std::string& cluster,
                                                           const std::string& parts_prefix,
                                                           std::string_view value,
@@ -459,7 +283,7 @@ absl::Status EtcdJournalStore::Commit(const std::vector<StoredRecord>& batch) {
   ops.reserve(batch.size() + 1);
   std::vector<std::string> clusters;
   for (const StoredRecord& record : batch) {
-    if (options_.spread_clusters) clusters.push_back(record.cluster);
+    clusters.push_back(record.cluster);
     const std::string key = keys::Record(options_.prefix, record.cluster, record.lsn);
     if (static_cast<std::int64_t>(record.payload.size()) <= options_.part_bytes) {
       ops.push_back(Op::Put(key, record.payload));
@@ -473,64 +297,20 @@ absl::Status EtcdJournalStore::Commit(const std::vector<StoredRecord>& batch) {
     if (!parts.ok()) return parts.status();
     ops.push_back(Op::Put(absl::StrCat(key, keys::kPartsSuffix), absl::StrCat(*parts)));
   }
-  // One writer keeps the last LSN; spread over replicas, each cluster's records say theirs.
-  if (!options_.spread_clusters) {
-    ops.push_back(Op::Put(keys::LastLsn(options_.prefix), absl::StrCat(batch.back().lsn)));
-  }
   absl::StatusOr<etcd::TxnResult> txn = FencedTxn(ops, clusters);
-  if (!txn.ok()) return txn.status();
-  last_lsn_ = batch.back().lsn;
-  return absl::OkStatus();
-}
-
-absl::Status EtcdJournalStore::Probe() {
-  bool lost = false;
-  {
-    MutexLock lock(&mu_);
-    lost = key_lost_;
-  }
-  if (lost) return TakeBack();
-  absl::StatusOr<etcd::TxnResult> fenced = FencedTxn({});
-  return fenced.ok() ? absl::OkStatus() : fenced.status();
-}
-
-absl::Status EtcdJournalStore::TakeBack() {
-  std::int64_t epoch_revision = 0;
-  std::int64_t lease = 0;
-  bool expired = false;
-  {
-    MutexLock lock(&mu_);
-    if (!key_lost_) return absl::OkStatus();
-    epoch_revision = epoch_revision_;
-    lease = lease_;
-    expired = lease_expired_;
-  }
-  // The key goes with the lease: a lease that expired unnoticed is told by its renewal.
-  if (!expired && absl::IsNotFound(client_->KeepAlive(lease).status())) expired = true;
-  if (expired) {
-    if (absl::Status renewed = RenewLease(); !renewed.ok()) return renewed;
-  }
-  absl::Status claimed = Claim(epoch_revision);
-  if (claimed.ok()) {
-    Log(LogLevel::kWarning, "writer_key_taken_again",
-        absl::StrCat(options_.replica_id,
-                     " took the writer key again after losing it; no other replica wrote "
-                     "meanwhile"),
-        {{"store", name_}});
-  }
-  return claimed;
+  return txn.ok() ? absl::OkStatus() : txn.status();
 }
 
 absl::Status EtcdJournalStore::WriteSnapshot(const std::string& cluster, std::int64_t lsn,
                                              std::string_view payload) {
-  std::int64_t claim = 0;
+  std::int64_t lease = 0;
   {
     MutexLock lock(&mu_);
-    claim = epoch_revision_;
+    lease = lease_;
   }
   const std::string all_parts = keys::AllSnapshotParts(options_.prefix, cluster);
   const std::string parts_key =
-      absl::StrCat(all_parts, keys::Lsn(lsn), "-", claim, "-", ++snapshot_writes_, "/");
+      absl::StrCat(all_parts, keys::Lsn(lsn), "-", lease, "-", ++snapshot_writes_, "/");
   std::vector<Op> ops;
   absl::StatusOr<std::int64_t> parts = WriteParts(cluster, parts_key, payload, ops);
   if (!parts.ok()) return parts.status();
@@ -567,8 +347,7 @@ absl::Status EtcdJournalStore::DropClusterBefore(const std::string& cluster, std
                          Op::Delete(keys::Snapshot(options_.prefix, cluster)),
                          Op::DeletePrefix(keys::AllSnapshotParts(options_.prefix, cluster))};
   // The deleted cluster leaves the replicas' directory with its last records.
-  if (options_.spread_clusters)
-    ops.push_back(Op::Delete(keys::ClusterEntry(options_.prefix, cluster)));
+  ops.push_back(Op::Delete(keys::ClusterEntry(options_.prefix, cluster)));
   absl::StatusOr<etcd::TxnResult> txn = FencedTxn(ops, {cluster});
   return txn.ok() ? absl::OkStatus() : txn.status();
 }
@@ -723,24 +502,66 @@ absl::Status EtcdJournalStore::ScanSnapshots(
   return absl::OkStatus();
 }
 
+absl::StatusOr<etcd::TxnResult> EtcdJournalStore::FencedTxn(
+    const std::vector<Op>& ops, const std::vector<std::string>& clusters) {
+  std::int64_t lease = 0;
+  {
+    MutexLock lock(&mu_);
+    lease = lease_;
+  }
+  std::vector<std::string> fenced = clusters;
+  std::sort(fenced.begin(), fenced.end());
+  fenced.erase(std::unique(fenced.begin(), fenced.end()), fenced.end());
+  std::vector<Compare> compares;
+  std::vector<Op> holders;
+  for (const std::string& cluster : fenced) {
+    compares.push_back(Compare::LeaseIs(keys::Owner(options_.prefix, cluster), lease));
+    holders.push_back(Op::Get(keys::Owner(options_.prefix, cluster)));
+  }
+  const absl::Time give_up = absl::Now() + options_.retry_unanswered_for;
+  absl::StatusOr<etcd::TxnResult> txn = client_->Txn(compares, ops, holders);
+  while (absl::IsUnavailable(txn.status()) && absl::Now() < give_up) {
+    absl::SleepFor(kRetryPause);
+    txn = client_->Txn(compares, ops, holders);
+  }
+  if (!txn.ok()) return Annotate(txn.status(), name_);
+  if (txn->succeeded) return txn;
+  std::vector<std::string> lost;
+  std::vector<std::string> why;
+  for (std::size_t i = 0; i < fenced.size() && i < txn->ranges.size(); ++i) {
+    const std::vector<etcd::KeyValue>& holder = txn->ranges[i].kvs;
+    if (!holder.empty() && holder.front().lease == lease) continue;
+    lost.push_back(fenced[i]);
+    why.push_back(holder.empty() ? absl::StrCat("'", fenced[i], "' (no one serves it)")
+                                 : absl::StrCat("'", fenced[i], "' (replica ", holder.front().value,
+                                                " serves it now)"));
+  }
+  LoseClusters(lost);
+  return absl::UnavailableError(
+      absl::StrCat(name_, ": this replica (", options_.replica_id, ") no longer serves cluster ",
+                   absl::StrJoin(why, ", "), "; the change was not saved"));
+}
+
+absl::Status EtcdJournalStore::Probe() {
+  absl::StatusOr<etcd::TxnResult> fenced = FencedTxn({}, {});
+  return fenced.ok() ? absl::OkStatus() : fenced.status();
+}
+
 void EtcdJournalStore::KeepAliveLoop() {
   const auto interval =
       std::max(absl::ToChronoMilliseconds(options_.lease_ttl / 3), std::chrono::milliseconds(100));
   while (true) {
     std::int64_t lease = 0;
     bool expired = false;
-    bool key_lost = false;
     {
       MutexLock lock(&mu_);
       mu_.WaitFor(renew_, interval);
       if (stopping_) return;
-      if (deposed_) continue;
       lease = lease_;
       expired = lease_expired_;
-      key_lost = claimed_ && key_lost_;
     }
     std::vector<std::string> lost;
-    if (!expired && !key_lost) {
+    if (!expired) {
       absl::StatusOr<std::int64_t> renewed = client_->KeepAlive(lease);
       if (!absl::IsNotFound(renewed.status())) continue;
       MutexLock lock(&mu_);
@@ -748,27 +569,12 @@ void EtcdJournalStore::KeepAliveLoop() {
       lease_expired_ = true;
       // The owner keys went with the lease: another replica may serve those clusters now.
       lost.assign(owned_.begin(), owned_.end());
-      if (!claimed_) {
-        Log(LogLevel::kWarning, "member_lease_lost",
-            absl::StrCat(options_.replica_id, "'s lease expired: taking a new one"),
-            {{"store", name_}});
-      } else if (!key_lost_) {
-        key_lost_ = true;
-        Log(LogLevel::kError, "writer_lease_lost",
-            absl::StrCat(options_.replica_id,
-                         "'s lease on the writer key expired: its changes are refused until it "
-                         "takes the key again"),
-            {{"store", name_}});
-      }
-      key_lost = key_lost_;
+      Log(LogLevel::kWarning, "member_lease_lost",
+          absl::StrCat(options_.replica_id, "'s lease expired: taking a new one"),
+          {{"store", name_}});
     }
     LoseClusters(std::move(lost));
-    // Without waiting for a change to fail: take the key back, or find out it was taken.
-    if (key_lost) {
-      (void)TakeBack();
-    } else {
-      (void)RenewLease();
-    }
+    (void)RenewLease();
   }
 }
 

@@ -3,18 +3,15 @@
 // journal calls it durable. docs/ha.md describes the design; the key layout is in
 // etcd_journal_keys.h.
 //
-// Every replica keeps an etcd lease alive, and under it the key `members/REPLICA` saying where it
-// serves (Publish), so that the others can forward calls to it. One replica writes at a time: the
-// writer holds the key `writer` under its lease, and every write is a transaction conditioned on
-// that key still being attached to that lease. A writer that stops renewing (killed, paused, cut
-// off) loses the key when the lease expires, and from then on none of its writes can land,
-// whatever it believes: the fence is in etcd, not in the writer's clock. Another replica waiting
-// in WaitToWrite then takes the key and reads the journal from etcd.
-//
-// With spread_clusters, clusters are spread over the replicas instead (docs/ha.md): each cluster
-// has an owner key under the lease of the replica that serves it (Acquire, Release), and each
-// write is conditioned on the owner keys of the clusters it touches. `clusters/CLUSTER` lists the
-// clusters that exist, so that every replica can tell which ones to serve (ReadDirectory).
+// The clusters are spread over the replicas that share the store. Every replica keeps an etcd
+// lease alive, and under it the key `members/REPLICA` saying where it serves (Publish), so that
+// the others can forward calls to it, and the owner key `owners/CLUSTER` of each cluster it
+// serves (Acquire, Release). Every write is a transaction conditioned on the owner keys of the
+// clusters it touches still being attached to this replica's lease: a replica that stops renewing
+// (killed, paused, cut off) loses them when the lease expires, and from then on none of its
+// writes to those clusters can land, whatever it believes: the fence is in etcd, not in the
+// replica's clock. `clusters/CLUSTER` lists the clusters that exist, so that every replica can
+// tell which ones to serve (ReadDirectory).
 #pragma once
 
 #include <condition_variable>
@@ -35,12 +32,6 @@
 
 namespace resched::server {
 
-// The replica that writes the journal, as a standby last saw it.
-struct EtcdWriter {
-  std::string replica_id;  // empty: none (a takeover is under way)
-  std::string address;     // where it serves (its member key); empty: not known
-};
-
 // Replicas and clusters as etcd holds them, read at one revision.
 struct EtcdDirectory {
   std::map<std::string, std::string> members;  // replica -> where it serves
@@ -52,37 +43,23 @@ struct EtcdStoreOptions {
   etcd::ClientOptions client;
   // Every key the store writes starts with this; replicas sharing it share the journal.
   std::string prefix = "/resched";
-  // This replica in the writer and member keys and in errors (empty: HOST:PID.RANDOM); no '/'.
+  // This replica in the member and owner keys and in errors (empty: HOST:PID.RANDOM); no '/'.
   std::string replica_id;
-  // How long the writer key outlives the writer's last renewal: the longest a replica that
-  // died keeps the others waiting. etcd rounds it up to whole seconds and to its minimum.
+  // How long the lease outlives the replica's last renewal: the longest a replica that died
+  // keeps its clusters waiting. etcd rounds it up to whole seconds and to its minimum.
   absl::Duration lease_ttl = absl::Seconds(2);
-  // Clusters spread over the replicas: each cluster's writes are fenced by its own owner key
-  // (Acquire), under the lease of the replica that serves it, instead of all by the writer key.
-  bool spread_clusters = false;
-  // With spread_clusters: called, from the thread that found out, with the clusters whose owner
-  // keys this replica has lost (its lease expired, or a write's condition failed). What it holds
-  // of them may be stale: another replica may serve them now.
+  // Called, from the thread that found out, with the clusters whose owner keys this replica has
+  // lost (its lease expired, or a write's condition failed). What it holds of them may be
+  // stale: another replica may serve them now.
   std::function<void(const std::vector<std::string>&)> on_clusters_lost;
-  // While another replica writes, Open waits for it to go (true) or fails with
-  // FAILED_PRECONDITION.
-  bool wait_for_writer = true;
-  // How often a waiting replica asks whether the writer is gone.
-  absl::Duration wait_poll = absl::Milliseconds(100);
-  // Called once, from the thread that found out, when another replica has taken the writer key
-  // from this one: what this replica holds may be stale and it can never write again, so it
-  // should stop and start over as a standby (the error says so).
-  std::function<void(const absl::Status&)> on_deposed;
-  // Asked between polls while waiting; true makes Open give up with CANCELLED (a stop signal).
-  std::function<bool()> stop_waiting;
   // The largest value the store writes in one key, and the largest transaction (records, parts
   // and keys together), both below etcd's request limit (--max-request-bytes, 1.5 MiB by
   // default). A larger record or snapshot is written in parts, one transaction each, before
   // the transaction that makes it visible.
   std::int64_t part_bytes = 512 << 10;
   std::int64_t max_txn_bytes = 1 << 20;
-  // Records per commit: etcd allows 128 operations per transaction by default (--max-txn-ops),
-  // and a commit adds one of its own.
+  // Records per commit: etcd allows 128 operations (and as many conditions) per transaction by
+  // default (--max-txn-ops).
   std::size_t max_txn_records = 120;
   // A write whose answer did not come (a timeout, a member lost, a leader election) is sent
   // again for this long: every write the store makes puts the same values under keys named by
@@ -96,21 +73,18 @@ struct EtcdStoreOptions {
 
 class EtcdJournalStore final : public JournalStore {
  public:
-  // Connects and takes a lease, which it keeps alive from then on, without writing yet.
-  // UNAVAILABLE naming the endpoints when etcd cannot be reached; INVALID_ARGUMENT for bad
-  // options.
+  // Connects and takes a lease, which it keeps alive from then on. UNAVAILABLE naming the
+  // endpoints when etcd cannot be reached; INVALID_ARGUMENT for bad options.
   static absl::StatusOr<std::unique_ptr<EtcdJournalStore>> Connect(EtcdStoreOptions options);
-  // Connect, then WaitToWrite; FAILED_PRECONDITION instead of waiting when another replica
-  // writes and the options say not to wait.
-  static absl::StatusOr<std::unique_ptr<EtcdJournalStore>> Open(EtcdStoreOptions options);
-  // Stops renewing and revokes the lease, so that a waiting replica takes over at once.
+  // Stops renewing and revokes the lease, so that the other replicas take its clusters at once.
   ~EtcdJournalStore() override;
   EtcdJournalStore(const EtcdJournalStore&) = delete;
   EtcdJournalStore& operator=(const EtcdJournalStore&) = delete;
 
   const std::string& name() const override { return name_; }
   const std::string& location() const override { return location_; }
-  std::int64_t last_lsn() const override { return last_lsn_; }
+  // Each cluster's records go on after its own last one (Journal::AdvancePast).
+  std::int64_t last_lsn() const override { return 0; }
   const std::string& open_fault() const override { return no_fault_; }
   // etcd keeps no torn commits: a transaction landed whole or not at all.
   const std::string& recovery_note() const override { return no_fault_; }
@@ -119,11 +93,11 @@ class EtcdJournalStore final : public JournalStore {
   std::int64_t max_batch_bytes() const override { return options_.max_txn_bytes; }
 
   absl::Status Commit(const std::vector<StoredRecord>& batch) override;
-  // While the writer key holds: a fenced read. Once it is lost: takes it again, with a new
-  // lease, only if no other replica has taken it since (then nothing here is stale).
+  // A fenced read of nothing: whether etcd takes writes again.
   absl::Status Probe() override;
   absl::Status WriteSnapshot(const std::string& cluster, std::int64_t lsn,
                              std::string_view payload) override;
+  // Also removes the cluster from the directory.
   absl::Status DropClusterBefore(const std::string& cluster, std::int64_t lsn) override;
   absl::Status Scan(const std::function<absl::Status(const StoredRecord&)>& fn,
                     const std::string* cluster) const override;
@@ -133,18 +107,11 @@ class EtcdJournalStore final : public JournalStore {
   // Puts this replica's member key, saying it serves at `address`, under its lease (and again
   // under each new lease).
   absl::Status Publish(const std::string& address);
-  // Takes the writer key, waiting while another replica holds it (as a standby, polling it),
-  // then reads the last LSN. CANCELLED when stop_waiting says so; FAILED_PRECONDITION when
-  // another writes and the options say not to wait.
-  absl::Status WaitToWrite();
-  // Who writes: this replica once WaitToWrite returned, else the holder it last saw.
-  EtcdWriter writer() const;
-
   // The members, the owners and the clusters, read at one revision.
   absl::StatusOr<EtcdDirectory> ReadDirectory() const;
   // Takes `cluster`'s owner key under the lease, and with `create` registers the cluster too;
   // FAILED_PRECONDITION naming the holder when another replica holds it, ALREADY_EXISTS when
-  // `create` finds the cluster registered. With spread_clusters.
+  // `create` finds the cluster registered.
   absl::Status Acquire(const std::string& cluster, bool create);
   // Gives `cluster`'s owner key back, once its writes are durable (nothing when it is not ours).
   absl::Status Release(const std::string& cluster);
@@ -154,31 +121,23 @@ class EtcdJournalStore final : public JournalStore {
   // The clusters whose owner keys this replica holds.
   std::set<std::string> owned() const;
 
-  // The lease the member and writer keys are attached to now (tests pause or revoke it).
+  // The lease the member and owner keys are attached to now (tests revoke it).
   std::int64_t lease() const;
   const std::string& replica_id() const { return options_.replica_id; }
 
  private:
   EtcdJournalStore(EtcdStoreOptions options, std::unique_ptr<etcd::Client> client);
-  // Takes the writer key under the lease. `only_if_epoch_revision` (non-zero): only if the
-  // epoch key was last written at that revision, i.e. no other replica took the key since.
-  // FAILED_PRECONDITION naming the holder when another replica holds it (and notes it in
-  // writer_).
-  absl::Status Claim(std::int64_t only_if_epoch_revision);
-  // A new lease, once the last one expired, and the member key under it.
+  // A new lease (the first, or once the last one expired), and the member key under it.
   absl::Status RenewLease();
-  // Notes `holder` and where it serves in writer_.
-  void NoteWriter(const std::string& holder);
-  absl::Status ReadLastLsn();
-  // Runs `ops` in one transaction conditioned on the writer key (with spread_clusters: on the
-  // owner keys of `clusters`); UNAVAILABLE saying so when one is no longer ours.
+  // Runs `ops` in one transaction conditioned on the owner keys of `clusters`; UNAVAILABLE
+  // naming the clusters whose keys are no longer ours (which it loses).
   absl::StatusOr<etcd::TxnResult> FencedTxn(const std::vector<etcd::Op>& ops,
-                                            const std::vector<std::string>& clusters = {});
-  // Forgets `lost` clusters' owner keys and tells on_clusters_lost.
+                                            const std::vector<std::string>& clusters);
+  // Forgets the `lost` clusters' owner keys and tells on_clusters_lost.
   void LoseClusters(std::vector<std::string> lost);
   // Writes `value` under `parts_prefix` in parts of at most part_bytes, one transaction each
-  // but the ones `inline_parts` returns for the caller's transaction (the last part, when it
-  // fits). Returns the number of parts.
+  // (fenced by `cluster`'s key) but the ones `inline_parts` returns for the caller's transaction
+  // (the last part, when it fits). Returns the number of parts.
   absl::StatusOr<std::int64_t> WriteParts(const std::string& cluster,
                                           const std::string& parts_prefix, std::string_view value,
                                           std::vector<etcd::Op>& inline_parts);
@@ -198,37 +157,25 @@ class EtcdJournalStore final : public JournalStore {
   };
   // A snapshot's header key and value; DATA_LOSS when the value does not parse.
   absl::StatusOr<SnapshotHeader> ParseSnapshotHeader(const etcd::KeyValue& kv) const;
-  // Once the writer key is lost: takes it again (under a new lease when the last one expired)
-  // if no other replica took it since (Claim), else tells on_deposed.
-  absl::Status TakeBack();
   void KeepAliveLoop();
-  // Tells on_deposed, the first time.
-  void Deposed(const absl::Status& why);
 
   const EtcdStoreOptions options_;
   const std::unique_ptr<etcd::Client> client_;
   const std::string name_;
   const std::string location_;
   const std::string no_fault_;
-  std::int64_t last_lsn_ = 0;
   // The etcd revision of the previous snapshot's transaction: the next one compacts up to it.
   std::int64_t compact_to_ = 0;
-  // Part keys of snapshots get this replica's claim count and a counter, so that no two writes
-  // of the same LSN's snapshot share keys.
+  // Part keys of snapshots get the lease and a counter, so that no two writes of the same LSN's
+  // snapshot (by this replica or another) share keys.
   std::int64_t snapshot_writes_ = 0;
 
   mutable Mutex mu_;
   std::condition_variable renew_;  // stopping
   std::int64_t lease_ ABSL_GUARDED_BY(mu_) = 0;
   bool lease_expired_ ABSL_GUARDED_BY(mu_) = false;
-  std::string address_ ABSL_GUARDED_BY(mu_);  // Publish's
-  EtcdWriter writer_ ABSL_GUARDED_BY(mu_);
-  // The epoch key's revision when this replica last took the writer key.
-  std::int64_t epoch_revision_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string address_ ABSL_GUARDED_BY(mu_);          // Publish's
   std::set<std::string> owned_ ABSL_GUARDED_BY(mu_);  // clusters whose owner keys are ours
-  bool claimed_ ABSL_GUARDED_BY(mu_) = false;         // this replica took the writer key once
-  bool key_lost_ ABSL_GUARDED_BY(mu_) = false;        // and has lost it since
-  bool deposed_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread keep_alive_;
 };

@@ -1,12 +1,10 @@
 // The journal store in etcd (server/store/etcd_journal_store.h) against a real etcd on
 // loopback: records come back in LSN order, large records and snapshots in parts, a snapshot
-// drops what it covers and the previous one and etcd's history is compacted; one replica writes
-// at a time, a second waits and takes over when the first goes, and a writer whose lease is gone
-// can never write again once another has taken over (the fence), while one that merely lost its
-// lease with no one else writing takes it back. The journal over it commits long queues in
-// batches etcd accepts. With clusters spread over replicas, each cluster's writes are fenced by
-// its owner's key: a replica writes only the clusters it acquired, hands one over by releasing
-// it, and loses every one when its lease expires (and says so), then goes on under a new lease.
+// drops what it covers and the previous one and etcd's history is compacted; each cluster's
+// writes are fenced by its owner's key: a replica writes only the clusters it acquired, hands one
+// over by releasing it, gives all back at once when it closes, and loses every one when its lease
+// expires (and says so), then goes on under a new lease. The journal over it commits long queues
+// in batches etcd accepts.
 #include "server/store/etcd_journal_store.h"
 
 #include <gmock/gmock.h>
@@ -72,14 +70,18 @@ class EtcdJournalStoreTest : public ::testing::Test {
     options.prefix = "/test";
     options.replica_id = std::move(replica);
     options.lease_ttl = absl::Seconds(1);
-    options.wait_for_writer = false;
     return options;
   }
 
-  std::unique_ptr<EtcdJournalStore> OpenStore(EtcdStoreOptions options) {
-    auto store = EtcdJournalStore::Open(std::move(options));
+  // A replica connected, serving `clusters` (creating them when `create`).
+  std::unique_ptr<EtcdJournalStore> OpenStore(EtcdStoreOptions options,
+                                              const std::vector<std::string>& clusters,
+                                              bool create = true) {
+    auto store = EtcdJournalStore::Connect(std::move(options));
     EXPECT_OK(store);
-    return store.ok() ? *std::move(store) : nullptr;
+    if (!store.ok()) return nullptr;
+    for (const std::string& cluster : clusters) EXPECT_OK((*store)->Acquire(cluster, create));
+    return *std::move(store);
   }
 
   // How many keys the store holds under `under` (after its prefix).
@@ -95,7 +97,7 @@ class EtcdJournalStoreTest : public ::testing::Test {
 
 TEST_F(EtcdJournalStoreTest, RecordsComeBackInLsnOrderAcrossClustersAndReopens) {
   {
-    auto store = OpenStore(Options("a"));
+    auto store = OpenStore(Options("a"), {"west", "east"});
     ASSERT_NE(store, nullptr);
     EXPECT_EQ(store->last_lsn(), 0);
     ASSERT_OK(store->Commit({{1, "west", "w1"}, {2, "east", "e2"}}));
@@ -110,10 +112,12 @@ TEST_F(EtcdJournalStoreTest, RecordsComeBackInLsnOrderAcrossClustersAndReopens) 
                 ElementsAre(std::pair<std::int64_t, std::string>(1, "west:w1"),
                             std::pair<std::int64_t, std::string>(3, "west:w3")));
   }
-  // The first released the writer key as it closed: the next opens at once, where it stopped.
-  auto reopened = OpenStore(Options("b"));
+  // The first gave its clusters back as it closed (its lease revoked): the next takes them at
+  // once, without waiting for the TTL, and finds every record.
+  EXPECT_EQ(KeysUnder("owners/"), 0);
+  EXPECT_EQ(KeysUnder("members/"), 0);
+  auto reopened = OpenStore(Options("b"), {"west", "east"}, /*create=*/false);
   ASSERT_NE(reopened, nullptr);
-  EXPECT_EQ(reopened->last_lsn(), 4);
   EXPECT_EQ(ScanAll(*reopened).size(), 4u);
 }
 
@@ -121,7 +125,7 @@ TEST_F(EtcdJournalStoreTest, LargeRecordsAndSnapshotsAreWrittenInParts) {
   EtcdStoreOptions options = Options("a");
   options.part_bytes = 1024;
   options.max_txn_bytes = 4096;
-  auto store = OpenStore(options);
+  auto store = OpenStore(options, {"c"});
   ASSERT_NE(store, nullptr);
   std::string large(5000, '\0');
   for (std::size_t i = 0; i < large.size(); ++i) large[i] = static_cast<char>(i * 7);
@@ -147,8 +151,8 @@ TEST_F(EtcdJournalStoreTest, LargeRecordsAndSnapshotsAreWrittenInParts) {
               ElementsAre(std::pair<std::int64_t, std::string>(3, "c:state at 3")));
 }
 
-TEST_F(EtcdJournalStoreTest, ASnapshotCleansPartsAWriterLeftBehindAndCompactsHistory) {
-  auto store = OpenStore(Options("a"));
+TEST_F(EtcdJournalStoreTest, ASnapshotCleansPartsAnOwnerLeftBehindAndCompactsHistory) {
+  auto store = OpenStore(Options("a"), {"c"});
   ASSERT_NE(store, nullptr);
   ASSERT_OK(raw_->Put("/test/snapshot-parts/c/00000000000000000001-0-0/000000", "orphan"));
   ASSERT_OK(store->Commit({{1, "c", "one"}}));
@@ -163,7 +167,7 @@ TEST_F(EtcdJournalStoreTest, ASnapshotCleansPartsAWriterLeftBehindAndCompactsHis
 }
 
 TEST_F(EtcdJournalStoreTest, DroppingAClusterKeepsItsLaterRecords) {
-  auto store = OpenStore(Options("a"));
+  auto store = OpenStore(Options("a"), {"c", "d"});
   ASSERT_NE(store, nullptr);
   ASSERT_OK(store->Commit({{1, "c", "create"}, {2, "d", "other"}, {3, "c", "change"}}));
   ASSERT_OK(store->WriteSnapshot("c", 1, "s"));
@@ -174,136 +178,8 @@ TEST_F(EtcdJournalStoreTest, DroppingAClusterKeepsItsLaterRecords) {
   EXPECT_TRUE(Snapshots(*store).empty());
 }
 
-TEST_F(EtcdJournalStoreTest, ASecondReplicaWaitsAndTakesOverWhenTheWriterGoes) {
-  auto first = OpenStore(Options("first"));
-  ASSERT_NE(first, nullptr);
-  ASSERT_OK(first->Commit({{1, "c", "one"}}));
-  absl::StatusOr<std::unique_ptr<EtcdJournalStore>> refused = EtcdJournalStore::Open(Options("x"));
-  EXPECT_TRUE(absl::IsFailedPrecondition(refused.status())) << refused.status();
-  EXPECT_THAT(refused.status().message(), HasSubstr("replica first writes"));
-
-  EtcdStoreOptions waiting = Options("second");
-  waiting.wait_for_writer = true;
-  auto second = std::async(std::launch::async, [&] { return EtcdJournalStore::Open(waiting); });
-  EXPECT_EQ(second.wait_for(std::chrono::milliseconds(500)), std::future_status::timeout);
-  first.reset();  // revokes its lease: no wait for the TTL
-  const absl::Time released = absl::Now();
-  absl::StatusOr<std::unique_ptr<EtcdJournalStore>> took = second.get();
-  ASSERT_OK(took);
-  EXPECT_LT(absl::Now() - released, absl::Seconds(1));
-  EXPECT_EQ((*took)->last_lsn(), 1);
-  ASSERT_OK((*took)->Commit({{2, "c", "two"}}));
-  EXPECT_EQ(ScanAll(**took).size(), 2u);
-}
-
-TEST_F(EtcdJournalStoreTest, AStandbyKnowsWhoWritesAndWhereItServes) {
-  auto first = OpenStore(Options("first"));
-  ASSERT_NE(first, nullptr);
-  ASSERT_OK(first->Publish("10.0.0.1:50051"));
-  EXPECT_EQ(first->writer().replica_id, "first");
-  EXPECT_EQ(first->writer().address, "10.0.0.1:50051");
-
-  EtcdStoreOptions options = Options("second");
-  options.wait_for_writer = true;
-  absl::StatusOr<std::unique_ptr<EtcdJournalStore>> second = EtcdJournalStore::Connect(options);
-  ASSERT_OK(second);
-  ASSERT_OK((*second)->Publish("10.0.0.2:50051"));
-  EXPECT_EQ(KeysUnder("members/"), 2);
-  auto waited = std::async(std::launch::async, [&] { return (*second)->WaitToWrite(); });
-  for (int i = 0; i < 50 && (*second)->writer().address.empty(); ++i) {
-    absl::SleepFor(absl::Milliseconds(20));
-  }
-  EXPECT_EQ((*second)->writer().replica_id, "first");
-  EXPECT_EQ((*second)->writer().address, "10.0.0.1:50051");
-  // A lease that expires (a replica paused past it) is replaced, and the member key with it.
-  const std::int64_t lease = (*second)->lease();
-  ASSERT_OK(raw_->RevokeLease(lease));
-  for (int i = 0; i < 50 && (*second)->lease() == lease; ++i) {
-    absl::SleepFor(absl::Milliseconds(100));
-  }
-  EXPECT_NE((*second)->lease(), lease);
-  for (int i = 0; i < 50 && KeysUnder("members/") != 2; ++i) absl::SleepFor(absl::Milliseconds(20));
-  EXPECT_EQ(KeysUnder("members/"), 2);
-
-  first.reset();  // its member key goes with its lease
-  ASSERT_OK(waited.get());
-  EXPECT_EQ(KeysUnder("members/"), 1);
-  EXPECT_EQ((*second)->writer().replica_id, "second");
-  EXPECT_EQ((*second)->writer().address, "10.0.0.2:50051");
-}
-
-TEST_F(EtcdJournalStoreTest, AWaitingReplicaGivesUpWhenCancelled) {
-  auto first = OpenStore(Options("first"));
-  ASSERT_NE(first, nullptr);
-  std::atomic<bool> cancel{false};
-  EtcdStoreOptions waiting = Options("second");
-  waiting.wait_for_writer = true;
-  waiting.stop_waiting = [&] { return cancel.load(); };
-  auto second = std::async(std::launch::async, [&] { return EtcdJournalStore::Open(waiting); });
-  cancel = true;
-  EXPECT_TRUE(absl::IsCancelled(second.get().status()));
-}
-
-TEST_F(EtcdJournalStoreTest, AWriterThatLostItsLeaseToAnotherNeverWritesAgain) {
-  EtcdStoreOptions options = Options("stale");
-  // Its keep-alive, which would notice and take the key back, first runs after the test.
-  options.lease_ttl = absl::Seconds(30);
-  int told = 0;
-  options.on_deposed = [&](const absl::Status& why) {
-    ++told;
-    EXPECT_THAT(why.message(), HasSubstr("replica next holds it now"));
-  };
-  auto stale = OpenStore(options);
-  ASSERT_NE(stale, nullptr);
-  ASSERT_OK(stale->Commit({{1, "c", "one"}}));
-  // Its lease expires as if it had been paused past the TTL; another takes over and writes.
-  ASSERT_OK(raw_->RevokeLease(stale->lease()));
-  auto next = OpenStore(Options("next"));
-  ASSERT_NE(next, nullptr);
-  ASSERT_OK(next->Commit({{2, "c", "two"}}));
-
-  absl::Status late = stale->Commit({{2, "c", "stale two"}, {3, "c", "stale three"}});
-  EXPECT_TRUE(absl::IsUnavailable(late)) << late;
-  EXPECT_THAT(late.message(), HasSubstr("replica next holds it now"));
-  EXPECT_FALSE(stale->WriteSnapshot("c", 1, "stale").ok());
-  EXPECT_FALSE(stale->DropClusterBefore("c", 2).ok());
-  absl::Status probe = stale->Probe();
-  EXPECT_TRUE(absl::IsFailedPrecondition(probe)) << probe;
-  EXPECT_THAT(probe.message(), HasSubstr("restart it"));
-  // Even once the new writer has gone, the stale one may not take the key back.
-  next.reset();
-  EXPECT_FALSE(stale->Probe().ok());
-  EXPECT_EQ(told, 1);
-  EXPECT_THAT(ScanAll(*stale), ElementsAre(std::pair<std::int64_t, std::string>(1, "c:one"),
-                                           std::pair<std::int64_t, std::string>(2, "c:two")));
-}
-
-TEST_F(EtcdJournalStoreTest, AWriterThatLostItsLeaseWithNoOneElseWritingTakesItBack) {
-  EtcdStoreOptions options = Options("a");
-  options.lease_ttl = absl::Seconds(30);  // the journal's probe takes it back, not the keep-alive
-  auto store = OpenStore(options);
-  ASSERT_NE(store, nullptr);
-  ASSERT_OK(store->Commit({{1, "c", "one"}}));
-  ASSERT_OK(raw_->RevokeLease(store->lease()));
-  EXPECT_TRUE(absl::IsUnavailable(store->Commit({{2, "c", "lost"}})));
-  ASSERT_OK(store->Probe());
-  ASSERT_OK(store->Commit({{2, "c", "two"}}));
-  EXPECT_THAT(ScanAll(*store), ElementsAre(std::pair<std::int64_t, std::string>(1, "c:one"),
-                                           std::pair<std::int64_t, std::string>(2, "c:two")));
-}
-
-TEST_F(EtcdJournalStoreTest, TheKeepAliveTakesALostKeyBackWhenNoOneElseTookIt) {
-  auto store = OpenStore(Options("a"));  // a TTL of 1 s: renewed every 333 ms
-  ASSERT_NE(store, nullptr);
-  const std::int64_t first = store->lease();
-  ASSERT_OK(raw_->RevokeLease(first));
-  for (int i = 0; i < 50 && store->lease() == first; ++i) absl::SleepFor(absl::Milliseconds(100));
-  EXPECT_NE(store->lease(), first);
-  ASSERT_OK(store->Commit({{1, "c", "one"}}));
-}
-
-TEST_F(EtcdJournalStoreTest, TheWriterKeepsItsLeaseAlivePastTheTtl) {
-  auto store = OpenStore(Options("a"));
+TEST_F(EtcdJournalStoreTest, TheLeaseStaysAlivePastTheTtl) {
+  auto store = OpenStore(Options("a"), {"c"});
   ASSERT_NE(store, nullptr);
   absl::SleepFor(absl::Seconds(3));  // three TTLs
   ASSERT_OK(store->Commit({{1, "c", "one"}}));
@@ -312,7 +188,7 @@ TEST_F(EtcdJournalStoreTest, TheWriterKeepsItsLeaseAlivePastTheTtl) {
 TEST_F(EtcdJournalStoreTest, TheJournalCommitsALongQueueInBatchesEtcdTakes) {
   EtcdStoreOptions options = Options("a");
   options.max_txn_records = 10;
-  auto store = OpenStore(options);
+  auto store = OpenStore(options, {"a", "b"});
   ASSERT_NE(store, nullptr);
   std::unique_ptr<Journal> journal = Journal::Start(std::move(store));
   std::int64_t last = 0;
@@ -329,10 +205,9 @@ TEST_F(EtcdJournalStoreTest, TheJournalCommitsALongQueueInBatchesEtcdTakes) {
     EXPECT_EQ(lsns[i], static_cast<std::int64_t>(i + 1));
 }
 
-// With spread_clusters: a replica connected, serving at `address`.
+// A replica connected, serving at `address`.
 std::unique_ptr<EtcdJournalStore> SpreadReplica(EtcdStoreOptions options,
                                                 const std::string& address) {
-  options.spread_clusters = true;
   auto store = EtcdJournalStore::Connect(std::move(options));
   EXPECT_OK(store);
   if (!store.ok()) return nullptr;
@@ -340,7 +215,7 @@ std::unique_ptr<EtcdJournalStore> SpreadReplica(EtcdStoreOptions options,
   return *std::move(store);
 }
 
-TEST_F(EtcdJournalStoreTest, SpreadClustersAreEachFencedByTheirOwnersKey) {
+TEST_F(EtcdJournalStoreTest, EachClusterIsFencedByItsOwnersKey) {
   auto a = SpreadReplica(Options("a"), "10.0.0.1:50051");
   auto b = SpreadReplica(Options("b"), "10.0.0.2:50051");
   ASSERT_NE(a, nullptr);
@@ -410,7 +285,9 @@ TEST_F(EtcdJournalStoreTest, AnExpiredLeaseLosesEveryClusterAndSaysSo) {
   ASSERT_NE(b, nullptr);
   ASSERT_OK(b->Acquire("x", /*create=*/false));
   EXPECT_TRUE(absl::IsUnavailable(a->Commit({{1, "x", "stale"}})));
-  // The replica goes on, under a new lease, and may serve clusters again.
+  // The replica goes on, under a new lease with its member key, and may serve clusters again.
+  for (int i = 0; i < 50 && KeysUnder("members/") != 2; ++i) absl::SleepFor(absl::Milliseconds(20));
+  EXPECT_EQ(KeysUnder("members/"), 2);
   for (int i = 0; i < 50 && !a->Acquire("y", /*create=*/false).ok(); ++i) {
     absl::SleepFor(absl::Milliseconds(100));
   }
@@ -421,16 +298,17 @@ TEST(EtcdJournalStoreOptionsTest, BadOptionsAreRefusedNamingTheOption) {
   EtcdStoreOptions options;
   options.client.endpoints = {"http://127.0.0.1:1"};
   options.prefix = "/ends/";
-  EXPECT_THAT(EtcdJournalStore::Open(options).status().message(), HasSubstr("etcd prefix"));
+  EXPECT_THAT(EtcdJournalStore::Connect(options).status().message(), HasSubstr("etcd prefix"));
   options.prefix = "/p";
   options.lease_ttl = absl::Milliseconds(10);
-  EXPECT_THAT(EtcdJournalStore::Open(options).status().message(), HasSubstr("etcd lease TTL"));
+  EXPECT_THAT(EtcdJournalStore::Connect(options).status().message(), HasSubstr("etcd lease TTL"));
   options.lease_ttl = absl::Seconds(2);
   options.client.endpoints.clear();
-  EXPECT_TRUE(absl::IsInvalidArgument(EtcdJournalStore::Open(options).status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(EtcdJournalStore::Connect(options).status()));
   options.client.endpoints = {"http://127.0.0.1:1"};
   options.client.request_timeout = absl::Milliseconds(500);
-  absl::StatusOr<std::unique_ptr<EtcdJournalStore>> unreachable = EtcdJournalStore::Open(options);
+  absl::StatusOr<std::unique_ptr<EtcdJournalStore>> unreachable =
+      EtcdJournalStore::Connect(options);
   EXPECT_TRUE(absl::IsUnavailable(unreachable.status())) << unreachable.status();
   EXPECT_THAT(unreachable.status().message(), HasSubstr("etcd store /p at http://127.0.0.1:1"));
 }
