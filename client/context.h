@@ -17,8 +17,8 @@
 
 #include "absl/strings/string_view.h"
 #include "client/durations.h"
-#include "client/retry.h"
 #include "resched/v1/service.grpc.pb.h"
+#include "transport/call_retry.h"
 
 namespace resched::cli {
 
@@ -50,7 +50,7 @@ class Context {
       : stub_(stub), out(out_stream), err(err_stream) {}
 
   // Calls a unary method within the --timeout deadline, again while it is answered UNAVAILABLE
-  // (client/retry.h); throws RpcError when it fails.
+  // (transport/call_retry.h); throws RpcError when it fails.
   template <typename Request, typename Response>
   Response Call(grpc::Status (resched::v1::Resched::StubInterface::*method)(grpc::ClientContext*,
                                                                             const Request&,
@@ -63,7 +63,8 @@ class Context {
     bool dry_run = false;
     if constexpr (requires { sent.dry_run(); }) dry_run = sent.dry_run();
     if constexpr (requires { sent.set_request_id(std::string()); }) {
-      if (sent.request_id().empty() && !dry_run) sent.set_request_id(NewRequestId());
+      if (sent.request_id().empty() && !dry_run)
+        sent.set_request_id(transport::NewRequestId("cli-"));
     }
     for (int attempt = 0;; ++attempt) {
       grpc::ClientContext call;
@@ -71,8 +72,8 @@ class Context {
       Response response;
       grpc::Status status = (stub_->*method)(&call, sent, &response);
       if (status.ok()) return response;
-      if (attempt > 0 && FirstAnswer(status, &response)) return response;
-      const std::chrono::milliseconds delay = RetryDelay(status, attempt);
+      if (attempt > 0 && transport::FirstAnswer(status, &response)) return response;
+      const std::chrono::milliseconds delay = transport::RetryDelay(status, attempt);
       if (delay.count() < 0 || std::chrono::system_clock::now() + delay >= deadline) {
         throw RpcError(std::move(status));
       }

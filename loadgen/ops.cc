@@ -1,8 +1,10 @@
 #include "loadgen/ops.h"
 
 #include <chrono>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "transport/call_retry.h"
 
 namespace resched::loadgen {
 namespace {
@@ -166,10 +168,15 @@ std::optional<std::string> Prepare(Op op, const std::vector<std::string>& names,
   return std::nullopt;
 }
 
-grpc::Status Call(Op op, const std::vector<std::string>& names, int cluster, Stubs& stubs,
-                  ClientState& state, const std::string& target) {
+namespace {
+
+// One try of Call, within `deadline`; its changes carry `request_id`.
+grpc::Status CallOnce(Op op, const std::vector<std::string>& names, int cluster, Stubs& stubs,
+                      ClientState& state, const std::string& target,
+                      std::chrono::system_clock::time_point deadline,
+                      const std::string& request_id) {
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  context.set_deadline(deadline);
   const std::string& name = names[cluster];
   pb::Resched::Stub& stub = *stubs.resched;
   switch (op) {
@@ -180,6 +187,7 @@ grpc::Status Call(Op op, const std::vector<std::string>& names, int cluster, Stu
       request.set_cluster(name);
       *request.mutable_job() = Job(state.rng, op == Op::kSubmitMoldable);
       request.set_dry_run(op == Op::kDryRun);
+      if (op != Op::kDryRun) request.set_request_id(request_id);
       pb::SubmitJobResponse response;
       return stub.SubmitJob(&context, request, &response);
     }
@@ -191,18 +199,21 @@ grpc::Status Call(Op op, const std::vector<std::string>& names, int cluster, Stu
         pb::CancelJobRequest request;
         request.set_cluster(name);
         request.set_id(id);
+        request.set_request_id(request_id);
         return stub.CancelJob(&context, request, &response);
       }
       pb::ReportJobEventRequest request;
       request.set_cluster(name);
       request.set_id(id);
       request.set_kind(pb::FINISHED_EVENT);
+      request.set_request_id(request_id);
       return stub.ReportJobEvent(&context, request, &response);
     }
     case Op::kAdvance: {
       pb::AdvanceClockRequest request;
       request.set_cluster(name);
       request.mutable_by()->set_seconds(60);
+      request.set_request_id(request_id);
       pb::AdvanceClockResponse response;
       return stub.AdvanceClock(&context, request, &response);
     }
@@ -211,6 +222,7 @@ grpc::Status Call(Op op, const std::vector<std::string>& names, int cluster, Stu
       get.set_name(name);
       pb::Cluster described;
       grpc::ClientContext get_context;
+      get_context.set_deadline(deadline);
       if (grpc::Status s = stub.GetCluster(&get_context, get, &described); !s.ok()) return s;
       pb::AddReservationRequest request;
       request.set_cluster(name);
@@ -220,6 +232,7 @@ grpc::Status Call(Op op, const std::vector<std::string>& names, int cluster, Stu
       request.mutable_end()->set_seconds(start + 1800);
       request.set_displace_queued(true);
       request.set_reason("resched-loadgen");
+      request.set_request_id(request_id);
       pb::Reservation response;
       return stub.AddReservation(&context, request, &response);
     }
@@ -228,6 +241,7 @@ grpc::Status Call(Op op, const std::vector<std::string>& names, int cluster, Stu
       request.set_cluster(name);
       *request.mutable_dag() = ForkJoin(state.rng);
       request.set_label("resched-loadgen");
+      request.set_request_id(request_id);
       pb::ReserveDAGResponse response;
       return stub.ReserveDAG(&context, request, &response);
     }
@@ -266,6 +280,26 @@ grpc::Status Call(Op op, const std::vector<std::string>& names, int cluster, Stu
     }
   }
   return grpc::Status(grpc::StatusCode::INTERNAL, "unknown operation");
+}
+
+}  // namespace
+
+grpc::Status Call(Op op, const std::vector<std::string>& names, int cluster, Stubs& stubs,
+                  ClientState& state, const std::string& target) {
+  const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(30);
+  const std::string request_id = transport::NewRequestId("loadgen-");
+  for (int attempt = 0;; ++attempt) {
+    grpc::Status status = CallOnce(op, names, cluster, stubs, state, target, deadline, request_id);
+    // A retry whose first try was applied: the first answer, which this call takes as its own.
+    if (attempt > 0 && status.error_code() == grpc::StatusCode::ALREADY_EXISTS) {
+      return grpc::Status::OK;
+    }
+    const std::chrono::milliseconds delay = transport::RetryDelay(status, attempt);
+    if (status.ok() || delay.count() < 0 || std::chrono::system_clock::now() + delay >= deadline) {
+      return status;
+    }
+    std::this_thread::sleep_for(delay);
+  }
 }
 
 }  // namespace resched::loadgen

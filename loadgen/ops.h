@@ -61,7 +61,9 @@ std::optional<std::string> Prepare(Op op, const std::vector<std::string>& names,
                                    Stubs& stubs, ClientState& state);
 
 // Makes one call of kind `op` on cluster `cluster` (index into `names`) on `target` (Prepare's),
-// waiting for the answer.
+// waiting for the answer, within 30 s: again while it is answered UNAVAILABLE (the cluster moving
+// between replicas, docs/ha.md), its changes carrying a request id of their own so that trying
+// again is exact (transport/call_retry.h).
 grpc::Status Call(Op op, const std::vector<std::string>& names, int cluster, Stubs& stubs,
                   ClientState& state, const std::string& target = "");
 

@@ -25,6 +25,16 @@ absl::Status WithRetryDelay(absl::Status status, absl::Duration delay) {
   return status;
 }
 
+absl::Status WithErrorInfo(absl::Status status, const std::string& reason,
+                           const std::map<std::string, std::string>& metadata) {
+  google::rpc::ErrorInfo info;
+  info.set_reason(reason);
+  info.set_domain("resched.v1");
+  for (const auto& [key, value] : metadata) (*info.mutable_metadata())[key] = value;
+  status.SetPayload(TypeUrlOf(info), absl::Cord(info.SerializeAsString()));
+  return status;
+}
+
 absl::Status Replayed(const std::string& request_id, const google::protobuf::Message& first) {
   // The details travel in a trailer, and gRPC clients refuse metadata above 8 KiB by default: a
   // larger first answer keeps its scalar fields (ids, times) and leaves its lists out.

@@ -20,6 +20,10 @@ namespace resched::server {
 // Request metadata naming the replica that forwarded a call: a replica that would forward it
 // again refuses instead, so that two replicas with different views never bounce a call.
 inline constexpr char kForwardedByHeader[] = "resched-forwarded-by";
+// Request metadata by which a caller asks not to be forwarded: a call on a cluster another
+// replica serves is then answered UNAVAILABLE with that replica and its address (an ErrorInfo
+// of reason CLUSTER_ELSEWHERE), for clients that keep a connection to each replica.
+inline constexpr char kNoForwardHeader[] = "resched-no-forward";
 // Response metadata naming the replica that served a call.
 inline constexpr char kServedByHeader[] = "resched-replica";
 

@@ -14,6 +14,7 @@
 #include "server/app/call_context.h"
 #include "server/app/deferred_durability.h"
 #include "server/auth/denied_lines.h"
+#include "server/base/status_details.h"
 #include "server/rpc/call_control.h"
 #include "server/rpc/call_peer.h"
 #include "server/rpc/schedule_watch.h"
@@ -189,6 +190,15 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
                        ": the replicas disagree on who serves it (a takeover under way); "
                        "retry"));
       end(elsewhere, bounced, ToGrpc(bounced));
+      return reactor;
+    } else if (context->client_metadata().contains(kNoForwardHeader)) {
+      const absl::Status elsewhere_status = WithErrorInfo(
+          WithRetryDelay(absl::UnavailableError(absl::StrCat(
+                             "cluster '", ClusterOf(*request), "' is served by replica ",
+                             route.replica, " at ", route.address, "; call it there")),
+                         absl::ZeroDuration()),
+          "CLUSTER_ELSEWHERE", {{"replica", route.replica}, {"address", route.address}});
+      end(elsewhere, elsewhere_status, ToGrpc(elsewhere_status));
       return reactor;
     } else {
       app_.metrics().CountForwarded(method);

@@ -1,7 +1,6 @@
-// How the CLI rides a takeover between replicas (docs/ha.md): a call answered UNAVAILABLE is made
-// again, after the delay the server asked for (google.rpc.RetryInfo) or a growing pause, until
-// the call's deadline. A mutating request (but a dry run) gets a request id of its own when it has
-// none, so that
+// How the CLI and resched-loadgen ride a cluster's move between replicas (docs/ha.md): a call
+// answered UNAVAILABLE is made again, after the delay the server asked for (google.rpc.RetryInfo)
+// or a growing pause, until the call's deadline. A mutating request carries a request id, so that
 // making it again is exact: a try that was applied but whose answer was lost answers
 // ALREADY_EXISTS with the first answer, which the retry takes as its own.
 #pragma once
@@ -13,10 +12,10 @@
 
 #include "google/protobuf/message.h"
 
-namespace resched::cli {
+namespace resched::transport {
 
-// A new request id for a request that names none: "cli-" and 128 random bits in hex.
-std::string NewRequestId();
+// A new request id for a request that names none: `prefix`, then 128 random bits in hex.
+std::string NewRequestId(const std::string& prefix);
 
 // How long to wait before trying a call answered `status` again (its RetryInfo, else 100 ms
 // doubling per `attempt` up to 1 s); negative when the status is not worth a retry.
@@ -26,4 +25,4 @@ std::chrono::milliseconds RetryDelay(const grpc::Status& status, int attempt);
 // it carries none of that type.
 bool FirstAnswer(const grpc::Status& status, google::protobuf::Message* response);
 
-}  // namespace resched::cli
+}  // namespace resched::transport

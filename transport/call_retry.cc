@@ -1,4 +1,4 @@
-#include "client/retry.h"
+#include "transport/call_retry.h"
 
 #include <algorithm>
 #include <random>
@@ -8,12 +8,12 @@
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
 
-namespace resched::cli {
+namespace resched::transport {
 
-std::string NewRequestId() {
+std::string NewRequestId(const std::string& prefix) {
   std::random_device random;
   std::uniform_int_distribution<std::uint64_t> bits;
-  return absl::StrFormat("cli-%016x%016x", bits(random), bits(random));
+  return absl::StrFormat("%s%016x%016x", prefix, bits(random), bits(random));
 }
 
 std::chrono::milliseconds RetryDelay(const grpc::Status& status, int attempt) {
@@ -39,4 +39,4 @@ bool FirstAnswer(const grpc::Status& status, google::protobuf::Message* response
          rich.details(0).UnpackTo(response);
 }
 
-}  // namespace resched::cli
+}  // namespace resched::transport
