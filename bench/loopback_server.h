@@ -104,7 +104,10 @@ class LoopbackServer {
     server::ApplyServingProcessSettings();
     server::EtcdJournalStore* etcd = store.get();
     server::ClusterClaims claims;
-    claims.claim_new = [etcd](const std::string& name) { return etcd->Acquire(name, true); };
+    claims.claim_new = [etcd](const std::string& name) -> absl::StatusOr<std::int64_t> {
+      if (absl::Status claimed = etcd->Acquire(name, true); !claimed.ok()) return claimed;
+      return etcd->LastRecordLsn(name);
+    };
     claims.forget = [etcd](const std::string& name) { (void)etcd->Forget(name); };
     if (!app_.OpenSpreadStore(std::move(store), std::move(claims)).ok()) std::abort();
     Listen();

@@ -207,13 +207,14 @@ int main(int argc, char** argv) {
     etcd_store = etcd->get();
     // A new cluster is this replica's from its creation; a deleted one leaves the directory.
     resched::server::ClusterClaims claims;
-    claims.claim_new = [etcd_store](const std::string& name) {
+    claims.claim_new = [etcd_store](const std::string& name) -> absl::StatusOr<std::int64_t> {
       absl::Status claimed = etcd_store->Acquire(name, /*create=*/true);
       if (absl::IsFailedPrecondition(claimed)) {
         return absl::AlreadyExistsError(
             absl::StrCat("cluster '", name, "' already exists (", claimed.message(), ")"));
       }
-      return claimed;
+      if (!claimed.ok()) return claimed;
+      return etcd_store->LastRecordLsn(name);
     };
     claims.forget = [etcd_store](const std::string& name) { (void)etcd_store->Forget(name); };
     if (absl::Status opened = app.OpenSpreadStore(*std::move(etcd), std::move(claims));

@@ -144,7 +144,9 @@ absl::StatusOr<pb::Cluster> Application::Create(const pb::CreateClusterRequest& 
   if (journal_ != nullptr && !replayed_at) {
     if (absl::Status s = journal_->CheckWritable(); !s.ok()) return s;
     if (claims_.claim_new) {
-      if (absl::Status s = claims_.claim_new(name); !s.ok()) return s;
+      absl::StatusOr<std::int64_t> earlier = claims_.claim_new(name);
+      if (!earlier.ok()) return earlier.status();
+      journal_->AdvancePast(*earlier);
     }
     const std::int64_t lsn = journal_->Append(name, record.SerializeAsString());
     if (absl::Status s = WaitDurableTraced(*journal_, lsn); !s.ok()) {

@@ -64,9 +64,11 @@ struct IncomingCall {
 // How the application takes and gives back clusters when they are spread over replicas
 // (docs/ha.md; server/store/etcd_journal_store.h does it in etcd).
 struct ClusterClaims {
-  // Makes this replica the owner of the new cluster `name`, before its creation is journaled:
-  // ALREADY_EXISTS when it exists (on another replica too).
-  std::function<absl::Status(const std::string& name)> claim_new;
+  // Makes this replica the owner of the new cluster `name`, before its creation is journaled, and
+  // returns the LSN of the last record an earlier cluster of that name left (its deletion; 0:
+  // none), which the creation's must follow: ALREADY_EXISTS when it exists (on another replica
+  // too).
+  std::function<absl::StatusOr<std::int64_t>(const std::string& name)> claim_new;
   // Gives up `name`: a creation that failed after claim_new, or a cluster deleted.
   std::function<void(const std::string& name)> forget;
 };

@@ -140,7 +140,11 @@ absl::Status EtcdJournalStore::RenewLease() {
 void EtcdJournalStore::LoseClusters(std::vector<std::string> lost) {
   {
     MutexLock lock(&mu_);
-    std::erase_if(lost, [&](const std::string& cluster) { return owned_.erase(cluster) == 0; });
+    std::vector<std::string> owned_lost;
+    for (std::string& cluster : lost) {
+      if (owned_.erase(cluster) > 0) owned_lost.push_back(std::move(cluster));
+    }
+    lost = std::move(owned_lost);
   }
   if (lost.empty()) return;
   Log(LogLevel::kWarning, "clusters_lost",
@@ -218,6 +222,22 @@ absl::Status EtcdJournalStore::Forget(const std::string& cluster) {
 std::set<std::string> EtcdJournalStore::owned() const {
   MutexLock lock(&mu_);
   return owned_;
+}
+
+absl::StatusOr<std::int64_t> EtcdJournalStore::LastRecordLsn(const std::string& cluster) const {
+  const std::string records = keys::Records(options_.prefix, cluster);
+  std::int64_t last = 0;
+  absl::Status read = RangeAll(
+      records, etcd::PrefixEnd(records), 0,
+      [&](etcd::KeyValue& kv) {
+        if (std::optional<keys::RecordKey> parsed = keys::ParseRecordKey(options_.prefix, kv.key)) {
+          last = std::max(last, parsed->lsn);
+        }
+        return absl::OkStatus();
+      },
+      nullptr);
+  if (!read.ok()) return read;
+  return last;
 }
 
 absl::StatusOr<EtcdDirectory> EtcdJournalStore::ReadDirectory() const {

@@ -120,6 +120,9 @@ class EtcdJournalStore final : public JournalStore {
   absl::Status Forget(const std::string& cluster);
   // The clusters whose owner keys this replica holds.
   std::set<std::string> owned() const;
+  // The LSN of `cluster`'s last record (0: none), such as the deletion an earlier cluster of its
+  // name left.
+  absl::StatusOr<std::int64_t> LastRecordLsn(const std::string& cluster) const;
 
   // The lease the member and owner keys are attached to now (tests revoke it).
   std::int64_t lease() const;

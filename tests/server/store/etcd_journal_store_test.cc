@@ -176,6 +176,13 @@ TEST_F(EtcdJournalStoreTest, DroppingAClusterKeepsItsLaterRecords) {
   EXPECT_THAT(ScanAll(*store), ElementsAre(std::pair<std::int64_t, std::string>(2, "d:other"),
                                            std::pair<std::int64_t, std::string>(4, "c:delete")));
   EXPECT_TRUE(Snapshots(*store).empty());
+  // A cluster created again under the name goes on after the deletion's record.
+  absl::StatusOr<std::int64_t> last = store->LastRecordLsn("c");
+  ASSERT_OK(last);
+  EXPECT_EQ(*last, 4);
+  last = store->LastRecordLsn("never");
+  ASSERT_OK(last);
+  EXPECT_EQ(*last, 0);
 }
 
 TEST_F(EtcdJournalStoreTest, TheLeaseStaysAlivePastTheTtl) {
