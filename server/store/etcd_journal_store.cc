@@ -153,6 +153,19 @@ void EtcdJournalStore::LoseClusters(std::vector<std::string> lost) {
   if (options_.on_clusters_lost) options_.on_clusters_lost(lost);
 }
 
+absl::StatusOr<etcd::TxnResult> EtcdJournalStore::TxnUntilAnswered(
+    const std::vector<Compare>& compares, const std::vector<Op>& ops,
+    const std::vector<Op>& on_failure) {
+  const absl::Time give_up = absl::Now() + options_.retry_unanswered_for;
+  absl::StatusOr<etcd::TxnResult> txn = client_->Txn(compares, ops, on_failure);
+  while (absl::IsUnavailable(txn.status()) && absl::Now() < give_up) {
+    absl::SleepFor(kRetryPause);
+    txn = client_->Txn(compares, ops, on_failure);
+  }
+  if (!txn.ok()) return Annotate(txn.status(), name_);
+  return txn;
+}
+
 absl::Status EtcdJournalStore::Acquire(const std::string& cluster, bool create) {
   std::int64_t lease = 0;
   {
@@ -171,14 +184,9 @@ absl::Status EtcdJournalStore::Acquire(const std::string& cluster, bool create) 
     compares.push_back(Compare::Missing(entry));
     ops.push_back(Op::Put(entry, ""));
   }
-  const std::vector<Op> holders = {Op::Get(owner), Op::Get(entry)};
-  const absl::Time give_up = absl::Now() + options_.retry_unanswered_for;
-  absl::StatusOr<etcd::TxnResult> txn = client_->Txn(compares, ops, holders);
-  while (absl::IsUnavailable(txn.status()) && absl::Now() < give_up) {
-    absl::SleepFor(kRetryPause);
-    txn = client_->Txn(compares, ops, holders);
-  }
-  if (!txn.ok()) return Annotate(txn.status(), name_);
+  absl::StatusOr<etcd::TxnResult> txn =
+      TxnUntilAnswered(compares, ops, {Op::Get(owner), Op::Get(entry)});
+  if (!txn.ok()) return txn.status();
   if (!txn->succeeded) {
     const std::vector<etcd::KeyValue>& holder = txn->ranges.front().kvs;
     // Ours already: a try whose answer was lost, sent again.
@@ -538,14 +546,8 @@ absl::StatusOr<etcd::TxnResult> EtcdJournalStore::FencedTxn(
     compares.push_back(Compare::LeaseIs(keys::Owner(options_.prefix, cluster), lease));
     holders.push_back(Op::Get(keys::Owner(options_.prefix, cluster)));
   }
-  const absl::Time give_up = absl::Now() + options_.retry_unanswered_for;
-  absl::StatusOr<etcd::TxnResult> txn = client_->Txn(compares, ops, holders);
-  while (absl::IsUnavailable(txn.status()) && absl::Now() < give_up) {
-    absl::SleepFor(kRetryPause);
-    txn = client_->Txn(compares, ops, holders);
-  }
-  if (!txn.ok()) return Annotate(txn.status(), name_);
-  if (txn->succeeded) return txn;
+  absl::StatusOr<etcd::TxnResult> txn = TxnUntilAnswered(compares, ops, holders);
+  if (!txn.ok() || txn->succeeded) return txn;
   std::vector<std::string> lost;
   std::vector<std::string> why;
   for (std::size_t i = 0; i < fenced.size() && i < txn->ranges.size(); ++i) {

@@ -132,6 +132,11 @@ class EtcdJournalStore final : public JournalStore {
   EtcdJournalStore(EtcdStoreOptions options, std::unique_ptr<etcd::Client> client);
   // A new lease (the first, or once the last one expired), and the member key under it.
   absl::Status RenewLease();
+  // The transaction, sent again while its answer does not come (retry_unanswered_for); errors
+  // name the store.
+  absl::StatusOr<etcd::TxnResult> TxnUntilAnswered(const std::vector<etcd::Compare>& compares,
+                                                   const std::vector<etcd::Op>& ops,
+                                                   const std::vector<etcd::Op>& on_failure);
   // Runs `ops` in one transaction conditioned on the owner keys of `clusters`; UNAVAILABLE
   // naming the clusters whose keys are no longer ours (which it loses).
   absl::StatusOr<etcd::TxnResult> FencedTxn(const std::vector<etcd::Op>& ops,

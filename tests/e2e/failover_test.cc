@@ -235,6 +235,16 @@ class FailoverTest : public ::testing::Test {
   // placed on it within a poll or two of the coordinators.
   static void SettleAfterStart() { std::this_thread::sleep_for(std::chrono::milliseconds(1500)); }
 
+  // Starts replica 0, then replica 1 once 0 serves, waits for the clusters to settle, and returns
+  // the replica that serves alpha (-1: none).
+  int StartBothAndFindAlphasOwner() {
+    Start(0);
+    if (WaitForOwner() != 0) return -1;
+    Start(1);
+    SettleAfterStart();
+    return WaitForOwner();
+  }
+
   // The replica that served a call, from the answer's metadata (its id is HOST:PID.RANDOM); -1
   // when the answer names none of them.
   int ServedBy(const grpc::ClientContext& context) const {
@@ -439,11 +449,7 @@ TEST_F(FailoverTest, KillingTheOwnerOfABusyClusterLosesNothingAcknowledged) {
 }
 
 TEST_F(FailoverTest, AnOwnerPausedPastItsLeaseNeverWritesItsClustersAgain) {
-  Start(0);
-  ASSERT_EQ(WaitForOwner(), 0);
-  Start(1);
-  SettleAfterStart();
-  const int owner = WaitForOwner();
+  const int owner = StartBothAndFindAlphasOwner();
   ASSERT_GE(owner, 0);
   const int other = 1 - owner;
   pb::SubmitJobResponse response;
@@ -578,12 +584,8 @@ TEST_F(FailoverTest, ACallOnAnotherReplicasClusterIsForwardedWithTheCallersToken
   extra_args_ = {"--tokens-file", tokens};
   metadata_ = {{"authorization", absl::StrCat("Bearer ", kToken)}};
   const std::map<std::string, std::string> token = metadata_;
-  Start(0);
-  ASSERT_EQ(WaitForOwner(), 0);
-  Start(1);
-  SettleAfterStart();
   // The replica that serves alpha, and the one that forwards to it.
-  const int owner = WaitForOwner();
+  const int owner = StartBothAndFindAlphasOwner();
   ASSERT_GE(owner, 0);
   const int other = 1 - owner;
   // Every replica lists every cluster, each asking the other for its own.
