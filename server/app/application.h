@@ -115,8 +115,6 @@ class Application {
   absl::Status RetireCluster(const std::string& name, const absl::Status& why, bool lost);
   // Whether `name` is served here.
   bool Serves(const std::string& name);
-  // The clusters served here.
-  std::vector<std::string> ClusterNames();
   // Creates the clusters of a configuration; fails without creating any on a bad spec.
   absl::Status CreateConfiguredClusters(const pb::ServerConfig& config);
   int ClusterCount();

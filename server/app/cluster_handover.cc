@@ -55,12 +55,4 @@ bool Application::Serves(const std::string& name) {
   return clusters_.contains(name);
 }
 
-std::vector<std::string> Application::ClusterNames() {
-  std::vector<std::string> names;
-  ReaderMutexLock lock(&clusters_mu_);
-  names.reserve(clusters_.size());
-  for (const auto& [name, state] : clusters_) names.push_back(name);
-  return names;
-}
-
 }  // namespace resched::server

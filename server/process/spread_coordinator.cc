@@ -114,6 +114,11 @@ void SpreadCoordinator::Poll() {
         continue;
       }
       if (absl::IsFailedPrecondition(adopted)) continue;  // another took it first
+      if (absl::IsNotFound(adopted)) {
+        // Deleted, its directory entry left behind (the deletion's cleanup failed): gone now.
+        (void)store_.Forget(cluster);
+        continue;
+      }
       Log(LogLevel::kError, "cluster_adoption_failed",
           absl::StrCat(self, " cannot serve cluster '", cluster, "': ", adopted.message()),
           {{"cluster", cluster}});

@@ -166,6 +166,11 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
   auto finish = [end, admission](const absl::Status& status) {
     end(admission, status, ToGrpc(status));
   };
+  // The trace context a call sent to another replica carries: this call's span, else the caller's.
+  auto outgoing_traceparent = [span, caller] {
+    if (span) return trace::FormatTraceparent(span->context());
+    return caller ? trace::FormatTraceparent(*caller) : std::string();
+  };
   // A call another replica serves: forwarded there (which audits it), or refused.
   Admission elsewhere = admission;
   elsewhere.audit = nullptr;
@@ -202,14 +207,8 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
       return reactor;
     } else {
       app_.metrics().CountForwarded(method);
-      std::string traceparent;
-      if (span) {
-        traceparent = trace::FormatTraceparent(span->context());
-      } else if (caller) {
-        traceparent = trace::FormatTraceparent(*caller);
-      }
       forwarder_->Forward(
-          *context, route.address, method, *request, response, traceparent,
+          *context, route.address, method, *request, response, outgoing_traceparent(),
           [end, elsewhere, context](const grpc::Status& wire, const std::string& served_by) {
             if (!served_by.empty()) {
               context->AddInitialMetadata(kServedByHeader, served_by);
@@ -253,16 +252,11 @@ grpc::ServerUnaryReactor* ReschedService::Dispatch(
           !peers.empty()) {
         Forwarder* forwarder = forwarder_;
         if (!app_.workers().TryPost([run, settle, forwarder, context, request, response,
-                                     peers = std::move(peers), span, caller] {
+                                     peers = std::move(peers),
+                                     traceparent = outgoing_traceparent()] {
               DeferredDurability deferred;
               bool declined = false;
               absl::Status status = run(/*runs_inline=*/false, deferred, declined);
-              std::string traceparent;
-              if (span) {
-                traceparent = trace::FormatTraceparent(span->context());
-              } else if (caller) {
-                traceparent = trace::FormatTraceparent(*caller);
-              }
               for (const auto& [replica, address] : peers) {
                 if (!status.ok()) break;
                 pb::ListClustersResponse theirs;
