@@ -13,7 +13,6 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <thread>
 
 #include "absl/strings/string_view.h"
 #include "client/durations.h"
@@ -66,19 +65,20 @@ class Context {
       if (sent.request_id().empty() && !dry_run)
         sent.set_request_id(transport::NewRequestId("cli-"));
     }
-    for (int attempt = 0;; ++attempt) {
-      grpc::ClientContext call;
-      call.set_deadline(deadline);
-      Response response;
-      grpc::Status status = (stub_->*method)(&call, sent, &response);
-      if (status.ok()) return response;
-      if (attempt > 0 && transport::FirstAnswer(status, &response)) return response;
-      const std::chrono::milliseconds delay = transport::RetryDelay(status, attempt);
-      if (delay.count() < 0 || std::chrono::system_clock::now() + delay >= deadline) {
-        throw RpcError(std::move(status));
-      }
-      std::this_thread::sleep_for(delay);
-    }
+    Response response;
+    bool retried = false;
+    grpc::Status status = transport::CallUntilAnswered(
+        deadline,
+        [&] {
+          grpc::ClientContext call;
+          call.set_deadline(deadline);
+          response.Clear();
+          return (stub_->*method)(&call, sent, &response);
+        },
+        &retried);
+    if (status.ok()) return response;
+    if (retried && transport::FirstAnswer(status, &response)) return response;
+    throw RpcError(std::move(status));
   }
 
   // The --timeout deadline, on a call about to be made.

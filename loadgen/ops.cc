@@ -1,7 +1,6 @@
 #include "loadgen/ops.h"
 
 #include <chrono>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "transport/call_retry.h"
@@ -288,18 +287,14 @@ grpc::Status Call(Op op, const std::vector<std::string>& names, int cluster, Stu
                   ClientState& state, const std::string& target) {
   const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(30);
   const std::string request_id = transport::NewRequestId("loadgen-");
-  for (int attempt = 0;; ++attempt) {
-    grpc::Status status = CallOnce(op, names, cluster, stubs, state, target, deadline, request_id);
-    // A retry whose first try was applied: the first answer, which this call takes as its own.
-    if (attempt > 0 && status.error_code() == grpc::StatusCode::ALREADY_EXISTS) {
-      return grpc::Status::OK;
-    }
-    const std::chrono::milliseconds delay = transport::RetryDelay(status, attempt);
-    if (status.ok() || delay.count() < 0 || std::chrono::system_clock::now() + delay >= deadline) {
-      return status;
-    }
-    std::this_thread::sleep_for(delay);
-  }
+  bool retried = false;
+  grpc::Status status = transport::CallUntilAnswered(
+      deadline,
+      [&] { return CallOnce(op, names, cluster, stubs, state, target, deadline, request_id); },
+      &retried);
+  // A retry whose first try was applied: the first answer, which this call takes as its own.
+  if (retried && status.error_code() == grpc::StatusCode::ALREADY_EXISTS) return grpc::Status::OK;
+  return status;
 }
 
 }  // namespace resched::loadgen

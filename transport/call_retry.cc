@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <random>
+#include <thread>
 
 #include "absl/strings/str_format.h"
 #include "google/protobuf/util/time_util.h"
@@ -30,6 +31,18 @@ std::chrono::milliseconds RetryDelay(const grpc::Status& status, int attempt) {
   }
   return std::min(std::chrono::milliseconds(100 << std::min(attempt, 4)),
                   std::chrono::milliseconds(1000));
+}
+
+grpc::Status CallUntilAnswered(std::chrono::system_clock::time_point deadline,
+                               const std::function<grpc::Status()>& attempt, bool* retried) {
+  *retried = false;
+  for (int tries = 0;; ++tries) {
+    grpc::Status status = attempt();
+    *retried = tries > 0;
+    const std::chrono::milliseconds delay = RetryDelay(status, tries);
+    if (delay.count() < 0 || std::chrono::system_clock::now() + delay >= deadline) return status;
+    std::this_thread::sleep_for(delay);
+  }
 }
 
 bool FirstAnswer(const grpc::Status& status, google::protobuf::Message* response) {

@@ -8,6 +8,7 @@
 #include <grpcpp/support/status.h>
 
 #include <chrono>
+#include <functional>
 #include <string>
 
 #include "google/protobuf/message.h"
@@ -20,6 +21,13 @@ std::string NewRequestId(const std::string& prefix);
 // How long to wait before trying a call answered `status` again (its RetryInfo, else 100 ms
 // doubling per `attempt` up to 1 s); negative when the status is not worth a retry.
 std::chrono::milliseconds RetryDelay(const grpc::Status& status, int attempt);
+
+// Makes a call by `attempt` (one try, within `deadline`) again while it is answered UNAVAILABLE,
+// after RetryDelay, as long as the next try would start before `deadline`. Returns the last
+// try's status; `retried` says whether that try was not the first (an ALREADY_EXISTS then means
+// an earlier try was applied).
+grpc::Status CallUntilAnswered(std::chrono::system_clock::time_point deadline,
+                               const std::function<grpc::Status()>& attempt, bool* retried);
 
 // The first answer a retried request's ALREADY_EXISTS carries, put in `response`; false when
 // it carries none of that type.

@@ -92,6 +92,10 @@ absl::Status EtcdJournalStore::Publish(const std::string& address) {
     address_ = address;
     lease = lease_;
   }
+  return PutMember(address, lease);
+}
+
+absl::Status EtcdJournalStore::PutMember(const std::string& address, std::int64_t lease) {
   absl::StatusOr<std::int64_t> put =
       client_->Put(keys::Member(options_.prefix, options_.replica_id), address, lease);
   return put.ok() ? absl::OkStatus() : Annotate(put.status(), name_);
@@ -124,11 +128,9 @@ absl::Status EtcdJournalStore::RenewLease() {
     address = address_;
   }
   if (!address.empty()) {
-    absl::StatusOr<std::int64_t> put =
-        client_->Put(keys::Member(options_.prefix, options_.replica_id), address, lease->id);
-    if (!put.ok()) {
+    if (absl::Status put = PutMember(address, lease->id); !put.ok()) {
       (void)client_->RevokeLease(lease->id);
-      return Annotate(put.status(), name_);
+      return put;
     }
   }
   MutexLock lock(&mu_);

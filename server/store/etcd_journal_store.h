@@ -130,6 +130,8 @@ class EtcdJournalStore final : public JournalStore {
 
  private:
   EtcdJournalStore(EtcdStoreOptions options, std::unique_ptr<etcd::Client> client);
+  // The member key, saying this replica serves at `address`, under `lease`.
+  absl::Status PutMember(const std::string& address, std::int64_t lease);
   // A new lease (the first, or once the last one expired), and the member key under it.
   absl::Status RenewLease();
   // The transaction, sent again while its answer does not come (retry_unanswered_for); errors

@@ -128,7 +128,7 @@ TEST_F(LoadgenTest, OpenLoopKeepsToItsRate) {
 }
 
 TEST_F(LoadgenTest, SeveralTargetsReachTheOneThatServes) {
-  // A replica that does not listen first (a standby), then the one that serves.
+  // An address where nothing listens first, then the server.
   loadgen::Options options = MixedLoad(absl::StrCat("127.0.0.1:1,", target_));
   options.count = 40;
   options.health_baseline = 0;

@@ -33,6 +33,46 @@ TEST(CallRetry, UnavailableWaitsWhatTheServerAsksElseAGrowingPause) {
   EXPECT_LT(RetryDelay(grpc::Status::OK, 0).count(), 0);
 }
 
+TEST(CallRetry, ACallIsMadeAgainWhileUnavailableAndBeforeItsDeadline) {
+  const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(10);
+  int tries = 0;
+  bool retried = false;
+  grpc::Status status = CallUntilAnswered(
+      deadline,
+      [&] {
+        return ++tries < 3 ? grpc::Status(grpc::StatusCode::UNAVAILABLE, "moving")
+                           : grpc::Status::OK;
+      },
+      &retried);
+  EXPECT_TRUE(status.ok());
+  EXPECT_EQ(tries, 3);
+  EXPECT_TRUE(retried);
+  tries = 0;
+  status = CallUntilAnswered(
+      deadline,
+      [&] {
+        ++tries;
+        return grpc::Status(grpc::StatusCode::NOT_FOUND, "no");
+      },
+      &retried);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(tries, 1);
+  EXPECT_FALSE(retried);
+  // The next try would start past the deadline: the last answer stands.
+  tries = 0;
+  status = CallUntilAnswered(
+      std::chrono::system_clock::now() + std::chrono::milliseconds(150),
+      [&] {
+        ++tries;
+        return grpc::Status(grpc::StatusCode::UNAVAILABLE, "moving");
+      },
+      &retried);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
+  // At 0 ms and at 100 ms (the first alone on a machine slow enough); the next would be at 300.
+  EXPECT_GE(tries, 1);
+  EXPECT_LE(tries, 2);
+}
+
 TEST(CallRetry, ARetriedRequestsAlreadyExistsCarriesTheFirstAnswer) {
   v1::SubmitJobResponse first;
   first.mutable_job()->set_id("j7");
