@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "google/rpc/status.pb.h"
 #include "transport/call_retry.h"
 
 namespace resched::loadgen {
@@ -170,10 +171,26 @@ std::optional<std::string> Prepare(Op op, const std::vector<std::string>& names,
 namespace {
 
 // One try of Call, within `deadline`; its changes carry `request_id`.
+// `status`, with `response` filled from its details when it is ALREADY_EXISTS: the first answer
+// to an earlier try of the same request id.
+template <class Response>
+grpc::Status WithFirstAnswer(const grpc::Status& status, Response& response) {
+  if (status.error_code() == grpc::StatusCode::ALREADY_EXISTS) {
+    google::rpc::Status rich;
+    if (!rich.ParseFromString(status.error_details()) || rich.details_size() == 0 ||
+        !rich.details(0).UnpackTo(&response)) {
+      response.Clear();
+    }
+  }
+  return status;
+}
+
+// One try of Call; `id` gets what the change's answer names (the job, the hold, the DAG
+// reservation), its first answer's for ALREADY_EXISTS.
 grpc::Status CallOnce(Op op, const std::vector<std::string>& names, int cluster, Stubs& stubs,
                       ClientState& state, const std::string& target,
-                      std::chrono::system_clock::time_point deadline,
-                      const std::string& request_id) {
+                      std::chrono::system_clock::time_point deadline, const std::string& request_id,
+                      std::string& id) {
   grpc::ClientContext context;
   context.set_deadline(deadline);
   const std::string& name = names[cluster];
@@ -188,25 +205,30 @@ grpc::Status CallOnce(Op op, const std::vector<std::string>& names, int cluster,
       request.set_dry_run(op == Op::kDryRun);
       if (op != Op::kDryRun) request.set_request_id(request_id);
       pb::SubmitJobResponse response;
-      return stub.SubmitJob(&context, request, &response);
+      grpc::Status s = WithFirstAnswer(stub.SubmitJob(&context, request, &response), response);
+      id = response.job().id();
+      return s;
     }
     case Op::kCancel:
     case Op::kReport: {
-      const std::string& id = target;
       pb::Job response;
       if (op == Op::kCancel) {
         pb::CancelJobRequest request;
         request.set_cluster(name);
-        request.set_id(id);
+        request.set_id(target);
         request.set_request_id(request_id);
-        return stub.CancelJob(&context, request, &response);
+        grpc::Status s = WithFirstAnswer(stub.CancelJob(&context, request, &response), response);
+        id = response.id();
+        return s;
       }
       pb::ReportJobEventRequest request;
       request.set_cluster(name);
-      request.set_id(id);
+      request.set_id(target);
       request.set_kind(pb::FINISHED_EVENT);
       request.set_request_id(request_id);
-      return stub.ReportJobEvent(&context, request, &response);
+      grpc::Status s = WithFirstAnswer(stub.ReportJobEvent(&context, request, &response), response);
+      id = response.id();
+      return s;
     }
     case Op::kAdvance: {
       pb::AdvanceClockRequest request;
@@ -233,7 +255,9 @@ grpc::Status CallOnce(Op op, const std::vector<std::string>& names, int cluster,
       request.set_reason("resched-loadgen");
       request.set_request_id(request_id);
       pb::Reservation response;
-      return stub.AddReservation(&context, request, &response);
+      grpc::Status s = WithFirstAnswer(stub.AddReservation(&context, request, &response), response);
+      id = response.id();
+      return s;
     }
     case Op::kReserveDag: {
       pb::ReserveDAGRequest request;
@@ -242,7 +266,9 @@ grpc::Status CallOnce(Op op, const std::vector<std::string>& names, int cluster,
       request.set_label("resched-loadgen");
       request.set_request_id(request_id);
       pb::ReserveDAGResponse response;
-      return stub.ReserveDAG(&context, request, &response);
+      grpc::Status s = WithFirstAnswer(stub.ReserveDAG(&context, request, &response), response);
+      id = response.dag_id();
+      return s;
     }
     case Op::kQueryDeadline: {
       pb::QueryDeadlineRequest request;
@@ -284,16 +310,21 @@ grpc::Status CallOnce(Op op, const std::vector<std::string>& names, int cluster,
 }  // namespace
 
 grpc::Status Call(Op op, const std::vector<std::string>& names, int cluster, Stubs& stubs,
-                  ClientState& state, const std::string& target) {
+                  ClientState& state, const std::string& target, Acknowledgement* acknowledged) {
   const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(30);
   const std::string request_id = transport::NewRequestId("loadgen-");
   bool retried = false;
+  std::string id;
   grpc::Status status = transport::CallUntilAnswered(
       deadline,
-      [&] { return CallOnce(op, names, cluster, stubs, state, target, deadline, request_id); },
+      [&] {
+        id.clear();
+        return CallOnce(op, names, cluster, stubs, state, target, deadline, request_id, id);
+      },
       &retried);
   // A retry whose first try was applied: the first answer, which this call takes as its own.
-  if (retried && status.error_code() == grpc::StatusCode::ALREADY_EXISTS) return grpc::Status::OK;
+  if (retried && status.error_code() == grpc::StatusCode::ALREADY_EXISTS) status = grpc::Status::OK;
+  if (status.ok() && acknowledged != nullptr) *acknowledged = Acknowledgement{request_id, id};
   return status;
 }
 

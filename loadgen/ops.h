@@ -60,11 +60,20 @@ struct ClientState {
 std::optional<std::string> Prepare(Op op, const std::vector<std::string>& names, int cluster,
                                    Stubs& stubs, ClientState& state);
 
+// What the service acknowledged for a call: the call's request id, and what its answer names (the
+// job submitted, cancelled or reported, the hold, the DAG reservation; empty for the others).
+struct Acknowledgement {
+  std::string request_id;
+  std::string id;
+};
+
 // Makes one call of kind `op` on cluster `cluster` (index into `names`) on `target` (Prepare's),
 // waiting for the answer, within 30 s: again while it is answered UNAVAILABLE (the cluster moving
 // between replicas, docs/ha.md), its changes carrying a request id of their own so that trying
-// again is exact (transport/call_retry.h).
+// again is exact (transport/call_retry.h). When it answers OK, `acknowledged` (if given) gets what
+// was acknowledged, the first answer's for a retry whose first try was applied.
 grpc::Status Call(Op op, const std::vector<std::string>& names, int cluster, Stubs& stubs,
-                  ClientState& state, const std::string& target = "");
+                  ClientState& state, const std::string& target = "",
+                  Acknowledgement* acknowledged = nullptr);
 
 }  // namespace resched::loadgen

@@ -11,7 +11,7 @@ const char kUsage[] =
     "usage: resched-loadgen [--target HOST:PORT] [--clients N] [--rate CALLS_PER_S]\n"
     "                       [--duration D | --count N] [--clusters N] [--processors N]\n"
     "                       [--policy NAME] [--mix OP=W,...] [--health-baseline N] [--json]\n"
-    "                       [--seed N]\n"
+    "                       [--seed N] [--acks FILE]\n"
     "       resched-loadgen --swf FILE [--speedup X] [--clock simulated|wall] [--count N]\n"
     "                       [--duration D] [--processors N] [--policy NAME] [--target ...]\n"
     "  --target     the server (default 127.0.0.1:50051); several, HOST:PORT,HOST:PORT...:\n"
@@ -31,6 +31,8 @@ const char kUsage[] =
     "               get-schedule, get-cluster, list-jobs, health\n"
     "  --health-baseline N  first time N sequential health checks: the round trip alone\n"
     "  --json       the final report as JSON on stdout (progress still on stderr)\n"
+    "  --acks FILE  every change the service acknowledged, one JSON line each as it is\n"
+    "               answered: call, cluster, request_id and the id its answer names\n"
     "SWF replay (a Parallel Workloads Archive log, .swf or .swf.gz) on a fresh cluster\n"
     "loadgen-swf (deleted first if it exists), each job a rigid job of its width and requested\n"
     "time submitted at its submit time, ending at its run time:\n"
@@ -98,7 +100,9 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
       return absl::InvalidArgumentError(absl::StrCat(flag, " needs a value (or is unknown)"));
     }
     const std::string& value = args[++i];
-    if (flag == "--target") {
+    if (flag == "--acks") {
+      options.acks = value;
+    } else if (flag == "--target") {
       options.target = value;
     } else if (flag == "--tls-ca") {
       options.tls.ca = value;

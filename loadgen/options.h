@@ -29,6 +29,7 @@ struct Options {
   int health_baseline = 0;  // sequential health checks measured before the load (round trip)
   bool json = false;
   std::uint64_t seed = 1;
+  std::string acks;  // --acks FILE: every acknowledged change, a JSON line each (loadgen/ack_log.h)
   // Replay of an SWF log (loadgen/swf_replay.h) instead of the synthetic mix.
   std::string swf;
   double speedup = 0;           // log seconds per wall second; 0: as fast as the server answers

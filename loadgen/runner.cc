@@ -2,10 +2,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "loadgen/ack_log.h"
 #include "transport/bearer_token.h"
 #include "transport/server_list.h"
 
@@ -100,6 +102,12 @@ absl::StatusOr<RunResult> Run(const Options& options, std::ostream& progress) {
         Summarize({log}, std::chrono::duration<double>(Clock::now() - started).count());
   }
 
+  std::unique_ptr<AckLog> acks;
+  if (!options.acks.empty()) {
+    absl::StatusOr<std::unique_ptr<AckLog>> opened = AckLog::Open(options.acks);
+    if (!opened.ok()) return opened.status();
+    acks = *std::move(opened);
+  }
   const Picker picker(options.mix);
   const auto deadline = Clock::now() + absl::ToChronoNanoseconds(options.duration);
   std::atomic<std::int64_t> issued{0};
@@ -138,7 +146,9 @@ absl::StatusOr<RunResult> Run(const Options& options, std::ostream& progress) {
           continue;
         }
         const auto called = per_client > 0 ? due : Clock::now();
-        const grpc::Status status = Call(op, names, cluster, stubs, state, *target);
+        Acknowledgement acknowledged;
+        const grpc::Status status = Call(op, names, cluster, stubs, state, *target, &acknowledged);
+        if (status.ok() && acks != nullptr) acks->Record(op, names[cluster], acknowledged);
         logs[c].Record(op, std::chrono::duration<double, std::micro>(Clock::now() - called).count(),
                        status.error_code());
         answered.fetch_add(1);

@@ -405,6 +405,7 @@ int main(int argc, char** argv) {
   http_view.reset();  // its event streams are calls on the server
   app.SetHealthListener(nullptr);
   app.BeginShutdown();
+  service.BeginShutdown();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   server->Wait();
   Log(LogLevel::kInfo, "stopped", "stopped");

@@ -199,6 +199,12 @@ absl::Status Application::CreateConfiguredClusters(const pb::ServerConfig& confi
 std::optional<pb::ScheduleEvent> Application::Watch(const pb::WatchScheduleRequest& request,
                                                     const std::shared_ptr<ScheduleSink>& sink,
                                                     std::shared_ptr<const auth::Principal> caller) {
+  if (request.after_sequence() < 0) {
+    sink->End(absl::InvalidArgumentError(
+        absl::StrCat("after_sequence: must be 0 (start afresh) or the last sequence seen, got ",
+                     request.after_sequence())));
+    return std::nullopt;
+  }
   auto state = Find(request.cluster());
   if (!state.ok()) {
     sink->End(state.status());
@@ -206,12 +212,14 @@ std::optional<pb::ScheduleEvent> Application::Watch(const pb::WatchScheduleReque
   }
   std::shared_ptr<ScheduleSink> seen = sink;
   if (!SeesAllTenants(caller.get())) seen = std::make_shared<RedactingSink>(sink, caller);
-  std::optional<pb::ScheduleEvent> first =
-      (*state)->Watch(seen, [&caller](const ClusterPlan& plan) {
+  std::optional<pb::ScheduleEvent> first = (*state)->Watch(
+      seen,
+      [&caller](const ClusterPlan& plan) {
         pb::Schedule schedule = BuildSchedule(plan, {});
         RedactForCaller(caller.get(), schedule, plan);
         return schedule;
-      });
+      },
+      request.after_sequence());
   // BeginShutdown may have ended the cluster's streams just before this one subscribed.
   if (shutting_down_) sink->End(ShuttingDown());
   return first;

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "absl/functional/function_ref.h"
@@ -105,10 +106,18 @@ class Application {
   // by one, and new ones are claimed through `claims` before their creation is journaled. Call
   // once, before serving.
   absl::Status OpenSpreadStore(std::unique_ptr<JournalStore> store, ClusterClaims claims);
-  // Loads `name` as the journal leaves it (its snapshot, then its later records) and serves it,
-  // its records going on after its last one. NOT_FOUND when it was deleted; DATA_LOSS when no
-  // record creates it.
+  // Loads `name` as the journal leaves it and serves it, its records going on after its last one:
+  // its warm copy (FollowCluster) with the records after it applied, else its snapshot and its
+  // later records. NOT_FOUND when it was deleted; DATA_LOSS when no record creates it.
   absl::Status AdoptCluster(const std::string& name);
+  // Keeps a warm copy of `name`, which another replica serves (server/app/cluster_copies.cc):
+  // reads it whole the first time, then applies the records written since. A copy that cannot
+  // follow (its records went into a snapshot unseen, one does not apply) is read whole again.
+  // Nothing when `name` is served here; NOT_FOUND, dropping the copy, once it is deleted.
+  absl::Status FollowCluster(const std::string& name);
+  // Drops the copies of the clusters not in `keep` (deleted, or served here).
+  void DropCopiesExcept(const std::set<std::string>& keep);
+  bool HasCopy(const std::string& name);
   // Stops serving `name` here: the call in progress on it finishes, later ones and its
   // watchers get `why`; returns once its last record is durable (nothing to wait for when
   // `lost`: another replica may already serve it).
@@ -173,7 +182,9 @@ class Application {
   absl::Status Overloaded() const;
 
   // Subscribes `sink` to the cluster of `request` and returns its first event (the schedule as it
-  // is); ends `sink` instead when there is no such cluster or the application is stopping.
+  // is), or pushes the events after `request.after_sequence` into `sink` and returns nullopt
+  // (ClusterState::Watch); ends `sink` instead when there is no such cluster or the application is
+  // stopping.
   // Other tenants' work reaches a user's stream redacted (server/app/ownership.h); `caller` is null
   // without tokens. Waits for the cluster's lock.
   std::optional<pb::ScheduleEvent> Watch(const pb::WatchScheduleRequest& request,
@@ -233,6 +244,21 @@ class Application {
   // its last record or snapshot.
   absl::StatusOr<std::shared_ptr<ClusterState>> RebuildCluster(const std::string& name,
                                                                std::int64_t* last_lsn = nullptr);
+  // Applies one of `name`'s records to `state` as a rebuild does (a creation replaces it);
+  // NOT_FOUND for its deletion.
+  absl::Status ApplyToCopy(std::shared_ptr<ClusterState>& state, const StoredRecord& stored,
+                           const std::string& name) const;
+  // A warm copy of a cluster another replica serves, up to its record `last_lsn`.
+  struct ClusterCopy {
+    std::shared_ptr<ClusterState> state;
+    std::int64_t last_lsn = 0;
+  };
+  // Catches `copy` up with `name`'s records, or reads it whole when it has no state or cannot
+  // follow; `applied` gets the number of records applied to it (-1: read whole). On an error
+  // `copy` is as it was (etcd unreachable) or empty.
+  absl::Status CatchUp(const std::string& name, ClusterCopy& copy, std::int64_t* applied);
+  // Takes `name`'s copy out of copies_ (an empty one when there is none).
+  ClusterCopy TakeCopy(const std::string& name);
   // The cluster a stored snapshot holds, as it was after the snapshot's record, and the record
   // that created it.
   absl::StatusOr<std::shared_ptr<ClusterState>> RestoreSnapshot(const StoredRecord& stored,
@@ -263,6 +289,9 @@ class Application {
   // clusters_mu_ (and the cluster's own lock).
   Mutex create_mu_;
   ReplyCache cluster_replies_ ABSL_GUARDED_BY(create_mu_){1000};
+  // Warm copies of the clusters other replicas serve; taken out while caught up or adopted.
+  Mutex copies_mu_;
+  std::map<std::string, ClusterCopy> copies_ ABSL_GUARDED_BY(copies_mu_);
   std::atomic<bool> shutting_down_{false};
   // Before the journal, whose thread reports to them until it stops.
   Mutex health_mu_;

@@ -19,19 +19,36 @@ absl::Status Application::AdoptCluster(const std::string& name) {
   // After a creation of the same name in progress here, which claimed it first.
   MutexLock creating(&create_mu_);
   if (Serves(name)) return absl::OkStatus();
-  std::int64_t last_lsn = 0;
-  absl::StatusOr<std::shared_ptr<ClusterState>> state = RebuildCluster(name, &last_lsn);
-  if (!state.ok()) return state.status();
+  ClusterCopy copy = TakeCopy(name);
+  const bool warm = copy.state != nullptr;
+  const auto started = absl::Now();
+  std::int64_t applied = 0;
+  if (absl::Status caught = CatchUp(name, copy, &applied); !caught.ok()) {
+    if (copy.state != nullptr) {
+      MutexLock lock(&copies_mu_);
+      copies_[name] = std::move(copy);  // for the next try
+    }
+    return caught;
+  }
+  const std::int64_t last_lsn = copy.last_lsn;
+  std::shared_ptr<ClusterState> state = std::move(copy.state);
+  Log(LogLevel::kInfo, "cluster_loaded",
+      applied >= 0 ? absl::StrCat("cluster '", name, "' loaded from its warm copy and ", applied,
+                                  " later records in ", absl::FormatDuration(absl::Now() - started))
+                   : absl::StrCat("cluster '", name, "' read whole from the journal",
+                                  warm ? " (its warm copy could not follow)" : "", " in ",
+                                  absl::FormatDuration(absl::Now() - started)),
+      {{"cluster", name}, {"records_applied", absl::StrCat(applied)}});
   // Its next records go on after the last one any replica wrote.
   journal_->AdvancePast(last_lsn);
   // The creation's answer, for a retried CreateCluster.
-  if (const pb::JournalRecord creation = (*state)->creation(); !creation.request_id().empty()) {
+  if (const pb::JournalRecord creation = state->creation(); !creation.request_id().empty()) {
     cluster_replies_.Remember(creation.request_id(), creation.method(), creation.reply());
   }
-  (*state)->AttachDurability(MakeDurability());
-  Observe(**state);
+  state->AttachDurability(MakeDurability());
+  Observe(*state);
   WriterMutexLock lock(&clusters_mu_);
-  clusters_[name] = *std::move(state);
+  clusters_[name] = std::move(state);
   return absl::OkStatus();
 }
 

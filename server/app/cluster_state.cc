@@ -94,13 +94,16 @@ void ClusterState::Restore(std::int64_t next_sequence,
                            const std::vector<std::pair<std::string, ReplyCache::Entry>>& replies) {
   MutexLock lock(&mu_);
   next_sequence_ = next_sequence;
+  feed_->Replayed({}, next_sequence - 1, /*rebuilt=*/false);
   for (const auto& [id, entry] : replies) replies_.Remember(id, entry.method, entry.reply);
 }
 
-void ClusterState::AppendChangeLocked(pb::JournalRecord record, Time now, int events) {
+void ClusterState::AppendChangeLocked(pb::JournalRecord record, Time now, int events,
+                                      int extra_events) {
   const auto started = std::chrono::steady_clock::now();
   *record.mutable_plan_change() = ToJournal(plan_->TakeChange());
   record.set_events(events);
+  record.set_extra_events(extra_events);
   AppendLocked(std::move(record), now);
   // Replay parses and applies the record, about what building it took; the planning that made
   // the change is not run again (restart_bench's workload: 6.5 us built, 4.9 us replayed).
@@ -193,11 +196,12 @@ absl::Status ClusterState::RecoverLocked() {
     replay_nanos_since_snapshot_ = (*fresh)->replay_nanos_since_snapshot_;
   }
   last_lsn_ = 0;
-  // The streams saw events of changes that are now undone: they end, and clients re-subscribe.
+  // The streams' first schedules may hold changes that are now undone: they end, and clients
+  // re-subscribe.
   const absl::Status rolled_back = absl::UnavailableError(absl::StrCat(
       "cluster '", name_, "': changes that could not be saved were rolled back; watch again"));
-  for (const auto& sink : sinks_) sink->End(rolled_back);
-  sinks_.clear();
+  feed_->Reset(next_sequence_ - 1, rolled_back);
+  feed_->TakeRecent(*(*fresh)->feed_);
   return absl::OkStatus();
 }
 
@@ -210,15 +214,17 @@ void ClusterState::SettleClockLocked() {
   if (now <= plan_->now()) return;
   // AdvanceTo fails only for a time before now, which the test excludes.
   (void)plan_->AdvanceTo(now);
-  const int events = PublishLocked({});
-  // A settling that published nothing changed nothing a client saw: what it did to the plan
-  // (a hold that expired) goes with the next record.
+  // A settling that changed no job changed nothing a client saw: what it did to the plan (a hold
+  // that expired) goes with the next record. The record goes first, so that its events are sent
+  // once it is durable.
+  const auto events = static_cast<int>(plan_->PeekChangedJobs().size());
   if (events > 0 && journaled) {
     pb::JournalRecord record;
     record.set_method("clock");
-    AppendChangeLocked(std::move(record), plan_->now(), events);
-    MaybeSnapshotLocked();
+    AppendChangeLocked(std::move(record), plan_->now(), events, /*extra_events=*/0);
   }
+  PublishLocked({});
+  if (events > 0 && journaled) MaybeSnapshotLocked();
 }
 
 absl::Status ClusterState::DeletedError() const {
@@ -231,8 +237,7 @@ std::int64_t ClusterState::Retire(const absl::Status& why) {
   deleted_ = true;
   retired_ = why;
   ended_ = why;
-  for (const auto& sink : sinks_) sink->End(why);
-  sinks_.clear();
+  feed_->EndAll(why);
   return last_lsn_;
 }
 
@@ -306,8 +311,9 @@ absl::Status ClusterState::Change(CallContext& call, const ChangeFn& fn) {
     }
     const bool journaled = record && durability_.journal != nullptr;
     if (journaled) {
-      const auto events = static_cast<int>(plan_->PeekChangedJobs().size() + extra.size());
-      AppendChangeLocked(*std::move(record), now, events);
+      const auto extra_events = static_cast<int>(extra.size());
+      const auto events = static_cast<int>(plan_->PeekChangedJobs().size()) + extra_events;
+      AppendChangeLocked(*std::move(record), now, events, extra_events);
     }
     PublishLocked(std::move(extra));
     // Only right after a record: a snapshot must hold nothing the next record will carry (a
@@ -344,8 +350,22 @@ absl::Status ClusterState::ApplyJournaled(const pb::JournalRecord& record) {
   const auto started = std::chrono::steady_clock::now();
   if (absl::Status s = plan_->ApplyChange(*std::move(change)); !s.ok()) return s;
   replay_nanos_since_snapshot_ += NanosSince(started);
-  (void)plan_->TakeChangedJobs();  // no stream watches a replay: its events are only numbered
+  // No stream watches a replay; its job events are rebuilt for watchers that resume later.
+  const std::vector<const JobRecord*> changed = plan_->TakeChangedJobs();
+  const bool rebuilt = record.extra_events() == 0 && std::ssize(changed) == record.events();
+  std::vector<pb::ScheduleEvent> events;
+  if (rebuilt) {
+    events.reserve(changed.size());
+    for (const JobRecord* job : changed) {
+      pb::ScheduleEvent& event = events.emplace_back();
+      event.set_kind(pb::ScheduleEvent::JOB_CHANGED);
+      *event.mutable_job() = ToProto(*job, name_);
+      event.set_sequence(next_sequence_ + std::ssize(events) - 1);
+      *event.mutable_now() = ToTimestamp(plan_->now());
+    }
+  }
   next_sequence_ += record.events();
+  feed_->Replayed(events, next_sequence_ - 1, rebuilt);
   if (!record.request_id().empty()) {
     replies_.Remember(record.request_id(), record.method(), record.reply());
   }
@@ -398,13 +418,6 @@ absl::Status ClusterState::Delete(const std::function<absl::Status(const Cluster
 }
 
 int ClusterState::PublishLocked(std::vector<pb::ScheduleEvent> extra) {
-  std::erase_if(sinks_, [](const auto& sink) { return sink->Closed(); });
-  if (sinks_.empty()) {
-    // Nobody watches: the events are only numbered, so that a later watcher's sequence goes on.
-    const auto published = static_cast<int>(plan_->TakeChangedJobs().size() + extra.size());
-    next_sequence_ += published;
-    return published;
-  }
   std::vector<pb::ScheduleEvent> out;
   for (const JobRecord* job : plan_->TakeChangedJobs()) {
     pb::ScheduleEvent event;
@@ -418,40 +431,60 @@ int ClusterState::PublishLocked(std::vector<pb::ScheduleEvent> extra) {
     event.set_sequence(next_sequence_++);
     *event.mutable_now() = ToTimestamp(plan_->now());
   }
-  for (const auto& sink : sinks_) {
-    for (const auto& event : out) sink->Push(event);
+  const auto published = static_cast<int>(out.size());
+  Journal* journal = durability_.journal;
+  const std::int64_t lsn = last_lsn_;
+  const bool durable = journal == nullptr || lsn == 0 || journal->Durable(lsn);
+  feed_->Publish(std::move(out), lsn, durable);
+  if (!durable) {
+    journal->WhenDurable(lsn, [feed = feed_, lsn](const absl::Status& committed) {
+      // A failed commit's events are never sent: RecoverLocked resets the feed.
+      if (committed.ok()) feed->Release(lsn);
+    });
   }
-  return static_cast<int>(out.size());
+  return published;
 }
 
 std::optional<pb::ScheduleEvent> ClusterState::Watch(
-    std::shared_ptr<ScheduleSink> sink,
-    const std::function<pb::Schedule(const ClusterPlan&)>& build_schedule) {
-  MutexLock lock(&mu_);
-  if (ended_) {
-    sink->End(*ended_);
-    return std::nullopt;
-  }
-  if (absl::Status s = RecoverLocked(); !s.ok()) {
-    sink->End(s);
-    return std::nullopt;
-  }
-  SettleClockLocked();
+    const std::shared_ptr<ScheduleSink>& sink,
+    const std::function<pb::Schedule(const ClusterPlan&)>& build_schedule,
+    std::int64_t after_sequence) {
   pb::ScheduleEvent first;
-  first.set_kind(pb::ScheduleEvent::SCHEDULE);
-  *first.mutable_schedule() = build_schedule(*plan_);
-  *first.mutable_now() = ToTimestamp(plan_->now());
-  first.set_sequence(next_sequence_ - 1);
-  std::erase_if(sinks_, [](const auto& s) { return s->Closed(); });
-  sinks_.push_back(std::move(sink));
+  std::int64_t lsn = 0;
+  Journal* journal = nullptr;
+  {
+    MutexLock lock(&mu_);
+    if (ended_) {
+      sink->End(*ended_);
+      return std::nullopt;
+    }
+    if (absl::Status s = RecoverLocked(); !s.ok()) {
+      sink->End(s);
+      return std::nullopt;
+    }
+    SettleClockLocked();
+    if (after_sequence > 0 && feed_->Resume(sink, after_sequence)) return std::nullopt;
+    first.set_kind(pb::ScheduleEvent::SCHEDULE);
+    *first.mutable_schedule() = build_schedule(*plan_);
+    *first.mutable_now() = ToTimestamp(plan_->now());
+    first.set_sequence(next_sequence_ - 1);
+    feed_->Subscribe(sink, first.sequence());
+    lsn = last_lsn_;
+    journal = durability_.journal;
+  }
+  if (journal != nullptr && lsn != 0) {
+    if (absl::Status s = journal->WaitDurable(lsn); !s.ok()) {
+      sink->End(s);
+      return std::nullopt;
+    }
+  }
   return first;
 }
 
 void ClusterState::EndWatchers(const absl::Status& status) {
   MutexLock lock(&mu_);
   ended_ = status;
-  for (const auto& sink : sinks_) sink->End(status);
-  sinks_.clear();
+  feed_->EndAll(status);
 }
 
 }  // namespace resched::server

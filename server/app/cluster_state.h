@@ -26,6 +26,7 @@
 #include "resched/v1/journal.pb.h"
 #include "resched/v1/service.pb.h"
 #include "server/app/call_context.h"
+#include "server/app/schedule_feed.h"
 #include "server/base/mutex.h"
 #include "server/store/journal.h"
 
@@ -52,18 +53,6 @@ class ReplyCache {
   size_t capacity_;
   absl::flat_hash_map<std::string, Entry> entries_;
   std::deque<std::string> order_;
-};
-
-// A WatchSchedule stream, as its cluster sees it.
-class ScheduleSink {
- public:
-  virtual ~ScheduleSink() = default;
-  // Called under the cluster's lock, in sequence order: must not block.
-  virtual void Push(const pb::ScheduleEvent& event) = 0;
-  // The stream ends with `status` after what was pushed (cluster deleted, server stopping).
-  virtual void End(const absl::Status& status) = 0;
-  // True once the stream is over: the cluster then drops it.
-  virtual bool Closed() const = 0;
 };
 
 class ClusterState;
@@ -99,6 +88,9 @@ struct Durability {
 
 class ClusterState {
  public:
+  // The events a cluster keeps for watchers that resume (WatchScheduleRequest.after_sequence).
+  static constexpr size_t kRecentEventsKept = 2048;
+
   ClusterState(std::unique_ptr<ClusterPlan> plan, AlgorithmParams params);
 
   // Journals this cluster's changes from now on (after its records were replayed).
@@ -164,10 +156,14 @@ class ClusterState {
 
   // Subscribes `sink` and returns the SCHEDULE event it starts with (the schedule
   // `build_schedule` makes), in one step under the lock: the sink gets every later event and none
-  // before. After EndWatchers, ends the sink at once and returns nullopt.
+  // before. Resuming (`after_sequence` > 0), pushes the events after it into the sink instead and
+  // returns nullopt when they are all held (ScheduleFeed::Resume). Waits for the schedule's changes
+  // to be durable: a watcher sees no change a crash could undo. After EndWatchers, ends the sink at
+  // once and returns nullopt.
   std::optional<pb::ScheduleEvent> Watch(
-      std::shared_ptr<ScheduleSink> sink,
-      const std::function<pb::Schedule(const ClusterPlan&)>& build_schedule);
+      const std::shared_ptr<ScheduleSink>& sink,
+      const std::function<pb::Schedule(const ClusterPlan&)>& build_schedule,
+      std::int64_t after_sequence = 0);
   // Ends every stream with `status`, and every later one at once.
   void EndWatchers(const absl::Status& status);
   // The cluster stops being served here (another replica takes it over, docs/ha.md): once the
@@ -189,12 +185,13 @@ class ClusterState {
   // Moves a WALL clock to the present and publishes what that changed, journaled as a
   // ClockSettled record when it changed anything; a no-op while the journal refuses writes.
   void SettleClockLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Returns how many events it published.
+  // Numbers the events of the jobs that changed and `extra` and hands them to the feed, which
+  // sends them once the last record is durable. Returns how many it published.
   int PublishLocked(std::vector<pb::ScheduleEvent> extra) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AppendLocked(pb::JournalRecord record, Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Appends `record` with what the plan did since the last one (ClusterPlan::TakeChange) and the
-  // number of events the change published.
-  void AppendChangeLocked(pb::JournalRecord record, Time now, int events)
+  // number of events the change published, `extra_events` of them not about a job.
+  void AppendChangeLocked(pb::JournalRecord record, Time now, int events, int extra_events)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Hands an image to the snapshot writer when enough records were journaled since the last
   // one and none is on its way.
@@ -213,7 +210,8 @@ class ClusterState {
   Mutex mu_;
   std::unique_ptr<ClusterPlan> plan_ ABSL_GUARDED_BY(mu_) ABSL_PT_GUARDED_BY(mu_);
   ReplyCache replies_ ABSL_GUARDED_BY(mu_){10'000};
-  std::vector<std::shared_ptr<ScheduleSink>> sinks_ ABSL_GUARDED_BY(mu_);
+  // Shared with the journal's callbacks that release its events. Locked after mu_.
+  const std::shared_ptr<ScheduleFeed> feed_ = std::make_shared<ScheduleFeed>(kRecentEventsKept);
   std::optional<absl::Status> ended_ ABSL_GUARDED_BY(mu_);
   bool deleted_ ABSL_GUARDED_BY(mu_) = false;
   // Why calls on a retired state fail (Retire); nullopt: deleted, or live.

@@ -322,31 +322,40 @@ absl::StatusOr<std::shared_ptr<ClusterState>> Application::RebuildCluster(const 
         absl::StrCat(journal_->name(), ": no record or snapshot creates cluster '", name, "'"));
   }
   for (const StoredRecord& r : records) {
-    pb::JournalRecord record;
-    if (!record.ParseFromString(r.payload)) {
-      return absl::DataLossError(
-          absl::StrFormat("%s: record LSN %d does not parse", journal_->name(), r.lsn));
-    }
-    absl::StatusOr<Time> now = FromProto(record.now(), "now");
-    if (!now.ok()) return now.status();
-    absl::Status applied;
-    if (record.has_create_cluster()) {
-      absl::StatusOr<std::shared_ptr<ClusterState>> made =
-          NewClusterState(record.create_cluster().spec(), *now);
-      if (!made.ok()) return made.status();
-      state = *std::move(made);
-      state->SetCreation(record);
-    } else if (record.has_delete_cluster()) {
-      return absl::NotFoundError(absl::StrCat("cluster '", name, "' was deleted"));
-    } else if (record.has_plan_change()) {
-      applied = state->ApplyJournaled(record);
-    } else {
-      applied = state->Replay(
-          *now, [&](ClusterState::Txn& txn) { return ApplyRequestRecord(txn, record, name); });
-    }
-    if (!applied.ok()) return applied;
+    if (absl::Status applied = ApplyToCopy(state, r, name); !applied.ok()) return applied;
   }
   return state;
+}
+
+absl::Status Application::ApplyToCopy(std::shared_ptr<ClusterState>& state,
+                                      const StoredRecord& stored, const std::string& name) const {
+  pb::JournalRecord record;
+  if (!record.ParseFromString(stored.payload)) {
+    return absl::DataLossError(
+        absl::StrFormat("%s: record LSN %d does not parse", journal_->name(), stored.lsn));
+  }
+  absl::StatusOr<Time> now = FromProto(record.now(), "now");
+  if (!now.ok()) return now.status();
+  if (record.has_create_cluster()) {
+    absl::StatusOr<std::shared_ptr<ClusterState>> made =
+        NewClusterState(record.create_cluster().spec(), *now);
+    if (!made.ok()) return made.status();
+    state = *std::move(made);
+    state->SetCreation(std::move(record));
+    return absl::OkStatus();
+  }
+  if (record.has_delete_cluster()) {
+    return absl::NotFoundError(absl::StrCat("cluster '", name, "' was deleted"));
+  }
+  if (state == nullptr) {
+    return absl::DataLossError(
+        absl::StrFormat("%s: record LSN %d of cluster '%s' comes before "
+                        "any record that creates it",
+                        journal_->name(), stored.lsn, name));
+  }
+  if (record.has_plan_change()) return state->ApplyJournaled(record);
+  return state->Replay(
+      *now, [&](ClusterState::Txn& txn) { return ApplyRequestRecord(txn, record, name); });
 }
 
 }  // namespace resched::server

@@ -12,8 +12,11 @@ namespace {
 
 // About the time a cluster takes to move: a poll, then its adoption.
 constexpr absl::Duration kMoveRetry = absl::Milliseconds(200);
-// Between two tries to adopt a cluster that could not be read.
+// Between two tries to adopt a cluster that could not be read, or to copy one.
 constexpr absl::Duration kAdoptBackoff = absl::Seconds(2);
+// How long a poll goes on catching copies up (each catch-up that starts finishes): a takeover
+// waits for the poll in progress.
+constexpr absl::Duration kFollowBudget = absl::Milliseconds(50);
 
 CallRoute Refuse(const std::string& why) {
   return CallRoute{.kind = CallRoute::Kind::kRefuse,
@@ -60,6 +63,7 @@ void SpreadCoordinator::Lost(const std::vector<std::string>& clusters) {
 void SpreadCoordinator::Loop() {
   while (true) {
     Poll();
+    Follow();
     MutexLock lock(&mu_);
     if (!stopping_ && lost_.empty()) mu_.WaitFor(wake_, absl::ToChronoMilliseconds(poll_));
     if (stopping_) return;
@@ -94,6 +98,8 @@ void SpreadCoordinator::Poll() {
   if (!directory->members.contains(self)) return;
   const std::vector<std::string> replicas = Replicas(*directory);
   const absl::Time now = absl::Now();
+  // Before the first copies are read: every record written from then on marks its cluster.
+  if (records_watch_ == nullptr) WatchRecords();
   for (const std::string& cluster : directory->clusters) {
     const std::string placed = PlacementOf(cluster, replicas);
     const auto owner = directory->owners.find(cluster);
@@ -140,6 +146,69 @@ void SpreadCoordinator::Poll() {
           {{"cluster", cluster}, {"to", placed}});
     }
   }
+}
+
+void SpreadCoordinator::WatchRecords() {
+  records_watch_ = store_.WatchRecords([this](const std::string& cluster) {
+    MutexLock lock(&mu_);
+    if (cluster.empty()) {
+      watch_ended_ = true;
+    } else {
+      stale_.insert(cluster);
+    }
+  });
+}
+
+void SpreadCoordinator::Follow() {
+  std::set<std::string> stale;
+  EtcdDirectory directory;
+  bool restart_watch = false;
+  {
+    MutexLock lock(&mu_);
+    stale.swap(stale_);
+    directory = directory_;
+    restart_watch = watch_ended_;
+    watch_ended_ = false;
+  }
+  if (records_watch_ == nullptr) return;  // no directory read yet
+  if (restart_watch) {
+    // Records may have been written unseen: every copy catches up once the new watch runs.
+    records_watch_.reset();
+    WatchRecords();
+    stale.insert(directory.clusters.begin(), directory.clusters.end());
+  }
+  const absl::Time now = absl::Now();
+  const absl::Time until = now + kFollowBudget;
+  std::set<std::string> followed;
+  std::set<std::string> later;
+  for (const std::string& cluster : directory.clusters) {
+    if (app_.Serves(cluster)) continue;
+    followed.insert(cluster);
+    if (!stale.contains(cluster) && app_.HasCopy(cluster)) continue;
+    {
+      MutexLock lock(&mu_);
+      const auto wait = follow_after_.find(cluster);
+      if (wait != follow_after_.end() && now < wait->second) {
+        later.insert(cluster);
+        continue;
+      }
+    }
+    if (absl::Now() >= until) {
+      later.insert(cluster);
+      continue;
+    }
+    const absl::Status copied = app_.FollowCluster(cluster);
+    MutexLock lock(&mu_);
+    if (copied.ok() || absl::IsNotFound(copied)) {
+      follow_after_.erase(cluster);
+    } else {
+      follow_after_[cluster] = absl::Now() + kAdoptBackoff;
+      later.insert(cluster);
+    }
+  }
+  app_.DropCopiesExcept(followed);
+  MutexLock lock(&mu_);
+  stale_.insert(later.begin(), later.end());
 }
 
 CallRoute SpreadCoordinator::Route(absl::string_view cluster) const {

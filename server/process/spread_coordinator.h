@@ -4,12 +4,15 @@
 // (server/app/cluster_placement.h) that no one serves, and hands over those placed on another
 // live replica: it retires them (calls in progress finish, their records become durable) and
 // gives their owner keys back, and the other replica takes them at its next poll. Clusters whose
-// owner keys this replica lost (its lease expired) are retired at once. It also routes each call
-// to the replica that serves its cluster (server/app/call_route.h).
+// owner keys this replica lost (its lease expired) are retired at once. Between polls it keeps a
+// warm copy of every cluster another replica serves, following the records etcd's watch says
+// were written (Application::FollowCluster), so that a takeover applies only the latest. It also
+// routes each call to the replica that serves its cluster (server/app/call_route.h).
 #pragma once
 
 #include <condition_variable>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <thread>
@@ -52,6 +55,11 @@ class SpreadCoordinator final : public CallRouter {
  private:
   void Loop();
   void Poll();
+  // Catches up the copies of the clusters other replicas serve that records were written to,
+  // and copies those without one, for about kFollowBudget (Application::FollowCluster).
+  void Follow();
+  // Starts records_watch_, which marks the clusters records are written to as stale.
+  void WatchRecords();
 
   EtcdJournalStore& store_;
   Application& app_;
@@ -64,6 +72,13 @@ class SpreadCoordinator final : public CallRouter {
   std::set<std::string> lost_ ABSL_GUARDED_BY(mu_);
   // Clusters whose adoption failed, and when to try again.
   std::map<std::string, absl::Time> retry_after_ ABSL_GUARDED_BY(mu_);
+  // Records written to each cluster, from the moment the first poll found the directory:
+  // clusters whose copies are behind, and whether the watch ended (all may be).
+  std::unique_ptr<etcd::Watch> records_watch_;  // the coordinator's thread only
+  std::set<std::string> stale_ ABSL_GUARDED_BY(mu_);
+  bool watch_ended_ ABSL_GUARDED_BY(mu_) = false;
+  // Clusters whose copy could not be read, and when to try again.
+  std::map<std::string, absl::Time> follow_after_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;
 };
 

@@ -43,10 +43,11 @@ class Forwarder {
                google::protobuf::Message* response, const std::string& traceparent,
                std::function<void(const grpc::Status& status, const std::string& served_by)> done);
 
- private:
   // One channel per address, kept: replicas are few.
   std::shared_ptr<grpc::Channel> ChannelTo(const std::string& address);
+  const std::string& replica_id() const { return replica_id_; }
 
+ private:
   const std::string replica_id_;
   const std::shared_ptr<grpc::ChannelCredentials> credentials_;
   Mutex mu_;

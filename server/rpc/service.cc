@@ -118,7 +118,11 @@ ReschedService::ReschedService(Application& app, const CallRouter* router, Forwa
       watch_caps_("WatchSchedule streams", app.limits().max_watch_streams,
                   app.limits().max_watch_streams_per_client,
                   "retry later (max_watch_streams in the configuration)",
-                  "close one first (max_watch_streams_per_client in the configuration)") {}
+                  "close one first (max_watch_streams_per_client in the configuration)") {
+  if (router_ != nullptr && forwarder_ != nullptr) {
+    relay_ = std::make_unique<WatchRelay>(app_, *router_, *forwarder_);
+  }
+}
 
 template <class Request, class Response>
 grpc::ServerUnaryReactor* ReschedService::Dispatch(
@@ -329,8 +333,11 @@ grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
   // The client whose share of watch_caps_ the stream holds, once admitted; released when gRPC is
   // done with the stream, which is after every write of it has returned its memory.
   auto held = std::make_shared<std::optional<std::string>>();
+  // The relay feeding the stream from another replica, if one does; stopped when the caller goes.
+  auto relayed = std::make_shared<std::shared_ptr<WatchRelay::Handle>>();
   auto watch = std::make_shared<ScheduleWatch>(app_.limits().max_watch_backlog, app_.watch_budget(),
-                                               [this, held, &metrics] {
+                                               [this, held, relayed, &metrics] {
+                                                 if (*relayed) (*relayed)->Cancel();
                                                  if (held->has_value()) watch_caps_.Release(**held);
                                                  metrics.WatchEnded();
                                                });
@@ -345,13 +352,31 @@ grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
       "WatchSchedule", *request, [context] { return AuthorizationOf(*context); }, peer,
       /*trace_id=*/""));
   if (!admission.status.ok()) return refuse(admission.status);
+  bool relay = false;
   if (router_ != nullptr) {
     CallRoute route = router_->Route(request->cluster());
     if (route.kind == CallRoute::Kind::kRefuse) return refuse(route.refusal);
     if (route.kind == CallRoute::Kind::kForward) {
-      return refuse(absl::UnavailableError(absl::StrCat(
-          "replica ", router_->replica_id(), " forwards unary calls only: watch cluster '",
-          request->cluster(), "' at ", route.address, " (replica ", route.replica, ")")));
+      const auto& metadata = context->client_metadata();
+      if (const auto by = metadata.find(kForwardedByHeader); by != metadata.end()) {
+        return refuse(absl::UnavailableError(
+            absl::StrCat("replica ", absl::string_view(by->second.data(), by->second.size()),
+                         " relays this stream from replica ", router_->replica_id(),
+                         ", which sends it to ", route.replica,
+                         ": the replicas disagree on who serves it (a takeover under way); "
+                         "retry")));
+      }
+      if (metadata.contains(kNoForwardHeader) || relay_ == nullptr) {
+        return refuse(WithErrorInfo(
+            WithRetryDelay(absl::UnavailableError(absl::StrCat(
+                               "cluster '", request->cluster(), "' is served by replica ",
+                               route.replica, " at ", route.address, "; watch it there")),
+                           absl::ZeroDuration()),
+            "CLUSTER_ELSEWHERE", {{"replica", route.replica}, {"address", route.address}}));
+      }
+      relay = true;
+    } else {
+      context->AddInitialMetadata(kServedByHeader, router_->replica_id());
     }
   }
   std::shared_ptr<const auth::Principal> caller = admission.principal;
@@ -360,6 +385,19 @@ grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
                         : absl::StrCat("address ", auth::DeniedLineLimiter::AddressOf(peer()));
   if (absl::Status admitted = watch_caps_.Acquire(client); !admitted.ok()) return refuse(admitted);
   *held = client;
+  if (relay) {
+    const auto& metadata = context->client_metadata();
+    auto header = [&metadata](const char* key) {
+      const auto found = metadata.find(key);
+      return found == metadata.end() ? std::string()
+                                     : std::string(found->second.data(), found->second.size());
+    };
+    *relayed = relay_->Relay(
+        *request, WatchRelay::Caller{header("authorization"), header("traceparent"), caller},
+        watch);
+    raw->Start(std::move(watch), std::nullopt);
+    return raw;
+  }
   Application* app = &app_;
   if (!app_.workers().TryPost([app, request, watch, caller]() mutable {
         std::optional<pb::ScheduleEvent> first = app->Watch(*request, watch, caller);
@@ -369,6 +407,10 @@ grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
     return refuse(app_.Overloaded());
   }
   return raw;
+}
+
+void ReschedService::BeginShutdown() {
+  if (relay_ != nullptr) relay_->Stop();
 }
 
 }  // namespace resched::server

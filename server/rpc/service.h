@@ -4,9 +4,11 @@
 // CallContext made from the gRPC call, is finished once its journal records are durable, and
 // has its absl::Status converted once (server/rpc/to_grpc.h). A WatchSchedule stream holds no
 // thread while it waits for events. With a router (replicas sharing a journal, docs/ha.md), a call
-// whose cluster another replica serves is forwarded there once it has passed the gate.
+// whose cluster another replica serves is forwarded there once it has passed the gate, and a
+// stream is relayed from there (server/rpc/watch_relay.h).
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "resched/v1/service.grpc.pb.h"
@@ -15,6 +17,7 @@
 #include "server/auth/method_table.h"
 #include "server/base/stream_caps.h"
 #include "server/rpc/forwarder.h"
+#include "server/rpc/watch_relay.h"
 
 namespace resched::server {
 
@@ -36,6 +39,10 @@ class ReschedService final : public pb::Resched::CallbackService {
   grpc::ServerWriteReactor<pb::ScheduleEvent>* WatchSchedule(
       grpc::CallbackServerContext*, const pb::WatchScheduleRequest*) override;
 
+  // Ends the streams relayed from other replicas (before the transport shuts down, which waits
+  // for every stream), with UNAVAILABLE: their callers watch again after their last sequence.
+  void BeginShutdown();
+
  private:
   // Runs the application's `handler` for the call and finishes it with its status.
   template <class Request, class Response>
@@ -50,6 +57,8 @@ class ReschedService final : public pb::Resched::CallbackService {
   Forwarder* const forwarder_;
   // Open WatchSchedule streams, in total and per client.
   StreamCaps watch_caps_;
+  // Streams on clusters other replicas serve; null without a router and a forwarder.
+  std::unique_ptr<WatchRelay> relay_;
 };
 
 }  // namespace resched::server

@@ -435,31 +435,7 @@ absl::Status EtcdJournalStore::Scan(const std::function<absl::Status(const Store
   absl::Status read;
   for (int attempt = 0; attempt < kScanAttempts; ++attempt) {
     records.clear();
-    std::int64_t revision = 0;
-    read = RangeAll(
-        start, etcd::PrefixEnd(start), 0,
-        [&](etcd::KeyValue& kv) -> absl::Status {
-          std::optional<keys::RecordKey> parsed = keys::ParseRecordKey(options_.prefix, kv.key);
-          if (!parsed) {
-            return absl::DataLossError(absl::StrCat(name_, ": key ", kv.key, " is not a record's"));
-          }
-          StoredRecord record{.lsn = parsed->lsn, .cluster = parsed->cluster, .payload = {}};
-          if (!parsed->parts) {
-            record.payload = std::move(kv.value);
-          } else {
-            std::int64_t parts = 0;
-            if (!absl::SimpleAtoi(kv.value, &parts)) {
-              return absl::DataLossError(absl::StrCat(name_, ": ", kv.key, " is not a number"));
-            }
-            absl::StatusOr<std::string> payload = ReadParts(
-                keys::RecordParts(options_.prefix, parsed->cluster, parsed->lsn), parts, revision);
-            if (!payload.ok()) return payload.status();
-            record.payload = *std::move(payload);
-          }
-          records.push_back(std::move(record));
-          return absl::OkStatus();
-        },
-        &revision);
+    read = ReadRecords(start, etcd::PrefixEnd(start), 0, records);
     if (!absl::IsOutOfRange(read)) break;
   }
   if (!read.ok()) return read;
@@ -472,6 +448,84 @@ absl::Status EtcdJournalStore::Scan(const std::function<absl::Status(const Store
     if (absl::Status s = fn(record); !s.ok()) return s;
   }
   return absl::OkStatus();
+}
+
+absl::Status EtcdJournalStore::ReadRecords(const std::string& key, const std::string& range_end,
+                                           std::int64_t revision,
+                                           std::vector<StoredRecord>& records) const {
+  std::int64_t at = revision;
+  return RangeAll(
+      key, range_end, revision,
+      [&](etcd::KeyValue& kv) -> absl::Status {
+        std::optional<keys::RecordKey> parsed = keys::ParseRecordKey(options_.prefix, kv.key);
+        if (!parsed) {
+          return absl::DataLossError(absl::StrCat(name_, ": key ", kv.key, " is not a record's"));
+        }
+        StoredRecord record{.lsn = parsed->lsn, .cluster = parsed->cluster, .payload = {}};
+        if (!parsed->parts) {
+          record.payload = std::move(kv.value);
+        } else {
+          std::int64_t parts = 0;
+          if (!absl::SimpleAtoi(kv.value, &parts)) {
+            return absl::DataLossError(absl::StrCat(name_, ": ", kv.key, " is not a number"));
+          }
+          absl::StatusOr<std::string> payload = ReadParts(
+              keys::RecordParts(options_.prefix, parsed->cluster, parsed->lsn), parts, at);
+          if (!payload.ok()) return payload.status();
+          record.payload = *std::move(payload);
+        }
+        records.push_back(std::move(record));
+        return absl::OkStatus();
+      },
+      revision == 0 ? &at : nullptr);
+}
+
+absl::Status EtcdJournalStore::ScanAfter(const std::function<absl::Status(const StoredRecord&)>& fn,
+                                         const std::string& cluster, std::int64_t after) const {
+  // The snapshot's header and the records after `after` at one revision: a snapshot written
+  // between the two reads would otherwise drop records unseen.
+  absl::StatusOr<etcd::RangeResult> header =
+      client_->Range(keys::Snapshot(options_.prefix, cluster), "", 1);
+  if (!header.ok()) return Annotate(header.status(), name_);
+  if (!header->kvs.empty()) {
+    absl::StatusOr<SnapshotHeader> parsed = ParseSnapshotHeader(header->kvs.front());
+    if (!parsed.ok()) return parsed.status();
+    if (parsed->lsn > after) {
+      return absl::OutOfRangeError(absl::StrCat(name_, ": the records of cluster '", cluster,
+                                                "' up to LSN ", parsed->lsn,
+                                                " are in its snapshot now"));
+    }
+  }
+  std::vector<StoredRecord> records;
+  const std::string records_of = keys::Records(options_.prefix, cluster);
+  if (absl::Status read = ReadRecords(keys::Record(options_.prefix, cluster, after + 1),
+                                      etcd::PrefixEnd(records_of), header->revision, records);
+      !read.ok()) {
+    return read;
+  }
+  for (const StoredRecord& record : records) {
+    if (absl::Status s = fn(record); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+std::unique_ptr<etcd::Watch> EtcdJournalStore::WatchRecords(
+    std::function<void(const std::string&)> changed) {
+  const std::string records = keys::Records(options_.prefix);
+  return client_->StartWatch(records, etcd::PrefixEnd(records), 0,
+                             [this, changed = std::move(changed)](const etcd::WatchBatch& batch) {
+                               std::set<std::string> clusters;
+                               for (const etcd::WatchEvent& event : batch.events) {
+                                 if (event.type != etcd::WatchEvent::Type::kPut)
+                                   continue;  // compactions
+                                 if (std::optional<keys::RecordKey> key =
+                                         keys::ParseRecordKey(options_.prefix, event.kv.key)) {
+                                   clusters.insert(key->cluster);
+                                 }
+                               }
+                               for (const std::string& cluster : clusters) changed(cluster);
+                               if (!batch.ended.ok()) changed(std::string());
+                             });
 }
 
 absl::StatusOr<EtcdJournalStore::SnapshotHeader> EtcdJournalStore::ParseSnapshotHeader(

@@ -103,6 +103,13 @@ class EtcdJournalStore final : public JournalStore {
                     const std::string* cluster) const override;
   absl::Status ScanSnapshots(const std::function<absl::Status(const StoredRecord&)>& fn,
                              const std::string* cluster) const override;
+  absl::Status ScanAfter(const std::function<absl::Status(const StoredRecord&)>& fn,
+                         const std::string& cluster, std::int64_t after) const override;
+  // Calls `changed` with the cluster of every record written from now on (by any replica), on a
+  // thread of the watch's own, until the returned watch is destroyed; then with an empty name
+  // if the watch ends (etcd unreachable for long, or compacted past it), when any cluster may
+  // have changed unseen and a new watch is needed.
+  std::unique_ptr<etcd::Watch> WatchRecords(std::function<void(const std::string&)> changed);
 
   // Puts this replica's member key, saying it serves at `address`, under its lease (and again
   // under each new lease).
@@ -155,6 +162,10 @@ class EtcdJournalStore final : public JournalStore {
   absl::Status RangeAll(const std::string& key, const std::string& range_end, std::int64_t revision,
                         const std::function<absl::Status(etcd::KeyValue&)>& fn,
                         std::int64_t* read_revision) const;
+  // The records from `key` to `range_end` at `revision` (0: the latest), a large one's parts
+  // read at the same revision, appended to `records` in key order.
+  absl::Status ReadRecords(const std::string& key, const std::string& range_end,
+                           std::int64_t revision, std::vector<StoredRecord>& records) const;
   // The concatenated parts under `parts_prefix` at `revision`; DATA_LOSS when there are not
   // `parts` of them.
   absl::StatusOr<std::string> ReadParts(const std::string& parts_prefix, std::int64_t parts,

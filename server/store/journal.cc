@@ -47,6 +47,11 @@ absl::Status Journal::Scan(const std::function<absl::Status(const StoredRecord&)
   return store_->Scan(fn, cluster);
 }
 
+absl::Status Journal::ScanAfter(const std::function<absl::Status(const StoredRecord&)>& fn,
+                                const std::string& cluster, std::int64_t after) const {
+  return store_->ScanAfter(fn, cluster, after);
+}
+
 absl::Status Journal::ScanSnapshots(const std::function<absl::Status(const StoredRecord&)>& fn,
                                     const std::string* cluster) const {
   return store_->ScanSnapshots(fn, cluster);

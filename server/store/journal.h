@@ -64,6 +64,9 @@ class Journal {
   // the scan and is returned.
   absl::Status Scan(const std::function<absl::Status(const StoredRecord&)>& fn,
                     const std::string* cluster = nullptr) const;
+  // JournalStore::ScanAfter.
+  absl::Status ScanAfter(const std::function<absl::Status(const StoredRecord&)>& fn,
+                         const std::string& cluster, std::int64_t after) const;
 
   // Snapshots: one per cluster, the cluster's whole state after the record `lsn`, written by
   // WriteSnapshot in one transaction with the removal of the cluster's records up to `lsn`

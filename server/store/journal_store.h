@@ -61,6 +61,11 @@ class JournalStore {
                             const std::string* cluster) const = 0;
   virtual absl::Status ScanSnapshots(const std::function<absl::Status(const StoredRecord&)>& fn,
                                      const std::string* cluster) const = 0;
+  // `cluster`'s records after LSN `after`, in LSN order, for a copy of the cluster that has the
+  // ones up to `after` (a replica following another's cluster, docs/ha.md); OUT_OF_RANGE when
+  // some of them are gone into a snapshot, so that the copy must be read again whole.
+  virtual absl::Status ScanAfter(const std::function<absl::Status(const StoredRecord&)>& fn,
+                                 const std::string& cluster, std::int64_t after) const;
 
   // Caps what the store may hold, so that tests can fill the "disk" (0 lifts the cap);
   // UNIMPLEMENTED where the store has no such cap.

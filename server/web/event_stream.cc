@@ -15,11 +15,12 @@ constexpr std::size_t kReadAhead = 64;
 }  // namespace
 
 EventStream::EventStream(pb::Resched::Stub& stub, std::string cluster, WebCaller caller,
-                         std::chrono::milliseconds heartbeat)
+                         std::chrono::milliseconds heartbeat, std::int64_t after_sequence)
     : stub_(stub),
       cluster_(std::move(cluster)),
       caller_(std::move(caller)),
-      heartbeat_(heartbeat) {}
+      heartbeat_(heartbeat),
+      after_sequence_(after_sequence) {}
 
 EventStream::~EventStream() {
   if (!reader_thread_.joinable()) return;
@@ -55,6 +56,7 @@ bool EventStream::Next(std::string& chunk) {
     ForwardCaller(caller_, &context_);
     pb::WatchScheduleRequest request;
     request.set_cluster(cluster_);
+    request.set_after_sequence(after_sequence_);
     reader_ = stub_.WatchSchedule(&context_, request);
     reader_thread_ = std::thread([this] { Read(); });
   }
@@ -76,7 +78,7 @@ bool EventStream::Next(std::string& chunk) {
   if (event && !cancelled) {
     const HttpReply json = JsonReply(*event);
     chunk = absl::StrCat("event: ", pb::ScheduleEvent::Kind_Name(event->kind()),
-                         "\ndata: ", json.body, "\n\n");
+                         "\nid: ", event->sequence(), "\ndata: ", json.body, "\n\n");
     return true;
   }
   if (cancelled || ended) {

@@ -1,14 +1,16 @@
 // One page's live feed (GET /api/v1/clusters/NAME/events): a WatchSchedule call over the
 // in-process channel whose events go out as Server-Sent Events, each event's kind as the SSE
-// event name and the event in protobuf's JSON mapping as its data. Between events a comment line
-// goes out every heartbeat, so that a page that went away is noticed (its write fails) even on a
-// quiet cluster, and its stream and thread freed.
+// event name, its sequence as the SSE id (a browser that reconnects sends it back as Last-Event-ID,
+// and the watch resumes after it) and the event in protobuf's JSON mapping as its data. Between
+// events a comment line goes out every heartbeat, so that a page that went away is noticed (its
+// write fails) even on a quiet cluster, and its stream and thread freed.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
@@ -29,8 +31,9 @@ class EventStream {
  public:
   // The call starts at the first Next, and a thread of its own reads it (a blocking Read cannot
   // wait for a heartbeat).
+  // `after_sequence`: the last event the page saw (WatchScheduleRequest.after_sequence).
   EventStream(resched::v1::Resched::Stub& stub, std::string cluster, WebCaller caller,
-              std::chrono::milliseconds heartbeat);
+              std::chrono::milliseconds heartbeat, std::int64_t after_sequence = 0);
   // Ends a call still open (a client that went away), collects its status and joins the reader.
   ~EventStream();
   EventStream(const EventStream&) = delete;
@@ -50,6 +53,7 @@ class EventStream {
   const std::string cluster_;
   const WebCaller caller_;
   const std::chrono::milliseconds heartbeat_;
+  const std::int64_t after_sequence_;
   grpc::ClientContext context_;
   std::unique_ptr<grpc::ClientReaderInterface<resched::v1::ScheduleEvent>> reader_;
   std::thread reader_thread_;

@@ -264,8 +264,14 @@ class HttpView::Impl {
       caller.authorization = absl::StrCat("Bearer ", http.get_param_value("access_token"));
     }
     const std::string authorization = caller.authorization;
-    auto stream =
-        std::make_shared<EventStream>(*stub_, http.matches[1], std::move(caller), event_heartbeat_);
+    // A browser that reconnects sends the id of the last event it had (EventStream).
+    std::int64_t after_sequence = 0;
+    if (!absl::SimpleAtoi(http.get_header_value("Last-Event-ID"), &after_sequence) ||
+        after_sequence < 0) {
+      after_sequence = 0;
+    }
+    auto stream = std::make_shared<EventStream>(*stub_, http.matches[1], std::move(caller),
+                                                event_heartbeat_, after_sequence);
     // Streams count against the token that opened them, or the address without one.
     const std::string client = authorization.empty() ? absl::StrCat("address ", http.remote_addr)
                                                      : absl::StrCat("token ", authorization);

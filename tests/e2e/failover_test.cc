@@ -9,8 +9,10 @@
 // past its lease (SIGSTOP) while the other takes its clusters over must, once resumed, write
 // nothing more to them, and go on serving through the other; losing one etcd member changes
 // nothing, losing two refuses changes with UNAVAILABLE until they are back, without a restart of
-// resched; the whole system stopped and started again comes back to the same state; and the CLI
-// given both replicas' addresses rides a takeover.
+// resched; the whole system stopped and started again comes back to the same state; the CLI
+// given both replicas' addresses rides a takeover; a watch relayed by the replica that does not
+// serve its cluster goes on across the owner's kill with no gap and no duplicate; and three
+// replicas under resched-loadgen's mix of changes keep every change it was told was applied.
 //
 // RESCHED_FAILOVER_ROUNDS sets the number of kills (default 6).
 #include <fcntl.h>
@@ -32,6 +34,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,6 +44,7 @@
 #include "absl/strings/str_join.h"
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
+#include "nlohmann/json.hpp"
 #include "resched/v1/service.grpc.pb.h"
 #include "tests/testing/etcd_cluster.h"
 #include "tests/testing/free_port.h"
@@ -53,12 +57,15 @@ namespace {
 namespace pb = ::resched::v1;
 using Clock = std::chrono::steady_clock;
 
-constexpr int kReplicas = 2;
 constexpr int kClients = 3;
 const char* const kClusters[] = {"alpha", "beta"};
 
 class FailoverTest : public ::testing::Test {
  protected:
+  // `replicas`: how many the test may start (the tests that pair an owner with "the other" take
+  // two).
+  explicit FailoverTest(int replicas = 2) : replicas_(static_cast<std::size_t>(replicas)) {}
+
   struct Replica {
     int port = 0;
     pid_t pid = -1;
@@ -96,10 +103,10 @@ class FailoverTest : public ::testing::Test {
   }
 
   void TearDown() override {
-    for (int i = 0; i < kReplicas; ++i) Stop(i, SIGKILL);
+    for (int i = 0; i < Replicas(); ++i) Stop(i, SIGKILL);
     if (!HasFailure()) return;
     // What the replicas said, for whoever reads a failed run (their directory goes with it).
-    for (int i = 0; i < kReplicas; ++i) {
+    for (int i = 0; i < Replicas(); ++i) {
       std::ifstream log(absl::StrCat(dir_.path(), "/replica", i, ".log"));
       std::vector<std::string> lines;
       for (std::string line; std::getline(log, line);) lines.push_back(line);
@@ -190,8 +197,8 @@ class FailoverTest : public ::testing::Test {
                     const Request& request, Response* response) {
     const int first = last_answered_.load();
     grpc::Status status;
-    for (int tried = 0; tried < kReplicas; ++tried) {
-      const int i = (first + tried) % kReplicas;
+    for (int tried = 0; tried < Replicas(); ++tried) {
+      const int i = (first + tried) % Replicas();
       status = CallOne(i, method, request, response);
       if (status.error_code() != grpc::StatusCode::UNAVAILABLE &&
           status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED) {
@@ -209,7 +216,7 @@ class FailoverTest : public ::testing::Test {
                                       pb::SubmitJobResponse* response, Clock::time_point until) {
     grpc::Status s;
     for (int attempt = 0; Clock::now() < until; ++attempt) {
-      const Replica& replica = replicas_[attempt % kReplicas];
+      const Replica& replica = replicas_[static_cast<std::size_t>(attempt % Replicas())];
       // Not the replica just killed: a fresh channel to its closed port takes gRPC's first
       // connection attempt (about a second) to fail, which measures the client, not the takeover.
       if (replica.pid <= 0) continue;
@@ -224,7 +231,7 @@ class FailoverTest : public ::testing::Test {
         return grpc::Status::OK;
       }
       if (s.ok()) return s;
-      if (attempt % kReplicas == kReplicas - 1) {
+      if (attempt % Replicas() == Replicas() - 1) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
     }
@@ -251,7 +258,7 @@ class FailoverTest : public ::testing::Test {
     const auto found = context.GetServerInitialMetadata().find("resched-replica");
     if (found == context.GetServerInitialMetadata().end()) return -1;
     const std::string id(found->second.data(), found->second.size());
-    for (int i = 0; i < kReplicas; ++i) {
+    for (int i = 0; i < Replicas(); ++i) {
       if (replicas_[i].pid > 0 && absl::StrContains(id, absl::StrCat(":", replicas_[i].pid, "."))) {
         return i;
       }
@@ -264,7 +271,7 @@ class FailoverTest : public ::testing::Test {
                    std::chrono::seconds limit = std::chrono::seconds(20)) {
     const auto until = Clock::now() + limit;
     while (Clock::now() < until) {
-      for (int i = 0; i < kReplicas; ++i) {
+      for (int i = 0; i < Replicas(); ++i) {
         if (replicas_[i].pid <= 0) continue;
         pb::GetClusterRequest request;
         request.set_name(cluster);
@@ -344,11 +351,35 @@ class FailoverTest : public ::testing::Test {
     return jobs;
   }
 
+  // Starts the program args[0] with `args`, its descriptor `fd` written to the file `path`;
+  // returns its pid (-1: it could not be started).
+  static pid_t Spawn(std::vector<std::string> args, int fd, const std::string& path) {
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, fd, path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    pid_t pid = -1;
+    if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) pid = -1;
+    posix_spawn_file_actions_destroy(&actions);
+    return pid;
+  }
+
+  // What replica `i` has logged so far.
+  std::string LogOf(int i) const {
+    std::ifstream log(absl::StrCat(dir_.path(), "/replica", i, ".log"));
+    return std::string(std::istreambuf_iterator<char>(log), std::istreambuf_iterator<char>());
+  }
+
   std::vector<std::string> extra_args_;          // for every replica started
   std::map<std::string, std::string> metadata_;  // for WaitForOwner's calls
   TempDir dir_{"failover"};
   EtcdCluster etcd_{3};
-  Replica replicas_[kReplicas];
+  int Replicas() const { return static_cast<int>(replicas_.size()); }
+
+  std::vector<Replica> replicas_;
   std::mutex stubs_mu_;
   std::atomic<int> last_answered_{0};
 };
@@ -420,6 +451,22 @@ TEST_F(FailoverTest, KillingTheOwnerOfABusyClusterLosesNothingAcknowledged) {
   // The goal is the TTL + 1 s; the bound leaves room for a loaded machine (the sanitizer builds,
   // other tests beside this one).
   EXPECT_LE(failover_ms.back(), 1000 + 4000);
+  // Each takeover after a kill starts from the survivor's warm copy of the cluster.
+  int warm = 0;
+  int whole = 0;
+  for (int i = 0; i < Replicas(); ++i) {
+    const std::string log = LogOf(i);
+    for (std::size_t at = log.find("loaded from its warm copy"); at != std::string::npos;
+         at = log.find("loaded from its warm copy", at + 1)) {
+      ++warm;
+    }
+    for (std::size_t at = log.find("read whole from the journal"); at != std::string::npos;
+         at = log.find("read whole from the journal", at + 1)) {
+      ++whole;
+    }
+  }
+  std::printf("clusters loaded: %d from warm copies, %d read whole\n", warm, whole);
+  EXPECT_GE(warm, rounds);
 
   const std::map<std::string, pb::Job> jobs = JobsByName();
   std::lock_guard<std::mutex> lock(acked.mu);
@@ -433,7 +480,7 @@ TEST_F(FailoverTest, KillingTheOwnerOfABusyClusterLosesNothingAcknowledged) {
   }
 
   // The whole system stopped (replicas, then every etcd member) and started again: the same.
-  for (int i = 0; i < kReplicas; ++i) Stop(i, SIGTERM);
+  for (int i = 0; i < Replicas(); ++i) Stop(i, SIGTERM);
   for (int m = 0; m < etcd_.size(); ++m) etcd_.Kill(m);
   ASSERT_TRUE(etcd_.RestartAll().ok());
   Start(1);
@@ -445,6 +492,137 @@ TEST_F(FailoverTest, KillingTheOwnerOfABusyClusterLosesNothingAcknowledged) {
     const auto found = again.find(name);
     ASSERT_NE(found, again.end()) << name;
     EXPECT_EQ(found->second.SerializeAsString(), job.SerializeAsString()) << name;
+  }
+}
+
+// Three replicas under resched-loadgen's mix of changes (rigid and moldable jobs, cancellations,
+// holds, DAG reservations) on four clusters, given every replica's address: the owner of one of
+// them is killed round after round, and every change loadgen was told was applied (its --acks
+// file) must be in the final state.
+class FailoverMixTest : public FailoverTest {
+ protected:
+  FailoverMixTest() : FailoverTest(3) {}
+
+  // What the replicas hold of `cluster` after the run: its jobs by id, its holds' ids, its DAG
+  // reservations' ids.
+  struct Held {
+    std::map<std::string, pb::Job> jobs;
+    std::set<std::string> holds;
+    std::set<std::string> dags;
+  };
+  Held HeldOf(const std::string& cluster) {
+    Held held;
+    pb::ListJobsRequest jobs;
+    jobs.set_cluster(cluster);
+    jobs.set_page_size(10000);
+    while (true) {
+      pb::ListJobsResponse page;
+      const grpc::Status s = Call(&pb::Resched::Stub::ListJobs, jobs, &page);
+      EXPECT_TRUE(s.ok()) << s.error_message();
+      if (!s.ok()) return held;
+      for (const pb::Job& job : page.jobs()) held.jobs[job.id()] = job;
+      if (page.next_page_token().empty()) break;
+      jobs.set_page_token(page.next_page_token());
+    }
+    pb::GetScheduleRequest schedule;
+    schedule.set_cluster(cluster);
+    schedule.mutable_to()->set_seconds(std::int64_t{20} * 365 * 24 * 3600);
+    pb::Schedule got;
+    EXPECT_TRUE(Call(&pb::Resched::Stub::GetSchedule, schedule, &got).ok());
+    for (const pb::Reservation& hold : got.reservations()) held.holds.insert(hold.id());
+    pb::ListDagReservationsRequest dags;
+    dags.set_cluster(cluster);
+    pb::ListDagReservationsResponse listed;
+    EXPECT_TRUE(Call(&pb::Resched::Stub::ListDagReservations, dags, &listed).ok());
+    for (const pb::DagReservation& dag : listed.dags()) held.dags.insert(dag.id());
+    return held;
+  }
+};
+
+TEST_F(FailoverMixTest, EveryChangeLoadgenWasToldOfSurvivesTheOwnersKills) {
+  const char* rounds_env = std::getenv("RESCHED_FAILOVER_ROUNDS");
+  const int rounds = rounds_env != nullptr ? std::max(1, std::atoi(rounds_env)) : 6;
+  Start(0);
+  ASSERT_EQ(WaitForOwner(), 0);
+  Start(1);
+  Start(2);
+  SettleAfterStart();
+  std::vector<std::string> targets;
+  for (const Replica& replica : replicas_)
+    targets.push_back(absl::StrCat("127.0.0.1:", replica.port));
+  const std::string acks = dir_.path() + "/acks.jsonl";
+  const std::string log = dir_.path() + "/loadgen.log";
+  const std::string target = absl::StrJoin(targets, ",");
+  std::vector<std::string> args = {RESCHED_LOADGEN_BIN,
+                                   "--target",
+                                   target,
+                                   "--clients",
+                                   "4",
+                                   "--clusters",
+                                   "4",
+                                   "--processors",
+                                   "256",
+                                   "--duration",
+                                   "10m",
+                                   "--mix",
+                                   "submit=4,submit-moldable=2,cancel=1,reserve=1,reserve-dag=1",
+                                   "--acks",
+                                   acks};
+  const pid_t loadgen = Spawn(args, STDERR_FILENO, log);
+  ASSERT_GT(loadgen, 0);
+  std::vector<double> failover_ms;
+  for (int round = 0; round < rounds; ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    const std::string cluster = absl::StrCat("loadgen-", round % 4);
+    const int owner = WaitForOwner(cluster);
+    if (owner < 0) break;  // EXPECTed below
+    Stop(owner, SIGKILL);
+    const auto killed = Clock::now();
+    const int next = WaitForOwner(cluster);
+    EXPECT_GE(next, 0) << "no replica took " << cluster << " over";
+    failover_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - killed).count());
+    Start(owner);
+  }
+  EXPECT_EQ(failover_ms.size(), static_cast<std::size_t>(rounds)) << "a cluster had no owner";
+  kill(loadgen, SIGKILL);
+  waitpid(loadgen, nullptr, 0);
+  ASSERT_FALSE(failover_ms.empty());
+  std::sort(failover_ms.begin(), failover_ms.end());
+  std::printf(
+      "loadgen's mix over %d kills: a replica served the cluster again after p50 %.0f ms, "
+      "max %.0f ms\n",
+      rounds, failover_ms[failover_ms.size() / 2], failover_ms.back());
+
+  std::map<std::string, Held> held;
+  std::map<std::string, int> checked;
+  std::ifstream lines(acks);
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json ack = nlohmann::json::parse(line, nullptr, false);
+    if (ack.is_discarded()) continue;  // the last line, cut by the kill
+    const std::string call = ack.value("call", "");
+    const std::string cluster = ack.value("cluster", "");
+    const std::string id = ack.value("id", "");
+    if (!held.contains(cluster)) held[cluster] = HeldOf(cluster);
+    const Held& now = held[cluster];
+    ++checked[call];
+    if (call == "submit" || call == "submit-moldable") {
+      EXPECT_TRUE(now.jobs.contains(id)) << "acknowledged job " << cluster << "/" << id << " lost";
+    } else if (call == "cancel") {
+      const auto job = now.jobs.find(id);
+      ASSERT_NE(job, now.jobs.end()) << cluster << "/" << id;
+      EXPECT_EQ(job->second.state(), pb::CANCELLED) << cluster << "/" << id;
+    } else if (call == "reserve") {
+      EXPECT_TRUE(now.holds.contains(id))
+          << "acknowledged hold " << cluster << "/" << id << " lost";
+    } else if (call == "reserve-dag") {
+      EXPECT_TRUE(now.dags.contains(id)) << "acknowledged DAG " << cluster << "/" << id << " lost";
+    }
+  }
+  std::printf("acknowledged changes checked:");
+  for (const auto& [call, count] : checked) std::printf(" %s %d", call.c_str(), count);
+  std::printf("\n");
+  for (const char* call : {"submit", "submit-moldable", "cancel", "reserve", "reserve-dag"}) {
+    EXPECT_GT(checked[call], 0) << "no " << call << " was acknowledged";
   }
 }
 
@@ -510,16 +688,8 @@ TEST_F(FailoverTest, TheCliGivenEveryReplicaRidesATakeover) {
   const std::string out = dir_.path() + "/cli.out";
   auto cli = [&](std::vector<std::string> args) {
     args.insert(args.begin(), {RESCHED_CLI_BIN, "--server", servers, "--timeout", "20s"});
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = -1;
-    EXPECT_EQ(posix_spawn(&pid, RESCHED_CLI_BIN, &actions, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
+    const pid_t pid = Spawn(args, STDOUT_FILENO, out);
+    EXPECT_GT(pid, 0);
     int status = 0;
     waitpid(pid, &status, 0);
     std::ifstream in(out);
@@ -663,19 +833,105 @@ TEST_F(FailoverTest, ACallOnAnotherReplicasClusterIsForwardedWithTheCallersToken
   }
   EXPECT_TRUE(named) << told.error_message();
 
-  // A watch is the owner's to serve: the other replica says where it is.
+  // A watch through the other replica is relayed from the owner, the caller's token with it...
   grpc::ClientContext watch_context;
   watch_context.AddMetadata("authorization", absl::StrCat("Bearer ", kToken));
   pb::WatchScheduleRequest watch;
   watch.set_cluster("alpha");
   auto stream = replicas_[other].stub->WatchSchedule(&watch_context, watch);
   pb::ScheduleEvent event;
-  EXPECT_FALSE(stream->Read(&event));
-  const grpc::Status watched = stream->Finish();
+  ASSERT_TRUE(stream->Read(&event)) << stream->Finish().error_message();
+  EXPECT_EQ(event.kind(), pb::ScheduleEvent::SCHEDULE);
+  watch_context.TryCancel();
+  while (stream->Read(&event)) {
+  }
+  (void)stream->Finish();
+  // ...or, asked not to be forwarded, it says where the owner is.
+  grpc::ClientContext direct_context;
+  direct_context.AddMetadata("authorization", absl::StrCat("Bearer ", kToken));
+  direct_context.AddMetadata("resched-no-forward", "1");
+  auto direct = replicas_[other].stub->WatchSchedule(&direct_context, watch);
+  EXPECT_FALSE(direct->Read(&event));
+  const grpc::Status watched = direct->Finish();
   EXPECT_EQ(watched.error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_THAT(watched.error_message(),
               ::testing::HasSubstr(absl::StrCat("127.0.0.1:", replicas_[owner].port)));
 }
 
+TEST_F(FailoverTest, AWatchRelayedByTheOtherReplicaRidesATakeoverWithNoGapAndNoDuplicate) {
+  const int owner = StartBothAndFindAlphasOwner();
+  ASSERT_GE(owner, 0);
+  const int other = 1 - owner;
+  grpc::ClientContext context;
+  pb::WatchScheduleRequest watch;
+  watch.set_cluster("alpha");
+  auto stream = NewStub(replicas_[other].port)->WatchSchedule(&context, watch);
+  std::mutex mu;
+  std::vector<pb::ScheduleEvent> events;  // behind mu
+  std::thread reading([&] {
+    pb::ScheduleEvent event;
+    while (stream->Read(&event)) {
+      std::lock_guard<std::mutex> lock(mu);
+      events.push_back(event);
+    }
+  });
+  // Waits until the stream has every event of the changes acknowledged so far: through the last
+  // sequence a new watcher's schedule includes.
+  auto catch_up = [&] {
+    pb::WatchScheduleRequest fresh;
+    fresh.set_cluster("alpha");
+    grpc::ClientContext probe;
+    probe.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    auto first = NewStub(replicas_[other].port)->WatchSchedule(&probe, fresh);
+    pb::ScheduleEvent schedule;
+    EXPECT_TRUE(first->Read(&schedule));
+    probe.TryCancel();
+    while (first->Read(&schedule)) {
+    }
+    (void)first->Finish();
+    const auto until = Clock::now() + std::chrono::seconds(20);
+    while (Clock::now() < until) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!events.empty() && events.back().sequence() >= schedule.sequence()) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  };
+  std::set<std::string> acknowledged;  // job ids
+  const auto submit = [&](int i) {
+    pb::SubmitJobResponse response;
+    const grpc::Status s = SubmitUntilAnswered(
+        Submission("alpha", absl::StrCat("watched-", i)), &response, [] { return false; }, nullptr);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    acknowledged.insert(response.job().id());
+  };
+  for (int i = 0; i < 20; ++i) ASSERT_NO_FATAL_FAILURE(submit(i));
+  ASSERT_TRUE(catch_up());
+  Stop(owner, SIGKILL);
+  for (int i = 20; i < 40; ++i) ASSERT_NO_FATAL_FAILURE(submit(i));
+  ASSERT_EQ(WaitForOwner(), other);
+  ASSERT_TRUE(catch_up());
+  context.TryCancel();
+  reading.join();
+  (void)stream->Finish();
+
+  // One schedule, then each event once, in order: the relay resumed on the new owner after the
+  // last event it had, at a change's start, so the new owner had every event it missed.
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.front().kind(), pb::ScheduleEvent::SCHEDULE);
+  std::set<std::string> seen;
+  for (const pb::Job& job : events.front().schedule().jobs()) seen.insert(job.id());
+  for (size_t i = 1; i < events.size(); ++i) {
+    ASSERT_NE(events[i].kind(), pb::ScheduleEvent::SCHEDULE) << "event " << i;
+    ASSERT_EQ(events[i].sequence(), events[i - 1].sequence() + 1) << "event " << i;
+    seen.insert(events[i].job().id());
+  }
+  for (const std::string& id : acknowledged) EXPECT_TRUE(seen.contains(id)) << id;
+  // The replica that took alpha over had followed it: it applied only what its copy lacked.
+  EXPECT_THAT(LogOf(other), ::testing::HasSubstr("cluster 'alpha' loaded from its warm copy"));
+}
 }  // namespace
 }  // namespace resched::testing

@@ -138,10 +138,12 @@ class ServerTest : public ::testing::Test {
     grpc::ClientContext context;
     std::unique_ptr<grpc::ClientReader<pb::ScheduleEvent>> reader;
   };
-  std::unique_ptr<Stream> Watch(const std::string& cluster) {
+  // `after_sequence`: resume after it (WatchScheduleRequest.after_sequence).
+  std::unique_ptr<Stream> Watch(const std::string& cluster, std::int64_t after_sequence = 0) {
     auto stream = std::make_unique<Stream>();
     pb::WatchScheduleRequest request;
     request.set_cluster(cluster);
+    request.set_after_sequence(after_sequence);
     stream->reader = stub_->WatchSchedule(&stream->context, request);
     return stream;
   }

@@ -1,5 +1,6 @@
 // A durable service (--data-dir) through the real gRPC API: a restart comes back to exactly the
-// acknowledged state under random mixed load on every kind of policy; a full disk refuses
+// acknowledged state under random mixed load on every kind of policy, and a watcher resumes after
+// it with exactly the events it missed; a full disk refuses
 // changes, keeps reads, applies nothing half and recovers; a journal that does not replay stops
 // the start naming the record.
 #include <unistd.h>
@@ -321,6 +322,72 @@ class SnapshotTest : public DurabilityTest {
 
 TEST_F(SnapshotTest, ARestartFromSnapshotsComesBackToTheAcknowledgedState) {
   RestartKeepsTheAcknowledgedState(/*snapshots=*/true);
+}
+
+TEST_F(DurabilityTest, AWatcherResumesAfterARestartWithExactlyTheEventsItMissed) {
+  CreateSim("resume", 8, "conservative");
+  auto live = Watch("resume");
+  pb::ScheduleEvent event;
+  ASSERT_TRUE(live->reader->Read(&event));
+  // The sequence after each change: where a resume starts at a change.
+  std::vector<std::int64_t> after_change = {event.sequence()};
+  for (int i = 0; i < 30; ++i) {
+    pb::SubmitJobResponse submitted;
+    ASSERT_OK(Submit("resume", Rigid(1 + i % 8, 600 + 60 * i), &submitted));
+    after_change.push_back(WatchSequence("resume"));
+  }
+  const std::int64_t last = after_change.back();
+  std::map<std::int64_t, pb::Job> sent;  // what the live stream carried, by sequence
+  while (sent.empty() || sent.rbegin()->first < last) {
+    ASSERT_TRUE(live->reader->Read(&event));
+    ASSERT_EQ(event.kind(), pb::ScheduleEvent::JOB_CHANGED);
+    ASSERT_TRUE(sent.empty() || event.sequence() == sent.rbegin()->first + 1);
+    sent[event.sequence()] = event.job();
+  }
+  live->context.TryCancel();
+  (void)Drain(*live);
+
+  Restart();
+  for (const std::int64_t after : after_change) {
+    if (after == 0) continue;  // after_sequence 0 asks for a fresh start
+    // Each job as the events after `after` leave it: the same whatever the order within a change.
+    std::map<std::string, std::string> resumed_jobs;
+    std::map<std::string, std::string> live_jobs;
+    for (auto it = sent.upper_bound(after); it != sent.end(); ++it) {
+      live_jobs[it->second.id()] = it->second.DebugString();
+    }
+    auto resumed = Watch("resume", after);
+    for (std::int64_t expected = after + 1; expected <= last; ++expected) {
+      ASSERT_TRUE(resumed->reader->Read(&event));
+      ASSERT_EQ(event.kind(), pb::ScheduleEvent::JOB_CHANGED) << "resuming after " << after;
+      ASSERT_EQ(event.sequence(), expected);
+      resumed_jobs[event.job().id()] = event.job().DebugString();
+    }
+    EXPECT_EQ(resumed_jobs, live_jobs) << "resuming after " << after;
+    resumed->context.TryCancel();
+    (void)Drain(*resumed);
+  }
+  // Caught up: nothing until the next change, then its events.
+  auto caught_up = Watch("resume", last);
+  pb::SubmitJobResponse next;
+  ASSERT_OK(Submit("resume", Rigid(2, 60), &next));
+  ASSERT_TRUE(caught_up->reader->Read(&event));
+  EXPECT_EQ(event.kind(), pb::ScheduleEvent::JOB_CHANGED);
+  EXPECT_EQ(event.sequence(), last + 1);
+  caught_up->context.TryCancel();
+  (void)Drain(*caught_up);
+  // A watcher ahead of the cluster (it saw a change that was never saved) starts over.
+  auto ahead = Watch("resume", last + 100);
+  ASSERT_TRUE(ahead->reader->Read(&event));
+  EXPECT_EQ(event.kind(), pb::ScheduleEvent::SCHEDULE);
+  EXPECT_EQ(event.sequence(), WatchSequence("resume"));
+  ahead->context.TryCancel();
+  (void)Drain(*ahead);
+  // A negative resume point is refused by name.
+  auto negative = Watch("resume", -1);
+  const grpc::Status refused = Drain(*negative);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(refused.error_message(), ::testing::HasSubstr("after_sequence"));
 }
 
 TEST_F(DurabilityTest, AWallClusterKeepsItsJobsAcrossARestart) {

@@ -3,7 +3,8 @@
 // drops what it covers and the previous one and etcd's history is compacted; each cluster's
 // writes are fenced by its owner's key: a replica writes only the clusters it acquired, hands one
 // over by releasing it, gives all back at once when it closes, and loses every one when its lease
-// expires (and says so), then goes on under a new lease. The journal over it commits long queues
+// expires (and says so), then goes on under a new lease. A replica following another's cluster
+// reads the records after its last and hears of new ones. The journal over it commits long queues
 // in batches etcd accepts.
 #include "server/store/etcd_journal_store.h"
 
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <future>
 #include <map>
 #include <memory>
@@ -23,6 +25,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "server/base/mutex.h"
 #include "server/store/journal.h"
 #include "tests/testing/etcd_cluster.h"
 #include "tests/testing/status.h"
@@ -164,6 +167,58 @@ TEST_F(EtcdJournalStoreTest, ASnapshotCleansPartsAnOwnerLeftBehindAndCompactsHis
   absl::StatusOr<etcd::RangeResult> old = raw_->Range("/test/records/", "", 0, 2);
   EXPECT_TRUE(absl::IsOutOfRange(old.status())) << old.status();
   EXPECT_THAT(Snapshots(*store), ElementsAre(std::pair<std::int64_t, std::string>(2, "c:s2")));
+}
+
+// What a replica that follows another's cluster reads: the records after the last it applied,
+// parts and all, and OUT_OF_RANGE once some went into a snapshot; and the watch that tells it
+// which clusters records were written to.
+TEST_F(EtcdJournalStoreTest, AFollowerReadsTheRecordsAfterItsLastAndHearsOfNewOnes) {
+  EtcdStoreOptions options = Options("owner");
+  options.part_bytes = 1024;
+  options.max_txn_bytes = 4096;
+  auto owner = OpenStore(options, {"c", "d"});
+  ASSERT_NE(owner, nullptr);
+  auto follower = OpenStore(Options("follower"), {});
+  ASSERT_NE(follower, nullptr);
+  Mutex mu;
+  std::condition_variable heard_cv;
+  std::vector<std::string> heard;
+  std::unique_ptr<etcd::Watch> watch = follower->WatchRecords([&](const std::string& cluster) {
+    MutexLock lock(&mu);
+    heard.push_back(cluster);
+    heard_cv.notify_all();
+  });
+  const std::string large(3000, 'x');
+  ASSERT_OK(owner->Commit({{1, "c", "one"}, {2, "d", "d2"}, {3, "c", large}, {4, "c", "four"}}));
+  Seen after;
+  const auto collect = [&](const StoredRecord& r) {
+    after.emplace_back(r.lsn, absl::StrCat(r.cluster, ":", r.payload));
+    return absl::OkStatus();
+  };
+  ASSERT_OK(follower->ScanAfter(collect, "c", 1));
+  EXPECT_THAT(after, ElementsAre(std::pair<std::int64_t, std::string>(3, "c:" + large),
+                                 std::pair<std::int64_t, std::string>(4, "c:four")));
+  after.clear();
+  ASSERT_OK(follower->ScanAfter(collect, "c", 4));
+  EXPECT_TRUE(after.empty());
+  {
+    MutexLock lock(&mu);
+    for (int i = 0; i < 100 && (std::find(heard.begin(), heard.end(), "c") == heard.end() ||
+                                std::find(heard.begin(), heard.end(), "d") == heard.end());
+         ++i) {
+      mu.WaitFor(heard_cv, std::chrono::milliseconds(50));
+    }
+    EXPECT_NE(std::find(heard.begin(), heard.end(), "c"), heard.end());
+    EXPECT_NE(std::find(heard.begin(), heard.end(), "d"), heard.end());
+    EXPECT_EQ(std::find(heard.begin(), heard.end(), ""), heard.end()) << "the watch ended";
+  }
+  // Records 1 to 3 go into a snapshot: a copy at 2 cannot follow, one at 3 can.
+  ASSERT_OK(owner->WriteSnapshot("c", 3, "state at 3"));
+  const absl::Status gone = follower->ScanAfter(collect, "c", 2);
+  EXPECT_TRUE(absl::IsOutOfRange(gone)) << gone;
+  EXPECT_THAT(gone.message(), HasSubstr("'c'"));
+  ASSERT_OK(follower->ScanAfter(collect, "c", 3));
+  EXPECT_THAT(after, ElementsAre(std::pair<std::int64_t, std::string>(4, "c:four")));
 }
 
 TEST_F(EtcdJournalStoreTest, DroppingAClusterKeepsItsLaterRecords) {

@@ -129,14 +129,14 @@ TEST_F(HttpViewTest, TheEventStreamFollowsTheClusterUntilTheViewStops) {
     client.set_read_timeout(kStreamReadTimeoutSeconds, 0);
     client.Get("/api/v1/clusters/sim/events", [&](const char* data, size_t size) {
       received.append(data, size);
-      if (received.starts_with("event: SCHEDULE\ndata: {")) saw_first_schedule = true;
+      if (received.starts_with("event: SCHEDULE\nid: 0\ndata: {")) saw_first_schedule = true;
       int count = 0;
       for (size_t at = received.find(": heartbeat\n\n"); at != std::string::npos;
            at = received.find(": heartbeat\n\n", at + 1)) {
         ++count;
       }
       heartbeats = count;
-      if (received.find("event: JOB_CHANGED\ndata: {") != std::string::npos) saw_job = true;
+      if (received.find("event: JOB_CHANGED\nid: 1\ndata: {") != std::string::npos) saw_job = true;
       return true;
     });
   });
@@ -154,6 +154,23 @@ TEST_F(HttpViewTest, TheEventStreamFollowsTheClusterUntilTheViewStops) {
   view_.reset();  // ends the open stream: the reader returns
   reader.join();
   EXPECT_NE(received.find("\"id\":\"" + submitted.job().id() + "\""), std::string::npos);
+}
+
+// A browser that reconnects sends the last event's id, and the stream resumes after it.
+TEST_F(HttpViewTest, AReconnectingPageGetsTheEventsAfterItsLastEventId) {
+  CreateSim("sim", 8, "fcfs");
+  pb::SubmitJobResponse submitted;
+  for (int i = 0; i < 3; ++i) ASSERT_OK(Submit("sim", Rigid(1, 10 + i), &submitted));
+  httplib::Client client("127.0.0.1", view_->port());
+  client.set_read_timeout(kStreamReadTimeoutSeconds, 0);
+  std::string received;
+  (void)client.Get("/api/v1/clusters/sim/events", {{"Last-Event-ID", "2"}},
+                   [&](const char* data, size_t size) {
+                     received.append(data, size);
+                     return received.find("\n\n") == std::string::npos;
+                   });
+  EXPECT_TRUE(received.starts_with("event: JOB_CHANGED\nid: 3\ndata: {")) << received;
+  EXPECT_THAT(received, ::testing::HasSubstr("\"id\":\"" + submitted.job().id() + "\""));
 }
 
 // Streams of `clients` tokens (PREFIX-0, PREFIX-1, ...), `per_client` each, held open until the
@@ -251,7 +268,7 @@ TEST_F(HttpViewTest, APageThatWentAwayFreesItsStreamOnAQuietCluster) {
       received.append(data, size);
       return received.find("\n\n") == std::string::npos;
     });
-    return received.starts_with("event: SCHEDULE\ndata: {");
+    return received.starts_with("event: SCHEDULE\nid: 0\ndata: {");
   };
   int pages = 0;
   int refused = 0;

@@ -1,0 +1,96 @@
+#include "server/app/schedule_feed.h"
+
+#include <utility>
+
+namespace resched::server {
+
+void ScheduleFeed::Publish(std::vector<pb::ScheduleEvent> events, std::int64_t lsn, bool durable) {
+  if (events.empty()) return;
+  MutexLock lock(&mu_);
+  if (durable && held_.empty()) {
+    SendLocked(events);
+    return;
+  }
+  held_.push_back(Held{lsn, std::move(events)});
+  // Durable now: so are the held events before it, of its record or earlier ones.
+  if (durable) ReleaseLocked(lsn);
+}
+
+void ScheduleFeed::Release(std::int64_t lsn) {
+  MutexLock lock(&mu_);
+  ReleaseLocked(lsn);
+}
+
+void ScheduleFeed::ReleaseLocked(std::int64_t lsn) {
+  while (!held_.empty() && held_.front().lsn <= lsn) {
+    SendLocked(held_.front().events);
+    held_.pop_front();
+  }
+}
+
+void ScheduleFeed::SendLocked(const std::vector<pb::ScheduleEvent>& events) {
+  std::erase_if(watchers_, [](const Watcher& w) { return w.sink->Closed(); });
+  for (const Watcher& watcher : watchers_) {
+    for (const pb::ScheduleEvent& event : events) {
+      if (event.sequence() > watcher.after) watcher.sink->Push(event);
+    }
+  }
+  recent_.Add(events, /*exact_order=*/true);
+  sent_through_ = events.back().sequence();
+}
+
+void ScheduleFeed::Replayed(const std::vector<pb::ScheduleEvent>& events,
+                            std::int64_t last_sequence, bool rebuilt) {
+  MutexLock lock(&mu_);
+  if (rebuilt) {
+    recent_.Add(events, /*exact_order=*/false);
+  } else {
+    recent_.Clear();
+  }
+  sent_through_ = last_sequence;
+}
+
+void ScheduleFeed::Reset(std::int64_t last_sequence, const absl::Status& why) {
+  MutexLock lock(&mu_);
+  for (const Watcher& watcher : watchers_) watcher.sink->End(why);
+  watchers_.clear();
+  held_.clear();
+  recent_.Clear();
+  sent_through_ = last_sequence;
+}
+
+void ScheduleFeed::TakeRecent(ScheduleFeed& other) {
+  if (&other == this) return;
+  RecentEvents taken(0);
+  {
+    MutexLock lock(&other.mu_);
+    taken = std::move(other.recent_);
+  }
+  MutexLock lock(&mu_);
+  recent_ = std::move(taken);
+}
+
+void ScheduleFeed::Subscribe(std::shared_ptr<ScheduleSink> sink, std::int64_t sequence) {
+  MutexLock lock(&mu_);
+  std::erase_if(watchers_, [](const Watcher& w) { return w.sink->Closed(); });
+  watchers_.push_back(Watcher{std::move(sink), sequence});
+}
+
+bool ScheduleFeed::Resume(std::shared_ptr<ScheduleSink> sink, std::int64_t seen) {
+  MutexLock lock(&mu_);
+  std::optional<std::vector<pb::ScheduleEvent>> missed = recent_.After(seen, sent_through_);
+  if (!missed) return false;
+  for (const pb::ScheduleEvent& event : *missed) sink->Push(event);
+  std::erase_if(watchers_, [](const Watcher& w) { return w.sink->Closed(); });
+  watchers_.push_back(Watcher{std::move(sink), sent_through_});
+  return true;
+}
+
+void ScheduleFeed::EndAll(const absl::Status& status) {
+  MutexLock lock(&mu_);
+  for (const Watcher& watcher : watchers_) watcher.sink->End(status);
+  watchers_.clear();
+  held_.clear();
+}
+
+}  // namespace resched::server
