@@ -354,18 +354,22 @@ int main(int argc, char** argv) {
       Log(LogLevel::kError, "start_failed", published.message());
       return 1;
     }
-    // The configuration's clusters, when etcd holds none yet (a replica starting beside this
-    // one may create them first: ALREADY_EXISTS).
-    absl::StatusOr<resched::server::EtcdDirectory> directory = etcd_store->ReadDirectory();
-    if (!directory.ok()) {
-      Log(LogLevel::kError, "start_failed", directory.status().message());
+    // The configuration's clusters, until etcd says they were all created once: those a replica
+    // starting beside this one, or a start of this one cut short, created are left as they are.
+    absl::StatusOr<bool> configured = etcd_store->Configured();
+    if (!configured.ok()) {
+      Log(LogLevel::kError, "start_failed", configured.status().message());
       return 1;
     }
-    if (directory->clusters.empty()) {
-      if (absl::Status created = app.CreateConfiguredClusters(config);
-          !created.ok() && !absl::IsAlreadyExists(created)) {
+    if (!*configured) {
+      if (absl::Status created = app.CreateConfiguredClusters(config, /*skip_existing=*/true);
+          !created.ok()) {
         Log(LogLevel::kError, "start_failed", absl::StrCat("config: ", created.message()));
         return 2;
+      }
+      if (absl::Status marked = etcd_store->MarkConfigured(); !marked.ok()) {
+        Log(LogLevel::kError, "start_failed", marked.message());
+        return 1;
       }
     }
     coordinator->Start();

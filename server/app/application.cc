@@ -180,7 +180,8 @@ absl::StatusOr<pb::Cluster> Application::Describe(CallContext& call, ClusterStat
   return out;
 }
 
-absl::Status Application::CreateConfiguredClusters(const pb::ServerConfig& config) {
+absl::Status Application::CreateConfiguredClusters(const pb::ServerConfig& config,
+                                                   bool skip_existing) {
   for (int i = 0; i < config.clusters_size(); ++i) {
     if (auto spec = FromProto(config.clusters(i)); !spec.ok()) {
       return absl::InvalidArgumentError(
@@ -191,7 +192,10 @@ absl::Status Application::CreateConfiguredClusters(const pb::ServerConfig& confi
   for (const auto& spec : config.clusters()) {
     pb::CreateClusterRequest request;
     *request.mutable_spec() = spec;
-    if (auto created = Create(request); !created.ok()) return created.status();
+    if (auto created = Create(request); !created.ok()) {
+      if (skip_existing && absl::IsAlreadyExists(created.status())) continue;
+      return created.status();
+    }
   }
   return absl::OkStatus();
 }

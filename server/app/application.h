@@ -125,7 +125,9 @@ class Application {
   // Whether `name` is served here.
   bool Serves(const std::string& name);
   // Creates the clusters of a configuration; fails without creating any on a bad spec.
-  absl::Status CreateConfiguredClusters(const pb::ServerConfig& config);
+  // With `skip_existing`, a cluster that already exists (another replica created it, or an
+  // earlier start cut short) is left as it is and the others are created.
+  absl::Status CreateConfiguredClusters(const pb::ServerConfig& config, bool skip_existing = false);
   int ClusterCount();
   // A deep copy of a cluster's plan, for tests and tools that check it with the validator.
   absl::StatusOr<std::unique_ptr<ClusterPlan>> CopyPlan(const std::string& cluster);

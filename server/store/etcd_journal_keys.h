@@ -1,6 +1,7 @@
 // Where the etcd journal store (server/store/etcd_journal_store.h) keeps what, under its prefix P.
 // LSNs are written as 20 digits, so that key order is LSN order.
 //
+//   P/configured                    empty: the configuration's clusters were created once
 //   P/members/REPLICA               where a replica serves (HOST:PORT), attached to its lease
 //   P/clusters/CLUSTER              every cluster that exists (empty)
 //   P/owners/CLUSTER                the replica that serves the cluster, attached to its lease
@@ -27,6 +28,9 @@ namespace resched::server::etcd_keys {
 inline std::string Lsn(std::int64_t lsn) { return absl::StrFormat("%020d", lsn); }
 inline std::string Part(std::int64_t part) { return absl::StrFormat("%06d", part); }
 
+inline std::string Configured(absl::string_view prefix) {
+  return absl::StrCat(prefix, "/configured");
+}
 inline std::string Members(absl::string_view prefix) { return absl::StrCat(prefix, "/members/"); }
 inline std::string Member(absl::string_view prefix, absl::string_view replica) {
   return absl::StrCat(Members(prefix), replica);

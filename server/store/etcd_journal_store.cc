@@ -168,6 +168,18 @@ absl::StatusOr<etcd::TxnResult> EtcdJournalStore::TxnUntilAnswered(
   return txn;
 }
 
+absl::StatusOr<bool> EtcdJournalStore::Configured() const {
+  absl::StatusOr<std::optional<etcd::KeyValue>> key =
+      client_->Get(keys::Configured(options_.prefix));
+  if (!key.ok()) return Annotate(key.status(), name_);
+  return key->has_value();
+}
+
+absl::Status EtcdJournalStore::MarkConfigured() {
+  absl::StatusOr<std::int64_t> put = client_->Put(keys::Configured(options_.prefix), "");
+  return put.ok() ? absl::OkStatus() : Annotate(put.status(), name_);
+}
+
 absl::Status EtcdJournalStore::Acquire(const std::string& cluster, bool create) {
   std::int64_t lease = 0;
   {

@@ -116,6 +116,11 @@ class EtcdJournalStore final : public JournalStore {
   absl::Status Publish(const std::string& address);
   // The members, the owners and the clusters, read at one revision.
   absl::StatusOr<EtcdDirectory> ReadDirectory() const;
+  // Whether the configuration's clusters were created once (MarkConfigured), so that a replica
+  // starting creates them only into a journal that never had them all, and never again one that
+  // was deleted since.
+  absl::StatusOr<bool> Configured() const;
+  absl::Status MarkConfigured();
   // Takes `cluster`'s owner key under the lease, and with `create` registers the cluster too;
   // FAILED_PRECONDITION naming the holder when another replica holds it, ALREADY_EXISTS when
   // `create` finds the cluster registered.

@@ -14,7 +14,8 @@
 // serve its cluster goes on across the owner's kill with no gap and no duplicate; and three
 // replicas under resched-loadgen's mix of changes keep every change it was told was applied.
 //
-// RESCHED_FAILOVER_ROUNDS sets the number of kills (default 6).
+// RESCHED_FAILOVER_ROUNDS sets the number of kills (default 6 under the test's own clients, 20
+// under resched-loadgen's mix).
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <grpcpp/grpcpp.h>
@@ -34,6 +35,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -46,6 +48,7 @@
 #include "google/rpc/status.pb.h"
 #include "nlohmann/json.hpp"
 #include "resched/v1/service.grpc.pb.h"
+#include "server/store/etcd_client.h"
 #include "tests/testing/etcd_cluster.h"
 #include "tests/testing/free_port.h"
 #include "tests/testing/temp_dir.h"
@@ -116,8 +119,11 @@ class FailoverTest : public ::testing::Test {
     }
   }
 
-  // Starts replica `i`; it serves the clusters placed on it, and forwards the others' calls.
+  // Starts replica `i` and waits until it has said it listens (its start done: the
+  // configuration's clusters created, its coordinator running); it serves the clusters placed on
+  // it, and forwards the others' calls.
   void Start(int i) {
+    const std::size_t started_before = Occurrences(LogOf(i), kListening);
     Replica& replica = replicas_[i];
     const std::string listen = absl::StrCat("127.0.0.1:", replica.port);
     const std::string log = absl::StrCat(dir_.path(), "/replica", i, ".log");
@@ -148,6 +154,21 @@ class FailoverTest : public ::testing::Test {
                           const_cast<char* const*>(argv.data()), environ),
               0);
     posix_spawn_file_actions_destroy(&actions);
+    const auto until = Clock::now() + std::chrono::seconds(30);
+    while (Occurrences(LogOf(i), kListening) == started_before && Clock::now() < until) {
+      ASSERT_EQ(waitpid(replica.pid, nullptr, WNOHANG), 0) << "replica " << i << " exited";
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
+  // The log line a replica writes once started.
+  static constexpr char kListening[] = "\"event\":\"listening\"";
+  static std::size_t Occurrences(const std::string& text, const std::string& what) {
+    std::size_t count = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+      ++count;
+    }
+    return count;
   }
 
   // Sends `signal` and waits for the process; returns its wait status.
@@ -207,6 +228,21 @@ class FailoverTest : public ::testing::Test {
       }
     }
     return status;
+  }
+
+  // A read through Call, again while no replica answers (a channel still backing off from before
+  // its replica took over, a cluster moving back to a replica just started), for up to 5 s.
+  template <class Request, class Response>
+  grpc::Status ReadUntilAnswered(grpc::Status (pb::Resched::Stub::*method)(grpc::ClientContext*,
+                                                                           const Request&,
+                                                                           Response*),
+                                 const Request& request, Response* response) {
+    grpc::Status s = Call(method, request, response);
+    for (int retry = 0; retry < 100 && s.error_code() == grpc::StatusCode::UNAVAILABLE; ++retry) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      s = Call(method, request, response);
+    }
+    return s;
   }
 
   // Submits `request` through a new connection to each live replica in turn until one answers OK or
@@ -331,13 +367,7 @@ class FailoverTest : public ::testing::Test {
       request.set_page_size(10000);
       while (true) {
         pb::ListJobsResponse response;
-        grpc::Status s = Call(&pb::Resched::Stub::ListJobs, request, &response);
-        // A channel still backing off from before its replica took over: a few more tries.
-        for (int retry = 0; retry < 100 && s.error_code() == grpc::StatusCode::UNAVAILABLE;
-             ++retry) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(50));
-          s = Call(&pb::Resched::Stub::ListJobs, request, &response);
-        }
+        const grpc::Status s = ReadUntilAnswered(&pb::Resched::Stub::ListJobs, request, &response);
         EXPECT_TRUE(s.ok()) << s.error_message();
         if (!s.ok()) return jobs;
         for (const pb::Job& job : response.jobs()) {
@@ -452,21 +482,14 @@ TEST_F(FailoverTest, KillingTheOwnerOfABusyClusterLosesNothingAcknowledged) {
   // other tests beside this one).
   EXPECT_LE(failover_ms.back(), 1000 + 4000);
   // Each takeover after a kill starts from the survivor's warm copy of the cluster.
-  int warm = 0;
-  int whole = 0;
+  std::size_t warm = 0;
+  std::size_t whole = 0;
   for (int i = 0; i < Replicas(); ++i) {
-    const std::string log = LogOf(i);
-    for (std::size_t at = log.find("loaded from its warm copy"); at != std::string::npos;
-         at = log.find("loaded from its warm copy", at + 1)) {
-      ++warm;
-    }
-    for (std::size_t at = log.find("read whole from the journal"); at != std::string::npos;
-         at = log.find("read whole from the journal", at + 1)) {
-      ++whole;
-    }
+    warm += Occurrences(LogOf(i), "loaded from its warm copy");
+    whole += Occurrences(LogOf(i), "read whole from the journal");
   }
-  std::printf("clusters loaded: %d from warm copies, %d read whole\n", warm, whole);
-  EXPECT_GE(warm, rounds);
+  std::printf("clusters loaded: %zu from warm copies, %zu read whole\n", warm, whole);
+  EXPECT_GE(warm, static_cast<std::size_t>(rounds));
 
   const std::map<std::string, pb::Job> jobs = JobsByName();
   std::lock_guard<std::mutex> lock(acked.mu);
@@ -510,16 +533,17 @@ class FailoverMixTest : public FailoverTest {
     std::set<std::string> holds;
     std::set<std::string> dags;
   };
-  Held HeldOf(const std::string& cluster) {
+  // nullopt (and a failure) when one of the reads is not answered.
+  std::optional<Held> HeldOf(const std::string& cluster) {
     Held held;
     pb::ListJobsRequest jobs;
     jobs.set_cluster(cluster);
     jobs.set_page_size(10000);
     while (true) {
       pb::ListJobsResponse page;
-      const grpc::Status s = Call(&pb::Resched::Stub::ListJobs, jobs, &page);
+      const grpc::Status s = ReadUntilAnswered(&pb::Resched::Stub::ListJobs, jobs, &page);
       EXPECT_TRUE(s.ok()) << s.error_message();
-      if (!s.ok()) return held;
+      if (!s.ok()) return std::nullopt;
       for (const pb::Job& job : page.jobs()) held.jobs[job.id()] = job;
       if (page.next_page_token().empty()) break;
       jobs.set_page_token(page.next_page_token());
@@ -528,12 +552,16 @@ class FailoverMixTest : public FailoverTest {
     schedule.set_cluster(cluster);
     schedule.mutable_to()->set_seconds(std::int64_t{20} * 365 * 24 * 3600);
     pb::Schedule got;
-    EXPECT_TRUE(Call(&pb::Resched::Stub::GetSchedule, schedule, &got).ok());
+    grpc::Status s = ReadUntilAnswered(&pb::Resched::Stub::GetSchedule, schedule, &got);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    if (!s.ok()) return std::nullopt;
     for (const pb::Reservation& hold : got.reservations()) held.holds.insert(hold.id());
     pb::ListDagReservationsRequest dags;
     dags.set_cluster(cluster);
     pb::ListDagReservationsResponse listed;
-    EXPECT_TRUE(Call(&pb::Resched::Stub::ListDagReservations, dags, &listed).ok());
+    s = ReadUntilAnswered(&pb::Resched::Stub::ListDagReservations, dags, &listed);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    if (!s.ok()) return std::nullopt;
     for (const pb::DagReservation& dag : listed.dags()) held.dags.insert(dag.id());
     return held;
   }
@@ -541,7 +569,7 @@ class FailoverMixTest : public FailoverTest {
 
 TEST_F(FailoverMixTest, EveryChangeLoadgenWasToldOfSurvivesTheOwnersKills) {
   const char* rounds_env = std::getenv("RESCHED_FAILOVER_ROUNDS");
-  const int rounds = rounds_env != nullptr ? std::max(1, std::atoi(rounds_env)) : 6;
+  const int rounds = rounds_env != nullptr ? std::max(1, std::atoi(rounds_env)) : 20;
   Start(0);
   ASSERT_EQ(WaitForOwner(), 0);
   Start(1);
@@ -586,6 +614,7 @@ TEST_F(FailoverMixTest, EveryChangeLoadgenWasToldOfSurvivesTheOwnersKills) {
   EXPECT_EQ(failover_ms.size(), static_cast<std::size_t>(rounds)) << "a cluster had no owner";
   kill(loadgen, SIGKILL);
   waitpid(loadgen, nullptr, 0);
+  SettleAfterStart();  // the last replica started takes its share back
   ASSERT_FALSE(failover_ms.empty());
   std::sort(failover_ms.begin(), failover_ms.end());
   std::printf(
@@ -602,7 +631,11 @@ TEST_F(FailoverMixTest, EveryChangeLoadgenWasToldOfSurvivesTheOwnersKills) {
     const std::string call = ack.value("call", "");
     const std::string cluster = ack.value("cluster", "");
     const std::string id = ack.value("id", "");
-    if (!held.contains(cluster)) held[cluster] = HeldOf(cluster);
+    if (!held.contains(cluster)) {
+      std::optional<Held> read = HeldOf(cluster);
+      ASSERT_TRUE(read.has_value()) << cluster;
+      held[cluster] = *std::move(read);
+    }
     const Held& now = held[cluster];
     ++checked[call];
     if (call == "submit" || call == "submit-moldable") {
@@ -748,6 +781,45 @@ TEST_F(FailoverTest, LosingEtcdsMajorityRefusesChangesUntilItIsBack) {
       << again.error_message();
   const std::map<std::string, pb::Job> after = JobsByName();
   EXPECT_EQ(after.count("no-majority"), 1u);
+}
+
+// The configuration's clusters are created once per journal: one deleted later stays deleted
+// across restarts, and a start cut short before it created them all (etcd lost mid-way) creates
+// the rest at the next start, keeping those it had.
+TEST_F(FailoverTest, TheConfigurationsClustersAreCreatedOnceAndAStartCutShortCompletesThem) {
+  Start(0);
+  ASSERT_EQ(WaitForOwner("beta"), 0);
+  pb::SubmitJobResponse submitted;
+  ASSERT_TRUE(
+      CallOne(0, &pb::Resched::Stub::SubmitJob, Submission("alpha", "kept"), &submitted).ok());
+  pb::DeleteClusterRequest remove;
+  remove.set_name("beta");
+  remove.set_force(true);
+  pb::DeleteClusterResponse removed;
+  ASSERT_TRUE(CallOne(0, &pb::Resched::Stub::DeleteCluster, remove, &removed).ok());
+  const auto beta_exists = [&] {
+    pb::GetClusterRequest get;
+    get.set_name("beta");
+    pb::Cluster cluster;
+    const grpc::Status s = CallOne(0, &pb::Resched::Stub::GetCluster, get, &cluster);
+    EXPECT_TRUE(s.ok() || s.error_code() == grpc::StatusCode::NOT_FOUND) << s.error_message();
+    return s.ok();
+  };
+  Stop(0, SIGTERM);
+  Start(0);
+  EXPECT_FALSE(beta_exists()) << "a configured cluster deleted was created again";
+  // What a start that stopped before it had created them all leaves: no mark.
+  ::resched::server::etcd::ClientOptions client_options;
+  client_options.endpoints = etcd_.endpoints();
+  absl::StatusOr<std::unique_ptr<::resched::server::etcd::Client>> client =
+      ::resched::server::etcd::Client::Create(client_options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  ASSERT_TRUE((*client)->DeletePrefix("/resched/configured").ok());
+  Stop(0, SIGTERM);
+  Start(0);
+  EXPECT_TRUE(beta_exists()) << "the next start did not create the rest";
+  last_answered_ = 0;
+  EXPECT_EQ(JobsByName().count("kept"), 1u);
 }
 
 TEST_F(FailoverTest, ACallOnAnotherReplicasClusterIsForwardedWithTheCallersToken) {
