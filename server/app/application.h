@@ -259,8 +259,10 @@ class Application {
   // follow; `applied` gets the number of records applied to it (-1: read whole). On an error
   // `copy` is as it was (etcd unreachable) or empty.
   absl::Status CatchUp(const std::string& name, ClusterCopy& copy, std::int64_t* applied);
-  // Takes `name`'s copy out of copies_ (an empty one when there is none).
+  // Takes `name`'s copy out of copies_ (an empty one when there is none), and puts one back
+  // (nothing when it is empty).
   ClusterCopy TakeCopy(const std::string& name);
+  void KeepCopy(const std::string& name, ClusterCopy copy);
   // The cluster a stored snapshot holds, as it was after the snapshot's record, and the record
   // that created it.
   absl::StatusOr<std::shared_ptr<ClusterState>> RestoreSnapshot(const StoredRecord& stored,

@@ -56,11 +56,14 @@ absl::Status Application::FollowCluster(const std::string& name) {
   if (Serves(name)) return absl::OkStatus();
   std::int64_t applied = 0;
   absl::Status caught = CatchUp(name, copy, &applied);
-  if (copy.state != nullptr) {
-    MutexLock lock(&copies_mu_);
-    copies_[name] = std::move(copy);
-  }
+  KeepCopy(name, std::move(copy));
   return caught;
+}
+
+void Application::KeepCopy(const std::string& name, ClusterCopy copy) {
+  if (copy.state == nullptr) return;
+  MutexLock lock(&copies_mu_);
+  copies_[name] = std::move(copy);
 }
 
 Application::ClusterCopy Application::TakeCopy(const std::string& name) {

@@ -24,10 +24,7 @@ absl::Status Application::AdoptCluster(const std::string& name) {
   const auto started = absl::Now();
   std::int64_t applied = 0;
   if (absl::Status caught = CatchUp(name, copy, &applied); !caught.ok()) {
-    if (copy.state != nullptr) {
-      MutexLock lock(&copies_mu_);
-      copies_[name] = std::move(copy);  // for the next try
-    }
+    KeepCopy(name, std::move(copy));  // for the next try
     return caught;
   }
   const std::int64_t last_lsn = copy.last_lsn;
