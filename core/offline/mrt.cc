@@ -13,12 +13,23 @@ namespace {
 using Work = __int128;  // processors x microseconds, summed over jobs: beyond int64
 constexpr Work kNoWork = std::numeric_limits<std::int64_t>::max() * Work{1024};
 
-// The least allowed width running in at most `h` (2 t <= 2h compared in integers), or 0.
+// The allowed width of least work running in at most `h` (2 t <= 2h compared in integers), the
+// narrowest of equal works, or 0. For a monotonic job (work non-decreasing in k) this is MRT's
+// canonical allotment, its least width within h; for one that is not, a wider width may do less
+// work, and the knapsack must see it or it rejects guesses a schedule meets.
 int Allotment(const RuntimeModel& model, const std::vector<int>& widths, Duration h2) {
+  int best = 0;
+  Work best_work = kNoWork;
   for (int k : widths) {
-    if (2 * model.TimeOn(k) <= h2) return k;
+    const Duration t = model.TimeOn(k);
+    if (2 * t > h2) continue;
+    const Work work = Work{k} * t;
+    if (work < best_work) {
+      best = k;
+      best_work = work;
+    }
   }
-  return 0;
+  return best;
 }
 
 struct Guess {
@@ -48,13 +59,15 @@ class DualTest {
     for (std::size_t i = 0; i < n; ++i) {
       const RuntimeModel& model = jobs_[i].model;
       const std::vector<int>& widths = widths_[i];
-      if (!widths.empty() && widths.front() == 1 && 2 * model.TimeOn(1) <= d) {
+      first_width[i] = Allotment(model, widths, 2 * d);
+      if (first_width[i] == 0) return guess;  // runs longer than d on every width
+      // Small: at most d/2 on one processor, where it does its least work (always, for a
+      // monotonic job; a superlinear one does less work wider, and stays in the knapsack).
+      if (first_width[i] == 1 && 2 * model.TimeOn(1) <= d) {
         guess.width[i] = 1;
         small_work += model.TimeOn(1);
         continue;
       }
-      first_width[i] = Allotment(model, widths, 2 * d);
-      if (first_width[i] == 0) return guess;  // runs longer than d on every width
       second_width[i] = Allotment(model, widths, d);
       large.push_back(static_cast<int>(i));
     }

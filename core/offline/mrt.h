@@ -13,6 +13,12 @@
 // the bound only for monotonic jobs (time non-increasing, work non-decreasing in k); with a job
 // that is not, only the area and longest-job bounds are reported.
 //
+// Deviation, for jobs that are not monotonic (a table or power-of-two model may be superlinear):
+// the allotment for h is the width of least work among those running in at most h (the least
+// width for a monotonic job, so MRT's rule there), and a job is small only when one processor is
+// that width for d. With MRT's rules as written such a job is given more work than it needs, and
+// the test rejects guesses that a schedule meets, down to the jobs run one after another.
+//
 // MRT then moves jobs between the shelves until both fit within 3d/2. We do not have that
 // step's text (the reference is not among the papers) and follow it only as far as this: while
 // shelf 2 is wider than the machine, its widest job that fits the room left in shelf 1 moves

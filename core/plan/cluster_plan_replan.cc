@@ -237,6 +237,13 @@ void ClusterPlan::CompressReplanned(Time freed_from) {
     previous_start = chosen;
     predecessor_moved |= chosen != old.start;
   }
+  // The starts still rise along the list, but a job moved up to a later one's start now ties
+  // with it: ties go by submission, as a restart from an image orders them, so that a restarted
+  // plan decides as this one does.
+  if (!std::is_sorted(replanned_.begin(), replanned_.end(), PlannedBefore)) {
+    std::stable_sort(replanned_.begin(), replanned_.end(), PlannedBefore);
+    tracker_.replanned_order = true;
+  }
   AbsorbMoves(state);
 }
 

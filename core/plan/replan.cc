@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <numeric>
 
 #include "absl/strings/str_format.h"
 #include "core/metrics/metrics.h"
@@ -55,10 +56,15 @@ MetricItem ItemOf(const JobRecord& job) {
           job.allocation.k, job.job.weight,       job.job.model.SequentialTime()};
 }
 
-QueueFigures FiguresOf(const std::vector<MetricItem>& items, int capacity) {
+QueueFigures FiguresOf(const std::vector<MetricItem>& items, int capacity, Time now) {
   if (items.empty()) return {};
   const ScheduleMetrics m = ComputeMetrics(items, capacity);
-  return QueueFigures{m.jobs, m.makespan, m.weighted_completion, m.mean_stretch, m.max_stretch};
+  double from_now = 0;
+  for (const MetricItem& item : items) {
+    from_now += item.weight * static_cast<double>(item.end - now);
+  }
+  return QueueFigures{m.jobs,         m.makespan,    m.weighted_completion,
+                      m.mean_stretch, m.max_stretch, from_now / kMicrosPerSecond};
 }
 
 }  // namespace
@@ -66,12 +72,13 @@ QueueFigures FiguresOf(const std::vector<MetricItem>& items, int capacity) {
 QueueFigures FiguresOfQueue(const ClusterPlan& plan) {
   std::vector<MetricItem> items;
   for (const JobRecord* job : plan.QueuedJobs()) items.push_back(ItemOf(*job));
-  return FiguresOf(items, plan.capacity());
+  return FiguresOf(items, plan.capacity(), plan.now());
 }
 
 bool IsWorse(ReplanObjective objective, const QueueFigures& before, const QueueFigures& after) {
   const bool makespan = after.makespan > before.makespan;
-  const bool weighted = Above(after.weighted_completion, before.weighted_completion);
+  const bool weighted =
+      Above(after.weighted_completion_from_now, before.weighted_completion_from_now);
   switch (objective) {
     case ReplanObjective::kMakespan:
       return makespan;
@@ -110,7 +117,7 @@ absl::StatusOr<ReplanTrial> TryReplan(const ClusterPlan& plan,
     }
     items.push_back(ItemOf(*now));
   }
-  trial.after = FiguresOf(items, plan.capacity());
+  trial.after = FiguresOf(items, plan.capacity(), plan.now());
   trial.worse = IsWorse(objective, trial.before, trial.after);
   return trial;
 }
@@ -188,10 +195,45 @@ absl::StatusOr<ReplanProposal> ProposeReplan(const ClusterPlan& plan, const Offl
   return proposal;
 }
 
-std::vector<PlannedJob> ShiftedBy(std::vector<PlannedJob> planned, Duration delta) {
-  for (PlannedJob& job : planned) {
-    job.allocation.start += delta;
-    job.allocation.end += delta;
+absl::StatusOr<std::vector<PlannedJob>> FittedToNow(const ClusterPlan& plan,
+                                                    std::vector<PlannedJob> planned) {
+  Timeline free = plan.FreeForQueued();
+  std::vector<Timeline> groups;
+  if (!plan.spec().homogeneous()) groups = plan.FreeByGroupForQueued();
+  std::vector<std::size_t> order(planned.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return planned[a].allocation.start < planned[b].allocation.start;
+  });
+  for (std::size_t i : order) {
+    Allocation& a = planned[i].allocation;
+    const JobRecord* job = plan.FindJob(planned[i].id);
+    const Duration length = a.end - a.start;
+    if (job == nullptr || job->state != JobState::kQueued || length <= 0) continue;
+    Timeline* group = groups.empty() || job->group < 0 ? nullptr : &groups[job->group];
+    // The earliest start where both the cluster and the group have room: each search starts
+    // where the other found room, so the starts only rise.
+    std::optional<Time> chosen;
+    for (Time from = std::max({a.start, plan.now(), job->job.release});;) {
+      const std::optional<Time> start = free.EarliestStart(from, length, a.k);
+      if (!start) break;
+      if (group == nullptr || group->MinFree(*start, *start + length) >= a.k) {
+        chosen = start;
+        break;
+      }
+      const std::optional<Time> in_group = group->EarliestStart(*start, length, a.k);
+      if (!in_group) break;
+      from = *in_group;
+    }
+    if (!chosen) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "job '%s' of the plan fits nowhere on %d processors after %s (the cluster changed "
+          "while it was planned)",
+          planned[i].id, a.k, FormatInstant(std::max(a.start, plan.now()))));
+    }
+    a = Allocation{a.k, *chosen, *chosen + length};
+    (void)free.ForceAdd(a.start, a.end, a.k);  // it fits: found just above
+    if (group != nullptr) (void)group->ForceAdd(a.start, a.end, a.k);
   }
   return planned;
 }

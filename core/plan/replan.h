@@ -23,6 +23,10 @@ struct QueueFigures {
   double weighted_completion = 0;
   double mean_stretch = 0;
   double max_stretch = 0;
+  // Sum of w (C - now) in seconds, the cluster's present as origin: what "worse" and "better"
+  // compare, since on a WALL clock the sum of w C (about 1.8e9 s per unit of weight) would hide
+  // differences of seconds below any relative tolerance.
+  double weighted_completion_from_now = 0;
 };
 
 QueueFigures FiguresOfQueue(const ClusterPlan& plan);
@@ -53,9 +57,16 @@ absl::StatusOr<ReplanTrial> TryReplan(const ClusterPlan& plan,
                                       const std::vector<PlannedJob>& planned,
                                       ReplanObjective objective);
 
-// `planned` moved `delta` later, whole: a plan made on a copy of a WALL cluster whose clock moved
-// on meanwhile.
-std::vector<PlannedJob> ShiftedBy(std::vector<PlannedJob> planned, Duration delta);
+// `planned`, made on a copy of `plan` whose clock has moved on since (a WALL cluster), fitted to
+// `plan` as it is: in the order of their planned starts, each job keeps its width and length and
+// starts at the earliest instant, not before its planned start, now or its release, where it fits
+// beside what the queued jobs may not use and the jobs fitted before it. Jobs planned for the
+// instants that passed start now, and the others move only as far as those push them, so a job
+// packed against a later reservation stays where it was planned. Jobs of the plan that are no
+// longer queued are left as planned (ApplyReplan finds the plan stale). FAILED_PRECONDITION when
+// a job fits nowhere.
+absl::StatusOr<std::vector<PlannedJob>> FittedToNow(const ClusterPlan& plan,
+                                                    std::vector<PlannedJob> planned);
 
 struct ReplanProposal {
   std::vector<PlannedJob> planned;  // every queued job, in submission order

@@ -77,6 +77,15 @@ pb::CommittedReplan DescribeReplan(const std::string& algorithm,
   return out;
 }
 
+// The plan as it applies to the cluster at commit: fitted to the present when the clock moved on
+// while it was planned (a WALL cluster), else as planned.
+absl::StatusOr<std::vector<PlannedJob>> ForCommit(const ClusterPlan& cluster,
+                                                  const ClusterPlan& copy,
+                                                  std::vector<PlannedJob> planned) {
+  if (cluster.now() == copy.now()) return planned;
+  return FittedToNow(cluster, std::move(planned));
+}
+
 }  // namespace
 
 absl::Status Application::Replan(CallContext& call, const pb::ReplanRequest& request,
@@ -162,8 +171,12 @@ absl::Status Application::ReplanCluster(CallContext& call, ClusterState& state,
     outcome.status = RunIdempotent(
         call, state, options.request_id, "Replan", response,
         [&](ClusterState::Txn& txn) -> absl::Status {
-          committed = ShiftedBy(proposal->planned, txn.plan.now() - copy.now());
-          absl::StatusOr<ReplanTrial> trial = TryReplan(txn.plan, committed, objective);
+          absl::StatusOr<std::vector<PlannedJob>> fitted =
+              ForCommit(txn.plan, copy, proposal->planned);
+          if (fitted.ok()) committed = *std::move(fitted);
+          absl::StatusOr<ReplanTrial> trial = fitted.ok()
+                                                  ? TryReplan(txn.plan, committed, objective)
+                                                  : absl::StatusOr<ReplanTrial>(fitted.status());
           if (!trial.ok()) {
             outcome.stale = trial.status().code() == absl::StatusCode::kFailedPrecondition;
             return trial.status();

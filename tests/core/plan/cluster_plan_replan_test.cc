@@ -279,10 +279,11 @@ TEST(ProposeReplan, BoundsAreBelowThePlanAndTheTrialIsWhatApplyingGives) {
 }
 
 TEST(IsWorse, JudgesTheChosenObjectiveOnly) {
-  const QueueFigures before{3, 100, 50.0, 1.0, 2.0};
+  const QueueFigures before{3, 100, 50.0, 1.0, 2.0, 20.0};
   QueueFigures later_makespan = before;
   later_makespan.makespan = 101;
   later_makespan.weighted_completion = 40;
+  later_makespan.weighted_completion_from_now = 10;
   EXPECT_TRUE(IsWorse(ReplanObjective::kMakespan, before, later_makespan));
   EXPECT_FALSE(IsWorse(ReplanObjective::kWeightedCompletion, before, later_makespan));
   EXPECT_TRUE(IsWorse(ReplanObjective::kBicriteria, before, later_makespan));
@@ -291,6 +292,29 @@ TEST(IsWorse, JudgesTheChosenObjectiveOnly) {
   EXPECT_TRUE(IsWorse(ReplanObjective::kMaxStretch, before, stretchier));
   EXPECT_FALSE(IsWorse(ReplanObjective::kMakespan, before, stretchier));
   EXPECT_FALSE(IsWorse(ReplanObjective::kBicriteria, before, before));
+}
+
+TEST(IsWorse, WeightedCompletionIsComparedFromThePresentNotFromTheEpoch) {
+  // A WALL cluster's sums of w C are near 1.8e10 s: 0.17 s worse is below 1e-9 of that.
+  const QueueFigures before{10, 0, 17959062280.2200, 1.0, 1.0, 120.2200};
+  QueueFigures after = before;
+  after.weighted_completion = 17959062280.3916;
+  after.weighted_completion_from_now = 120.3916;
+  EXPECT_TRUE(IsWorse(ReplanObjective::kWeightedCompletion, before, after));
+  EXPECT_TRUE(IsBetter(ReplanObjective::kWeightedCompletion, after, before));
+  EXPECT_FALSE(IsBetter(ReplanObjective::kWeightedCompletion, before, after));
+}
+
+TEST(FiguresOfQueue, TheSumFromThePresentIsTheSumOfWeightsTimesTimeLeft) {
+  auto plan = testing::MakePlan("fcfs", 4);
+  Submit(*plan, testing::RigidJob(4, 10));  // runs over [0, 10)
+  Job heavy = testing::RigidJob(4, 5);
+  heavy.weight = 3;
+  Submit(*plan, heavy);  // queued over [10, 15)
+  ASSERT_OK(plan->AdvanceTo(2 * kS));
+  const QueueFigures figures = FiguresOfQueue(*plan);
+  EXPECT_EQ(figures.jobs, 1);
+  EXPECT_DOUBLE_EQ(figures.weighted_completion_from_now, 3 * 13.0);
 }
 
 }  // namespace

@@ -267,6 +267,82 @@ TEST_F(ReplanTest, AWallClusterReplansItselfOnTheServersTimer) {
       << refused.error_message();
 }
 
+TEST_F(ReplanTest, SuperlinearJobsAreReplannedByEveryPlanner) {
+  // Four times faster on 4 processors than on 2, behind a hold of the whole machine.
+  CreateSim("c", 4, "fcfs");
+  pb::AddReservationRequest hold;
+  hold.set_cluster("c");
+  hold.set_processors(4);
+  hold.mutable_start()->set_seconds(0);
+  hold.mutable_end()->set_seconds(1);
+  pb::Reservation held;
+  grpc::ClientContext hold_context;
+  ASSERT_OK(stub_->AddReservation(&hold_context, hold, &held));
+  pb::JobSpec spec;
+  pb::TableModel* table = spec.mutable_model()->mutable_table();
+  pb::TableModel::Entry* two = table->add_entries();
+  two->set_k(2);
+  two->mutable_time()->set_seconds(4);
+  pb::TableModel::Entry* four = table->add_entries();
+  four->set_k(4);
+  four->mutable_time()->set_seconds(1);
+  for (int i = 0; i < 8; ++i) {
+    pb::SubmitJobResponse submitted;
+    ASSERT_OK(Submit("c", spec, &submitted));
+  }
+  for (const std::string algorithm : {"mrt", "bicriteria", "list-mrt", "list-wlptf", "list-saf"}) {
+    SCOPED_TRACE(algorithm);
+    pb::ReplanResponse response;
+    ASSERT_OK(Replan("c", algorithm, pb::REPLAN_OBJECTIVE_UNSPECIFIED, true, &response));
+    EXPECT_FALSE(response.applied());
+    ASSERT_OK(Replan("c", algorithm, pb::REPLAN_OBJECTIVE_UNSPECIFIED, false, &response, true));
+    EXPECT_TRUE(response.applied());
+    ExpectValid(Schedule("c"));
+  }
+}
+
+TEST_F(ReplanTest, AWallClusterReplansJobsPackedAgainstALaterReservation) {
+  pb::CreateClusterRequest create;
+  create.mutable_spec()->set_name("w");
+  create.mutable_spec()->set_processors(4);
+  create.mutable_spec()->mutable_policy()->set_name("fcfs");
+  pb::Cluster cluster;
+  grpc::ClientContext create_context;
+  ASSERT_OK(stub_->CreateCluster(&create_context, create, &cluster));
+  // Held whole over [t0, t0 + 5 s) and [t0 + 20 s, t0 + 40 s); three jobs of the whole machine
+  // for 5 s fill the gap exactly, and any plan must keep them there.
+  const std::int64_t t0 = std::chrono::duration_cast<std::chrono::seconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count() +
+                          2;
+  for (const auto& [from, to] : {std::pair{0, 5}, std::pair{20, 40}}) {
+    pb::AddReservationRequest hold;
+    hold.set_cluster("w");
+    hold.set_processors(4);
+    hold.mutable_start()->set_seconds(t0 + from);
+    hold.mutable_end()->set_seconds(t0 + to);
+    pb::Reservation held;
+    grpc::ClientContext hold_context;
+    ASSERT_OK(stub_->AddReservation(&hold_context, hold, &held));
+  }
+  for (int i = 0; i < 3; ++i) {
+    pb::SubmitJobResponse submitted;
+    ASSERT_OK(Submit("w", Rigid(4, 5), &submitted));
+  }
+  const auto before = Allocations(Schedule("w"));
+  // LTF finds the same packing and applies it; MRT's shelves put jobs after the second hold,
+  // a worse plan, refused in one attempt.
+  for (const std::string algorithm : {"ltf", "list-saf", "mrt"}) {
+    SCOPED_TRACE(algorithm);
+    pb::ReplanResponse response;
+    ASSERT_OK(Replan("w", algorithm, pb::MAKESPAN, false, &response));
+    EXPECT_EQ(response.applied(), algorithm != "mrt") << response.outcome();
+    EXPECT_EQ(response.attempts(), 1);
+    EXPECT_EQ(Allocations(Schedule("w")), before);
+    ExpectValid(Schedule("w"));
+  }
+}
+
 // Enough queued jobs that bicriteria with this many shuffles (a list schedule of the whole
 // queue each) plans for seconds.
 constexpr int kLongQueue = 1500;
