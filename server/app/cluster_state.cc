@@ -232,9 +232,15 @@ absl::Status ClusterState::DeletedError() const {
   return absl::NotFoundError(absl::StrCat("cluster '", name_, "' was deleted"));
 }
 
+absl::Status ClusterState::GoneError() {
+  MutexLock lock(&mu_);
+  return DeletedError();
+}
+
 std::int64_t ClusterState::Retire(const absl::Status& why) {
   MutexLock lock(&mu_);
   deleted_ = true;
+  gone_ = true;
   retired_ = why;
   ended_ = why;
   feed_->EndAll(why);
@@ -414,6 +420,7 @@ absl::Status ClusterState::Delete(const std::function<absl::Status(const Cluster
     (void)durability_.journal->DropClusterBefore(name_, last_lsn_);
   }
   deleted_ = true;
+  gone_ = true;
   return absl::OkStatus();
 }
 

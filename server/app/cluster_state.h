@@ -105,6 +105,11 @@ class ClusterState {
 
   const std::string& name() const { return name_; }
   bool simulated() const { return simulated_; }
+  // True once the cluster is deleted or retired; read without the lock, by planners running off
+  // it, so that one whose cluster is gone stops instead of planning for nobody.
+  bool Gone() const { return gone_.load(std::memory_order_relaxed); }
+  // What calls on a gone cluster answer: NOT_FOUND, or the retirement's status.
+  absl::Status GoneError();
 
   // What an operation sees under the writer lock.
   struct Txn {
@@ -214,6 +219,7 @@ class ClusterState {
   const std::shared_ptr<ScheduleFeed> feed_ = std::make_shared<ScheduleFeed>(kRecentEventsKept);
   std::optional<absl::Status> ended_ ABSL_GUARDED_BY(mu_);
   bool deleted_ ABSL_GUARDED_BY(mu_) = false;
+  std::atomic<bool> gone_ = false;  // deleted_, for readers without the lock
   // Why calls on a retired state fail (Retire); nullopt: deleted, or live.
   std::optional<absl::Status> retired_ ABSL_GUARDED_BY(mu_);
   std::int64_t next_sequence_ ABSL_GUARDED_BY(mu_) = 1;

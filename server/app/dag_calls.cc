@@ -24,15 +24,17 @@ namespace {
 
 constexpr std::size_t kMaxLabel = 256;
 
-DagPlanningInput InputFor(const CallContext& call, const ClusterPlan& plan, const Dag& dag,
-                          const DagPlanner& planner, Time release) {
+DagPlanningInput InputFor(const CallContext& call, const ClusterState& state,
+                          const ClusterPlan& plan, const Dag& dag, const DagPlanner& planner,
+                          Time release) {
   DagPlanningInput input;
   input.dag = &dag;
   input.timeline = &plan.timeline();
   input.release = std::max(release, plan.now());
   input.historical_q = plan.HistoricalAvailable(planner.HistoryWindow());
-  // The call's deadline and cancellation stop a tightest-deadline search between probes.
-  input.control = PlanControl{[&call] { return !call.Status().ok(); }};
+  // The call's deadline and cancellation, or the cluster's deletion, stop a tightest-deadline
+  // search between probes.
+  input.control = PlanningControl(call, state);
   if (!plan.spec().homogeneous()) {
     input.groups = plan.spec().groups;
     input.group_free = plan.FreeByGroup();
@@ -130,7 +132,7 @@ absl::Status Application::ReserveDAG(CallContext& call, const pb::ReserveDAGRequ
     absl::StatusOr<Time> asked =
         TimeOr(request.has_release(), request.release(), "release", cluster.now());
     if (!asked.ok()) return asked.status();
-    const DagPlanningInput input = InputFor(call, cluster, *dag, **planner, *asked);
+    const DagPlanningInput input = InputFor(call, **state, cluster, *dag, **planner, *asked);
     release = input.release;
     trace::ScopedSpan planning(kPlanSpan, DagPlannerAttributes(name, params, *dag));
     const auto started = std::chrono::steady_clock::now();
@@ -157,7 +159,7 @@ absl::Status Application::ReserveDAG(CallContext& call, const pb::ReserveDAGRequ
         response->Clear();  // what a stale attempt described
         Time release = 0;
         absl::StatusOr<DagPlan> plan = plan_on(copy, release);
-        if (!plan.ok()) return {PlannerFailed(call, plan.status())};
+        if (!plan.ok()) return {PlannerFailed(call, **state, plan.status())};
         if (request.dry_run()) {
           DescribePlan(*dag, *plan, copy.now(), response);
           return {absl::OkStatus()};
@@ -208,7 +210,7 @@ absl::Status Application::QueryDeadline(CallContext& call, const pb::QueryDeadli
     absl::StatusOr<Time> asked =
         TimeOr(request.has_release(), request.release(), "release", cluster.now());
     if (!asked.ok()) return asked.status();
-    const DagPlanningInput input = InputFor(call, cluster, *dag, **planner, *asked);
+    const DagPlanningInput input = InputFor(call, **state, cluster, *dag, **planner, *asked);
     release = input.release;
     trace::ScopedSpan planning(kPlanSpan, DagPlannerAttributes(name, params, *dag));
     const auto started = std::chrono::steady_clock::now();
@@ -237,7 +239,7 @@ absl::Status Application::QueryDeadline(CallContext& call, const pb::QueryDeadli
         response->Clear();  // what a stale attempt described
         Time release = 0;
         absl::StatusOr<DeadlineAnswer> answer = answer_on(copy, release);
-        if (!answer.ok()) return {PlannerFailed(call, answer.status())};
+        if (!answer.ok()) return {PlannerFailed(call, **state, answer.status())};
         if (!request.commit()) {
           DescribeAnswer(*dag, *answer, response);
           return {absl::OkStatus()};

@@ -23,8 +23,14 @@ absl::Status PlanThenCommit(
       "the cluster changed under %d plans in a row (%s); retry", kMaxPlanAttempts, what_changed));
 }
 
-absl::Status PlannerFailed(const CallContext& call, const absl::Status& planned) {
+PlanControl PlanningControl(const CallContext& call, const ClusterState& state) {
+  return PlanControl{[&call, &state] { return !call.Status().ok() || state.Gone(); }};
+}
+
+absl::Status PlannerFailed(const CallContext& call, ClusterState& state,
+                           const absl::Status& planned) {
   if (absl::Status stopped = call.Status(); !stopped.ok()) return stopped;
+  if (state.Gone()) return state.GoneError();
   return planned;
 }
 

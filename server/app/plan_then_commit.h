@@ -34,8 +34,14 @@ absl::Status PlanThenCommit(
     CallContext& call, ClusterState& state, std::string_view what_changed,
     absl::FunctionRef<AttemptOutcome(const ClusterPlan& copy, int number)> attempt);
 
+// What stops a planner run off the lock for `call` on `state`: the call's deadline or
+// cancellation, or the cluster deleted or moved to another replica meanwhile.
+PlanControl PlanningControl(const CallContext& call, const ClusterState& state);
+
 // The answer of a planner that failed: `call`'s own status when its deadline passed or it was
-// cancelled (a stopped planner says only CANCELLED), else the planner's error.
-absl::Status PlannerFailed(const CallContext& call, const absl::Status& planned);
+// cancelled, NOT_FOUND (or the retirement's status) when the cluster went away (a stopped
+// planner says only CANCELLED), else the planner's error.
+absl::Status PlannerFailed(const CallContext& call, ClusterState& state,
+                           const absl::Status& planned);
 
 }  // namespace resched::server

@@ -113,7 +113,7 @@ absl::Status Application::ReplanCluster(CallContext& call, ClusterState& state,
                                         const ReplanOptions& options,
                                         pb::ReplanResponse* response) {
   response->set_objective(ToProto(objective));
-  const PlanControl control{[&call] { return !call.Status().ok(); }};
+  const PlanControl control = PlanningControl(call, state);
   // A periodic Replan applies only a strictly better plan; a requested one anything not worse.
   auto refused = [&](const ReplanTrial& trial) {
     if (options.force) return false;
@@ -137,7 +137,7 @@ absl::Status Application::ReplanCluster(CallContext& call, ClusterState& state,
         ProposeReplan(copy, planner, objective, control, !options.only_if_better);
     RecordOutcome(planning, proposal.status());
     planning.End();
-    if (!proposal.ok()) return {PlannerFailed(call, proposal.status())};
+    if (!proposal.ok()) return {PlannerFailed(call, state, proposal.status())};
     metrics_.ObservePlanning(name, proposal->planner_seconds);
     *response->mutable_planner_time() =
         ToDurationProto(static_cast<Duration>(proposal->planner_seconds * kMicrosPerSecond));

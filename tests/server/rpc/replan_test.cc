@@ -395,5 +395,29 @@ TEST_F(ReplanTest, SubmitJobAnswersWhileALongReplanPlans) {
   ExpectValid(Schedule("c"));
 }
 
+TEST_F(ReplanTest, APlannerWhoseClusterIsDeletedStops) {
+  CreateSim("c", 64, "fcfs");
+  SubmitAmdahl("c", kLongQueue, 5);
+  pb::ReplanResponse response;
+  std::future<grpc::Status> replan = std::async(std::launch::async, [&] {
+    return Replan("c", "bicriteria", pb::BICRITERIA, false, &response, true, kManyShuffles);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  pb::DeleteClusterRequest remove;
+  remove.set_name("c");
+  remove.set_force(true);
+  pb::DeleteClusterResponse removed;
+  grpc::ClientContext remove_context;
+  ASSERT_OK(stub_->DeleteCluster(&remove_context, remove, &removed));
+  const auto deleted = steady_clock::now();
+  const grpc::Status s = replan.get();
+  const double after = std::chrono::duration<double>(steady_clock::now() - deleted).count();
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND) << s.error_message();
+  EXPECT_NE(s.error_message().find("cluster 'c' was deleted"), std::string::npos)
+      << s.error_message();
+  // A shuffle is a list schedule of 1,500 jobs: a few milliseconds, not the whole plan's seconds.
+  EXPECT_LT(after, 1.0) << "the planner went on for " << after << " s after the deletion";
+}
+
 }  // namespace
 }  // namespace resched::server::testing
