@@ -36,6 +36,7 @@ struct SparseLpOptions {
   double p = 0.1;            // the l_p quasi-norm's exponent
   int max_iterations = 200;  // maxIter: LPs solved per horizon before it counts as infeasible
   int time_steps = 100;      // the most steps LTF's makespan is cut into
+  double time_limit_s = 10;  // LP solving before the best schedule found so far is the answer
   bool hybrid = false;       // §4.4's LTF completion of the fuzzy jobs
 };
 std::unique_ptr<OfflinePlanner> MakeSparseLpPlanner(const SparseLpOptions& options);
@@ -44,6 +45,9 @@ std::unique_ptr<OfflinePlanner> MakeSparseLpPlanner(const SparseLpOptions& optio
 // those LPs (absent when none was solved).
 inline constexpr char kSparseLpSolves[] = "lp_solves";
 inline constexpr char kSparseLpExactJobShare[] = "exact_job_share";
+// The time step chosen (seconds), and 1 when the time limit ended the search (else 0).
+inline constexpr char kSparseLpStep[] = "time_step_s";
+inline constexpr char kSparseLpOutOfTime[] = "out_of_time";
 
 // dutot §3.2's bi-criteria batch algorithm (bicriteria.cc): MRT's `epsilon`, the batch order
 // shuffled `shuffles` times from `seed`.

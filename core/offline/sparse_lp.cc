@@ -20,11 +20,18 @@
 //   took 40 % less time on chrétien §5.3's moldable instance (11.9 s to 7.0 s).
 // - Time steps. The paper's run times are whole units. Ours are microseconds: the step is the
 //   largest common divisor of every run time, multiplied up until LTF's makespan spans at most
-//   `time_steps` steps. A run occupies the steps it touches (its length rounded up) and a step's
-//   capacity is the least free capacity during it, so an integral LP solution always fits the
-//   real free profile. The paper's workloads keep a step of one unit.
-// - Configurations: only the widths that run faster than every narrower one (for chrétien's ceil
-//   model, ceil(reqproc / n) repeats); a dominated width never shortens a makespan. Slots that
+//   `time_steps` steps, then doubled until the first horizon's LP has at most kMaxSlots columns
+//   (a queue of hundreds of moldable jobs on hundreds of processors gets a coarser LP, not a
+//   refusal). A run occupies the steps it touches (its length rounded up) and a step's capacity
+//   is the least free capacity during it, so an integral LP solution always fits the real free
+//   profile. The paper's workloads keep a step of one unit.
+// - Time. The paper bounds nothing but maxIter. `time_limit_s` bounds the LP solving (checked
+//   between simplex iterations, as is the call's deadline); when it is up, or when a growing
+//   horizon outgrows the LP budget, the best schedule found so far (LTF's at worst) is the
+//   answer.
+// - Configurations: only the widths that take fewer steps than every narrower one (for
+//   chrétien's ceil model, ceil(reqproc / n) repeats); on the LP's time grid a dominated width
+//   never shortens a makespan. Slots that
 //   would not fit on the free profile even alone, or start before the job's release, are left
 //   out.
 // - The converted schedule is compacted: each exact job, in start order, moves to the earliest
@@ -36,9 +43,11 @@
 //   too; the paper iterates to maxIter). T never grows past twice LTF's makespan.
 // - The lower bound at line 1 is the larger of the longest job's shortest run and the least
 //   total work over the machine's processors (the paper's, with each job's least work).
+#include <ClpEventHandler.hpp>
 #include <ClpPrimalColumnDantzig.hpp>
 #include <ClpSimplex.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -56,14 +65,44 @@ namespace {
 constexpr double kOne = 1 - 1e-6;
 // Below this a value is a zero of eq. 4 (its x^{p-1} would only be rounding noise).
 constexpr double kZero = 1e-7;
-// The largest LP built: about 12 bytes per matrix element, and Clp's time grows faster.
+// The largest LP built: about 12 bytes per matrix element, and Clp's time grows faster. The time
+// step is made coarser until the first horizon's LP fits; a horizon that grows past it ends the
+// search with the best schedule found.
 constexpr std::int64_t kMaxSlots = 500'000;
 constexpr std::int64_t kMaxElements = 20'000'000;
+
+using Clock = std::chrono::steady_clock;
+
+// Stops Clp between iterations once the planner must stop (the call's deadline or cancellation)
+// or its time limit is up; checked every kCheckEvery iterations, the checks cost next to nothing.
+class StopCheck final : public ClpEventHandler {
+ public:
+  StopCheck(const PlanControl& control, Clock::time_point time_limit)
+      : control_(control), time_limit_(time_limit) {}
+  int event(Event which) override {
+    if (which != endOfIteration || ++iterations_ % kCheckEvery != 0) return -1;
+    return control_.Stop() || Clock::now() >= time_limit_ ? 0 : -1;  // 0: Clp stops (status 5)
+  }
+  ClpEventHandler* clone() const override { return new StopCheck(*this); }
+
+ private:
+  static constexpr int kCheckEvery = 64;
+  const PlanControl& control_;
+  Clock::time_point time_limit_;
+  std::int64_t iterations_ = 0;
+};
 
 struct Configuration {
   int width = 0;
   Duration length = 0;
   int steps = 0;  // length in steps, rounded up
+};
+
+// The columns and matrix elements of a horizon's LP, before slots that do not fit are left out.
+struct LpSize {
+  std::int64_t slots = 0;
+  std::int64_t elements = 0;
+  bool Fits() const { return slots <= kMaxSlots && elements <= kMaxElements; }
 };
 
 struct Slot {
@@ -96,8 +135,12 @@ int ExactJobs(const HorizonLp& lp, const std::vector<double>& x) {
 
 class SparseLpPlanner final : public OfflinePlanner {
  public:
-  SparseLpPlanner(double p, int max_iterations, int time_steps, bool hybrid)
-      : p_(p), max_iterations_(max_iterations), time_steps_(time_steps), hybrid_(hybrid) {}
+  SparseLpPlanner(double p, int max_iterations, int time_steps, double time_limit_s, bool hybrid)
+      : p_(p),
+        max_iterations_(max_iterations),
+        time_steps_(time_steps),
+        time_limit_s_(time_limit_s),
+        hybrid_(hybrid) {}
 
   absl::StatusOr<OfflinePlan> Plan(const OfflineProblem& problem,
                                    const PlanControl& control) const override;
@@ -115,6 +158,11 @@ class SparseLpPlanner final : public OfflinePlanner {
     int makespan_steps = 0;
   };
 
+  static LpSize SizeOf(const Instance& instance, int horizon);
+  // Sets the time step: the largest common divisor of the run times, multiplied until LTF's
+  // makespan spans at most time_steps_ steps and the first horizon's LP fits; each job keeps
+  // only the configurations with fewer steps than every narrower one.
+  static void ChooseStep(Instance& instance, Duration unit, Duration ltf_span, int time_steps);
   absl::Status BuildLp(const Instance& instance, int horizon, HorizonLp& lp) const;
   void SetObjective(const std::vector<double>& x, HorizonLp& lp) const;
   // The schedule of the LP solution `x`: exact jobs at their slots (compacted); the others by
@@ -125,6 +173,7 @@ class SparseLpPlanner final : public OfflinePlanner {
   double p_;
   int max_iterations_;
   int time_steps_;
+  double time_limit_s_;
   bool hybrid_;
 };
 
@@ -136,25 +185,52 @@ Time EndOf(const OfflineProblem& problem, const std::vector<Allocation>& allocat
 
 int StepsOf(Duration length, Duration step) { return static_cast<int>((length + step - 1) / step); }
 
+LpSize SparseLpPlanner::SizeOf(const Instance& instance, int horizon) {
+  LpSize size;
+  for (std::size_t i = 0; i < instance.configurations.size(); ++i) {
+    for (const Configuration& config : instance.configurations[i]) {
+      const std::int64_t starts = std::max<std::int64_t>(
+          0, std::int64_t{horizon} - config.steps - instance.release_step[i] + 1);
+      size.slots += starts;
+      size.elements += starts * 3;
+    }
+  }
+  return size;
+}
+
+void SparseLpPlanner::ChooseStep(Instance& instance, Duration unit, Duration ltf_span,
+                                 int time_steps) {
+  const OfflineProblem& problem = *instance.problem;
+  const std::size_t n = problem.jobs.size();
+  const std::vector<std::vector<Configuration>> faster = instance.configurations;
+  unit = std::max<Duration>(unit, 1);
+  Duration multiple = std::max<Duration>(1, (ltf_span / unit + time_steps - 1) / time_steps);
+  while (true) {
+    instance.step = unit * multiple;
+    instance.release_step.assign(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const Time release = problem.jobs[i].release;
+      if (release > problem.now) {
+        instance.release_step[i] = StepsOf(release - problem.now, instance.step);
+      }
+      instance.configurations[i].clear();
+      for (Configuration config : faster[i]) {
+        config.steps = StepsOf(config.length, instance.step);
+        const std::vector<Configuration>& kept = instance.configurations[i];
+        if (kept.empty() || config.steps < kept.back().steps) {
+          instance.configurations[i].push_back(config);
+        }
+      }
+    }
+    const int first_horizon = StepsOf(ltf_span, instance.step);
+    if (first_horizon <= 1 || SizeOf(instance, first_horizon).Fits()) return;
+    multiple *= 2;
+  }
+}
+
 absl::Status SparseLpPlanner::BuildLp(const Instance& instance, int horizon, HorizonLp& lp) const {
   const OfflineProblem& problem = *instance.problem;
   const int n = static_cast<int>(problem.jobs.size());
-  std::int64_t slot_count = 0;
-  std::int64_t element_count = 0;
-  for (int i = 0; i < n; ++i) {
-    for (const Configuration& config : instance.configurations[i]) {
-      const std::int64_t starts = horizon - config.steps - instance.release_step[i] + 1;
-      slot_count += std::max<std::int64_t>(0, starts);
-      element_count += std::max<std::int64_t>(0, starts) * 3;
-    }
-  }
-  if (slot_count > kMaxSlots || element_count > kMaxElements) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "sparse LP: %d jobs over a horizon of %d time steps make %d slots (%d matrix elements), "
-        "more than the %d slots (%d elements) it solves; lower params.time_steps or plan fewer "
-        "jobs",
-        n, horizon, slot_count, element_count, kMaxSlots, kMaxElements));
-  }
   lp.slots.clear();
   lp.first_slot.assign(1, 0);
   std::vector<CoinBigIndex> starts = {0};
@@ -336,19 +412,7 @@ absl::StatusOr<OfflinePlan> SparseLpPlanner::Plan(const OfflineProblem& problem,
   const Duration lower_bound =
       static_cast<Duration>(std::ceil(std::max(longest_run, least_work / m)));
   const Duration ltf_span = EndOf(problem, *ltf) - problem.now;
-  const Duration multiple = std::max<Duration>(
-      1, (ltf_span / std::max<Duration>(unit, 1) + time_steps_ - 1) / time_steps_);
-  instance.step = std::max<Duration>(unit, 1) * multiple;
-  for (auto& configurations : instance.configurations) {
-    for (Configuration& config : configurations)
-      config.steps = StepsOf(config.length, instance.step);
-  }
-  instance.release_step.resize(n);
-  for (int i = 0; i < n; ++i) {
-    const Time release = problem.jobs[i].release;
-    instance.release_step[i] =
-        release > problem.now ? StepsOf(release - problem.now, instance.step) : 0;
-  }
+  ChooseStep(instance, unit, ltf_span, time_steps_);
   const int ltf_steps = StepsOf(ltf_span, instance.step);
   const int max_horizon = 2 * ltf_steps;
   instance.capacity.resize(max_horizon);
@@ -365,8 +429,15 @@ absl::StatusOr<OfflinePlan> SparseLpPlanner::Plan(const OfflineProblem& problem,
   HorizonLp lp;
   int lp_solves = 0;
   double exact_share_sum = 0;
-  while (horizon > lower_bound_steps && !end && horizon <= max_horizon) {  // line 3
+  const Clock::time_point time_limit =
+      Clock::now() +
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(time_limit_s_));
+  bool out_of_time = false;
+  while (horizon > lower_bound_steps && !end && horizon <= max_horizon && !out_of_time) {  // line 3
+    // Only a growing horizon can outgrow the LP ChooseStep sized: the best found is the answer.
+    if (!SizeOf(instance, horizon).Fits()) break;
     if (absl::Status built = BuildLp(instance, horizon, lp); !built.ok()) return built;
+    lp.clp.passInEventHandler(new StopCheck(control, time_limit));
     std::vector<double> x(lp.slots.size(), 0);  // line 5
     bool found = false;
     bool every_job_has_a_slot = true;
@@ -374,8 +445,17 @@ absl::StatusOr<OfflinePlan> SparseLpPlanner::Plan(const OfflineProblem& problem,
     for (int iteration = 1; every_job_has_a_slot && iteration < max_iterations_ && !found;
          ++iteration) {  // line 6
       if (control.Stop()) return absl::CancelledError("sparse LP: planning was stopped");
-      SetObjective(x, lp);  // line 7
-      lp.clp.primal();      // line 8, from the previous basis
+      if (Clock::now() >= time_limit) {
+        out_of_time = true;
+        break;
+      }
+      SetObjective(x, lp);         // line 7
+      lp.clp.primal();             // line 8, from the previous basis
+      if (lp.clp.status() == 5) {  // stopped by StopCheck
+        if (control.Stop()) return absl::CancelledError("sparse LP: planning was stopped");
+        out_of_time = true;
+        break;
+      }
       if (lp.clp.isProvenPrimalInfeasible()) break;
       if (!lp.clp.isProvenOptimal()) {
         return absl::InternalError(absl::StrFormat(
@@ -399,7 +479,7 @@ absl::StatusOr<OfflinePlan> SparseLpPlanner::Plan(const OfflineProblem& problem,
         end = increase;  // lines 14-15
       }
     }
-    if (!found) {  // lines 17-23
+    if (!found && !out_of_time) {  // lines 17-23
       if (horizon == ltf_steps && !hybrid_) increase = true;
       if (increase) {
         ++horizon;
@@ -408,7 +488,11 @@ absl::StatusOr<OfflinePlan> SparseLpPlanner::Plan(const OfflineProblem& problem,
       }
     }
   }
-  OfflinePlan plan{std::move(schedule), lower_bound, {{kSparseLpSolves, lp_solves}}};
+  OfflinePlan plan{std::move(schedule),
+                   lower_bound,
+                   {{kSparseLpSolves, lp_solves},
+                    {kSparseLpStep, static_cast<double>(instance.step) / kMicrosPerSecond},
+                    {kSparseLpOutOfTime, out_of_time ? 1 : 0}}};
   if (lp_solves > 0) plan.statistics[kSparseLpExactJobShare] = exact_share_sum / lp_solves;
   return plan;
 }
@@ -417,7 +501,7 @@ absl::StatusOr<OfflinePlan> SparseLpPlanner::Plan(const OfflineProblem& problem,
 
 std::unique_ptr<OfflinePlanner> MakeSparseLpPlanner(const SparseLpOptions& options) {
   return std::make_unique<SparseLpPlanner>(options.p, options.max_iterations, options.time_steps,
-                                           options.hybrid);
+                                           options.time_limit_s, options.hybrid);
 }
 
 }  // namespace resched

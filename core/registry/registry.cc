@@ -228,7 +228,10 @@ std::vector<AlgorithmInfo> BuildRegistry() {
       Bind("max_iterations", "LPs solved per horizon before it counts as infeasible (maxIter)", 2,
            100'000, &SparseLpOptions::max_iterations),
       Bind("time_steps", "most time steps LTF's makespan is cut into (the LP's time resolution)", 4,
-           10'000, &SparseLpOptions::time_steps)};
+           10'000, &SparseLpOptions::time_steps),
+      Bind("time_limit_s",
+           "seconds of LP solving, after which the best schedule found is the answer", 0.01, 86'400,
+           &SparseLpOptions::time_limit_s)};
   for (const bool hybrid : {false, true}) {
     SparseLpOptions defaults;
     defaults.hybrid = hybrid;

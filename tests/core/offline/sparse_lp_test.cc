@@ -1,6 +1,7 @@
 // chrétien's successive sparse LP (Algorithm 1) and its hybrid (§4.4): the optimum of small
 // instances where LTF misses it, never worse than LTF for the hybrid, fixed bookings and
 // releases respected on a coarse time step, and a stop request honored.
+#include <chrono>
 #include <random>
 
 #include "core/offline/planners.h"
@@ -127,10 +128,79 @@ TEST(SparseLpTest, AStopRequestCancelsThePlanning) {
   EXPECT_EQ(plan.status().code(), absl::StatusCode::kCancelled);
 }
 
+// 30 Amdahl jobs on 200 processors: at LTF's makespan cut into 100 steps, each job has about 200
+// faster widths, some 600,000 slots in all, above what one LP takes.
+OfflineProblem WideAmdahlQueue() {
+  std::mt19937_64 rng(30);
+  std::vector<OfflineJob> jobs;
+  for (int i = 0; i < 30; ++i) {
+    jobs.push_back(JobOf(absl::StrCat("a", i), Amdahl(600 + static_cast<Duration>(rng() % 3000),
+                                                      static_cast<double>(rng() % 20) / 1000)));
+  }
+  return Problem(200, std::move(jobs));
+}
+
+TEST(SparseLpTest, ALargeQueueGetsACoarserStepInsteadOfARefusal) {
+  const OfflineProblem problem = WideAmdahlQueue();
+  for (const bool hybrid : {false, true}) {
+    SCOPED_TRACE(hybrid ? "hybrid" : "pure");
+    SparseLpOptions options{.p = 0.1, .max_iterations = 3, .time_steps = 100, .hybrid = hybrid};
+    options.time_limit_s = 1;  // what is checked here is the step, not what the LPs find
+    auto plan = MakeSparseLpPlanner(options)->Plan(problem, {});
+    ASSERT_OK(plan);
+    ExpectValidPlan(problem, *plan);
+    // LTF's makespan in at most 100 steps; only the widths that save a whole step are columns,
+    // which brings the LP under its budget without a coarser step here.
+    const double step = plan->statistics.at(kSparseLpStep);
+    EXPECT_GE(step * 100, static_cast<double>(LtfMakespan(problem)) / kMicrosPerSecond);
+    EXPECT_GT(plan->statistics.at(kSparseLpSolves), 0);
+    if (hybrid) {
+      EXPECT_LE(Makespan(*plan), LtfMakespan(problem));
+    }
+  }
+}
+
+TEST(SparseLpTest, AQueueTooLargeForTheStepGetsACoarserOne) {
+  // 1,000 linear jobs on 200 processors: even the widths that save a step make over a million
+  // slots at 100 steps.
+  std::mt19937_64 rng(300);
+  std::vector<OfflineJob> jobs;
+  for (int i = 0; i < 1000; ++i) {
+    jobs.push_back(
+        JobOf(absl::StrCat("a", i), Amdahl(600 + static_cast<Duration>(rng() % 3000), 0)));
+  }
+  const OfflineProblem problem = Problem(200, std::move(jobs));
+  SparseLpOptions options{.p = 0.1, .max_iterations = 2, .time_steps = 100, .hybrid = true};
+  options.time_limit_s = 1;
+  auto plan = MakeSparseLpPlanner(options)->Plan(problem, {});
+  ASSERT_OK(plan);
+  ExpectValidPlan(problem, *plan);
+  const double step = plan->statistics.at(kSparseLpStep);
+  EXPECT_GE(step * 50, static_cast<double>(LtfMakespan(problem)) / kMicrosPerSecond);
+  EXPECT_LE(Makespan(*plan), LtfMakespan(problem));
+}
+
+TEST(SparseLpTest, TheTimeLimitEndsTheSearchWithTheBestScheduleFound) {
+  const OfflineProblem problem = WideAmdahlQueue();
+  SparseLpOptions options{.p = 0.1, .max_iterations = 200, .time_steps = 100, .hybrid = true};
+  options.time_limit_s = 0.05;
+  const auto started = std::chrono::steady_clock::now();
+  auto plan = MakeSparseLpPlanner(options)->Plan(problem, {});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  ASSERT_OK(plan);
+  ExpectValidPlan(problem, *plan);
+  EXPECT_EQ(plan->statistics.at(kSparseLpOutOfTime), 1);
+  EXPECT_LE(Makespan(*plan), LtfMakespan(problem));  // the best found: LTF's at worst
+  // Building the LP and LTF come on top of the limit; the default 200 iterations take minutes.
+  EXPECT_LT(seconds, 30) << "the time limit did not stop the LPs";
+}
+
 TEST(SparseLpTest, TheRegistryBuildsBothWithTheirParameters) {
   for (const char* name : {"sparse-lp", "sparse-lp-hybrid"}) {
     SCOPED_TRACE(name);
-    EXPECT_OK(MakeOfflinePlanner(name, {{"p", 0.5}, {"max_iterations", 10}, {"time_steps", 8}}));
+    EXPECT_OK(MakeOfflinePlanner(
+        name, {{"p", 0.5}, {"max_iterations", 10}, {"time_steps", 8}, {"time_limit_s", 2.5}}));
     EXPECT_EQ(MakeOfflinePlanner(name, {{"p", 1.0}}).status().code(),
               absl::StatusCode::kInvalidArgument);
   }
