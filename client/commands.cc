@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace resched::cli {
 
@@ -40,13 +41,52 @@ double DoubleFlag(absl::string_view flag, absl::string_view value) {
   return v;
 }
 
-void ParseParams(const ParsedArgs& args, google::protobuf::Map<std::string, double>* params) {
+namespace {
+
+// The index of `word` among the choices of `algorithm`'s parameter `param`, from the server's
+// list of algorithms; throws UsageError naming what is known.
+double ChoiceIndex(Context& ctx, const std::string& algorithm, const std::string& param,
+                   const std::string& word) {
+  if (algorithm.empty()) {
+    throw UsageError(absl::StrCat("--param ", param, "=", word,
+                                  ": a named choice needs --algorithm (or --policy)"));
+  }
+  const resched::v1::ListAlgorithmsResponse list = ctx.Call(
+      &resched::v1::Resched::StubInterface::ListAlgorithms, resched::v1::ListAlgorithmsRequest());
+  for (const resched::v1::AlgorithmInfo& info : list.algorithms()) {
+    if (info.name() != algorithm) continue;
+    for (const resched::v1::AlgorithmParam& p : info.params()) {
+      if (p.name() != param) continue;
+      for (int i = 0; i < p.choices_size(); ++i) {
+        if (p.choices(i) == word) return i;
+      }
+      if (p.choices().empty()) {
+        throw UsageError(absl::StrCat("--param ", param, "=", word, ": \"", word,
+                                      "\" is not a number"));
+      }
+      throw UsageError(absl::StrCat("--param ", param, "=", word, ": expected one of ",
+                                    absl::StrJoin(p.choices(), ", ")));
+    }
+  }
+  throw UsageError(absl::StrCat("--param ", param, "=", word, ": '", algorithm,
+                                "' has no parameter '", param, "' with named choices (see "
+                                "'resched algorithms')"));
+}
+
+}  // namespace
+
+void ParseParams(Context& ctx, const ParsedArgs& args, resched::v1::AlgorithmSpec* spec) {
   for (const std::string& p : args.All("param")) {
     size_t eq = p.find('=');
     if (eq == std::string::npos || eq == 0) {
       throw UsageError(absl::StrCat("--param ", p, ": expected NAME=VALUE, e.g. rho=0.5"));
     }
-    (*params)[p.substr(0, eq)] = DoubleFlag("param", p.substr(eq + 1));
+    const std::string name = p.substr(0, eq);
+    const std::string value = p.substr(eq + 1);
+    double number = 0;
+    (*spec->mutable_params())[name] = absl::SimpleAtod(value, &number)
+                                          ? number
+                                          : ChoiceIndex(ctx, spec->name(), name, value);
   }
 }
 

@@ -41,8 +41,10 @@ std::string ClusterFlag(const ParsedArgs& args);
 // An integer flag value; throws UsageError.
 int32_t IntFlag(absl::string_view flag, absl::string_view value);
 double DoubleFlag(absl::string_view flag, absl::string_view value);
-// --param key=value pairs into `params`; throws UsageError.
-void ParseParams(const ParsedArgs& args, google::protobuf::Map<std::string, double>* params);
+// --param key=value pairs into `spec`'s params; throws UsageError. A value that is not a number
+// names one of the parameter's choices (`resched algorithms` lists them): the server's list of
+// algorithms says which index it is, so `spec` must name its algorithm then.
+void ParseParams(Context& ctx, const ParsedArgs& args, resched::v1::AlgorithmSpec* spec);
 // makespan, weighted (completion), stretch (max stretch) or bicriteria; throws UsageError.
 resched::v1::ReplanObjective ObjectiveFlag(absl::string_view flag, absl::string_view value);
 

@@ -87,7 +87,7 @@ int Create(Context& ctx, const ParsedArgs& args) {
     }
   }
   if (auto policy = args.Get("policy")) spec->mutable_policy()->set_name(*policy);
-  ParseParams(args, spec->mutable_policy()->mutable_params());
+  ParseParams(ctx, args, spec->mutable_policy());
   if (auto every = args.Get("replan-every")) {
     *spec->mutable_replan_every() =
         ToProtoDuration(Context::ParseDurationFlag("replan-every", *every));

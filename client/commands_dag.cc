@@ -108,10 +108,10 @@ resched::v1::Dag ReadDag(const ParsedArgs& args) {
 }
 
 // --algorithm and --param; an unset name leaves the choice to the server's default.
-resched::v1::AlgorithmSpec AlgorithmFlags(const ParsedArgs& args) {
+resched::v1::AlgorithmSpec AlgorithmFlags(Context& ctx, const ParsedArgs& args) {
   resched::v1::AlgorithmSpec spec;
   spec.set_name(args.GetOr("algorithm", ""));
-  ParseParams(args, spec.mutable_params());
+  ParseParams(ctx, args, &spec);
   return spec;
 }
 
@@ -140,7 +140,7 @@ int32_t CapacityOf(Context& ctx, const std::string& cluster) {
 template <typename Request>
 void ReadDagRequest(Context& ctx, const ParsedArgs& args, Request& request) {
   request.set_cluster(ClusterFlag(args));
-  *request.mutable_algorithm() = AlgorithmFlags(args);
+  *request.mutable_algorithm() = AlgorithmFlags(ctx, args);
   *request.mutable_dag() = ReadDag(args);
   if (auto t = args.Get("release")) {
     *request.mutable_release() =

@@ -59,8 +59,14 @@ int Algorithms(Context& ctx, const ParsedArgs&) {
   Table t({"NAME", "KIND", "PARAMS", "DESCRIPTION"});
   for (const auto& a : response.algorithms()) {
     std::vector<std::string> params;
-    for (const auto& p : a.params())
-      params.push_back(absl::StrCat(p.name(), "=", p.default_value()));
+    for (const auto& p : a.params()) {
+      const auto index = static_cast<int>(p.default_value());
+      // A choice shows its default's name and the names it takes: fallback=widest(none|...).
+      params.push_back(p.choices().empty() || index < 0 || index >= p.choices_size()
+                           ? absl::StrCat(p.name(), "=", p.default_value())
+                           : absl::StrCat(p.name(), "=", p.choices(index), "(",
+                                          absl::StrJoin(p.choices(), "|"), ")"));
+    }
     t.AddRow({a.name(), KindName(a.kind()), params.empty() ? "-" : absl::StrJoin(params, ","),
               a.description()});
   }
@@ -68,19 +74,19 @@ int Algorithms(Context& ctx, const ParsedArgs&) {
   return 0;
 }
 
-resched::v1::AlgorithmSpec AlgorithmFlags(const ParsedArgs& args) {
+resched::v1::AlgorithmSpec AlgorithmFlags(Context& ctx, const ParsedArgs& args) {
   auto name = args.Get("algorithm");
   if (!name) throw UsageError("--algorithm is required (see 'resched algorithms')");
   resched::v1::AlgorithmSpec spec;
   spec.set_name(*name);
-  ParseParams(args, spec.mutable_params());
+  ParseParams(ctx, args, &spec);
   return spec;
 }
 
 int Replan(Context& ctx, const ParsedArgs& args) {
   resched::v1::ReplanRequest request;
   request.set_cluster(ClusterFlag(args));
-  *request.mutable_algorithm() = AlgorithmFlags(args);
+  *request.mutable_algorithm() = AlgorithmFlags(ctx, args);
   if (auto o = args.Get("objective")) request.set_objective(ObjectiveFlag("objective", *o));
   GanttOptions options;
   if (auto w = args.Get("width")) {

@@ -125,10 +125,15 @@ class DeadlinePlanner final : public DagPlanner {
     if (deadline) {
       if (input.control.Stop()) return absl::CancelledError("the deadline planner was stopped");
       ++answer.probes;
-      answer.plan = PlanByDeadline(*g, *input.timeline, input.release, *deadline, o, input.control);
+      std::optional<DeadlinePlan> direct =
+          PlanByDeadline(*g, *input.timeline, input.release, *deadline, o, input.control);
       if (input.control.Stop()) return absl::CancelledError("the deadline planner was stopped");
-      answer.feasible = answer.plan.has_value();
-      if (answer.feasible) return answer;
+      if (direct) {
+        answer.feasible = true;
+        answer.plan = std::move(direct->plan);
+        answer.fallback_tasks = direct->fallback_tasks;
+        return answer;
+      }
     }
     absl::StatusOr<TightestDeadline> t =
         FindTightestDeadline(*g, *input.timeline, input.release, o, resolution_, input.control);
@@ -139,6 +144,8 @@ class DeadlinePlanner final : public DagPlanner {
     if (!deadline || t->deadline <= *deadline) {
       answer.feasible = true;
       answer.plan = std::move(t->plan);
+      answer.fallback_tasks = t->fallback_tasks;
+      answer.from_tightest_search = deadline.has_value();
     }
     return answer;
   }

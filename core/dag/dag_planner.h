@@ -52,6 +52,11 @@ struct DeadlineAnswer {
   std::optional<DagPlan> plan;   // when feasible, or the tightest plan when no K was given
   std::optional<Time> tightest;  // when asked, or when K cannot be met
   int probes = 0;                // deadline-planner runs (tightest-deadline search)
+  // K was given and the heuristic found no plan for K itself, but the tightest-deadline search
+  // found one for a tighter deadline, which meets K too: `plan` is that one. The paper's
+  // algorithm would have answered "infeasible".
+  bool from_tightest_search = false;
+  int fallback_tasks = 0;  // tasks of `plan` on DL_RC's fallback (ResschedDlOptions::fallback)
 };
 
 class DagPlanner {

@@ -66,6 +66,11 @@ std::vector<ResschedDlOptions> ResschedDlVariants() {
   return variants;
 }
 
+const std::vector<std::string>& DlRcFallbackNames() {
+  static const std::vector<std::string> names = {"none", "cpa-bounded", "widest"};
+  return names;
+}
+
 std::string ResschedDlName(const ResschedDlOptions& options) {
   return absl::StrFormat("dl_%s_%s", options.resource_conservative ? "rc" : "bd",
                          AllocationSourceName(options.bound));
@@ -120,7 +125,7 @@ namespace {
 // tightest-deadline search rather than once per probe.
 struct DeadlinePrep {
   std::vector<int> order;         // increasing bottom level: successors first
-  std::vector<int> bounds;        // DL_BD: widths allowed per task
+  std::vector<int> bounds;        // DL_BD, and DL_RC's CPA-bounded fallback: widths per task
   std::vector<Time> guide_start;  // DL_RC: each task's T, see CpaGuideStarts
 };
 
@@ -137,7 +142,9 @@ DeadlinePrep Prepare(const DagGraph& g, Time release, const ResschedDlOptions& o
     const int machine = options.bound == AllocationSource::kCpa ? g.capacity : q;
     prep.guide_start = CpaGuideStarts(g, prep.order, machine, release,
                                       options.cpa_guide_reallocates, options.cpa, control);
-  } else {
+  }
+  // DL_RC's widths are not bounded: only its CPA-bounded fallback reads the bounds.
+  if (!options.resource_conservative || options.fallback == DlRcFallback::kCpaBounded) {
     prep.bounds = options.bound == AllocationSource::kCpar
                       ? cpar
                       : AllocationWidths(g, options.bound, q, options.cpa, control);
@@ -147,9 +154,11 @@ DeadlinePrep Prepare(const DagGraph& g, Time release, const ResschedDlOptions& o
 
 // One backwards pass on `work`, booking each task there; the bookings are removed again
 // before returning, so `work` comes back unchanged.
-std::optional<DagPlan> RunBackwards(const DagGraph& g, Timeline& work, Time release, Time deadline,
-                                    const ResschedDlOptions& options, const DeadlinePrep& prep) {
+std::optional<DeadlinePlan> RunBackwards(const DagGraph& g, Timeline& work, Time release,
+                                         Time deadline, const ResschedDlOptions& options,
+                                         const DeadlinePrep& prep) {
   DagPlan plan;
+  int fallback_tasks = 0;
   plan.tasks.resize(g.size());
   std::vector<ReservationId> booked;
   booked.reserve(g.size());
@@ -164,7 +173,12 @@ std::optional<DagPlan> RunBackwards(const DagGraph& g, Timeline& work, Time rele
       const double lag = static_cast<double>(prep.guide_start[v] - release) * options.lambda;
       const Time threshold = release + static_cast<Duration>(std::ceil(lag));
       r = FewestStartingAfter(g.widths[v], work, release, task_deadline, threshold);
-      if (!r) r = LatestUpTo(g.widths[v], g.capacity, work, release, task_deadline);
+      if (!r && options.fallback != DlRcFallback::kNone) {
+        const int bound =
+            options.fallback == DlRcFallback::kWidest ? g.capacity : prep.bounds[v];
+        r = LatestUpTo(g.widths[v], bound, work, release, task_deadline);
+        if (r) ++fallback_tasks;
+      }
     } else {
       r = LatestUpTo(g.widths[v], prep.bounds[v], work, release, task_deadline);
     }
@@ -180,14 +194,15 @@ std::optional<DagPlan> RunBackwards(const DagGraph& g, Timeline& work, Time rele
   for (ReservationId id : booked) work.ReleaseHeld(id);
   if (!feasible) return std::nullopt;
   Summarize(plan);
-  return plan;
+  return DeadlinePlan{std::move(plan), fallback_tasks};
 }
 
 }  // namespace
 
-std::optional<DagPlan> PlanByDeadline(const DagGraph& g, const Timeline& timeline, Time release,
-                                      Time deadline, const ResschedDlOptions& options,
-                                      const PlanControl& control) {
+std::optional<DeadlinePlan> PlanByDeadline(const DagGraph& g, const Timeline& timeline,
+                                           Time release, Time deadline,
+                                           const ResschedDlOptions& options,
+                                           const PlanControl& control) {
   const DeadlinePrep prep = Prepare(g, release, options, control);
   if (control.Stop()) return std::nullopt;
   Timeline work = timeline.Copy();
@@ -223,7 +238,7 @@ absl::StatusOr<TightestDeadline> FindTightestDeadline(const DagGraph& g, const T
     ++result.probes;
     return RunBackwards(g, work, release, deadline, options, prep);
   };
-  std::optional<DagPlan> best;
+  std::optional<DeadlinePlan> best;
   while (true) {
     if (control.Stop()) return stopped;
     best = probe(hi);
@@ -239,15 +254,16 @@ absl::StatusOr<TightestDeadline> FindTightestDeadline(const DagGraph& g, const T
   while (hi - lo > resolution) {
     if (control.Stop()) return stopped;
     const Time mid = lo + (hi - lo) / 2;
-    if (std::optional<DagPlan> p = probe(mid)) {
+    if (std::optional<DeadlinePlan> p = probe(mid)) {
       hi = mid;
       best = std::move(p);
     } else {
       lo = mid;
     }
   }
-  result.deadline = best->completion;  // the plan meets any deadline from its completion on
-  result.plan = *std::move(best);
+  result.deadline = best->plan.completion;  // the plan meets any deadline from its completion on
+  result.fallback_tasks = best->fallback_tasks;
+  result.plan = std::move(best->plan);
   return result;
 }
 

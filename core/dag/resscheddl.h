@@ -13,9 +13,11 @@
 //     empty q-processor machine; the pair with the fewest processors whose latest start is at
 //     or after release + lambda * (T - release) (lambda = 1 is the paper's rule, lambda > 1 its
 //     proposed tuning). Widths are not bounded, as in the paper.
-// Deviation: when no width of a DL_RC task reaches the threshold, the task falls back to the
-// aggressive choice (the latest start) instead of failing, since the threshold is a guideline
-// and the deadline can still be met.
+// When no width of a DL_RC task reaches the threshold, §5.2.2 and §5.3 say nothing: read
+// literally, the task cannot be placed and the plan fails (DlRcFallback::kNone, the default).
+// Two fallbacks of ours may be chosen instead, each another variant's rule for that task alone:
+// the latest start among widths up to the CPA bound (kCpaBounded: DL_BD_CPA's or DL_BD_CPAR's
+// rule, by the variant's bound) or among all widths (kWidest: DL_BD_ALL's rule).
 #pragma once
 
 #include <optional>
@@ -32,6 +34,15 @@
 
 namespace resched {
 
+// DL_RC's choice for a task none of whose widths starts late enough (see above).
+enum class DlRcFallback {
+  kNone,        // the paper, literally: the plan fails
+  kCpaBounded,  // the latest start among widths up to the variant's CPA bound
+  kWidest,      // the latest start among all widths
+};
+// "none", "cpa-bounded", "widest": the names `resched algorithms` lists, in the enum's order.
+const std::vector<std::string>& DlRcFallbackNames();
+
 struct ResschedDlOptions {
   bool resource_conservative = true;                 // DL_RC_* rather than DL_BD_*
   AllocationSource bound = AllocationSource::kCpar;  // kAll, kCpa or kCpar
@@ -40,7 +51,14 @@ struct ResschedDlOptions {
   // DL_RC: re-run CPA's allocation on the tasks not placed yet (§5.2.2); false keeps the whole
   // DAG's CPA widths for them.
   bool cpa_guide_reallocates = true;
+  DlRcFallback fallback = DlRcFallback::kNone;
   CpaOptions cpa;
+};
+
+// A deadline plan and how many of its tasks took DL_RC's fallback.
+struct DeadlinePlan {
+  DagPlan plan;
+  int fallback_tasks = 0;
 };
 
 // The five variants of §5.2 (DL_BD_ALL, DL_BD_CPA, DL_BD_CPAR, DL_RC_CPA, DL_RC_CPAR), the
@@ -51,14 +69,16 @@ std::string ResschedDlName(const ResschedDlOptions& options);
 // A plan that ends by `deadline`, or nullopt when the heuristic finds none. When `control` says
 // stop (asked during the CPA allocations it starts from), the answer means nothing and the caller
 // answers CANCELLED.
-std::optional<DagPlan> PlanByDeadline(const DagGraph& g, const Timeline& timeline, Time release,
-                                      Time deadline, const ResschedDlOptions& options,
-                                      const PlanControl& control = {});
+std::optional<DeadlinePlan> PlanByDeadline(const DagGraph& g, const Timeline& timeline,
+                                           Time release, Time deadline,
+                                           const ResschedDlOptions& options,
+                                           const PlanControl& control = {});
 
 struct TightestDeadline {
   Time deadline = 0;
   DagPlan plan;
-  int probes = 0;  // PlanByDeadline calls made
+  int probes = 0;          // PlanByDeadline calls made
+  int fallback_tasks = 0;  // of `plan`
 };
 
 // The smallest deadline (to `resolution`) for which PlanByDeadline succeeds. The search starts

@@ -38,7 +38,7 @@ ParamBinding<Options> BindField(std::string name, std::string description, doubl
     static_assert(std::is_same_v<Field, double>, "a parameter is a double, an integer or a bool");
   }
   return ParamBinding<Options>{
-      ParamInfo{std::move(name), std::move(description), 0, min, max, type},
+      ParamInfo{std::move(name), std::move(description), 0, min, max, type, {}},
       [access](Options& options, double value) {
         if constexpr (std::is_same_v<Field, bool>) {
           access(options) = value != 0;
@@ -56,6 +56,21 @@ ParamBinding<Options> Bind(std::string name, std::string description, double min
   return BindField<Options>(
       std::move(name), std::move(description), min,
       max, [member](auto& options) -> auto& { return options.*member; });
+}
+
+// Binds the parameter `name` to an enum field that `access` picks: one of `choices`, whose
+// names `resched algorithms` lists; the wire's value is the choice's index (the enum's value).
+template <class Options, class Access>
+ParamBinding<Options> BindChoice(std::string name, std::string description,
+                                 std::vector<std::string> choices, Access access) {
+  using Field = std::remove_reference_t<std::invoke_result_t<Access, Options&>>;
+  static_assert(std::is_enum_v<Field>, "a choice is an enum whose values index its names");
+  const double max = static_cast<double>(choices.size()) - 1;
+  return ParamBinding<Options>{
+      ParamInfo{std::move(name), std::move(description), 0, 0, max, ParamType::kChoice,
+                std::move(choices)},
+      [access](Options& options, double value) { access(options) = static_cast<Field>(value); },
+      [access](const Options& options) { return static_cast<double>(access(options)); }};
 }
 
 // The ParamInfo list of `bindings`, each default read from `defaults`.

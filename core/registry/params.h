@@ -6,12 +6,13 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace resched {
 
 // What a parameter's value may be besides its range: any number, a whole number (counts,
-// processors, seeds), or 0 or 1.
-enum class ParamType { kReal, kInteger, kFlag };
+// processors, seeds), 0 or 1, or one of named choices (its value is the choice's index).
+enum class ParamType { kReal, kInteger, kFlag, kChoice };
 
 struct ParamInfo {
   std::string name;
@@ -20,6 +21,7 @@ struct ParamInfo {
   double min = 0;
   double max = 0;
   ParamType type = ParamType::kReal;
+  std::vector<std::string> choices;  // kChoice: the names, value i naming choices[i]
 };
 
 // What a caller passes: the wire's form, checked and turned into each algorithm's typed options

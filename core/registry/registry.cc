@@ -267,6 +267,9 @@ std::vector<AlgorithmInfo> BuildRegistry() {
     // brings DL_RC_CPAR's tightest deadlines from 276-293 % to 124-133 % behind the best, at
     // -3 to +1 % of the best CPU-hours (docs/experiments.md, Aida & Casanova Table 6).
     defaults.resscheddl.lambda = 1.5;
+    // §5.2.2 defines no fallback (the plan fails); ours by default, since a deadline the
+    // threshold misses can often still be met (docs/experiments.md, Table 6's sensitivity rows).
+    defaults.resscheddl.fallback = DlRcFallback::kWidest;
     std::vector<ParamBinding<DeadlinePlannerOptions>> params;
     if (variant.resource_conservative) {
       params.push_back(BindField<DeadlinePlannerOptions>(
@@ -274,6 +277,12 @@ std::vector<AlgorithmInfo> BuildRegistry() {
           "DL_RC start threshold factor: release + lambda * (CPA start - release); 1 is the "
           "paper's rule",
           0, 1000, [](auto& o) -> auto& { return o.resscheddl.lambda; }));
+      params.push_back(BindChoice<DeadlinePlannerOptions>(
+          "fallback",
+          "DL_RC, for a task no width of which starts late enough (the paper says nothing): none "
+          "fails the plan (the paper, literally), cpa-bounded takes the latest start up to the "
+          "CPA bound, widest the latest start on any width",
+          DlRcFallbackNames(), [](auto& o) -> auto& { return o.resscheddl.fallback; }));
       params.push_back(BindField<DeadlinePlannerOptions>(
           "cpa_reallocate",
           "DL_RC: 1 re-runs CPA's allocation on the tasks not placed yet (the paper); 0 keeps "
@@ -354,6 +363,15 @@ absl::Status CheckAlgorithm(std::string_view field, std::string_view name, Algor
     if (!(value >= param->min && value <= param->max)) {
       return absl::InvalidArgumentError(absl::StrFormat("%s.params.%s must be in [%g, %g], got %g",
                                                         field, key, param->min, param->max, value));
+    }
+    if (param->type == ParamType::kChoice && value != std::floor(value)) {
+      std::vector<std::string> indexed;
+      for (std::size_t i = 0; i < param->choices.size(); ++i) {
+        indexed.push_back(absl::StrCat(i, " (", param->choices[i], ")"));
+      }
+      return absl::InvalidArgumentError(absl::StrFormat("%s.params.%s must be one of %s, got %g",
+                                                        field, key, absl::StrJoin(indexed, ", "),
+                                                        value));
     }
     if (param->type != ParamType::kReal && value != std::floor(value)) {
       return absl::InvalidArgumentError(

@@ -322,6 +322,7 @@ absl::Status Application::ListAlgorithms(CallContext&, const pb::ListAlgorithmsR
       param->set_min(p.min);
       param->set_max(p.max);
       param->set_integer(p.type != ParamType::kReal);
+      for (const std::string& choice : p.choices) param->add_choices(choice);
     }
   }
   return absl::OkStatus();

@@ -61,6 +61,26 @@ class FakeResched final : public v1::Resched::Service {
     *out = it->second;
     return Status::OK;
   }
+  Status ListAlgorithms(ServerContext*, const v1::ListAlgorithmsRequest*,
+                        v1::ListAlgorithmsResponse* out) override {
+    *out = Text<v1::ListAlgorithmsResponse>(R"pb(
+      algorithms {
+        name: "dl_rc_cpar"
+        kind: DAG_PLANNER
+        description: "RESSCHEDDL resource-conservative"
+        params { name: "lambda" default_value: 1.5 min: 0 max: 1000 }
+        params {
+          name: "fallback"
+          default_value: 2
+          min: 0
+          max: 2
+          integer: true
+          choices: [ "none", "cpa-bounded", "widest" ]
+        }
+      }
+    )pb");
+    return Status::OK;
+  }
   Status ListClusters(ServerContext*, const v1::ListClustersRequest*,
                       v1::ListClustersResponse* out) override {
     for (const auto& [name, c] : clusters_) *out->add_clusters() = c;
@@ -759,6 +779,29 @@ TEST_F(CliTest, DagQueryDeadlineAsksForTheTightestDeadline) {
       << r.out;
   EXPECT_NE(r.out.find("dag id:      d2\n"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("tightest"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, ANamedChoiceIsSentAsItsIndexAndListedByName) {
+  Result r = Run({"algorithms"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("lambda=1.5,fallback=widest(none|cpa-bounded|widest)"), std::string::npos)
+      << r.out;
+  TempFile dag("dag.json", kDagJson);
+  r = Run({"dag", "query", "-f", dag.path(), "--cluster", "sim", "--algorithm", "dl_rc_cpar",
+           "--param", "fallback=none", "--param", "lambda=1"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  const v1::QueryDeadlineRequest sent = service_.LastAs<v1::QueryDeadlineRequest>();
+  EXPECT_EQ(sent.algorithm().params().at("fallback"), 0);
+  EXPECT_EQ(sent.algorithm().params().at("lambda"), 1);
+  r = Run({"dag", "query", "-f", dag.path(), "--cluster", "sim", "--algorithm", "dl_rc_cpar",
+           "--param", "fallback=latest"});
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("--param fallback=latest: expected one of none, cpa-bounded, widest"),
+            std::string::npos)
+      << r.err;
+  r = Run({"dag", "query", "-f", dag.path(), "--cluster", "sim", "--param", "fallback=none"});
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("a named choice needs --algorithm"), std::string::npos) << r.err;
 }
 
 TEST_F(CliTest, DagQueryDeadlineJson) {

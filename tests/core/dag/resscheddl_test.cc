@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+
 #include "dag_test_util.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status.h"
@@ -45,19 +47,69 @@ TEST(PlanByDeadline, ASingleTaskEndsExactlyAtTheDeadlineWhenFree) {
   const Timeline empty(8);
   const Dag dag{{{"t", Amdahl(8 * kHour, 0)}}, {}};
   ResschedDlOptions o = Variant("dl_bd_all");
-  std::optional<DagPlan> plan = PlanByDeadline(DeadlineGraph(dag, 8), empty, 0, 10 * kHour, o);
+  std::optional<DeadlinePlan> plan = PlanByDeadline(DeadlineGraph(dag, 8), empty, 0, 10 * kHour, o);
   ASSERT_TRUE(plan);
   // Aggressive: the latest start is on 8 processors (1 hour long): 9 h.
-  EXPECT_EQ(plan->tasks[0].k, 8);
-  EXPECT_EQ(plan->tasks[0].start, 9 * kHour);
+  EXPECT_EQ(plan->plan.tasks[0].k, 8);
+  EXPECT_EQ(plan->plan.tasks[0].start, 9 * kHour);
   // Resource conservative with a loose deadline: one processor, 8 hours, from 2 h.
   o = Variant("dl_rc_cpar");
   plan = PlanByDeadline(DeadlineGraph(dag, 8), empty, 0, 10 * kHour, o);
   ASSERT_TRUE(plan);
-  EXPECT_EQ(plan->tasks[0].k, 1);
-  EXPECT_EQ(plan->tasks[0].end, 10 * kHour);
+  EXPECT_EQ(plan->plan.tasks[0].k, 1);
+  EXPECT_EQ(plan->plan.tasks[0].end, 10 * kHour);
   // Too tight for any width: 8 processors need 1 hour.
   EXPECT_FALSE(PlanByDeadline(DeadlineGraph(dag, 8), empty, 0, kHour - 1, o));
+}
+
+// DL_RC's fallback changes a plan only where the paper's rule places nothing: wherever the
+// paper's rule (kNone) finds a plan, both fallbacks find the same one and use no fallback; where
+// it finds none, a fallback may, and its plans are valid, the CPA-bounded one's fallback tasks
+// no wider than CPA's allocation.
+TEST(PlanByDeadline, DlRcFallsBackOnlyWhereThePapersRulePlacesNothing) {
+  std::mt19937_64 rng(41);
+  int rescued = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    const Dag dag = testing::RandomDag(rng, 15, 0.2, 0);
+    const int p = 16 + static_cast<int>(rng() % 32);
+    const Timeline busy = testing::RandomTimeline(rng, p, 150, 48 * kHour);
+    const DagGraph g = DeadlineGraph(dag, p);
+    for (const char* name : {"dl_rc_cpa", "dl_rc_cpar"}) {
+      // Near the tightest deadline a fallback is likeliest to matter.
+      ResschedDlOptions widest = Variant(name);
+      widest.fallback = DlRcFallback::kWidest;
+      absl::StatusOr<TightestDeadline> tightest = FindTightestDeadline(g, busy, 0, widest);
+      ASSERT_OK(tightest);
+      for (Time deadline : {tightest->deadline, tightest->deadline * 11 / 10,
+                            tightest->deadline * 3 / 2}) {
+        SCOPED_TRACE(absl::StrCat(name, " trial ", trial, " deadline ", deadline));
+        ResschedDlOptions o = Variant(name);
+        o.fallback = DlRcFallback::kNone;
+        const std::optional<DeadlinePlan> paper = PlanByDeadline(g, busy, 0, deadline, o);
+        for (DlRcFallback fallback : {DlRcFallback::kCpaBounded, DlRcFallback::kWidest}) {
+          o.fallback = fallback;
+          const std::optional<DeadlinePlan> ours = PlanByDeadline(g, busy, 0, deadline, o);
+          if (paper) {
+            ASSERT_TRUE(ours);
+            EXPECT_EQ(ours->fallback_tasks, 0);
+            for (int v = 0; v < g.size(); ++v) {
+              EXPECT_EQ(ours->plan.tasks[v].start, paper->plan.tasks[v].start);
+              EXPECT_EQ(ours->plan.tasks[v].k, paper->plan.tasks[v].k);
+            }
+            continue;
+          }
+          if (!ours) continue;
+          EXPECT_GT(ours->fallback_tasks, 0);
+          testing::ExpectValidPlan(dag, ours->plan, busy, 0, deadline);
+          if (fallback == DlRcFallback::kWidest) ++rescued;
+        }
+        if (paper) {
+          EXPECT_EQ(paper->fallback_tasks, 0);
+        }
+      }
+    }
+  }
+  EXPECT_GT(rescued, 0) << "no instance where the fallback mattered: the test shows nothing";
 }
 
 TEST(PlanByDeadline, EveryVariantMeetsTheDeadlineItAccepts) {
@@ -74,9 +126,9 @@ TEST(PlanByDeadline, EveryVariantMeetsTheDeadlineItAccepts) {
         o.q = p / 2;
         o.cpa_guide_reallocates = reallocate;
         for (Time deadline : {release + 20 * kHour, release + 60 * kHour, release + 400 * kHour}) {
-          std::optional<DagPlan> plan = PlanByDeadline(g, busy, release, deadline, o);
+          std::optional<DeadlinePlan> plan = PlanByDeadline(g, busy, release, deadline, o);
           if (!plan) continue;
-          testing::ExpectValidPlan(dag, *plan, busy, release, deadline);
+          testing::ExpectValidPlan(dag, plan->plan, busy, release, deadline);
         }
       }
     }
@@ -194,12 +246,12 @@ TEST(PlanByDeadline, ResourceConservativeSpendsFarLessThanAggressiveOnALooseDead
     ASSERT_OK(tight_a);
     ASSERT_OK(tight_c);
     const Time loose = std::max(tight_a->deadline, tight_c->deadline) * 3 / 2;
-    std::optional<DagPlan> a = PlanByDeadline(g, busy, 0, loose, aggressive);
-    std::optional<DagPlan> c = PlanByDeadline(g, busy, 0, loose, conservative);
+    std::optional<DeadlinePlan> a = PlanByDeadline(g, busy, 0, loose, aggressive);
+    std::optional<DeadlinePlan> c = PlanByDeadline(g, busy, 0, loose, conservative);
     ASSERT_TRUE(a) << trial;
     ASSERT_TRUE(c) << trial;
-    all += a->cpu_hours;
-    rc += c->cpu_hours;
+    all += a->plan.cpu_hours;
+    rc += c->plan.cpu_hours;
   }
   EXPECT_LT(rc * 3, all) << "rc " << rc << " all " << all;
 }

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "core/dag/resscheddl.h"
 #include "tests/testing/status.h"
 
 namespace resched {
@@ -67,6 +68,11 @@ TEST(RegistryTest, WholeNumberParametersRefuseFractions) {
                            {{"cpa_reallocate", 0.5}})
                 .message(),
             "algorithm.params.cpa_reallocate must be 0 or 1, got 0.5");
+  EXPECT_EQ(CheckAlgorithm("algorithm", "dl_rc_cpa", AlgorithmKind::kDagPlanner,
+                           {{"fallback", 1.5}})
+                .message(),
+            "algorithm.params.fallback must be one of 0 (none), 1 (cpa-bounded), 2 (widest), "
+            "got 1.5");
   EXPECT_OK(CheckAlgorithm("policy", "dbos", AlgorithmKind::kPolicy, {{"rho", 2.5}}));
   EXPECT_OK(CheckAlgorithm("policy", "split", AlgorithmKind::kPolicy, {{"rho", 3}}));
 }
@@ -102,6 +108,15 @@ TEST(RegistryTest, ParametersReachTheTypedOptions) {
   ASSERT_NE(lambda, nullptr);
   EXPECT_EQ(lambda->default_value, 1.5);
   EXPECT_EQ(FindAlgorithm("split")->params[0].type, ParamType::kInteger);
+  const ParamInfo* fallback = nullptr;
+  for (const ParamInfo& p : FindAlgorithm("dl_rc_cpa")->params) {
+    if (p.name == "fallback") fallback = &p;
+  }
+  ASSERT_NE(fallback, nullptr);
+  EXPECT_EQ(fallback->type, ParamType::kChoice);
+  EXPECT_EQ(fallback->choices, DlRcFallbackNames());
+  EXPECT_EQ(fallback->choices[static_cast<int>(fallback->default_value)], "widest");
+  EXPECT_EQ(fallback->max, 2);
 }
 
 }  // namespace
