@@ -115,7 +115,7 @@ TEST(RegistryTest, ParametersReachTheTypedOptions) {
   ASSERT_NE(fallback, nullptr);
   EXPECT_EQ(fallback->type, ParamType::kChoice);
   EXPECT_EQ(fallback->choices, DlRcFallbackNames());
-  EXPECT_EQ(fallback->choices[static_cast<int>(fallback->default_value)], "widest");
+  EXPECT_EQ(fallback->choices[static_cast<int>(fallback->default_value)], "cpa-bounded");
   EXPECT_EQ(fallback->max, 2);
 }
 
