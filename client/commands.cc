@@ -61,15 +61,16 @@ double ChoiceIndex(Context& ctx, const std::string& algorithm, const std::string
         if (p.choices(i) == word) return i;
       }
       if (p.choices().empty()) {
-        throw UsageError(absl::StrCat("--param ", param, "=", word, ": \"", word,
-                                      "\" is not a number"));
+        throw UsageError(
+            absl::StrCat("--param ", param, "=", word, ": \"", word, "\" is not a number"));
       }
       throw UsageError(absl::StrCat("--param ", param, "=", word, ": expected one of ",
                                     absl::StrJoin(p.choices(), ", ")));
     }
   }
   throw UsageError(absl::StrCat("--param ", param, "=", word, ": '", algorithm,
-                                "' has no parameter '", param, "' with named choices (see "
+                                "' has no parameter '", param,
+                                "' with named choices (see "
                                 "'resched algorithms')"));
 }
 
@@ -84,9 +85,8 @@ void ParseParams(Context& ctx, const ParsedArgs& args, resched::v1::AlgorithmSpe
     const std::string name = p.substr(0, eq);
     const std::string value = p.substr(eq + 1);
     double number = 0;
-    (*spec->mutable_params())[name] = absl::SimpleAtod(value, &number)
-                                          ? number
-                                          : ChoiceIndex(ctx, spec->name(), name, value);
+    (*spec->mutable_params())[name] =
+        absl::SimpleAtod(value, &number) ? number : ChoiceIndex(ctx, spec->name(), name, value);
   }
 }
 

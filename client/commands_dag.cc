@@ -204,6 +204,12 @@ int QueryDeadline(Context& ctx, const ParsedArgs& args) {
                          FormatTime(response.has_completion(), response.completion(), style));
     summary.emplace_back("cpu hours", absl::StrFormat("%.2f", response.cpu_hours()));
   }
+  if (response.plan_from_tightest_search()) {
+    summary.emplace_back("plan", "the tightest-deadline search's (none found for the deadline)");
+  }
+  if (response.fallback_tasks() > 0) {
+    summary.emplace_back("fallback tasks", absl::StrCat(response.fallback_tasks()));
+  }
   summary.emplace_back("dag id", response.dag_id().empty() ? "not committed" : response.dag_id());
   if (response.placements_size() > 0) {
     ctx.out << RenderDagPlan(request.cluster(), CapacityOf(ctx, request.cluster()),

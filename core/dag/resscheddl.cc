@@ -174,8 +174,7 @@ std::optional<DeadlinePlan> RunBackwards(const DagGraph& g, Timeline& work, Time
       const Time threshold = release + static_cast<Duration>(std::ceil(lag));
       r = FewestStartingAfter(g.widths[v], work, release, task_deadline, threshold);
       if (!r && options.fallback != DlRcFallback::kNone) {
-        const int bound =
-            options.fallback == DlRcFallback::kWidest ? g.capacity : prep.bounds[v];
+        const int bound = options.fallback == DlRcFallback::kWidest ? g.capacity : prep.bounds[v];
         r = LatestUpTo(g.widths[v], bound, work, release, task_deadline);
         if (r) ++fallback_tasks;
       }

@@ -85,6 +85,8 @@ void DescribeAnswer(const Dag& dag, const DeadlineAnswer& answer, pb::QueryDeadl
     AddPlacements(dag, *answer.plan, out->mutable_placements());
     out->set_cpu_hours(answer.plan->cpu_hours);
     *out->mutable_completion() = ToTimestamp(answer.plan->completion);
+    out->set_plan_from_tightest_search(answer.from_tightest_search);
+    out->set_fallback_tasks(answer.fallback_tasks);
   }
 }
 

@@ -3,6 +3,8 @@
 #include <random>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "core/dag/resscheddl.h"
 #include "core/registry/registry.h"
 #include "dag_test_util.h"
 #include "gtest/gtest.h"
@@ -114,6 +116,47 @@ TEST(DagPlanner, DeadlineAnswersForBothKindsOfPlanner) {
     EXPECT_FALSE(missed->plan);
     ASSERT_TRUE(missed->tightest) << "an infeasible answer says what would work";
   }
+}
+
+// A deadline answer says when its plan is not the heuristic's own for that deadline: exactly when
+// the heuristic run for the deadline alone finds none, and then the plan, the tightest search's,
+// still meets the deadline.
+TEST(DagPlanner, AnAnswerSaysWhenItsPlanCameFromTheTightestSearch) {
+  std::mt19937_64 rng(17);
+  int substituted = 0;
+  for (int trial = 0; trial < 8; ++trial) {
+    const Dag dag = testing::RandomDag(rng, 12);
+    const Timeline busy = testing::RandomTimeline(rng, 32, 80, 24 * kHour);
+    const DagPlanningInput input{&dag, &busy, 0, 20, {}, {}};
+    for (const char* name : {"dl_rc_cpa", "dl_rc_cpar", "dl_bd_cpar"}) {
+      const AlgorithmParams params = absl::StartsWith(name, "dl_rc")
+                                         ? AlgorithmParams{{"lambda", 1}, {"fallback", 0}}
+                                         : AlgorithmParams{};
+      absl::StatusOr<DeadlineAnswer> tightest = AnswerDeadline(name, params, input, std::nullopt);
+      ASSERT_OK(tightest);
+      ASSERT_TRUE(tightest->tightest);
+      EXPECT_FALSE(tightest->from_tightest_search) << "no deadline was asked";
+      for (Time deadline : {*tightest->tightest + kHour / 4, *tightest->tightest * 5 / 4}) {
+        SCOPED_TRACE(absl::StrCat(name, " trial ", trial, " deadline ", deadline));
+        absl::StatusOr<DeadlineAnswer> answer = AnswerDeadline(name, params, input, deadline);
+        ASSERT_OK(answer);
+        ASSERT_TRUE(answer->feasible) << "a deadline after the tightest one is met";
+        testing::ExpectValidPlan(dag, *answer->plan, busy, 0, deadline);
+        ResschedDlOptions o;
+        for (const ResschedDlOptions& v : ResschedDlVariants()) {
+          if (ResschedDlName(v) == name) o = v;
+        }
+        o.q = 20;
+        o.lambda = 1;
+        absl::StatusOr<DagGraph> g = BuildDagGraph(dag, 32);
+        ASSERT_OK(g);
+        const bool direct = PlanByDeadline(*g, busy, 0, deadline, o).has_value();
+        EXPECT_EQ(answer->from_tightest_search, !direct);
+        substituted += answer->from_tightest_search ? 1 : 0;
+      }
+    }
+  }
+  RecordProperty("substituted", substituted);
 }
 
 TEST(AverageFree, IsTheTimeWeightedMeanOfFreeProcessors) {

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-
 #include "dag_test_util.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status.h"
@@ -80,8 +79,8 @@ TEST(PlanByDeadline, DlRcFallsBackOnlyWhereThePapersRulePlacesNothing) {
       widest.fallback = DlRcFallback::kWidest;
       absl::StatusOr<TightestDeadline> tightest = FindTightestDeadline(g, busy, 0, widest);
       ASSERT_OK(tightest);
-      for (Time deadline : {tightest->deadline, tightest->deadline * 11 / 10,
-                            tightest->deadline * 3 / 2}) {
+      for (Time deadline :
+           {tightest->deadline, tightest->deadline * 11 / 10, tightest->deadline * 3 / 2}) {
         SCOPED_TRACE(absl::StrCat(name, " trial ", trial, " deadline ", deadline));
         ResschedDlOptions o = Variant(name);
         o.fallback = DlRcFallback::kNone;

@@ -68,11 +68,11 @@ TEST(RegistryTest, WholeNumberParametersRefuseFractions) {
                            {{"cpa_reallocate", 0.5}})
                 .message(),
             "algorithm.params.cpa_reallocate must be 0 or 1, got 0.5");
-  EXPECT_EQ(CheckAlgorithm("algorithm", "dl_rc_cpa", AlgorithmKind::kDagPlanner,
-                           {{"fallback", 1.5}})
-                .message(),
-            "algorithm.params.fallback must be one of 0 (none), 1 (cpa-bounded), 2 (widest), "
-            "got 1.5");
+  EXPECT_EQ(
+      CheckAlgorithm("algorithm", "dl_rc_cpa", AlgorithmKind::kDagPlanner, {{"fallback", 1.5}})
+          .message(),
+      "algorithm.params.fallback must be one of 0 (none), 1 (cpa-bounded), 2 (widest), "
+      "got 1.5");
   EXPECT_OK(CheckAlgorithm("policy", "dbos", AlgorithmKind::kPolicy, {{"rho", 2.5}}));
   EXPECT_OK(CheckAlgorithm("policy", "split", AlgorithmKind::kPolicy, {{"rho", 3}}));
 }
