@@ -13,25 +13,6 @@ namespace {
 using Work = __int128;  // processors x microseconds, summed over jobs: beyond int64
 constexpr Work kNoWork = std::numeric_limits<std::int64_t>::max() * Work{1024};
 
-// The allowed width of least work running in at most `h` (2 t <= 2h compared in integers), the
-// narrowest of equal works, or 0. For a monotonic job (work non-decreasing in k) this is MRT's
-// canonical allotment, its least width within h; for one that is not, a wider width may do less
-// work, and the knapsack must see it or it rejects guesses a schedule meets.
-int Allotment(const RuntimeModel& model, const std::vector<int>& widths, Duration h2) {
-  int best = 0;
-  Work best_work = kNoWork;
-  for (int k : widths) {
-    const Duration t = model.TimeOn(k);
-    if (2 * t > h2) continue;
-    const Work work = Work{k} * t;
-    if (work < best_work) {
-      best = k;
-      best_work = work;
-    }
-  }
-  return best;
-}
-
 struct Guess {
   bool accepted = false;
   std::vector<int> width;
@@ -43,7 +24,46 @@ class DualTest {
  public:
   DualTest(const std::vector<OfflineJob>& jobs, int m) : jobs_(jobs), m_(m) {
     widths_.reserve(jobs.size());
-    for (const OfflineJob& job : jobs) widths_.push_back(job.model.Widths(m));
+    times_.reserve(jobs.size());
+    monotonic_.reserve(jobs.size());
+    for (const OfflineJob& job : jobs) {
+      widths_.push_back(job.model.Widths(m));
+      std::vector<Duration>& times = times_.emplace_back();
+      for (int k : widths_.back()) times.push_back(job.model.TimeOn(k));
+      monotonic_.push_back(job.model.CheckMonotony(m).monotonic());
+    }
+  }
+
+  // Job i's allowed width of least work running in at most `h` (2 t <= 2h compared in
+  // integers), the narrowest of equal works, or 0. For a monotonic job (time non-increasing, work
+  // non-decreasing in k) that is MRT's canonical allotment, its least width within h, found by
+  // bisection; a job that is not may do less work wider, and the knapsack must see it or it
+  // rejects guesses a schedule meets.
+  int Allotment(std::size_t i, Duration h2) const {
+    const std::vector<int>& widths = widths_[i];
+    const std::vector<Duration>& times = times_[i];
+    if (monotonic_[i]) {
+      const auto fits =
+          std::partition_point(times.begin(), times.end(), [h2](Duration t) { return 2 * t > h2; });
+      return fits == times.end() ? 0 : widths[fits - times.begin()];
+    }
+    int best = 0;
+    Work best_work = kNoWork;
+    for (std::size_t w = 0; w < widths.size(); ++w) {
+      if (2 * times[w] > h2) continue;
+      const Work work = Work{widths[w]} * times[w];
+      if (work < best_work) {
+        best = widths[w];
+        best_work = work;
+      }
+    }
+    return best;
+  }
+
+  bool monotonic(std::size_t i) const { return monotonic_[i]; }
+  Duration TimeOn(std::size_t i, int k) const {
+    const std::vector<int>& widths = widths_[i];
+    return times_[i][std::lower_bound(widths.begin(), widths.end(), k) - widths.begin()];
   }
 
   // MRT's knapsack for the guess d.
@@ -57,18 +77,16 @@ class DualTest {
     std::vector<int> first_width(n, 0);
     std::vector<int> second_width(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
-      const RuntimeModel& model = jobs_[i].model;
-      const std::vector<int>& widths = widths_[i];
-      first_width[i] = Allotment(model, widths, 2 * d);
+      first_width[i] = Allotment(i, 2 * d);
       if (first_width[i] == 0) return guess;  // runs longer than d on every width
       // Small: at most d/2 on one processor, where it does its least work (always, for a
       // monotonic job; a superlinear one does less work wider, and stays in the knapsack).
-      if (first_width[i] == 1 && 2 * model.TimeOn(1) <= d) {
+      if (first_width[i] == 1 && 2 * TimeOn(i, 1) <= d) {
         guess.width[i] = 1;
-        small_work += model.TimeOn(1);
+        small_work += TimeOn(i, 1);
         continue;
       }
-      second_width[i] = Allotment(model, widths, d);
+      second_width[i] = Allotment(i, d);
       large.push_back(static_cast<int>(i));
     }
     // work[j]: the least work of the large jobs with j processors in shelf 1; in_first[x][j]:
@@ -79,9 +97,9 @@ class DualTest {
     for (std::size_t x = 0; x < large.size(); ++x) {
       const int i = large[x];
       const int k1 = first_width[i];
-      const Work a1 = Work{k1} * jobs_[i].model.TimeOn(k1);
+      const Work a1 = Work{k1} * TimeOn(i, k1);
       const int k2 = second_width[i];
-      const Work a2 = k2 == 0 ? kNoWork : Work{k2} * jobs_[i].model.TimeOn(k2);
+      const Work a2 = k2 == 0 ? kNoWork : Work{k2} * TimeOn(i, k2);
       std::vector<Work> next(m_ + 1, kNoWork);
       for (int j = 0; j <= m_; ++j) {
         if (work[j] < kNoWork && a2 < kNoWork) next[j] = work[j] + a2;
@@ -117,6 +135,8 @@ class DualTest {
   const std::vector<OfflineJob>& jobs_;
   const int m_;
   std::vector<std::vector<int>> widths_;
+  std::vector<std::vector<Duration>> times_;  // per job, per width of widths_
+  std::vector<bool> monotonic_;
 };
 
 // While shelf 2 is wider than the machine, its widest job that fits the room left in shelf 1
@@ -180,7 +200,7 @@ absl::StatusOr<MrtShelves> MrtDualApproximation(const std::vector<OfflineJob>& j
   Duration one_by_one = 0;
   bool monotonic = true;  // MRT's rejection argument needs it (work non-decreasing in k)
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    monotonic = monotonic && jobs[i].model.CheckMonotony(m).monotonic();
+    monotonic = monotonic && test.monotonic(i);
     const std::vector<int>& widths = test.widths(i);
     if (widths.empty()) {
       return absl::InvalidArgumentError(
@@ -189,7 +209,7 @@ absl::StatusOr<MrtShelves> MrtDualApproximation(const std::vector<OfflineJob>& j
     Work area = kNoWork;
     Duration fastest = std::numeric_limits<Duration>::max();
     for (int k : widths) {
-      const Duration t = jobs[i].model.TimeOn(k);
+      const Duration t = test.TimeOn(i, k);
       area = std::min(area, Work{k} * t);
       fastest = std::min(fastest, t);
     }
