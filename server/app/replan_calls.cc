@@ -173,10 +173,12 @@ absl::Status Application::ReplanCluster(CallContext& call, ClusterState& state,
         [&](ClusterState::Txn& txn) -> absl::Status {
           absl::StatusOr<std::vector<PlannedJob>> fitted =
               ForCommit(txn.plan, copy, proposal->planned);
-          if (fitted.ok()) committed = *std::move(fitted);
-          absl::StatusOr<ReplanTrial> trial = fitted.ok()
-                                                  ? TryReplan(txn.plan, committed, objective)
-                                                  : absl::StatusOr<ReplanTrial>(fitted.status());
+          if (!fitted.ok()) {
+            outcome.stale = true;  // FittedToNow's FAILED_PRECONDITION: the cluster changed
+            return fitted.status();
+          }
+          committed = *std::move(fitted);
+          absl::StatusOr<ReplanTrial> trial = TryReplan(txn.plan, committed, objective);
           if (!trial.ok()) {
             outcome.stale = trial.status().code() == absl::StatusCode::kFailedPrecondition;
             return trial.status();
