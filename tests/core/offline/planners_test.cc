@@ -28,6 +28,14 @@ AlgorithmParams QuickParams(const std::string& name) {
   return {};
 }
 
+// `name`'s plan of `problem`, the planner built by the registry with QuickParams.
+absl::StatusOr<OfflinePlan> PlanBy(const std::string& name, const OfflineProblem& problem) {
+  absl::StatusOr<std::unique_ptr<OfflinePlanner>> planner =
+      MakeOfflinePlanner(name, QuickParams(name));
+  if (!planner.ok()) return planner.status();
+  return (*planner)->Plan(problem, {});
+}
+
 TEST(OfflinePlannersTest, GangRunsEachJobOnTheWholeMachineBySmithsRatio) {
   // Linear jobs: on 4 processors a takes 10 s, b 5 s; b's weight over time is higher.
   const OfflineProblem problem =
@@ -159,9 +167,7 @@ TEST(OfflinePlannersTest, NoPlannerStartsAJobBeforeItsRelease) {
   problem.jobs[1].release = 50 * kS;
   for (const std::string& name : OfflinePlannerNames()) {
     SCOPED_TRACE(name);
-    auto planner = MakeOfflinePlanner(name, QuickParams(name));
-    ASSERT_OK(planner);
-    auto plan = (*planner)->Plan(problem, {});
+    auto plan = PlanBy(name, problem);
     ASSERT_OK(plan);
     ExpectValidPlan(problem, *plan);
     EXPECT_GE(plan->allocations[1].start, 50 * kS);
@@ -216,9 +222,7 @@ TEST(OfflinePlannersTest, RandomProblemsAroundFixedBookingsGiveValidPlans) {
     }
     for (const std::string& name : names) {
       SCOPED_TRACE(absl::StrCat(name, " instance ", instance));
-      auto planner = MakeOfflinePlanner(name, QuickParams(name));
-      ASSERT_OK(planner);
-      auto plan = (*planner)->Plan(problem, {});
+      auto plan = PlanBy(name, problem);
       ASSERT_OK(plan);
       ExpectValidPlan(problem, *plan, holds);
       for (const Allocation& a : plan->allocations) EXPECT_GE(a.start, problem.now);
@@ -286,9 +290,7 @@ TEST(OfflinePlannersTest, SuperlinearJobsAroundAHoldArePlannedByEveryPlanner) {
   }
   for (const std::string& name : OfflinePlannerNames()) {
     SCOPED_TRACE(name);
-    auto planner = MakeOfflinePlanner(name, QuickParams(name));
-    ASSERT_OK(planner);
-    auto plan = (*planner)->Plan(problem, {});
+    auto plan = PlanBy(name, problem);
     ASSERT_OK(plan);
     ExpectValidPlan(problem, *plan, {{4, 0, 1 * kS}});
     if (plan->makespan_lower_bound) {
@@ -330,9 +332,7 @@ TEST(OfflinePlannersTest, EveryPlannerPlansEveryModelOrNamesTheJob) {
     }
     for (const std::string& name : names) {
       SCOPED_TRACE(absl::StrCat(name, " instance ", instance));
-      auto planner = MakeOfflinePlanner(name, QuickParams(name));
-      ASSERT_OK(planner);
-      auto plan = (*planner)->Plan(problem, {});
+      auto plan = PlanBy(name, problem);
       if (!plan.ok()) {
         EXPECT_EQ(plan.status().code(), absl::StatusCode::kInvalidArgument) << plan.status();
         EXPECT_THAT(plan.status().message(), ::testing::HasSubstr("job '"));
