@@ -31,9 +31,8 @@
 //   answer.
 // - Configurations: only the widths that take fewer steps than every narrower one (for
 //   chrétien's ceil model, ceil(reqproc / n) repeats); on the LP's time grid a dominated width
-//   never shortens a makespan. Slots that
-//   would not fit on the free profile even alone, or start before the job's release, are left
-//   out.
+//   never shortens a makespan. Slots that would not fit on the free profile even alone, or start
+//   before the job's release, are left out.
 // - The converted schedule is compacted: each exact job, in start order, moves to the earliest
 //   start its allocation has there, never later; the rounding up of run times leaves holes
 //   otherwise.
@@ -159,8 +158,8 @@ class SparseLpPlanner final : public OfflinePlanner {
   };
 
   static LpSize SizeOf(const Instance& instance, int horizon);
-  // Sets the time step: the largest common divisor of the run times, multiplied until LTF's
-  // makespan spans at most time_steps_ steps and the first horizon's LP fits; each job keeps
+  // Sets the time step: the largest common divisor of the run times (`unit`), multiplied until
+  // LTF's makespan spans at most `time_steps` steps and the first horizon's LP fits; each job keeps
   // only the configurations with fewer steps than every narrower one.
   static void ChooseStep(Instance& instance, Duration unit, Duration ltf_span, int time_steps);
   absl::Status BuildLp(const Instance& instance, int horizon, HorizonLp& lp) const;
