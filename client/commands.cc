@@ -70,8 +70,7 @@ double ChoiceIndex(Context& ctx, const std::string& algorithm, const std::string
   }
   throw UsageError(absl::StrCat("--param ", param, "=", word, ": '", algorithm,
                                 "' has no parameter '", param,
-                                "' with named choices (see "
-                                "'resched algorithms')"));
+                                "' with named choices (see 'resched algorithms')"));
 }
 
 }  // namespace

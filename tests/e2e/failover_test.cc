@@ -807,6 +807,9 @@ TEST_F(FailoverTest, TheConfigurationsClustersAreCreatedOnceAndAStartCutShortCom
   };
   Stop(0, SIGTERM);
   Start(0);
+  // A starting replica answers NOT_FOUND for the clusters it has not read yet: once alpha is
+  // served, beta's absence means it was not created again.
+  ASSERT_EQ(WaitForOwner("alpha"), 0);
   EXPECT_FALSE(beta_exists()) << "a configured cluster deleted was created again";
   // What a start that stopped before it had created them all leaves: no mark.
   ::resched::server::etcd::ClientOptions client_options;
@@ -817,7 +820,8 @@ TEST_F(FailoverTest, TheConfigurationsClustersAreCreatedOnceAndAStartCutShortCom
   ASSERT_TRUE((*client)->DeletePrefix("/resched/configured").ok());
   Stop(0, SIGTERM);
   Start(0);
-  EXPECT_TRUE(beta_exists()) << "the next start did not create the rest";
+  EXPECT_EQ(WaitForOwner("beta"), 0) << "the next start did not create the rest";
+  ASSERT_EQ(WaitForOwner("alpha"), 0);
   last_answered_ = 0;
   EXPECT_EQ(JobsByName().count("kept"), 1u);
 }
