@@ -436,7 +436,8 @@ absl::StatusOr<OfflinePlan> SparseLpPlanner::Plan(const OfflineProblem& problem,
     // Only a growing horizon can outgrow the LP ChooseStep sized: the best found is the answer.
     if (!SizeOf(instance, horizon).Fits()) break;
     if (absl::Status built = BuildLp(instance, horizon, lp); !built.ok()) return built;
-    lp.clp.passInEventHandler(new StopCheck(control, time_limit));
+    const StopCheck stop_check(control, time_limit);
+    lp.clp.passInEventHandler(&stop_check);     // Clp keeps a clone
     std::vector<double> x(lp.slots.size(), 0);  // line 5
     bool found = false;
     bool every_job_has_a_slot = true;
