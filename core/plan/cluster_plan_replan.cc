@@ -216,20 +216,11 @@ void ClusterPlan::CompressReplanned(Time freed_from) {
     Timeline* group = own_bookings.empty() ? nullptr : &own_bookings[job->group];
     if (group != nullptr && own_booking.contains(job)) group->ReleaseHeld(own_booking[job]);
     // Its own slot is free again and starts no earlier than `not_before`: a start is found.
-    // The earliest start where both the cluster and the group have room: each search starts
-    // where the other found room, so the starts only rise, up to the job's own.
-    Time chosen = old.start;
-    for (Time from = std::max({now_, job->job.release, previous_start});;) {
-      const std::optional<Time> start = timeline_.EarliestStart(from, length, old.k);
-      if (!start || *start >= old.start) break;
-      if (group == nullptr || length == 0 || group->MinFree(*start, *start + length) >= old.k) {
-        chosen = *start;
-        break;
-      }
-      const std::optional<Time> in_group = group->EarliestStart(*start, length, old.k);
-      if (!in_group || *in_group >= old.start) break;
-      from = *in_group;
-    }
+    // The earliest start where both the cluster and the group have room, before the job's own.
+    const Time chosen =
+        EarliestStartInBoth(timeline_, group, std::max({now_, job->job.release, previous_start}),
+                            length, old.k, old.start)
+            .value_or(old.start);
     state.Place(*job, Allocation{old.k, chosen, chosen + length}, true);
     if (group != nullptr && length > 0) {
       own_booking[job] = *group->ForceAdd(chosen, chosen + length, old.k);

@@ -195,6 +195,20 @@ absl::StatusOr<ReplanProposal> ProposeReplan(const ClusterPlan& plan, const Offl
   return proposal;
 }
 
+std::optional<Time> EarliestStartInBoth(const Timeline& cluster, const Timeline* group, Time from,
+                                        Duration length, int k, Time before) {
+  while (true) {
+    const std::optional<Time> start = cluster.EarliestStart(from, length, k);
+    if (!start || *start >= before) return std::nullopt;
+    if (group == nullptr || length == 0 || group->MinFree(*start, *start + length) >= k) {
+      return start;
+    }
+    const std::optional<Time> in_group = group->EarliestStart(*start, length, k);
+    if (!in_group || *in_group >= before) return std::nullopt;
+    from = *in_group;
+  }
+}
+
 absl::StatusOr<std::vector<PlannedJob>> FittedToNow(const ClusterPlan& plan,
                                                     std::vector<PlannedJob> planned) {
   Timeline free = plan.FreeForQueued();
@@ -211,20 +225,8 @@ absl::StatusOr<std::vector<PlannedJob>> FittedToNow(const ClusterPlan& plan,
     const Duration length = a.end - a.start;
     if (job == nullptr || job->state != JobState::kQueued || length <= 0) continue;
     Timeline* group = groups.empty() || job->group < 0 ? nullptr : &groups[job->group];
-    // The earliest start where both the cluster and the group have room: each search starts
-    // where the other found room, so the starts only rise.
-    std::optional<Time> chosen;
-    for (Time from = std::max({a.start, plan.now(), job->job.release});;) {
-      const std::optional<Time> start = free.EarliestStart(from, length, a.k);
-      if (!start) break;
-      if (group == nullptr || group->MinFree(*start, *start + length) >= a.k) {
-        chosen = start;
-        break;
-      }
-      const std::optional<Time> in_group = group->EarliestStart(*start, length, a.k);
-      if (!in_group) break;
-      from = *in_group;
-    }
+    const std::optional<Time> chosen = EarliestStartInBoth(
+        free, group, std::max({a.start, plan.now(), job->job.release}), length, a.k);
     if (!chosen) {
       return absl::FailedPreconditionError(absl::StrFormat(
           "job '%s' of the plan fits nowhere on %d processors after %s (the cluster changed "

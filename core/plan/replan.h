@@ -57,6 +57,12 @@ absl::StatusOr<ReplanTrial> TryReplan(const ClusterPlan& plan,
                                       const std::vector<PlannedJob>& planned,
                                       ReplanObjective objective);
 
+// The earliest start from `from`, before `before`, where `cluster` and `group` (when not null,
+// the job's processor group) both have `k` processors free for `length`: each search starts where
+// the other found room, so the starts only rise. nullopt when there is none before `before`.
+std::optional<Time> EarliestStartInBoth(const Timeline& cluster, const Timeline* group, Time from,
+                                        Duration length, int k, Time before = kTimeMax);
+
 // `planned`, made on a copy of `plan` whose clock has moved on since (a WALL cluster), fitted to
 // `plan` as it is: in the order of their planned starts, each job keeps its width and length and
 // starts at the earliest instant, not before its planned start, now or its release, where it fits
