@@ -6,35 +6,55 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <deque>
+#include <fstream>
+
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "server/store/etcd_client.h"
 #include "tests/testing/free_port.h"
 
-extern char** environ;
-
 namespace resched::testing {
 
 EtcdCluster::EtcdCluster(int members, std::optional<EtcdTls> tls, server::etcd::ClientOptions probe)
     : tls_(std::move(tls)), probe_(std::move(probe)) {
+  // A port is free when picked, but another test may bind it before etcd does: such a start is
+  // tried again on new ports, in new directories.
+  constexpr int kAttempts = 4;
+  for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+    started_ = Start(members, attempt);
+    if (started_.ok()) return;
+    const bool lost_a_port = std::any_of(members_.begin(), members_.end(),
+                                         [&](const Member& member) { return LostItsPort(member); });
+    if (!lost_a_port) return;
+    for (int i = 0; i < size(); ++i) Kill(i);
+  }
+}
+
+absl::Status EtcdCluster::Start(int members, int attempt) {
+  const std::vector<int> ports = FreeLoopbackPorts(2 * members);
+  if (ports.empty()) return absl::FailedPreconditionError("the kernel gave no free loopback port");
+  members_.clear();
   std::vector<std::string> peers;
   for (int i = 0; i < members; ++i) {
     Member member{.name = absl::StrCat("m", i),
-                  .client_port = FreeLoopbackPort(),
-                  .peer_port = FreeLoopbackPort()};
+                  .files = absl::StrCat(dir_.path(), "/", attempt, "-m", i),
+                  .client_port = ports[2 * i],
+                  .peer_port = ports[2 * i + 1]};
     peers.push_back(absl::StrCat(member.name, "=http://127.0.0.1:", member.peer_port));
     members_.push_back(member);
   }
   initial_cluster_ = absl::StrJoin(peers, ",");
   for (Member& member : members_) {
-    started_ = Spawn(member);
-    if (!started_.ok()) return;
+    if (absl::Status spawned = Spawn(member); !spawned.ok()) return spawned;
   }
   for (const Member& member : members_) {
-    started_ = WaitUntilAnswering(member);
-    if (!started_.ok()) return;
+    if (absl::Status answering = WaitUntilAnswering(member); !answering.ok()) return answering;
   }
+  return absl::OkStatus();
 }
 
 EtcdCluster::~EtcdCluster() {
@@ -53,12 +73,25 @@ std::string EtcdCluster::ClientUrl(const Member& member) const {
   return absl::StrCat(tls_ ? "https" : "http", "://127.0.0.1:", member.client_port);
 }
 
-std::string EtcdCluster::LogOf(const Member& member) const {
-  return absl::StrCat(dir_.path(), "/", member.name, ".log");
+std::string EtcdCluster::LogOf(const Member& member) { return absl::StrCat(member.files, ".log"); }
+
+std::string EtcdCluster::LogTail(const Member& member) {
+  std::ifstream log(LogOf(member));
+  std::deque<std::string> last;
+  for (std::string line; std::getline(log, line);) {
+    if (line.empty()) continue;
+    last.push_back(std::move(line));
+    if (last.size() > 3) last.pop_front();
+  }
+  return absl::StrJoin(last, "\n");
+}
+
+bool EtcdCluster::LostItsPort(const Member& member) {
+  return absl::StrContains(LogTail(member), "address already in use");
 }
 
 absl::Status EtcdCluster::Spawn(Member& member) {
-  const std::string data = absl::StrCat(dir_.path(), "/", member.name);
+  const std::string& data = member.files;
   const std::string client = ClientUrl(member);
   const std::string peer = absl::StrCat("http://127.0.0.1:", member.peer_port);
   const std::string log = LogOf(member);
@@ -96,6 +129,7 @@ absl::Status EtcdCluster::Spawn(Member& member) {
     }
   }
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
@@ -128,8 +162,9 @@ absl::Status EtcdCluster::WaitUntilAnswering(const Member& member) {
     if (last.ok()) return absl::OkStatus();
     int status = 0;
     if (waitpid(member.pid, &status, WNOHANG) == member.pid) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("etcd member ", member.name, " exited; see ", LogOf(member)));
+      return absl::FailedPreconditionError(absl::StrCat("etcd member ", member.name,
+                                                        " exited; the end of ", LogOf(member),
+                                                        ":\n", LogTail(member)));
     }
     absl::SleepFor(absl::Milliseconds(50));
   }

@@ -58,15 +58,22 @@ class EtcdCluster {
  private:
   struct Member {
     std::string name;
+    // Its data directory; its log is this path with ".log".
+    std::string files;
     int client_port = 0;
     int peer_port = 0;
     pid_t pid = -1;
   };
 
+  // Picks ports, spawns every member and waits until each answers; `attempt` names the files.
+  absl::Status Start(int members, int attempt);
   absl::Status Spawn(Member& member);
   absl::Status WaitUntilAnswering(const Member& member);
   std::string ClientUrl(const Member& member) const;
-  std::string LogOf(const Member& member) const;
+  static std::string LogOf(const Member& member);
+  // The log's last lines, for an error that says why a member exited.
+  static std::string LogTail(const Member& member);
+  static bool LostItsPort(const Member& member);
 
   const std::optional<EtcdTls> tls_;
   const server::etcd::ClientOptions probe_;
