@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "core/dag/group_free.h"
 #include "core/online/policies.h"
+#include "core/plan/periodic_replan.h"
 
 namespace resched {
 namespace {
@@ -395,8 +396,15 @@ std::optional<Time> ClusterPlan::NextEventAfterNow() const {
   return next;
 }
 
-absl::Status ClusterPlan::AdvanceTo(Time t) {
+bool ClusterPlan::PeriodicReplanDueBy(Time t) const {
+  return spec_.clock == ClockKind::kSimulated && spec_.replan.every > 0 && queued_count() > 0 &&
+         next_replan_ <= t;
+}
+
+absl::Status ClusterPlan::AdvanceTo(Time t, PeriodicReplanner* replanner) {
   const AccountOnReturn account(*this);
+  PlanningReplanner in_place;
+  PeriodicReplanner& periodic = replanner != nullptr ? *replanner : in_place;
   if (t < now_) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "time must be >= the cluster's now (%s), got %s", FormatInstant(now_), FormatInstant(t)));
@@ -406,11 +414,11 @@ absl::Status ClusterPlan::AdvanceTo(Time t) {
     if (!next || *next > t) break;
     now_ = *next;
     ProcessInstant();
-    ReplanIfDue();
+    ReplanIfDue(periodic);
   }
   now_ = t;
   ProcessInstant();
-  ReplanIfDue();
+  ReplanIfDue(periodic);
   PruneEnded();
   return absl::OkStatus();
 }

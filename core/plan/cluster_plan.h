@@ -77,6 +77,17 @@ struct PlannedJob {
   Allocation allocation;
 };
 
+class ClusterPlan;
+
+// Makes a SIMULATED cluster's periodic Replan (ClusterSpec::replan) when AdvanceTo reaches its
+// due instant: the plan to apply at plan.now(), or nullopt to keep the queue as it is
+// (core/plan/periodic_replan.h).
+class PeriodicReplanner {
+ public:
+  virtual ~PeriodicReplanner() = default;
+  virtual std::optional<std::vector<PlannedJob>> PlanAt(const ClusterPlan& plan) = 0;
+};
+
 class ClusterPlan {
  public:
   static absl::StatusOr<std::unique_ptr<ClusterPlan>> Create(const ClusterSpec& spec,
@@ -190,8 +201,13 @@ class ClusterPlan {
   // when an allocation does not match the job (width, run time, start before now or release).
   absl::Status ApplyReplan(const std::vector<PlannedJob>& planned);
 
-  // Moves the clock to t (>= now), ending and starting jobs at each event on the way.
-  absl::Status AdvanceTo(Time t);
+  // Moves the clock to t (>= now), ending and starting jobs at each event on the way; a
+  // periodic Replan due on the way is made by `replanner`, by default the cluster's planner on
+  // this plan (PlanningReplanner).
+  absl::Status AdvanceTo(Time t, PeriodicReplanner* replanner = nullptr);
+  // Whether AdvanceTo(t) may meet a periodic Replan: one falls due by t and jobs are queued now
+  // (they may all start before it). False: it meets none.
+  bool PeriodicReplanDueBy(Time t) const;
 
   const JobRecord* FindJob(const JobId& id) const;
   // Every retained job in submission order.
@@ -261,9 +277,9 @@ class ClusterPlan {
   void Start(const std::vector<JobRecord*>& starting);
   void EndJob(JobRecord* job, JobState state, Time t);
   std::optional<Time> NextEventAfterNow() const;
-  // A SIMULATED cluster with a periodic Replan (spec().replan): at its due instant, plans its
-  // queued jobs and applies the plan when strictly better; then sets the next instant after now.
-  void ReplanIfDue();
+  // A SIMULATED cluster with a periodic Replan (spec().replan): at its due instant, applies what
+  // `replanner` plans for its queued jobs; then sets the next instant after now.
+  void ReplanIfDue(PeriodicReplanner& replanner);
   void RemoveFromQueue(JobRecord* job);
   // Capacity was freed from `freed_from`: the replanned jobs move earlier where they can, then
   // the policy re-optimizes its own queue.

@@ -238,20 +238,14 @@ void ClusterPlan::CompressReplanned(Time freed_from) {
   AbsorbMoves(state);
 }
 
-void ClusterPlan::ReplanIfDue() {
+void ClusterPlan::ReplanIfDue(PeriodicReplanner& replanner) {
   const PeriodicReplan& replan = spec_.replan;
   if (replan.every == 0 || spec_.clock != ClockKind::kSimulated || now_ < next_replan_) return;
   if (queued_count() > 0) {
-    // Checked at creation: the planner is a built one.
-    absl::StatusOr<std::unique_ptr<OfflinePlanner>> planner =
-        MakeOfflinePlanner(replan.algorithm, replan.params);
-    absl::StatusOr<ReplanProposal> proposal =
-        planner.ok() ? ProposeReplan(*this, **planner, replan.objective, {}, /*lower_bounds=*/false)
-                     : absl::StatusOr<ReplanProposal>(planner.status());
-    if (proposal.ok() &&
-        IsBetter(replan.objective, proposal->trial.before, proposal->trial.after)) {
-      // Planned on this very plan: it applies (a failure would leave the plan unchanged).
-      (void)ApplyReplan(proposal->planned);
+    if (std::optional<std::vector<PlannedJob>> planned = replanner.PlanAt(*this)) {
+      // Planned on this very plan, or on one in the same state: it applies (a failure would
+      // leave the plan unchanged).
+      (void)ApplyReplan(*planned);
     }
   }
   // The next multiple of the period since the cluster's creation, after now.

@@ -113,17 +113,23 @@ absl::Status ApplyReleaseDag(ClusterState::Txn& txn, const pb::ReleaseDAGRequest
   return absl::OkStatus();
 }
 
-absl::Status ApplyAdvanceClock(ClusterState::Txn& txn, const pb::AdvanceClockRequest& request,
-                               pb::AdvanceClockResponse* response) {
+absl::StatusOr<Time> AdvanceTarget(const ClusterPlan& plan,
+                                   const pb::AdvanceClockRequest& request) {
   absl::StatusOr<Time> target = absl::InvalidArgumentError("to or by is required");
   if (request.has_to()) target = FromProto(request.to(), "to");
   if (request.has_by()) {
     auto by = FromProto(request.by(), "by");
-    target = by.ok() ? absl::StatusOr<Time>(txn.plan.now() + *by) : by.status();
+    target = by.ok() ? absl::StatusOr<Time>(plan.now() + *by) : by.status();
   }
+  return target;
+}
+
+absl::Status ApplyAdvanceClock(ClusterState::Txn& txn, const pb::AdvanceClockRequest& request,
+                               pb::AdvanceClockResponse* response, PeriodicReplanner* replanner) {
+  absl::StatusOr<Time> target = AdvanceTarget(txn.plan, request);
   if (!target.ok()) return target.status();
   trace::ScopedSpan planning(kPlanSpan, PolicyStepAttributes(txn, "advance_clock"));
-  absl::Status advanced = txn.plan.AdvanceTo(*target);
+  absl::Status advanced = txn.plan.AdvanceTo(*target, replanner);
   RecordOutcome(planning, advanced);
   if (!advanced.ok()) return advanced;
   for (const JobRecord* job : txn.plan.PeekChangedJobs()) {

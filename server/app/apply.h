@@ -30,8 +30,12 @@ absl::Status ApplyAddReservation(ClusterState::Txn& txn, const pb::AddReservatio
 absl::Status ApplyRemoveReservation(ClusterState::Txn& txn,
                                     const pb::RemoveReservationRequest& request);
 absl::Status ApplyReleaseDag(ClusterState::Txn& txn, const pb::ReleaseDAGRequest& request);
+// The instant an AdvanceClock request moves `plan`'s clock to (`to`, or now + `by`).
+absl::StatusOr<Time> AdvanceTarget(const ClusterPlan& plan, const pb::AdvanceClockRequest& request);
+// `replanner` makes the periodic Replans due on the way (ClusterPlan::AdvanceTo).
 absl::Status ApplyAdvanceClock(ClusterState::Txn& txn, const pb::AdvanceClockRequest& request,
-                               pb::AdvanceClockResponse* response);
+                               pb::AdvanceClockResponse* response,
+                               PeriodicReplanner* replanner = nullptr);
 
 // Books a planned DAG (ReserveDAG, a committing QueryDeadline) and announces it to watchers.
 // `owner`: the tenant reserving it (empty without tokens).

@@ -126,7 +126,7 @@ absl::Status Application::SubmitOwnedJob(CallContext& call, const pb::SubmitJobR
     (void)(*copy)->TakeChangedJobs();  // the response reports the jobs this submission moves
     std::vector<pb::ScheduleEvent> events;
     ReplyCache replies(0);
-    ClusterState::Txn txn{**copy, replies, events, (*state)->params()};
+    ClusterState::Txn txn{**copy, replies, events, (*state)->params(), 0};
     if (auto status = ApplySubmitJob(txn, request, response, QuotaOf(request.job().owner()));
         !status.ok()) {
       return status;
@@ -280,20 +280,6 @@ absl::Status Application::GetSchedule(CallContext& call, const pb::GetScheduleRe
     *response = BuildSchedule(txn.plan, window);
     RedactForCaller(caller, *response, txn.plan);
   });
-}
-
-absl::Status Application::AdvanceClock(CallContext& call, const pb::AdvanceClockRequest& request,
-                                       pb::AdvanceClockResponse* response) {
-  if (auto s = CheckRequestId(request.request_id()); !s.ok()) return s;
-  auto state = Find(request.cluster());
-  if (!state.ok()) return state.status();
-  if (!(*state)->simulated()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cluster '", request.cluster(), "' has a WALL clock; only SIMULATED clocks advance"));
-  }
-  return RunIdempotent(
-      call, **state, request.request_id(), "AdvanceClock", response,
-      [&](ClusterState::Txn& txn) { return ApplyAdvanceClock(txn, request, response); });
 }
 
 absl::Status Application::ListAlgorithms(CallContext&, const pb::ListAlgorithmsRequest&,

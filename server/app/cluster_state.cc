@@ -190,6 +190,7 @@ absl::Status ClusterState::RecoverLocked() {
     MutexLock other(&(*fresh)->mu_);
     plan_ = std::move((*fresh)->plan_);
     plan_->TrackChanges(true);
+    ++changes_;
     replies_ = std::move((*fresh)->replies_);
     next_sequence_ = (*fresh)->next_sequence_;
     records_since_snapshot_ = (*fresh)->records_since_snapshot_;
@@ -212,6 +213,7 @@ void ClusterState::SettleClockLocked() {
   if (journaled && !durability_.journal->CheckWritable().ok()) return;
   const Time now = WallNow();
   if (now <= plan_->now()) return;
+  ++changes_;
   // AdvanceTo fails only for a time before now, which the test excludes.
   (void)plan_->AdvanceTo(now);
   // A settling that changed no job changed nothing a client saw: what it did to the plan (a hold
@@ -277,7 +279,7 @@ absl::Status ClusterState::Run(CallContext& call, const std::function<void(Txn&)
     const std::int64_t before = last_lsn_;
     SettleClockLocked();
     std::vector<pb::ScheduleEvent> extra;
-    Txn txn{*plan_, replies_, extra, params_};
+    Txn txn{*plan_, replies_, extra, params_, changes_};
     fn(txn);
     PublishLocked(std::move(extra));
     lsn = last_lsn_;
@@ -302,7 +304,7 @@ absl::Status ClusterState::Change(CallContext& call, const ChangeFn& fn) {
     SettleClockLocked();
     const Time now = plan_->now();
     std::vector<pb::ScheduleEvent> extra;
-    Txn txn{*plan_, replies_, extra, params_};
+    Txn txn{*plan_, replies_, extra, params_, changes_++};
     const auto started = std::chrono::steady_clock::now();
     std::optional<pb::JournalRecord> record = fn(txn);
     const std::int64_t applied = NanosSince(started);
@@ -339,7 +341,7 @@ absl::Status ClusterState::Replay(Time now, const std::function<absl::Status(Txn
   }
   PublishLocked({});
   std::vector<pb::ScheduleEvent> extra;
-  Txn txn{*plan_, replies_, extra, params_};
+  Txn txn{*plan_, replies_, extra, params_, changes_++};
   const auto started = std::chrono::steady_clock::now();
   absl::Status status = fn(txn);
   replay_nanos_since_snapshot_ += NanosSince(started);
@@ -354,6 +356,7 @@ absl::Status ClusterState::ApplyJournaled(const pb::JournalRecord& record) {
   absl::StatusOr<PlanChange> change = FromJournal(record.plan_change());
   if (!change.ok()) return change.status();
   const auto started = std::chrono::steady_clock::now();
+  ++changes_;
   if (absl::Status s = plan_->ApplyChange(*std::move(change)); !s.ok()) return s;
   replay_nanos_since_snapshot_ += NanosSince(started);
   // No stream watches a replay; its job events are rebuilt for watchers that resume later.
@@ -379,7 +382,8 @@ absl::Status ClusterState::ApplyJournaled(const pb::JournalRecord& record) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterState::CopyPlan(CallContext& call) {
+absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterState::CopyPlan(CallContext& call,
+                                                                    std::uint64_t* changes_seen) {
   std::unique_ptr<ClusterPlan> copy;
   std::int64_t lsn = 0;
   bool own_change = false;
@@ -392,6 +396,7 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> ClusterState::CopyPlan(CallContext&
     const std::int64_t before = last_lsn_;
     SettleClockLocked();
     copy = plan_->Copy();
+    if (changes_seen != nullptr) *changes_seen = changes_;
     lsn = last_lsn_;
     own_change = lsn != before;
   }

@@ -117,6 +117,9 @@ class ClusterState {
     ReplyCache& replies;
     std::vector<pb::ScheduleEvent>& events;  // extra events to publish (reservations, clock)
     const AlgorithmParams& params;           // the policy's (traces)
+    // How many calls could have changed the plan before this one: equal to a copy's
+    // (CopyPlan's `changes_seen`), the plan is in the state the copy was taken in.
+    std::uint64_t changes_seen = 0;
   };
   // Runs `fn`, which reads, under the writer lock, after moving a WALL clock to the present; then
   // publishes the jobs that changed. NOT_FOUND, without running `fn`, once the cluster is
@@ -150,7 +153,9 @@ class ClusterState {
 
   // A deep copy of the plan at the present, for what-if queries outside the lock; NOT_FOUND
   // once the cluster is deleted.
-  absl::StatusOr<std::unique_ptr<ClusterPlan>> CopyPlan(CallContext& call);
+  // `changes_seen`, when given, receives Txn::changes_seen as it is at the copy.
+  absl::StatusOr<std::unique_ptr<ClusterPlan>> CopyPlan(CallContext& call,
+                                                        std::uint64_t* changes_seen = nullptr);
 
   // Deletes the cluster if `may_delete` allows it (returns OK), in one step under the lock: every
   // later Run and CopyPlan answers NOT_FOUND. The caller then drops the cluster from the server.
@@ -226,6 +231,9 @@ class ClusterState {
   Durability durability_ ABSL_GUARDED_BY(mu_);
   // The LSN of this cluster's last journaled record (0: none since start-up or a rebuild).
   std::int64_t last_lsn_ ABSL_GUARDED_BY(mu_) = 0;
+  // Every change, settling of the clock, replayed record and rollback counts, whether or not it
+  // changed the plan in the end (Txn::changes_seen).
+  std::uint64_t changes_ ABSL_GUARDED_BY(mu_) = 0;
   pb::JournalRecord creation_ ABSL_GUARDED_BY(mu_);
   // Records journaled or replayed since the state of the last snapshot, what replaying them
   // costs (measured when replayed; when journaled, the time building each record took, which

@@ -1,7 +1,8 @@
 // Replan through the real gRPC API: a dry run changes nothing; a committed plan moves jobs at
 // once and watchers see them in one run of events; a worse plan is refused unless forced;
 // running jobs and reservations stay; the planner honours the call's deadline; and SubmitJob
-// answers while a long Replan plans. Every schedule goes through the validator.
+// answers while a long Replan plans, or while an AdvanceClock plans its periodic Replan. Every
+// schedule goes through the validator.
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -48,6 +49,8 @@ class ReplanTest : public ServerTest {
       ASSERT_OK(Submit(cluster, spec, &response));
     }
   }
+
+  void CreateSlowPeriodicReplan(const std::string& name);
 
   // Each job's allocation as text, without the display-only processor ids.
   static std::map<std::string, std::string> Allocations(const pb::Schedule& schedule) {
@@ -393,6 +396,80 @@ TEST_F(ReplanTest, SubmitJobAnswersWhileALongReplanPlans) {
   EXPECT_TRUE(response.applied()) << response.outcome();
   EXPECT_EQ(response.before().jobs(), kLongQueue - 1 + 20);
   ExpectValid(Schedule("c"));
+}
+
+// A SIMULATED cluster that replans itself with bicriteria every minute, with a long queue: the
+// periodic Replan the next AdvanceClock meets plans for seconds.
+void ReplanTest::CreateSlowPeriodicReplan(const std::string& name) {
+  pb::CreateClusterRequest create;
+  create.mutable_spec()->set_name(name);
+  create.mutable_spec()->set_processors(64);
+  create.mutable_spec()->set_clock(pb::SIMULATED);
+  create.mutable_spec()->mutable_policy()->set_name("fcfs");
+  create.mutable_spec()->mutable_replan_every()->set_seconds(60);
+  create.mutable_spec()->mutable_replan_algorithm()->set_name("bicriteria");
+  (*create.mutable_spec()->mutable_replan_algorithm()->mutable_params())["shuffles"] =
+      kManyShuffles;
+  create.mutable_spec()->set_replan_objective(pb::BICRITERIA);
+  pb::Cluster cluster;
+  grpc::ClientContext context;
+  ASSERT_OK(stub_->CreateCluster(&context, create, &cluster));
+  SubmitAmdahl(name, kLongQueue, 5);
+}
+
+TEST_F(ReplanTest, SubmitJobAnswersWhileAnAdvanceClockPlansItsPeriodicReplan) {
+  CreateSlowPeriodicReplan("c");
+  const auto before = Allocations(Schedule("c"));
+  std::atomic<bool> advance_done{false};
+  pb::AdvanceClockResponse advanced;
+  const auto started = steady_clock::now();
+  std::future<grpc::Status> advance = std::async(std::launch::async, [&] {
+    grpc::Status s = AdvanceBy("c", 61, &advanced);
+    advance_done = true;
+    return s;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  int answered_during = 0;
+  for (int i = 0; i < 20; ++i) {
+    pb::SubmitJobResponse r;
+    ASSERT_OK(Submit("c", Rigid(1, 60), &r));
+    if (!advance_done) ++answered_during;
+  }
+  ASSERT_OK(advance.get());
+  const double seconds = std::chrono::duration<double>(steady_clock::now() - started).count();
+  EXPECT_GE(seconds, 2.0) << "the periodic Replan must be long for this test to mean anything";
+  EXPECT_EQ(answered_during, 20) << "submissions waited for the AdvanceClock (it took " << seconds
+                                 << " s)";
+  EXPECT_EQ(advanced.now().seconds(), 61);
+  // The submissions made the first plan stale; the advance planned again and replanned the queue.
+  const pb::Schedule after = Schedule("c");
+  ExpectValid(after);
+  EXPECT_EQ(after.jobs_size(), kLongQueue + 20);
+  int moved = 0;
+  for (const auto& [id, allocation] : Allocations(after)) {
+    const auto it = before.find(id);
+    moved += it != before.end() && it->second != allocation ? 1 : 0;
+  }
+  EXPECT_GT(moved, 0) << "the periodic Replan changed nothing";
+}
+
+TEST_F(ReplanTest, AnAdvanceClockPastItsDeadlineWhilePlanningChangesNothing) {
+  CreateSlowPeriodicReplan("c");
+  const pb::Schedule before = Schedule("c");
+  pb::AdvanceClockRequest request;
+  request.set_cluster("c");
+  request.mutable_by()->set_seconds(61);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(300));
+  pb::AdvanceClockResponse response;
+  const grpc::Status s = stub_->AdvanceClock(&context, request, &response);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << s.error_message();
+  const pb::Schedule after = Schedule("c");
+  EXPECT_EQ(after.now().seconds(), before.now().seconds());
+  EXPECT_EQ(Allocations(after), Allocations(before));
+  // The planner stopped: the next call is served at once.
+  pb::SubmitJobResponse next;
+  ASSERT_OK(Submit("c", Rigid(1, 60), &next));
 }
 
 TEST_F(ReplanTest, APlannerWhoseClusterIsDeletedStops) {
