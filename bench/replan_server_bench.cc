@@ -3,11 +3,13 @@
 // jobs (replan_bench's workload), one dry-run Replan per iteration. The server reports the
 // offline planner's own time (planner_time); the counters give it and the rest of the call
 // (snapshot, problem, lower bound, the trial on a copy, the answer, the round trip). Baseline in
-// the same run: GetCluster, a round trip alone.
+// the same run: GetCluster, a round trip alone. Argument: the instance's seed (three instances:
+// one says little of another).
 #include <benchmark/benchmark.h>
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
+#include <cstdint>
 #include <random>
 #include <string>
 
@@ -22,9 +24,9 @@ constexpr int kProcessors = 200;
 constexpr int kQueued = 400;
 constexpr int kReservations = 1000;
 
-void FillCluster(pb::Resched::Stub& stub) {
+void FillCluster(pb::Resched::Stub& stub, std::uint64_t seed) {
   resched::bench::CreateSimulatedCluster(stub, "c", kProcessors);
-  std::mt19937_64 rng(42);
+  std::mt19937_64 rng(seed);
   // The first hold takes the whole machine for 10 minutes: every job stays queued (none starts
   // now, where Replan would not move it).
   for (int r = 0; r < kReservations; ++r) {
@@ -55,7 +57,7 @@ void FillCluster(pb::Resched::Stub& stub) {
 void ReplanDryRun(benchmark::State& state, const std::string& algorithm,
                   pb::ReplanObjective objective) {
   LoopbackServer server;
-  FillCluster(server.stub());
+  FillCluster(server.stub(), static_cast<std::uint64_t>(state.range(0)));
   pb::ReplanRequest request;
   request.set_cluster("c");
   request.mutable_algorithm()->set_name(algorithm);
@@ -92,7 +94,7 @@ void BM_ReplanDryRun_BicriteriaWithLpBound(benchmark::State& state) {
 
 void BM_GetClusterRoundTrip(benchmark::State& state) {
   LoopbackServer server;
-  FillCluster(server.stub());
+  FillCluster(server.stub(), static_cast<std::uint64_t>(state.range(0)));
   pb::GetClusterRequest request;
   request.set_name("c");
   for (auto _ : state) {
@@ -104,9 +106,29 @@ void BM_GetClusterRoundTrip(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_GetClusterRoundTrip)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_ReplanDryRun_Mrt)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_ReplanDryRun_Bicriteria)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_ReplanDryRun_ListSaf)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_ReplanDryRun_BicriteriaWithLpBound)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_GetClusterRoundTrip)->Arg(42)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ReplanDryRun_Mrt)
+    ->Arg(42)
+    ->Arg(43)
+    ->Arg(44)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_ReplanDryRun_Bicriteria)
+    ->Arg(42)
+    ->Arg(43)
+    ->Arg(44)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_ReplanDryRun_ListSaf)
+    ->Arg(42)
+    ->Arg(43)
+    ->Arg(44)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_ReplanDryRun_BicriteriaWithLpBound)
+    ->Arg(42)
+    ->Arg(43)
+    ->Arg(44)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_MAIN();

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/check-experiments.sh fails when a table is edited by hand: a small-scale block that no
 # longer matches what its command prints, or a full-scale block whose text no longer matches its
-# SHA-256; and it passes on the unedited doc.
+# SHA-256; and when a full-scale block is stale, generated before core/ changed; and it passes on
+# the unedited doc and on a freshly generated block.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$1"
@@ -37,4 +38,31 @@ if "$root/scripts/check-experiments.sh" --build "$build" --only no-such-command 
   --doc "$work/full-edited.md"; then
   echo "FAIL: a hand edit of a full-scale table passed"; exit 1
 fi
+# A full-scale block generated here, then core/ changed: stale. In a repository of the script, a
+# file under core/ and a doc of one cheap full-scale block.
+repo="$work/repo"
+mkdir -p "$repo/scripts" "$repo/docs" "$repo/core" "$repo/bench/experiment"
+cp "$root/scripts/check-experiments.sh" "$repo/scripts/"
+cp "$root/CMakeLists.txt" "$repo/"
+printf 'int answer() { return 42; }\n' >"$repo/core/answer.cc"
+printf '# Doc\n\n<!-- experiment full: heft-vs-parallel --seeds 1 -->\n<!-- end experiment -->\n' \
+  >"$repo/docs/experiments.md"
+git -C "$repo" init -q && git -C "$repo" add -A &&
+  git -C "$repo" -c user.name=t -c user.email=t@t commit -qm doc
+data="${RESCHED_DATA_DIR:-}"
+if [[ -z "$data" ]]; then
+  dir="$root"
+  while [[ "$dir" != / && ! -d "$dir/shared/data/swf" ]]; do dir="$(dirname "$dir")"; done
+  data="$dir/shared/data"
+fi
+full() { RESCHED_DATA_DIR="$data" "$repo/scripts/check-experiments.sh" --build "$build" "$@"; }
+full --full || { echo "FAIL: the full-scale block could not be generated"; exit 1; }
+grep -qE '^<!-- end experiment sha256=[0-9a-f]+ inputs=[0-9a-f]+ -->$' "$repo/docs/experiments.md" ||
+  { echo "FAIL: the generated block records no inputs"; cat "$repo/docs/experiments.md"; exit 1; }
+full || { echo "FAIL: a freshly generated full-scale block does not pass"; exit 1; }
+printf 'int answer() { return 43; }\n' >"$repo/core/answer.cc"
+if full 2>"$work/stale.txt"; then echo "FAIL: a stale full-scale block passed"; exit 1; fi
+grep -q "is stale" "$work/stale.txt" || { echo "FAIL: not reported as stale:"; cat "$work/stale.txt"; exit 1; }
+# Regenerated, it passes again.
+full --full && full || { echo "FAIL: the regenerated block does not pass"; exit 1; }
 echo "PASS"
