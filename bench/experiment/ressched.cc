@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -14,7 +15,10 @@
 #include "bench/experiment/experiments.h"
 #include "bench/experiment/runner.h"
 #include "bench/experiment/svg_plot.h"
+#include "core/dag/cpa.h"
+#include "core/dag/dag_graph.h"
 #include "core/dag/dag_planner.h"
+#include "core/dag/ressched.h"
 #include "core/metrics/validate.h"
 #include "core/registry/registry.h"
 
@@ -89,6 +93,67 @@ void PrintPlatforms(const std::vector<LogSpec>& logs, const std::vector<Reservat
   std::printf("\n");
 }
 
+// CPA's allocation sizes against the machine (P, BD_CPA's bound) and the historical average of
+// available processors (q, BD_CPAR's), per log: the widths CPA(P) gives beside what the
+// reservations usually leave, which Table 4's magnitudes may depend on.
+struct CpaSizes {
+  double tasks = 0;
+  double width_p = 0;     // sum of CPA(P) widths
+  double width_q = 0;     // sum of CPA(q) widths
+  double share_p = 0;     // sum of CPA(P) width / P
+  double share_q = 0;     // sum of CPA(q) width / q
+  double above_q = 0;     // tasks whose CPA(P) width exceeds q
+  double level_peak = 0;  // sum over (DAG, case) of the widest precedence level's CPA(P) width / P
+  double instances = 0;
+
+  void Add(const DagGraph& g, int q, const CpaOptions& options) {
+    const int p = g.capacity;
+    const std::vector<int> on_p = CpaAllocation(g, p, options);
+    const std::vector<int> on_q = CpaAllocation(g, EffectiveQ(p, q), options);
+    const std::vector<int> level = PrecedenceLevels(g);
+    std::map<int, double> level_sum;
+    for (std::size_t t = 0; t < on_p.size(); ++t) {
+      tasks += 1;
+      width_p += on_p[t];
+      width_q += on_q[t];
+      share_p += static_cast<double>(on_p[t]) / p;
+      share_q += static_cast<double>(on_q[t]) / EffectiveQ(p, q);
+      above_q += on_p[t] > q ? 1 : 0;
+      level_sum[level[t]] += on_p[t];
+    }
+    double peak = 0;
+    for (const auto& [level, sum] : level_sum) peak = std::max(peak, sum);
+    level_peak += peak / p;
+    instances += 1;
+  }
+};
+
+void PrintCpaSizes(const std::vector<LogSpec>& logs, const std::map<std::string, CpaSizes>& sizes,
+                   const std::vector<ReservationCase>& cases) {
+  std::printf(
+      "\n**CPA allocation sizes against P and q (every task of every DAG, each reservation "
+      "case)**\n\n| Log | P | mean q | CPA(P): mean width | / P | tasks wider than q | widest "
+      "level / P | CPA(q): mean width | / q |\n|---|---|---|---|---|---|---|---|---|\n");
+  for (const LogSpec& log : logs) {
+    const auto it = sizes.find(log.label);
+    if (it == sizes.end() || it->second.tasks == 0) continue;
+    const CpaSizes& s = it->second;
+    double q = 0;
+    int n = 0;
+    int processors = 0;
+    for (const ReservationCase& c : cases) {
+      if (c.log != log.label) continue;
+      q += c.q;
+      processors = c.schedule.processors;
+      ++n;
+    }
+    std::printf("| %s | %d | %.1f | %.1f | %.2f | %.1f %% | %.2f | %.1f | %.2f |\n",
+                log.label.c_str(), processors, q / n, s.width_p / s.tasks, s.share_p / s.tasks,
+                100 * s.above_q / s.tasks, s.level_peak / s.instances, s.width_q / s.tasks,
+                s.share_q / s.tasks);
+  }
+}
+
 }  // namespace
 
 int Ressched(const ExperimentOptions& options) {
@@ -116,6 +181,8 @@ int Ressched(const ExperimentOptions& options) {
   DegradationTable cpu;
   std::map<std::string, DegradationTable> by_bound;  // per bound, the four bottom levels
   HeadToHead cpa_vs_cpar;
+  std::map<std::string, CpaSizes> cpa_sizes;  // per log
+  const CpaOptions cpa_options{.level_bound = options.cpa_level_bound != 0};
   long plans = 0;
   for (std::size_t s = 0; s < specs.size(); ++s) {
     for (int d = 0; d < options.dags; ++d) {
@@ -131,6 +198,13 @@ int Ressched(const ExperimentOptions& options) {
         const std::string key = ScenarioKey(specs[s], c);
         const std::string instance = absl::StrCat(c.sample, "/", d);
         const DagPlanningInput input{&dag, &c.timeline, c.schedule.now, c.q, {}, {}};
+        absl::StatusOr<DagGraph> graph = BuildDagGraph(dag, c.schedule.processors);
+        if (!graph.ok()) {
+          std::fprintf(stderr, "%s: %s\n", key.c_str(),
+                       std::string(graph.status().message()).c_str());
+          return 1;
+        }
+        cpa_sizes[c.log].Add(*graph, c.q, cpa_options);
         double cpa_hours = 0;  // BL_CPAR_BD_CPA's turnaround, compared with BD_CPAR's below
         for (const std::string& bl : kBottomLevels) {
           for (const std::string& bd : kBounds) {
@@ -202,6 +276,7 @@ int Ressched(const ExperimentOptions& options) {
       100 * Summarize(cpa_vs_cpar.first_wins).mean, cpa_vs_cpar.second_wins.size(),
       100 * HeadToHead::Median(cpa_vs_cpar.second_wins),
       100 * Summarize(cpa_vs_cpar.second_wins).mean, cpa_vs_cpar.ties);
+  PrintCpaSizes(*logs, cpa_sizes, *cases);
   std::printf(
       "\n**§4.3.1: bottom-level methods, turnaround (avg. deg. from best / wins) per "
       "bound**\n\n| Bound | BL_1 | BL_ALL | BL_CPA | BL_CPAR |\n|---|---|---|---|---|\n");

@@ -5,9 +5,6 @@
 #include "absl/strings/str_format.h"
 
 namespace resched {
-namespace {
-
-// Depth of each task: the longest edge count from an entry task.
 std::vector<int> PrecedenceLevels(const DagGraph& g) {
   std::vector<int> level(g.size(), 0);
   for (int v : g.topo) {
@@ -15,6 +12,8 @@ std::vector<int> PrecedenceLevels(const DagGraph& g) {
   }
   return level;
 }
+
+namespace {
 
 // Top and bottom levels kept current while single task times drop: each change recomputes only
 // the ancestors (bottom levels) and descendants (top levels) whose value really moves, instead

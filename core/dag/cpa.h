@@ -32,6 +32,10 @@ struct CpaOptions {
   bool level_bound = true;
 };
 
+// Each task's precedence level: its depth, the longest edge count from an entry task (the
+// levels whose allocations MCPA's bound keeps within the machine).
+std::vector<int> PrecedenceLevels(const DagGraph& g);
+
 // The allocation phase for a machine of `processors` processors: one width per task, each an
 // allowed width of the task (its smallest one when even that exceeds `processors`). `control` is
 // asked once per widening step: when it says stop, the widths reached so far come back (still an
