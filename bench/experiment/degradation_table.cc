@@ -16,6 +16,7 @@ std::vector<DegradationTable::Row> DegradationTable::Summarize(
   const std::vector<std::string>& best_of = reference.empty() ? algorithms : reference;
   std::vector<Row> rows(algorithms.size());
   for (std::size_t a = 0; a < algorithms.size(); ++a) rows[a].algorithm = algorithms[a];
+  std::vector<double> sum_of_squares(algorithms.size(), 0);
   for (const auto& [scenario, instances] : values_) {
     if (scenario.rfind(prefix, 0) != 0) continue;
     std::vector<double> sum(algorithms.size(), 0);
@@ -41,6 +42,7 @@ std::vector<DegradationTable::Row> DegradationTable::Summarize(
       if (count[a] == 0) continue;
       degradation[a] = sum[a] / count[a];
       rows[a].mean_degradation += degradation[a];
+      sum_of_squares[a] += degradation[a] * degradation[a];
       rows[a].scenarios += 1;
       if (std::find(best_of.begin(), best_of.end(), algorithms[a]) != best_of.end()) {
         lowest = std::min(lowest, degradation[a]);
@@ -54,8 +56,16 @@ std::vector<DegradationTable::Row> DegradationTable::Summarize(
       }
     }
   }
-  for (Row& r : rows) {
-    if (r.scenarios > 0) r.mean_degradation /= r.scenarios;
+  for (std::size_t a = 0; a < rows.size(); ++a) {
+    Row& r = rows[a];
+    if (r.scenarios == 0) continue;
+    const double n = r.scenarios;
+    r.mean_degradation /= n;
+    if (r.scenarios > 1) {
+      const double variance = std::max(
+          0.0, (sum_of_squares[a] - n * r.mean_degradation * r.mean_degradation) / (n - 1));
+      r.ci95 = 1.96 * std::sqrt(variance / n);
+    }
   }
   return rows;
 }

@@ -126,7 +126,9 @@ void PrintDegradationRows(const std::vector<std::string>& labels,
                           bool with_paper) {
   for (std::size_t a = 0; a < labels.size(); ++a) {
     std::printf("| %s |", labels[a].c_str());
-    for (const auto& rows : t_rows) std::printf(" %.2f %% |", 100 * rows[a].mean_degradation);
+    for (const auto& rows : t_rows) {
+      std::printf(" %.2f %% ± %.2f |", 100 * rows[a].mean_degradation, 100 * rows[a].ci95);
+    }
     for (const auto& rows : c_rows) std::printf(" %.2f %% |", 100 * rows[a].mean_degradation);
     if (with_paper) {
       for (double v : kPaperTable6[a].tightest) std::printf(" %.2f %% |", v);
@@ -280,7 +282,10 @@ int ResschedDl(const ExperimentOptions& options) {
     c_rows.push_back(cpu.Summarize(paper, absl::StrFormat("%g|", phi)));
   }
   PrintDegradationRows(paper, t_rows, c_rows, paper_phis);
-  std::printf("\n(average %% degradation from best over scenarios, best of the five.)\n");
+  std::printf(
+      "\n(average %% degradation from best over scenarios, best of the five; ± half the 95 %% "
+      "confidence interval of the tightest deadline's average, over the scenarios: the spread "
+      "the few instances per scenario leave.)\n");
   if (!extras.empty()) {
     std::printf(
         "\nExtra variants, same loose deadline, degradation from the best of the paper's five "
