@@ -11,6 +11,8 @@
 #   scripts/check-experiments.sh --full                   also re-run the full-scale blocks and
 #       rewrite them with the date and the commit
 #   --only TEXT   only the blocks whose command contains TEXT (the others are kept as they are)
+# and, in every mode, a paragraph that names blocks with `<!-- figures from: ARGS -->` may quote
+# only figures those blocks print (scripts/check_prose_figures.py; checked in the CI mode).
 #   --doc FILE    another file than docs/experiments.md
 #
 # A block in the doc:
@@ -173,6 +175,11 @@ fi
 if [[ "$mode" != check ]]; then
   cp "$new_doc" "$doc"
   echo "check-experiments: $doc rewritten" >&2
+fi
+# The prose's figures against the blocks they name (scripts/check_prose_figures.py), in the doc
+# as it now stands.
+if [[ "$mode" == check ]] && ! python3 "$root/scripts/check_prose_figures.py" "$new_doc"; then
+  failures=$((failures + 1))
 fi
 if [[ $unstamped -gt 0 ]]; then
   echo "check-experiments: $unstamped full-scale block(s) of unknown staleness" >&2

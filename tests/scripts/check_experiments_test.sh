@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scripts/check-experiments.sh fails when a table is edited by hand: a small-scale block that no
 # longer matches what its command prints, or a full-scale block whose text no longer matches its
-# SHA-256; and when a full-scale block is stale, generated before core/ changed; and it passes on
-# the unedited doc and on a freshly generated block.
+# SHA-256; when a full-scale block is stale, generated before core/ changed; when a paragraph
+# quotes a figure its block does not print; and it passes on the unedited doc and on a freshly
+# generated block.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$1"
@@ -38,11 +39,23 @@ if "$root/scripts/check-experiments.sh" --build "$build" --only no-such-command 
   --doc "$work/full-edited.md"; then
   echo "FAIL: a hand edit of a full-scale table passed"; exit 1
 fi
+# A figure of a paragraph that names its block, changed by hand: the block does not print it.
+sed 's/8.5 % (CTC) and 2.5 % (OSC)/8.6 % (CTC) and 2.5 % (OSC)/' "$root/docs/experiments.md" \
+  >"$work/prose-edited.md"
+if cmp -s "$work/prose-edited.md" "$root/docs/experiments.md"; then
+  echo "FAIL: the test found no prose figure to edit"; exit 1
+fi
+if "$root/scripts/check-experiments.sh" --build "$build" --only no-such-command \
+  --doc "$work/prose-edited.md" 2>"$work/prose.txt"; then
+  echo "FAIL: a hand edit of a prose figure passed"; exit 1
+fi
+grep -q "8.6" "$work/prose.txt" || { echo "FAIL: the edited figure is not named:"; cat "$work/prose.txt"; exit 1; }
+
 # A full-scale block generated here, then core/ changed: stale. In a repository of the script, a
 # file under core/ and a doc of one cheap full-scale block.
 repo="$work/repo"
 mkdir -p "$repo/scripts" "$repo/docs" "$repo/core" "$repo/bench/experiment"
-cp "$root/scripts/check-experiments.sh" "$repo/scripts/"
+cp "$root/scripts/check-experiments.sh" "$root/scripts/check_prose_figures.py" "$repo/scripts/"
 cp "$root/CMakeLists.txt" "$repo/"
 printf 'int answer() { return 42; }\n' >"$repo/core/answer.cc"
 printf '# Doc\n\n<!-- experiment full: heft-vs-parallel --seeds 1 -->\n<!-- end experiment -->\n' \

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Checks the figures of docs/experiments.md's prose against the blocks they come from.
+
+A paragraph that quotes blocks names them, anywhere in it, with `<!-- figures from: ARGS -->`,
+ARGS being the command of a block in the same doc (`<!-- experiment ci: ARGS -->` or `full:`).
+Every number of the paragraph must then be one that a block it names prints, so a figure edited by hand, or left behind when the
+block is regenerated, fails the check. Not counted as the paragraph's figures: code spans, what a
+parenthesis opened with "the paper" holds (the paper's figures), and the numbers that name
+sections, tables, figures and equations (§4.1, Table 6, Figure 1(b), eq. 4).
+
+usage: check_prose_figures.py DOC   (exit status 1 when a figure is not in its block)
+"""
+import re
+import sys
+
+BLOCK_BEGIN = re.compile(r"^<!-- experiment (?:ci|full): (.*) -->$")
+BLOCK_END = re.compile(r"^<!-- end experiment")
+FIGURES_FROM = re.compile(r"<!-- figures from: (.*?) -->")
+# A number: digits with an optional thousands grouping and decimals. A hyphen between two
+# numbers is a range, not a sign.
+NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])\d+(?:\.\d+)?")
+NAMING = re.compile(
+    r"(?:§|Table |Tables |Figure |Figures |Fig\. |eq\. |Eq\. |Algorithm |Section )"
+    r"(?:\d+(?:\.\d+)*(?:\([a-z]\))?(?:,? (?:and )?)?)+")
+CODE = re.compile(r"`[^`]*`")
+
+
+def value(text):
+    return float(text.replace(",", ""))
+
+
+def numbers(text):
+    return [m.group(0) for m in NUMBER.finditer(text)]
+
+
+def without_paper_parentheses(text):
+    """Drops each parenthesized group opened by "the paper" (nested parentheses included)."""
+    out = []
+    i = 0
+    while i < len(text):
+        if text[i] == "(" and re.match(r"\((?:the )?paper", text[i:]):
+            depth = 0
+            while i < len(text):
+                depth += {"(": 1, ")": -1}.get(text[i], 0)
+                i += 1
+                if depth == 0:
+                    break
+            continue
+        out.append(text[i])
+        i += 1
+    return "".join(out)
+
+
+def prose_figures(paragraph):
+    text = CODE.sub(" ", paragraph)
+    text = FIGURES_FROM.sub(" ", text)
+    text = without_paper_parentheses(text)
+    text = NAMING.sub(" ", text)
+    return numbers(text)
+
+
+def main(path):
+    lines = open(path, encoding="utf-8").read().split("\n")
+    blocks = {}
+    args = None
+    for line in lines:
+        begin = BLOCK_BEGIN.match(line)
+        if begin:
+            args = begin.group(1)
+            blocks[args] = []
+        elif args is not None and BLOCK_END.match(line):
+            args = None
+        elif args is not None:
+            blocks[args].append(line)
+    block_values = {a: {value(n) for n in numbers("\n".join(b))} for a, b in blocks.items()}
+
+    failures = 0
+
+    def check(paragraph, start):
+        text = "\n".join(paragraph)
+        sources = FIGURES_FROM.findall(CODE.sub(" ", text))
+        if not sources:
+            return 0
+        unknown = [s for s in sources if s not in block_values]
+        if unknown:
+            print(f"check-experiments: {path}:{start}: no block '{unknown[0]}' for this "
+                  f"paragraph's figures", file=sys.stderr)
+            return 1
+        printed = set().union(*(block_values[s] for s in sources))
+        missing = [n for n in prose_figures(text) if value(n) not in printed]
+        if missing:
+            print(f"check-experiments: {path}:{start}: figures no block it names prints "
+                  f"({'; '.join(sources)}): {', '.join(missing)}", file=sys.stderr)
+            return 1
+        return 0
+
+    paragraph = []
+    start = 0
+    in_block = False
+    for number, line in enumerate(lines, 1):
+        if BLOCK_BEGIN.match(line):
+            in_block = True
+        ends = in_block or not line.strip() or line.startswith("#")
+        if ends or line.startswith("- "):  # a list item is a paragraph of its own
+            failures += check(paragraph, start)
+            paragraph = []
+            if in_block:
+                in_block = not BLOCK_END.match(line)
+            if ends:
+                continue
+        if not paragraph:
+            start = number
+        paragraph.append(line)
+    failures += check(paragraph, start)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
