@@ -5,6 +5,7 @@
 // schedule goes through the validator.
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <future>
 #include <map>
 #include <set>
@@ -51,6 +52,33 @@ class ReplanTest : public ServerTest {
   }
 
   void CreateSlowPeriodicReplan(const std::string& name);
+
+  // Runs `slow_call` while submitting 20 one-processor jobs to `cluster` once it has started:
+  // how many were answered before it returned, its status and how long it took.
+  struct Overlap {
+    int answered_during = 0;
+    grpc::Status status;
+    double seconds = 0;
+  };
+  Overlap SubmitDuring(const std::string& cluster, const std::function<grpc::Status()>& slow_call) {
+    std::atomic<bool> done{false};
+    const auto started = steady_clock::now();
+    std::future<grpc::Status> call = std::async(std::launch::async, [&] {
+      grpc::Status s = slow_call();
+      done = true;
+      return s;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    Overlap overlap;
+    for (int i = 0; i < 20; ++i) {
+      pb::SubmitJobResponse r;
+      EXPECT_OK(Submit(cluster, Rigid(1, 60), &r));
+      if (!done) ++overlap.answered_during;
+    }
+    overlap.status = call.get();
+    overlap.seconds = std::chrono::duration<double>(steady_clock::now() - started).count();
+    return overlap;
+  }
 
   // Each job's allocation as text, without the display-only processor ids.
   static std::map<std::string, std::string> Allocations(const pb::Schedule& schedule) {
@@ -370,28 +398,14 @@ TEST_F(ReplanTest, ThePlannerStopsAtTheCallsDeadlineAndNothingIsApplied) {
 TEST_F(ReplanTest, SubmitJobAnswersWhileALongReplanPlans) {
   CreateSim("c", 64, "fcfs");
   SubmitAmdahl("c", kLongQueue, 5);
-  std::atomic<bool> replan_done{false};
   pb::ReplanResponse response;
-  const auto started = steady_clock::now();
-  std::future<grpc::Status> replan = std::async(std::launch::async, [&] {
-    grpc::Status s =
-        Replan("c", "bicriteria", pb::BICRITERIA, false, &response, true, kManyShuffles);
-    replan_done = true;
-    return s;
+  const Overlap overlap = SubmitDuring("c", [&] {
+    return Replan("c", "bicriteria", pb::BICRITERIA, false, &response, true, kManyShuffles);
   });
-  // Once the planner has started, submissions on the same cluster are answered meanwhile.
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  int answered_during = 0;
-  for (int i = 0; i < 20; ++i) {
-    pb::SubmitJobResponse r;
-    ASSERT_OK(Submit("c", Rigid(1, 60), &r));
-    if (!replan_done) ++answered_during;
-  }
-  ASSERT_OK(replan.get());
-  const double seconds = std::chrono::duration<double>(steady_clock::now() - started).count();
-  EXPECT_GE(seconds, 2.0) << "the Replan must be long for this test to mean anything";
-  EXPECT_EQ(answered_during, 20) << "submissions waited for the Replan (it took " << seconds
-                                 << " s)";
+  ASSERT_OK(overlap.status);
+  EXPECT_GE(overlap.seconds, 2.0) << "the Replan must be long for this test to mean anything";
+  EXPECT_EQ(overlap.answered_during, 20)
+      << "submissions waited for the Replan (it took " << overlap.seconds << " s)";
   // The plan was made before those 20 jobs: the commit placed them with the policy after it.
   EXPECT_TRUE(response.applied()) << response.outcome();
   EXPECT_EQ(response.before().jobs(), kLongQueue - 1 + 20);
@@ -420,26 +434,13 @@ void ReplanTest::CreateSlowPeriodicReplan(const std::string& name) {
 TEST_F(ReplanTest, SubmitJobAnswersWhileAnAdvanceClockPlansItsPeriodicReplan) {
   CreateSlowPeriodicReplan("c");
   const auto before = Allocations(Schedule("c"));
-  std::atomic<bool> advance_done{false};
   pb::AdvanceClockResponse advanced;
-  const auto started = steady_clock::now();
-  std::future<grpc::Status> advance = std::async(std::launch::async, [&] {
-    grpc::Status s = AdvanceBy("c", 61, &advanced);
-    advance_done = true;
-    return s;
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  int answered_during = 0;
-  for (int i = 0; i < 20; ++i) {
-    pb::SubmitJobResponse r;
-    ASSERT_OK(Submit("c", Rigid(1, 60), &r));
-    if (!advance_done) ++answered_during;
-  }
-  ASSERT_OK(advance.get());
-  const double seconds = std::chrono::duration<double>(steady_clock::now() - started).count();
-  EXPECT_GE(seconds, 2.0) << "the periodic Replan must be long for this test to mean anything";
-  EXPECT_EQ(answered_during, 20) << "submissions waited for the AdvanceClock (it took " << seconds
-                                 << " s)";
+  const Overlap overlap = SubmitDuring("c", [&] { return AdvanceBy("c", 61, &advanced); });
+  ASSERT_OK(overlap.status);
+  EXPECT_GE(overlap.seconds, 2.0)
+      << "the periodic Replan must be long for this test to mean anything";
+  EXPECT_EQ(overlap.answered_during, 20)
+      << "submissions waited for the AdvanceClock (it took " << overlap.seconds << " s)";
   EXPECT_EQ(advanced.now().seconds(), 61);
   // The submissions made the first plan stale; the advance planned again and replanned the queue.
   const pb::Schedule after = Schedule("c");
