@@ -3,8 +3,8 @@
 
 A paragraph that quotes blocks names them, anywhere in it, with `<!-- figures from: ARGS -->`,
 ARGS being the command of a block in the same doc (`<!-- experiment ci: ARGS -->` or `full:`).
-Every number of the paragraph must then be one that a block it names prints, so a figure edited by hand, or left behind when the
-block is regenerated, fails the check. Not counted as the paragraph's figures: code spans, what a
+Every number of the paragraph must then be one that a block it names prints (or its command
+holds), so a figure edited by hand, or left behind when the block is regenerated, fails the check. Not counted as the paragraph's figures: code spans, what a
 parenthesis opened with "the paper" holds (the paper's figures), and the numbers that name
 sections, tables, figures and equations (§4.1, Table 6, Figure 1(b), eq. 4).
 
@@ -72,7 +72,8 @@ def main(path):
             args = None
         elif args is not None:
             blocks[args].append(line)
-    block_values = {a: {value(n) for n in numbers("\n".join(b))} for a, b in blocks.items()}
+    # What a block prints, and its command's own numbers (a paragraph may say "3000 tasks").
+    block_values = {a: {value(n) for n in numbers("\n".join([a] + b))} for a, b in blocks.items()}
 
     failures = 0
 
