@@ -1,5 +1,7 @@
 // `ressched`: Aida & Casanova §4.3 (Tables 4 and the §4.3.1 bottom-level comparison): the sixteen
 // BL x BD algorithms on Table 1 applications around reservation schedules from Table 2's logs.
+#include "core/dag/ressched.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -18,7 +20,6 @@
 #include "core/dag/cpa.h"
 #include "core/dag/dag_graph.h"
 #include "core/dag/dag_planner.h"
-#include "core/dag/ressched.h"
 #include "core/metrics/validate.h"
 #include "core/registry/registry.h"
 
