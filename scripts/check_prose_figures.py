@@ -16,12 +16,12 @@ import sys
 BLOCK_BEGIN = re.compile(r"^<!-- experiment (?:ci|full): (.*) -->$")
 BLOCK_END = re.compile(r"^<!-- end experiment")
 FIGURES_FROM = re.compile(r"<!-- figures from: (.*?) -->")
-# A number: digits with an optional thousands grouping and decimals. A hyphen between two
-# numbers is a range, not a sign.
-NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])\d+(?:\.\d+)?")
+# A number: digits with an optional thousands grouping and decimals, wherever it starts ("DAG10"
+# holds 10). A hyphen between two numbers is a range, not a sign.
+NUMBER = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|(?<![\d.,])\d+(?:\.\d+)?")
 NAMING = re.compile(
     r"(?:§|Table |Tables |Figure |Figures |Fig\. |eq\. |Eq\. |Algorithm |Section )"
-    r"(?:\d+(?:\.\d+)*(?:\([a-z]\))?(?:,? (?:and )?)?)+")
+    r"(?:\(?\d+(?:\.\d+)*\)?(?:\([a-z]\))?(?:,? (?:and )?)?)+")
 CODE = re.compile(r"`[^`]*`")
 
 
