@@ -4,9 +4,10 @@
 A paragraph that quotes blocks names them, anywhere in it, with `<!-- figures from: ARGS -->`,
 ARGS being the command of a block in the same doc (`<!-- experiment ci: ARGS -->` or `full:`).
 Every number of the paragraph must then be one that a block it names prints (or its command
-holds), so a figure edited by hand, or left behind when the block is regenerated, fails the check. Not counted as the paragraph's figures: code spans, what a
-parenthesis opened with "the paper" holds (the paper's figures), and the numbers that name
-sections, tables, figures and equations (§4.1, Table 6, Figure 1(b), eq. 4).
+holds), so a figure edited by hand, or left behind when the block is regenerated, fails the
+check. Not counted as the paragraph's figures: code spans, what a parenthesis opened with "the
+paper" holds (the paper's figures), and the numbers that name sections, tables, figures,
+equations and an algorithm's lines (§4.1, Table 6, Figure 1(b), eq. 4, line 10).
 
 usage: check_prose_figures.py DOC   (exit status 1 when a figure is not in its block)
 """
@@ -20,7 +21,7 @@ FIGURES_FROM = re.compile(r"<!-- figures from: (.*?) -->")
 # holds 10). A hyphen between two numbers is a range, not a sign.
 NUMBER = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|(?<![\d.,])\d+(?:\.\d+)?")
 NAMING = re.compile(
-    r"(?:§|Table |Tables |Figure |Figures |Fig\. |eq\. |Eq\. |Algorithm |Section )"
+    r"(?:§|Table |Tables |Figure |Figures |Fig\. |eq\. |Eq\. |Algorithm |Section |line )"
     r"(?:\(?\d+(?:\.\d+)*\)?(?:\([a-z]\))?(?:,? (?:and )?)?)+")
 CODE = re.compile(r"`[^`]*`")
 
