@@ -11,9 +11,9 @@
 #   scripts/check-experiments.sh --full                   also re-run the full-scale blocks and
 #       rewrite them with the date and the commit
 #   --only TEXT   only the blocks whose command contains TEXT (the others are kept as they are)
-# and, in every mode, a paragraph that names blocks with `<!-- figures from: ARGS -->` may quote
-# only figures those blocks print (scripts/check_prose_figures.py; checked in the CI mode).
 #   --doc FILE    another file than docs/experiments.md
+# In the CI mode, a paragraph that names blocks with `<!-- figures from: ARGS -->` may quote only
+# figures those blocks print (scripts/check_prose_figures.py).
 #
 # A block in the doc:
 #   <!-- experiment ci: stretch-moldable --tasks 1000 --seeds 2 -->
