@@ -9,14 +9,22 @@ check. Not counted as the paragraph's figures: code spans, what a parenthesis op
 paper" holds (the paper's figures), and the numbers that name sections, tables, figures,
 equations and an algorithm's lines (§4.1, Table 6, Figure 1(b), eq. 4, line 10).
 
+A paragraph whose numbers are not results (an experiment's inputs, a run not kept that names its
+own command) says so with `<!-- figures not from a block: REASON -->`. Any other paragraph that
+holds a number fails, so a new figure cannot slip in unchecked. In a table outside the blocks, each
+cell is a paragraph of its own; cells in a column headed "Ours" must be marked, the others (the
+paper's figures, the names of results) need not.
+
 usage: check_prose_figures.py DOC   (exit status 1 when a figure is not in its block)
 """
+
 import re
 import sys
 
 BLOCK_BEGIN = re.compile(r"^<!-- experiment (?:ci|full): (.*) -->$")
 BLOCK_END = re.compile(r"^<!-- end experiment")
 FIGURES_FROM = re.compile(r"<!-- figures from: (.*?) -->")
+NOT_FROM_A_BLOCK = re.compile(r"<!-- figures not from a block: .+? -->")
 # A number: digits with an optional thousands grouping and decimals, wherever it starts ("DAG10"
 # holds 10). A hyphen between two numbers is a range, not a sign.
 NUMBER = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|(?<![\d.,])\d+(?:\.\d+)?")
@@ -39,7 +47,7 @@ def without_paper_parentheses(text):
     out = []
     i = 0
     while i < len(text):
-        if text[i] == "(" and re.match(r"\((?:the )?paper", text[i:]):
+        if text[i] == "(" and re.match(r"\((?:the\s+)?paper", text[i:]):
             depth = 0
             while i < len(text):
                 depth += {"(": 1, ")": -1}.get(text[i], 0)
@@ -55,9 +63,15 @@ def without_paper_parentheses(text):
 def prose_figures(paragraph):
     text = CODE.sub(" ", paragraph)
     text = FIGURES_FROM.sub(" ", text)
+    text = NOT_FROM_A_BLOCK.sub(" ", text)
     text = without_paper_parentheses(text)
     text = NAMING.sub(" ", text)
     return numbers(text)
+
+
+def cells(row):
+    """A table row's cells, without the outer bars."""
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
 
 
 def main(path):
@@ -78,10 +92,17 @@ def main(path):
 
     failures = 0
 
-    def check(paragraph, start):
+    def check(paragraph, start, must_be_marked=True):
         text = "\n".join(paragraph)
-        sources = FIGURES_FROM.findall(CODE.sub(" ", text))
+        marked = CODE.sub(" ", text)
+        sources = FIGURES_FROM.findall(marked)
         if not sources:
+            if must_be_marked and not NOT_FROM_A_BLOCK.search(marked) and prose_figures(text):
+                print(f"check-experiments: {path}:{start}: figures from no block "
+                      f"({', '.join(prose_figures(text))}): name the block with <!-- figures "
+                      f"from: ARGS -->, or say why with <!-- figures not from a block: REASON -->",
+                      file=sys.stderr)
+                return 1
             return 0
         unknown = [s for s in sources if s not in block_values]
         if unknown:
@@ -96,6 +117,21 @@ def main(path):
             return 1
         return 0
 
+    def check_table(rows, start):
+        header = cells(rows[0])
+        ours = [h.startswith("Ours") for h in header]
+        found = 0
+        for offset, row in enumerate(rows[2:], 2):
+            for column, cell in enumerate(cells(row)):
+                must = column < len(ours) and ours[column]
+                found += check([cell], start + offset, must_be_marked=must)
+        return found
+
+    def check_paragraph(paragraph, start):
+        if paragraph and paragraph[0].startswith("|"):
+            return check_table(paragraph, start)
+        return check(paragraph, start)
+
     paragraph = []
     start = 0
     in_block = False
@@ -104,7 +140,7 @@ def main(path):
             in_block = True
         ends = in_block or not line.strip() or line.startswith("#")
         if ends or line.startswith("- "):  # a list item is a paragraph of its own
-            failures += check(paragraph, start)
+            failures += check_paragraph(paragraph, start)
             paragraph = []
             if in_block:
                 in_block = not BLOCK_END.match(line)
@@ -113,7 +149,7 @@ def main(path):
         if not paragraph:
             start = number
         paragraph.append(line)
-    failures += check(paragraph, start)
+    failures += check_paragraph(paragraph, start)
     return 1 if failures else 0
 
 
