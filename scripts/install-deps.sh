@@ -95,6 +95,11 @@ packages=(
   prometheus-cpp-dev libcurl4-openssl-dev coinor-libclp-dev libgoogle-perftools-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libssl-dev
   clang-format clang-tidy jq
+  # The Python client (client/python) and its tests: Debian's gRPC and protobuf for Python, pip
+  # and venv to install it as a user does, pytest, networkx for DAGs as graphs, openssl for the
+  # test certificates.
+  python3-grpcio python3-protobuf python3-pip python3-venv python3-setuptools python3-pytest
+  python3-networkx openssl
 )
 if [[ "${1:-}" == --image ]]; then
   packages+=(podman runc catatonit debootstrap)
