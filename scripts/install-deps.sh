@@ -7,6 +7,7 @@
 #   scripts/install-deps.sh --browser only chromium and chromium-driver, for the web view's
 #                                     browser tests
 #   scripts/install-deps.sh --etcd    only etcd-server, for the replicated store's tests
+#   scripts/install-deps.sh --python  only what the Python client's tests need (pytest, Snakemake)
 #   scripts/install-deps.sh --helm    only what scripts/check-helm.sh needs: nodejs, npm, openssl and
 #                                     unzip, the pinned npm packages of scripts/helm-tools
 #                                     (npm ci, when node_modules is missing or stale), and helm
@@ -54,6 +55,16 @@ if [[ "${1:-}" == --etcd ]]; then
   exit 0
 fi
 
+# The Python client's tests (tests/client/python), for make test only (the build generates the
+# client's modules with protoc alone): Debian's gRPC and protobuf for Python, pip and venv to
+# install it as a user does, pytest, networkx for DAGs as graphs, openssl for the test
+# certificates, and Snakemake, the workflow engine it drives (docs/workflows.md).
+if [[ "${1:-}" == --python ]]; then
+  install_missing python3-grpcio python3-protobuf python3-pip python3-venv python3-setuptools \
+    python3-pytest python3-networkx openssl snakemake
+  exit 0
+fi
+
 if [[ "${1:-}" == --helm ]]; then
   helm_version=v3.17.2
   tools="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/helm-tools"
@@ -95,16 +106,12 @@ packages=(
   prometheus-cpp-dev libcurl4-openssl-dev coinor-libclp-dev libgoogle-perftools-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libssl-dev
   clang-format clang-tidy jq
-  # The Python client (client/python) and its tests: Debian's gRPC and protobuf for Python, pip
-  # and venv to install it as a user does, pytest, networkx for DAGs as graphs, openssl for the
-  # test certificates.
-  python3-grpcio python3-protobuf python3-pip python3-venv python3-setuptools python3-pytest
-  python3-networkx openssl
 )
 if [[ "${1:-}" == --image ]]; then
   packages+=(podman runc catatonit debootstrap)
 elif [[ $# -gt 0 ]]; then
-  echo "install-deps: unknown argument $1 (--image, --browser, --etcd, --helm or nothing)" >&2
+  echo "install-deps: unknown argument $1 (--image, --browser, --etcd, --python, --helm or" \
+    "nothing)" >&2
   exit 2
 fi
 
