@@ -43,6 +43,14 @@ def _algorithm(name, params):
     return spec
 
 
+def _plan_with(request, algorithm, params, release):
+    """Sets a DAG request's planner and release when given (unset: the server's defaults)."""
+    if (spec := _algorithm(algorithm, params)) is not None:
+        request.algorithm.CopyFrom(spec)
+    if release is not None:
+        request.release.CopyFrom(timestamp(release))
+
+
 class Client:
     """Calls resched-server.
 
@@ -187,10 +195,7 @@ class Client:
         request = pb.ReserveDAGRequest(cluster=self._cluster(cluster),
                                        dag=as_dag(dag, **import_options), dry_run=dry_run,
                                        label=label, request_id=request_id)
-        if (spec := _algorithm(algorithm, params)) is not None:
-            request.algorithm.CopyFrom(spec)
-        if release is not None:
-            request.release.CopyFrom(timestamp(release))
+        _plan_with(request, algorithm, params, release)
         return self._call("ReserveDAG", request, timeout)
 
     def query_deadline(self, dag, deadline=None, *, algorithm=None, params=None, release=None,
@@ -202,12 +207,9 @@ class Client:
         request = pb.QueryDeadlineRequest(cluster=self._cluster(cluster),
                                           dag=as_dag(dag, **import_options), commit=commit,
                                           label=label, request_id=request_id)
-        if (spec := _algorithm(algorithm, params)) is not None:
-            request.algorithm.CopyFrom(spec)
+        _plan_with(request, algorithm, params, release)
         if deadline is not None:
             request.deadline.CopyFrom(timestamp(deadline))
-        if release is not None:
-            request.release.CopyFrom(timestamp(release))
         return self._call("QueryDeadline", request, timeout)
 
     def dag_reservation(self, dag_id, cluster=None):
