@@ -13,12 +13,13 @@ from resched.errors import (AlreadyExists, FailedPrecondition, FieldViolation, I
                             NotFound, PermissionDenied, ReschedError, ResourceExhausted,
                             Unauthenticated, Unavailable)
 from resched.models import amdahl, ceil, downey, power_of_two, rigid, table
+from resched.offers import Offer, Refusal, StaleOffer, job_as_dag
 from resched.times import duration, seconds, timestamp, to_datetime
 
 __all__ = [
     "AlreadyExists", "Client", "DagFileError", "FailedPrecondition", "FieldViolation",
-    "InvalidArgument", "NotFound", "PermissionDenied", "ReschedError", "ResourceExhausted",
-    "Unauthenticated", "Unavailable", "amdahl", "as_dag", "ceil", "dag_from_dict",
-    "dag_from_networkx", "downey", "duration", "load_dag", "power_of_two", "rigid", "seconds",
-    "table", "timestamp", "to_datetime",
+    "InvalidArgument", "NotFound", "Offer", "PermissionDenied", "Refusal", "ReschedError",
+    "ResourceExhausted", "StaleOffer", "Unauthenticated", "Unavailable", "amdahl", "as_dag",
+    "ceil", "dag_from_dict", "dag_from_networkx", "downey", "duration", "job_as_dag", "load_dag",
+    "power_of_two", "rigid", "seconds", "table", "timestamp", "to_datetime",
 ]

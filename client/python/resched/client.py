@@ -5,6 +5,7 @@ import pathlib
 import grpc
 
 from resched import dags, errors, models
+from resched import offers as offers_module
 from resched.connection import open_channel
 from resched.times import duration, timestamp
 from resched.v1 import service_pb2 as pb
@@ -223,6 +224,18 @@ class Client:
     def release_dag(self, dag_id, cluster=None, request_id=""):
         self._call("ReleaseDAG", pb.ReleaseDAGRequest(cluster=self._cluster(cluster), id=dag_id,
                                                       request_id=request_id))
+
+    # A broker's view across clusters (resched.offers).
+
+    def offers(self, dag, clusters=None, algorithm=None, params=None):
+        """Each cluster's plan for `dag` (a job: resched.offers.job_as_dag), asked of all at
+        once without committing: (offers soonest first, refusals)."""
+        return offers_module.offers(self, dag, clusters, algorithm, params)
+
+    def take(self, offer, params=None, label="", request_id=""):
+        """Commits an offer if its cluster still completes it by its completion, else raises
+        resched.StaleOffer with nothing reserved."""
+        return offers_module.take(self, offer, params, label, request_id)
 
     # Plans and views.
 

@@ -7,8 +7,11 @@ _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 
 def duration(value):
-    """A Duration from seconds (int or float) or a datetime.timedelta; whole microseconds."""
-    if isinstance(value, datetime.timedelta):
+    """A Duration from seconds (int or float), a datetime.timedelta or a Duration (copied);
+    whole microseconds."""
+    if isinstance(value, duration_pb2.Duration):
+        micros = value.ToMicroseconds()
+    elif isinstance(value, datetime.timedelta):
         micros = value // datetime.timedelta(microseconds=1)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         micros = round(value * 1_000_000)
@@ -20,9 +23,11 @@ def duration(value):
 
 
 def timestamp(value):
-    """A Timestamp from an aware datetime or seconds since the epoch (a SIMULATED cluster's clock
-    starts at 0)."""
-    if isinstance(value, datetime.datetime):
+    """A Timestamp from an aware datetime, seconds since the epoch (a SIMULATED cluster's clock
+    starts at 0) or a Timestamp (copied)."""
+    if isinstance(value, timestamp_pb2.Timestamp):
+        micros = value.ToMicroseconds()
+    elif isinstance(value, datetime.datetime):
         if value.tzinfo is None:
             raise ValueError("a naive datetime is ambiguous: give it a tzinfo")
         micros = (value - _EPOCH) // datetime.timedelta(microseconds=1)
