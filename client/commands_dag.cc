@@ -1,14 +1,22 @@
-// dag reserve | query-deadline (alias query) | show | release | list
+// dag reserve | query-deadline (alias query) | offers | show | release | list
+#include <google/protobuf/util/json_util.h>
+
+#include <algorithm>
 #include <fstream>
+#include <future>
 #include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "client/commands.h"
 #include "client/dag_render.h"
 #include "client/render.h"
+#include "client/rpc_error.h"
 #include "client/table.h"
 #include "proto/resched/dag_import.h"
 
@@ -55,6 +63,21 @@ tightest deadline, and its plan.
 constexpr absl::string_view kQueryAliasHead =
     R"(usage: resched dag query -f FILE [--deadline TIME] [--commit] [flags]
 The same as 'dag query-deadline'.
+)";
+constexpr absl::string_view kOffersHead =
+    R"(usage: resched dag offers -f FILE [--clusters NAME,NAME...] [--algorithm NAME] [flags]
+Where and when can this DAG run soonest: asks every cluster (or those named) for its plan at
+once, without reserving anything, and lists them soonest first with the command that takes
+one. Taking it commits with query-deadline under the offer's own completion, so an offer
+that went stale (the cluster got busier) is refused with nothing reserved.
+  -f FILE             a Dag in JSON or YAML, a WfCommons JSON workflow or a Pegasus DAX
+                      XML file ("-": stdin); the format is detected
+  --format FMT        dag, wfcommons or dax: skip the detection
+  --alpha A           Amdahl serial fraction of imported workflow tasks, in [0, 1]
+                      (default 0.1)
+  --clusters NAMES    the clusters to ask, comma-separated (default: every cluster)
+  --algorithm NAME    a DAG planner (default bl_cpar_bd_cpar; see 'resched algorithms')
+  --param NAME=VALUE  a parameter of the algorithm; repeatable
 )";
 constexpr absl::string_view kShowUsage =
     R"(usage: resched dag show ID [--cluster NAME] [--width COLS]
@@ -220,6 +243,103 @@ int QueryDeadline(Context& ctx, const ParsedArgs& args) {
   return 0;
 }
 
+// The planner offers use when none is named: ReserveDAG's default.
+constexpr absl::string_view kOfferPlanner = "bl_cpar_bd_cpar";
+
+struct Offer {
+  std::string cluster;
+  std::optional<resched::v1::ReserveDAGResponse> plan;  // unset: refused
+  grpc::Status refusal;
+};
+
+std::string ToJson(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  std::string text;
+  if (!google::protobuf::util::MessageToJsonString(message, &text, options).ok()) return "{}";
+  return text;
+}
+
+int Offers(Context& ctx, const ParsedArgs& args) {
+  resched::v1::ReserveDAGRequest request;
+  ReadDagRequest(ctx, args, request);
+  if (request.algorithm().name().empty()) {
+    request.mutable_algorithm()->set_name(std::string(kOfferPlanner));
+  }
+  request.set_dry_run(true);
+  std::vector<std::string> names;
+  if (auto listed = args.Get("clusters")) {
+    names = absl::StrSplit(*listed, ',', absl::SkipEmpty());
+    if (names.empty()) throw UsageError("--clusters: name at least one cluster");
+  } else {
+    const resched::v1::ListClustersResponse all =
+        ctx.Call(&Stub::ListClusters, resched::v1::ListClustersRequest());
+    for (const auto& c : all.clusters()) names.push_back(c.spec().name());
+  }
+  // One dry run per cluster, all at once: the answer takes one round trip.
+  std::vector<std::future<Offer>> asked;
+  asked.reserve(names.size());
+  for (const std::string& name : names) {
+    asked.push_back(std::async(std::launch::async, [&ctx, request, name]() mutable {
+      request.set_cluster(name);
+      Offer offer{name, std::nullopt, grpc::Status::OK};
+      try {
+        offer.plan = ctx.Call(&Stub::ReserveDAG, request);
+      } catch (const RpcError& error) {
+        offer.refusal = error.status();
+      }
+      return offer;
+    }));
+  }
+  std::vector<Offer> offers;
+  offers.reserve(asked.size());
+  for (auto& answer : asked) offers.push_back(answer.get());
+  std::stable_sort(offers.begin(), offers.end(), [](const Offer& a, const Offer& b) {
+    if (a.plan.has_value() != b.plan.has_value()) return a.plan.has_value();
+    // By turnaround, which clusters on different clocks (SIMULATED ones start at the epoch)
+    // measure alike; on WALL clusters it orders as the completion does.
+    return a.plan && ToMicros(a.plan->turnaround()) < ToMicros(b.plan->turnaround());
+  });
+  if (ctx.json) {
+    nlohmann::json out = {{"offers", nlohmann::json::array()},
+                          {"refusals", nlohmann::json::array()}};
+    for (const Offer& o : offers) {
+      if (o.plan) {
+        out["offers"].push_back({{"cluster", o.cluster},
+                                 {"algorithm", request.algorithm().name()},
+                                 {"plan", nlohmann::json::parse(ToJson(*o.plan))}});
+      } else {
+        out["refusals"].push_back({{"cluster", o.cluster},
+                                   {"code", std::string(StatusCodeName(o.refusal.error_code()))},
+                                   {"message", o.refusal.error_message()}});
+      }
+    }
+    ctx.out << out.dump(2) << "\n";
+    return 0;
+  }
+  Table table({"CLUSTER", "COMPLETION", ">TURNAROUND", ">CPU HOURS"});
+  std::vector<std::string> refused;
+  for (const Offer& o : offers) {
+    if (!o.plan) {
+      refused.push_back(absl::StrCat(o.cluster, ": ", StatusCodeName(o.refusal.error_code()), ": ",
+                                     o.refusal.error_message()));
+      continue;
+    }
+    table.AddRow({o.cluster, FormatTime(true, o.plan->completion(), ctx.StyleOf(o.cluster)),
+                  o.plan->has_turnaround() ? FormatDuration(ToMicros(o.plan->turnaround())) : "-",
+                  absl::StrFormat("%.2f", o.plan->cpu_hours())});
+  }
+  if (table.rows() > 0) ctx.out << table.Render();
+  for (const std::string& line : refused) ctx.out << "refused by " << line << "\n";
+  if (table.rows() == 0) return 1;
+  const Offer& best = offers.front();
+  ctx.out << "\ntake the soonest (refused, nothing reserved, if it went stale):\n"
+          << "  resched dag query-deadline -f " << *args.Get("file") << " --cluster "
+          << best.cluster << " --algorithm " << request.algorithm().name() << " --deadline @"
+          << ToMicros(best.plan->completion()) << "us --commit\n";
+  return 0;
+}
+
 int Show(Context& ctx, const ParsedArgs& args) {
   resched::v1::GetDagReservationRequest request;
   request.set_cluster(ClusterFlag(args));
@@ -279,9 +399,12 @@ void AddDagCommands(std::vector<Command>& commands) {
       new std::string(absl::StrCat(kQueryHead, kQueryFlags, kInputFlags));
   static const auto* alias_usage =
       new std::string(absl::StrCat(kQueryAliasHead, kQueryFlags, kInputFlags));
+  const std::vector<FlagSpec> offers = {
+      {"file", 'f'}, {"format"}, {"alpha"}, {"algorithm"}, {"param", 0, true, true}, {"clusters"}};
   commands.push_back({"dag", "reserve", *reserve_usage, reserve, 0, 0, Reserve});
   commands.push_back({"dag", "query-deadline", *query_usage, query, 0, 0, QueryDeadline});
   commands.push_back({"dag", "query", *alias_usage, query, 0, 0, QueryDeadline});
+  commands.push_back({"dag", "offers", kOffersHead, offers, 0, 0, Offers});
   commands.push_back({"dag", "show", kShowUsage, {{"cluster"}, {"width"}}, 1, 1, Show});
   commands.push_back(
       {"dag", "release", kReleaseUsage, {{"cluster"}, {"request-id"}}, 1, 1, Release});

@@ -14,8 +14,11 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
 #include "tests/testing/status.h"
@@ -232,9 +235,14 @@ class FakeResched final : public v1::Resched::Service {
                     v1::ReserveDAGResponse* out) override {
     Record(*r);
     if (r->algorithm().name() == "cpa") return Status(grpc::UNIMPLEMENTED, "cpa is not built");
+    if (!clusters_.contains(r->cluster())) {
+      return Status(grpc::NOT_FOUND, "no cluster \"" + r->cluster() + "\"");
+    }
     Plan(r->dag(), out->mutable_placements());
     out->mutable_completion()->set_seconds(3600 + 600 * r->dag().tasks_size());
-    out->mutable_turnaround()->set_seconds(600 * r->dag().tasks_size());
+    // The busier "default" takes 5 minutes longer, so that offers have an order.
+    out->mutable_turnaround()->set_seconds(600 * r->dag().tasks_size() +
+                                           (r->cluster() == "default" ? 300 : 0));
     out->set_cpu_hours(0.5);
     if (!r->dry_run()) out->set_dag_id("d1");
     return Status::OK;
@@ -658,6 +666,44 @@ TEST_F(CliTest, ReplanSendsTheRequestAndPrintsFiguresMovesAndThePlannedChart) {
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("expected makespan, weighted, stretch or bicriteria"), std::string::npos)
       << r.err;
+}
+
+TEST_F(CliTest, DagOffersAsksEveryClusterAndListsThemSoonestFirstWithTheCommandThatTakesOne) {
+  TempFile dag("dag.json", kDagJson);
+  Result r = Run({"dag", "offers", "-f", dag.path()});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(service_.LastAs<v1::ReserveDAGRequest>().algorithm().name(), "bl_cpar_bd_cpar");
+  EXPECT_TRUE(service_.LastAs<v1::ReserveDAGRequest>().dry_run());
+  const std::string take = absl::StrCat("resched dag query-deadline -f ", dag.path(),
+                                        " --cluster sim --algorithm bl_cpar_bd_cpar --deadline "
+                                        "@4800000000us --commit");
+  EXPECT_EQ(r.out, absl::StrCat("CLUSTER  COMPLETION            TURNAROUND  CPU HOURS\n"
+                                "sim      @1h20m                       20m       0.50\n"
+                                "default  1970-01-01T01:20:00Z         25m       0.50\n"
+                                "\n"
+                                "take the soonest (refused, nothing reserved, if it went stale):\n"
+                                "  ",
+                                take, "\n"));
+  // The printed command takes the offer: a commit under the offer's own completion.
+  std::vector<std::string> take_args = absl::StrSplit(take, ' ');
+  r = Run(std::vector<std::string>(take_args.begin() + 1, take_args.end()));
+  EXPECT_EQ(r.rc, 0) << r.err;
+  const auto taken = service_.LastAs<v1::QueryDeadlineRequest>();
+  EXPECT_EQ(taken.cluster(), "sim");
+  EXPECT_EQ(taken.deadline().seconds(), 4800);
+  EXPECT_TRUE(taken.commit());
+
+  r = Run({"dag", "offers", "-f", dag.path(), "--clusters", "default,nope", "--json"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  const auto answer = nlohmann::json::parse(r.out);
+  ASSERT_EQ(answer["offers"].size(), 1u) << r.out;
+  EXPECT_EQ(answer["offers"][0]["cluster"], "default");
+  EXPECT_EQ(answer["offers"][0]["plan"]["placements"].size(), 2u);
+  EXPECT_EQ(answer["refusals"][0]["code"], "NOT_FOUND");
+
+  r = Run({"dag", "offers", "-f", dag.path(), "--clusters", "nope"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "refused by nope: NOT_FOUND: no cluster \"nope\"\n");
 }
 
 TEST_F(CliTest, DagReserveSendsTheDagAndPrintsThePlan) {

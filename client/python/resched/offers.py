@@ -2,7 +2,7 @@
 
 offers() asks every cluster at once (one dry run each, in parallel, so the answer takes one round
 trip) for the plan of a DAG, or of a job as a one-task DAG (a broker books capacity ahead, which
-a DAG reservation is), and returns the offers soonest first. take() commits one with QueryDeadline
+a DAG reservation is), and returns the offers soonest first (by turnaround). take() commits one with QueryDeadline
 under the offer's own completion as the deadline and the offer's planner: the server plans again
 and commits in one step only when the plan still completes by then, so an offer that went stale
 (the cluster got busier since) raises StaleOffer with nothing reserved, and a cluster that freed
@@ -22,6 +22,7 @@ DEFAULT_PLANNER = "bl_cpar_bd_cpar"
 @dataclasses.dataclass(frozen=True)
 class Offer:
     cluster: str
+    turnaround: float  # seconds from the cluster's now to the completion: how offers are sorted
     completion: float  # seconds since the epoch
     completion_at: object  # the same instant, exactly (a Timestamp), which take() asks for
     placements: tuple  # TaskPlacement, one per task
@@ -69,12 +70,14 @@ def offers(client, dag, clusters=None, algorithm=None, params=None):
                                       dry_run=True)
         except errors.ReschedError as error:
             return Refusal(name, error)
-        return Offer(name, seconds(plan.completion), plan.completion, tuple(plan.placements),
-                     plan.cpu_hours, planner, dag)
+        return Offer(name, seconds(plan.turnaround), seconds(plan.completion), plan.completion,
+                     tuple(plan.placements), plan.cpu_hours, planner, dag)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(len(names), 32))) as pool:
         answers = list(pool.map(ask, names))
-    made = sorted((a for a in answers if isinstance(a, Offer)), key=lambda o: o.completion)
+    # By turnaround, which clusters on different clocks (SIMULATED ones start at the epoch)
+    # measure alike; on WALL clusters it orders as the completion does.
+    made = sorted((a for a in answers if isinstance(a, Offer)), key=lambda o: o.turnaround)
     return made, [a for a in answers if isinstance(a, Refusal)]
 
 

@@ -29,7 +29,7 @@ def test_every_cluster_offers_and_the_soonest_comes_first(clusters):
     made, refused = client.offers(DAG, clusters=list(names.values()))
     assert refused == []
     assert [o.cluster for o in made][0] == names["medium"]
-    assert [o.completion for o in made] == sorted(o.completion for o in made)
+    assert [o.turnaround for o in made] == sorted(o.turnaround for o in made)
     for offer in made:
         capacity = client.cluster(offer.cluster).capacity
         check_dag_plan(resched.as_dag(DAG), offer.placements, capacity)
