@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # scripts/check-experiments.sh fails when a table is edited by hand: a small-scale block that no
 # longer matches what its command prints, or a full-scale block whose text no longer matches its
-# SHA-256; when a full-scale block is stale, generated before core/ changed; when a paragraph
-# quotes a figure its block does not print; and it passes on the unedited doc and on a freshly
-# generated block.
+# SHA-256; when a full-scale block is stale, generated before core/ changed, or records no inputs;
+# when a paragraph quotes a figure its block does not print, or names no block; and it passes on
+# the unedited doc and on a freshly generated block.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$1"
@@ -50,6 +50,34 @@ if "$root/scripts/check-experiments.sh" --build "$build" --only no-such-command 
   echo "FAIL: a hand edit of a prose figure passed"; exit 1
 fi
 grep -q "8.6" "$work/prose.txt" || { echo "FAIL: the edited figure is not named:"; cat "$work/prose.txt"; exit 1; }
+
+# Hand edits the figure check must catch without re-running a block: a new paragraph with a figure
+# and no block named; an "Ours" cell of the table at the top that lost its block; a full-scale
+# block whose end records no inputs.
+only_docs() {
+  local name="$1" what="$2"
+  if cmp -s "$work/$name.md" "$root/docs/experiments.md"; then
+    echo "FAIL: the test found nothing to edit for $what"; exit 1
+  fi
+  if "$root/scripts/check-experiments.sh" --build "$build" --only no-such-command \
+    --doc "$work/$name.md" 2>"$work/$name.txt"; then
+    echo "FAIL: $what passed"; exit 1
+  fi
+}
+awk '/^## Alternatives measured/ {print; print ""; print "Ours wins by 42 % here."; next} {print}' \
+  "$root/docs/experiments.md" >"$work/unnamed.md"
+only_docs unnamed "a paragraph quoting a figure of no block"
+grep -q "figures from no block (42)" "$work/unnamed.txt" ||
+  { echo "FAIL: the unnamed figure is not reported:"; cat "$work/unnamed.txt"; exit 1; }
+awk '/^\| Table 4: BD_CPA.s turnaround wins/ && !done {gsub(/ <!-- figures from: [^>]*-->/, ""); done = 1}
+     {print}' "$root/docs/experiments.md" >"$work/cell.md"
+only_docs cell "an unmarked figure in an Ours cell"
+grep -q "1,356" "$work/cell.txt" || { echo "FAIL: the cell's figure is not named:"; cat "$work/cell.txt"; exit 1; }
+awk '/^<!-- end experiment sha256=.* inputs=/ && !done {sub(/ inputs=[0-9a-f]+/, ""); done = 1}
+     {print}' "$root/docs/experiments.md" >"$work/no-inputs.md"
+only_docs no-inputs "a full-scale block recording no inputs"
+grep -q "records no inputs" "$work/no-inputs.txt" ||
+  { echo "FAIL: not reported as recording no inputs:"; cat "$work/no-inputs.txt"; exit 1; }
 
 # A full-scale block generated here, then core/ changed: stale. In a repository of the script, a
 # file under core/ and a doc of one cheap full-scale block.
