@@ -2,11 +2,11 @@
 
 offers() asks every cluster at once (one dry run each, in parallel, so the answer takes one round
 trip) for the plan of a DAG, or of a job as a one-task DAG (a broker books capacity ahead, which
-a DAG reservation is), and returns the offers soonest first (by turnaround). take() commits one with QueryDeadline
-under the offer's own completion as the deadline and the offer's planner: the server plans again
-and commits in one step only when the plan still completes by then, so an offer that went stale
-(the cluster got busier since) raises StaleOffer with nothing reserved, and a cluster that freed
-up meanwhile gives a plan at least as early.
+a DAG reservation is), and returns the offers soonest first (by turnaround). take() commits one
+with QueryDeadline under the offer's own completion as the deadline and the offer's planner: the
+server plans again and commits in one step only when the plan still completes by then, so an
+offer that went stale (the cluster got busier since) raises StaleOffer with nothing reserved, and
+a cluster that freed up meanwhile gives a plan at least as early.
 """
 import concurrent.futures
 import dataclasses

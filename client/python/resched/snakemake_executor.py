@@ -129,28 +129,31 @@ class Run:
             self.log.write(json.dumps(fields) + "\n")
 
     def run(self):
-        order = sorted(self.jobs.values(),
-                       key=lambda j: resched.seconds(self.placements[task_name(j)].start))
-        waiting = list(order)
+        waiting = list(self.jobs.values())
         while waiting and not self.stopping.is_set():
-            job = waiting[0]
-            start = resched.seconds(self.placements[task_name(job)].start)
-            if time.time() < start:
-                self.stopping.wait(min(start - time.time(), 0.5))
-                continue
-            parents = job["parents"]
+            now = time.time()
             with self.lock:
                 if self.failed:
                     break
-                ready = all(self.outcomes.get(p) == 0 for p in parents)
-            if not ready:  # a parent ran past its reservation: wait for it
-                self.stopping.wait(0.05)
-                continue
-            waiting.pop(0)
-            self.launch(job, start)
+                succeeded = {jobid for jobid, status in self.outcomes.items() if status == 0}
+            # Every job whose start has come and whose parents succeeded; one whose parent ran
+            # past its reservation waits for it without holding back the others.
+            due = [job for job in waiting if self.start_of(job) <= now
+                   and all(parent in succeeded for parent in job["parents"])]
+            for job in due:
+                waiting.remove(job)
+                self.launch(job, self.start_of(job))
+            if not due and waiting:
+                upcoming = [self.start_of(job) - now for job in waiting
+                            if self.start_of(job) > now]
+                self.stopping.wait(min(upcoming + [0.5]) if len(upcoming) == len(waiting)
+                                   else 0.05)
         if not self.stopping.is_set():
             self.wait_all()
         return not self.failed and not self.stopping.is_set()
+
+    def start_of(self, job):
+        return resched.seconds(self.placements[task_name(job)].start)
 
     def launch(self, job, reserved_start):
         name = task_name(job)
