@@ -1,5 +1,4 @@
 // dag reserve | query-deadline (alias query) | offers | show | release | list
-#include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
 #include <fstream>
@@ -252,14 +251,6 @@ struct Offer {
   grpc::Status refusal;
 };
 
-std::string ToJson(const google::protobuf::Message& message) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  std::string text;
-  if (!google::protobuf::util::MessageToJsonString(message, &text, options).ok()) return "{}";
-  return text;
-}
-
 int Offers(Context& ctx, const ParsedArgs& args) {
   resched::v1::ReserveDAGRequest request;
   ReadDagRequest(ctx, args, request);
@@ -307,7 +298,7 @@ int Offers(Context& ctx, const ParsedArgs& args) {
       if (o.plan) {
         out["offers"].push_back({{"cluster", o.cluster},
                                  {"algorithm", request.algorithm().name()},
-                                 {"plan", nlohmann::json::parse(ToJson(*o.plan))}});
+                                 {"plan", nlohmann::json::parse(AnswerJson(*o.plan, false))}});
       } else {
         out["refusals"].push_back({{"cluster", o.cluster},
                                    {"code", std::string(StatusCodeName(o.refusal.error_code()))},

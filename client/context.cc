@@ -58,14 +58,19 @@ void Context::ReadMessageFile(const std::string& path, google::protobuf::Message
   if (!st.ok()) throw CliError(absl::StrCat(path, ": ", st.message()));
 }
 
-void Context::PrintJson(const google::protobuf::Message& msg) {
+std::string AnswerJson(const google::protobuf::Message& msg, bool indented) {
   google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = true;
+  options.add_whitespace = indented;
   options.preserve_proto_field_names = true;
   std::string text;
   auto st = google::protobuf::util::MessageToJsonString(msg, &text, options);
   if (!st.ok())
     throw CliError(absl::StrCat("cannot print the answer as JSON: ", st.message().as_string()));
+  return text;
+}
+
+void Context::PrintJson(const google::protobuf::Message& msg) {
+  const std::string text = AnswerJson(msg, true);
   out << text;
   if (text.empty() || text.back() != '\n') out << '\n';
 }

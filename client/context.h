@@ -42,6 +42,9 @@ class RpcError : public std::runtime_error {
   grpc::Status status_;
 };
 
+// The message as JSON with the proto field names, on one line unless `indented`; throws CliError.
+std::string AnswerJson(const google::protobuf::Message& msg, bool indented);
+
 class Context {
  public:
   Context(resched::v1::Resched::StubInterface* stub, std::ostream& out_stream,

@@ -7,13 +7,14 @@ reservations.
         for task in answer.placements:
             print(task.task, task.allocation.processors, resched.to_datetime(task.allocation.start))
 """
-from resched.client import Client, as_dag
-from resched.dags import DagFileError, dag_from_dict, dag_from_networkx, load_dag
+from resched.client import Client
+from resched.dags import (DagFileError, as_dag, dag_from_dict, dag_from_networkx, job_as_dag,
+                          load_dag)
 from resched.errors import (AlreadyExists, FailedPrecondition, FieldViolation, InvalidArgument,
                             NotFound, PermissionDenied, ReschedError, ResourceExhausted,
                             Unauthenticated, Unavailable)
 from resched.models import amdahl, ceil, downey, power_of_two, rigid, table
-from resched.offers import Offer, Refusal, StaleOffer, job_as_dag
+from resched.offers import Offer, Refusal, StaleOffer
 from resched.times import duration, seconds, timestamp, to_datetime
 
 __all__ = [

@@ -1,12 +1,10 @@
 """resched.Client: the service's calls as Python methods, on one cluster by default."""
-import os
-import pathlib
-
 import grpc
 
-from resched import dags, errors, models
+from resched import errors, models
 from resched import offers as offers_module
 from resched.connection import open_channel
+from resched.dags import as_dag
 from resched.times import duration, timestamp
 from resched.v1 import service_pb2 as pb
 from resched.v1 import service_pb2_grpc
@@ -19,20 +17,6 @@ _EVENT_KINDS = {
 }
 _OBJECTIVES = {name: types_pb2.ReplanObjective.Value(name)
                for name in ("MAKESPAN", "WEIGHTED_COMPLETION", "MAX_STRETCH", "BICRITERIA")}
-
-
-def as_dag(dag, **import_options):
-    """A Dag from a Dag, a dict (dags.dag_from_dict), a networkx graph (dags.dag_from_networkx)
-    or a file path (dags.load_dag, with `import_options`)."""
-    if isinstance(dag, types_pb2.Dag):
-        return dag
-    if isinstance(dag, dict):
-        return dags.dag_from_dict(dag)
-    if isinstance(dag, (str, os.PathLike)):
-        return dags.load_dag(pathlib.Path(dag), **import_options)
-    if hasattr(dag, "nodes") and hasattr(dag, "edges"):
-        return dags.dag_from_networkx(dag)
-    raise TypeError(f"a DAG is a resched Dag, a dict, a networkx graph or a file path, got {dag!r}")
 
 
 def _algorithm(name, params):
@@ -228,7 +212,7 @@ class Client:
     # A broker's view across clusters (resched.offers).
 
     def offers(self, dag, clusters=None, algorithm=None, params=None):
-        """Each cluster's plan for `dag` (a job: resched.offers.job_as_dag), asked of all at
+        """Each cluster's plan for `dag` (a job: resched.job_as_dag), asked of all at
         once without committing: (offers soonest first, refusals)."""
         return offers_module.offers(self, dag, clusters, algorithm, params)
 

@@ -8,8 +8,10 @@ an Amdahl task (Aida & Casanova 2008, §3.1) whose t1 is the recorded run time r
 microsecond (a run time of 0 becomes `min_t1`), with one serial fraction `alpha` for all; edges
 carry no transfer and are sorted by (parent, child) task index; files and sizes are ignored.
 """
+import datetime
 import json
 import math
+import os
 import pathlib
 import xml.etree.ElementTree as ElementTree
 
@@ -26,6 +28,27 @@ _MAX_RECORDED_RUNTIME_S = 1e9
 
 class DagFileError(ValueError):
     """A workflow file that cannot be read: the message names the file, the place and the rule."""
+
+
+def as_dag(dag, **import_options):
+    """A Dag from a Dag, a dict (dag_from_dict), a networkx graph (dag_from_networkx)
+    or a file path (load_dag, with `import_options`)."""
+    if isinstance(dag, types_pb2.Dag):
+        return dag
+    if isinstance(dag, dict):
+        return dag_from_dict(dag)
+    if isinstance(dag, (str, os.PathLike)):
+        return load_dag(pathlib.Path(dag), **import_options)
+    if hasattr(dag, "nodes") and hasattr(dag, "edges"):
+        return dag_from_networkx(dag)
+    raise TypeError(f"a DAG is a resched Dag, a dict, a networkx graph or a file path, got {dag!r}")
+
+
+def job_as_dag(model, name="job"):
+    """A job as a one-task DAG, for offers."""
+    dag = types_pb2.Dag()
+    dag.tasks.add(name=name, model=models.from_value(model))
+    return dag
 
 
 def dag_from_dict(value):
@@ -148,9 +171,8 @@ class _Import:
             if task not in self.runtimes:
                 raise DagFileError(f"{path}: task '{name}' has no recorded run time")
             micros = max(_ceil_micros(self.runtimes[task]), min_micros)
-            model = models.amdahl(0, self.alpha, k_max=self.k_max)
-            model.amdahl.t1.FromMicroseconds(micros)
-            dag.tasks.add(name=name, model=model)
+            t1 = datetime.timedelta(microseconds=micros)  # exact, where seconds could round
+            dag.tasks.add(name=name, model=models.amdahl(t1, self.alpha, k_max=self.k_max))
         for parent, child in sorted(self.edges):
             dag.edges.add(**{"from": self.names[parent], "to": self.names[child]})
         return dag

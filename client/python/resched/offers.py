@@ -11,7 +11,8 @@ a cluster that freed up meanwhile gives a plan at least as early.
 import concurrent.futures
 import dataclasses
 
-from resched import errors, models
+from resched import errors
+from resched.dags import as_dag
 from resched.times import seconds
 from resched.v1 import types_pb2
 
@@ -48,18 +49,9 @@ class StaleOffer(Exception):
                          f"{offer.completion:.3f} went stale{now}")
 
 
-def job_as_dag(model, name="job"):
-    """A job as a one-task DAG, for offers."""
-    dag = types_pb2.Dag()
-    dag.tasks.add(name=name, model=models.from_value(model))
-    return dag
-
-
 def offers(client, dag, clusters=None, algorithm=None, params=None):
     """(offers soonest first, refusals) for `dag` (anything Client.reserve_dag takes) on
     `clusters` (default: every cluster the server lists)."""
-    from resched.client import as_dag  # the client module imports this one
-
     dag = as_dag(dag)
     names = clusters if clusters is not None else [c.spec.name for c in client.clusters()]
     planner = algorithm or DEFAULT_PLANNER

@@ -115,7 +115,8 @@ class Run:
     def __init__(self, spool, jobs, plan):
         self.spool, self.jobs = spool, jobs
         self.placements = {p.task: p.allocation for p in plan.placements}
-        self.children_waiting = {}
+        self.starts = {job["jobid"]: resched.seconds(self.placements[task_name(job)].start)
+                       for job in jobs.values()}  # reserved, in seconds since the epoch
         self.processes = {}
         self.outcomes = {}  # jobid -> exit status
         self.failed = False
@@ -138,24 +139,21 @@ class Run:
                 succeeded = {jobid for jobid, status in self.outcomes.items() if status == 0}
             # Every job whose start has come and whose parents succeeded; one whose parent ran
             # past its reservation waits for it without holding back the others.
-            due = [job for job in waiting if self.start_of(job) <= now
+            due = [job for job in waiting if self.starts[job["jobid"]] <= now
                    and all(parent in succeeded for parent in job["parents"])]
             for job in due:
                 waiting.remove(job)
-                self.launch(job, self.start_of(job))
+                self.launch(job)
             if not due and waiting:
-                upcoming = [self.start_of(job) - now for job in waiting
-                            if self.start_of(job) > now]
+                upcoming = [self.starts[job["jobid"]] - now for job in waiting
+                            if self.starts[job["jobid"]] > now]
                 self.stopping.wait(min(upcoming + [0.5]) if len(upcoming) == len(waiting)
                                    else 0.05)
         if not self.stopping.is_set():
             self.wait_all()
         return not self.failed and not self.stopping.is_set()
 
-    def start_of(self, job):
-        return resched.seconds(self.placements[task_name(job)].start)
-
-    def launch(self, job, reserved_start):
+    def launch(self, job):
         name = task_name(job)
         log = open(self.spool / "logs" / f"{name}.log", "w")
         started = time.time()
@@ -163,7 +161,8 @@ class Run:
                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         with self.lock:
             self.processes[job["jobid"]] = process
-        self.record(event="started", task=name, time=started, reserved_start=reserved_start,
+        self.record(event="started", task=name, time=started,
+                    reserved_start=self.starts[job["jobid"]],
                     processors=self.placements[name].processors)
         threading.Thread(target=self.wait_for, args=(job, process, log), daemon=True).start()
 
