@@ -89,6 +89,14 @@ void ParseParams(Context& ctx, const ParsedArgs& args, resched::v1::AlgorithmSpe
   }
 }
 
+resched::v1::JobEventKind EventKindArg(absl::string_view value) {
+  const std::string kind = absl::AsciiStrToLower(value);
+  if (kind == "started") return resched::v1::STARTED;
+  if (kind == "finished") return resched::v1::FINISHED_EVENT;
+  if (kind == "failed") return resched::v1::FAILED_EVENT;
+  throw UsageError(absl::StrCat("\"", value, "\": expected started, finished or failed"));
+}
+
 resched::v1::ReplanObjective ObjectiveFlag(absl::string_view flag, absl::string_view value) {
   const std::string objective = absl::AsciiStrToLower(value);
   if (objective == "makespan") return resched::v1::MAKESPAN;

@@ -27,7 +27,7 @@ void AddJobCommands(std::vector<Command>& commands);
 void AddReservationCommands(std::vector<Command>& commands);
 void AddScheduleCommands(std::vector<Command>& commands);  // schedule show, clock advance
 void AddPlanCommands(std::vector<Command>& commands);      // algorithms, replan
-// dag reserve, query-deadline (alias query), show, release, list
+// dag reserve, query-deadline (alias query), offers, show, event, release, list
 void AddDagCommands(std::vector<Command>& commands);
 void AddTraceCommands(std::vector<Command>& commands);   // trace export
 void AddHealthCommands(std::vector<Command>& commands);  // health
@@ -45,6 +45,9 @@ double DoubleFlag(absl::string_view flag, absl::string_view value);
 // names one of the parameter's choices (`resched algorithms` lists them): the server's list of
 // algorithms says which index it is, so `spec` must name its algorithm then.
 void ParseParams(Context& ctx, const ParsedArgs& args, resched::v1::AlgorithmSpec* spec);
+// started, finished or failed (any case), the kind of `job event` and `dag event`; throws
+// UsageError.
+resched::v1::JobEventKind EventKindArg(absl::string_view value);
 // makespan, weighted (completion), stretch (max stretch) or bicriteria; throws UsageError.
 resched::v1::ReplanObjective ObjectiveFlag(absl::string_view flag, absl::string_view value);
 

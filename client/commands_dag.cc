@@ -1,4 +1,4 @@
-// dag reserve | query-deadline (alias query) | offers | show | release | list
+// dag reserve | query-deadline (alias query) | offers | show | event | release | list
 
 #include <algorithm>
 #include <fstream>
@@ -77,6 +77,13 @@ that went stale (the cluster got busier) is refused with nothing reserved.
   --clusters NAMES    the clusters to ask, comma-separated (default: every cluster)
   --algorithm NAME    a DAG planner (default bl_cpar_bd_cpar; see 'resched algorithms')
   --param NAME=VALUE  a parameter of the algorithm; repeatable
+)";
+constexpr absl::string_view kEventUsage =
+    R"(usage: resched dag event ID TASK started|finished|failed [--at TIME] [--cluster NAME]
+Reports what the engine running a DAG reservation's task saw: an early end frees the task's
+processors from then on, a failure also releases the tasks that depend on it.
+  --at TIME           when (default: the cluster's now)
+  --request-id ID     makes a retry safe
 )";
 constexpr absl::string_view kShowUsage =
     R"(usage: resched dag show ID [--cluster NAME] [--width COLS]
@@ -344,6 +351,28 @@ int Show(Context& ctx, const ParsedArgs& args) {
   ctx.out << RenderDagDetails(dag, options.style) << "\n"
           << RenderDagPlan(request.cluster(), CapacityOf(ctx, request.cluster()), dag.id(),
                            dag.placements(), options);
+  if (const std::string states = RenderDagTaskStates(dag, options.style); !states.empty()) {
+    ctx.out << "\n" << states;
+  }
+  return 0;
+}
+
+int Event(Context& ctx, const ParsedArgs& args) {
+  resched::v1::ReportDagTaskEventRequest request;
+  request.set_cluster(ClusterFlag(args));
+  request.set_id(args.positional()[0]);
+  request.set_task(args.positional()[1]);
+  request.set_kind(EventKindArg(args.positional()[2]));
+  if (auto t = args.Get("at")) {
+    *request.mutable_time() = ToProtoTimestamp(ctx.ParseTimeFlag(request.cluster(), "at", *t));
+  }
+  request.set_request_id(args.GetOr("request-id", ""));
+  const resched::v1::DagReservation dag = ctx.Call(&Stub::ReportDagTaskEvent, request);
+  if (ctx.json) {
+    ctx.PrintJson(dag);
+  } else {
+    ctx.out << RenderDagTaskStates(dag, ctx.StyleOf(request.cluster()));
+  }
   return 0;
 }
 
@@ -397,6 +426,8 @@ void AddDagCommands(std::vector<Command>& commands) {
   commands.push_back({"dag", "query", *alias_usage, query, 0, 0, QueryDeadline});
   commands.push_back({"dag", "offers", kOffersHead, offers, 0, 0, Offers});
   commands.push_back({"dag", "show", kShowUsage, {{"cluster"}, {"width"}}, 1, 1, Show});
+  commands.push_back(
+      {"dag", "event", kEventUsage, {{"cluster"}, {"at"}, {"request-id"}}, 3, 3, Event});
   commands.push_back(
       {"dag", "release", kReleaseUsage, {{"cluster"}, {"request-id"}}, 1, 1, Release});
   commands.push_back({"dag", "list", kListUsage, {{"cluster"}}, 0, 0, List});

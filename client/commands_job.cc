@@ -167,17 +167,7 @@ int Event(Context& ctx, const ParsedArgs& args) {
   resched::v1::ReportJobEventRequest request;
   request.set_cluster(ClusterFlag(args));
   request.set_id(args.positional()[0]);
-  std::string kind = absl::AsciiStrToLower(args.positional()[1]);
-  if (kind == "started") {
-    request.set_kind(resched::v1::STARTED);
-  } else if (kind == "finished") {
-    request.set_kind(resched::v1::FINISHED_EVENT);
-  } else if (kind == "failed") {
-    request.set_kind(resched::v1::FAILED_EVENT);
-  } else {
-    throw UsageError(
-        absl::StrCat("\"", args.positional()[1], "\": expected started, finished or failed"));
-  }
+  request.set_kind(EventKindArg(args.positional()[1]));
   if (auto t = args.Get("at")) {
     *request.mutable_time() = ToProtoTimestamp(ctx.ParseTimeFlag(request.cluster(), "at", *t));
   }

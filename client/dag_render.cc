@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "client/ranges.h"
 #include "client/render.h"
 #include "client/table.h"
@@ -84,6 +85,17 @@ std::string RenderDagDetails(const pb::DagReservation& d, TimeStyle style) {
                           {"cpu hours", absl::StrFormat("%.2f", d.cpu_hours())},
                           {"tasks", absl::StrCat(d.placements_size())},
                           {"edges", absl::StrCat(d.edges_size())}});
+}
+
+std::string RenderDagTaskStates(const pb::DagReservation& d, TimeStyle style) {
+  Table t({"TASK", "STATE", "STARTED", "ENDED"});
+  for (const pb::TaskPlacement& p : d.placements()) {
+    if (p.state() == pb::TASK_RESERVED) continue;
+    t.AddRow({p.task(), std::string(absl::StripPrefix(pb::DagTaskState_Name(p.state()), "TASK_")),
+              FormatTime(p.has_started(), p.started(), style),
+              FormatTime(p.has_ended(), p.ended(), style)});
+  }
+  return t.rows() == 0 ? "" : t.Render();
 }
 
 std::string RenderDagTaskTable(const std::vector<const pb::DagTaskSlot*>& slots, TimeStyle style,

@@ -33,6 +33,9 @@ std::string RenderDagList(const std::vector<const resched::v1::DagReservation*>&
 // The key/value block of one DAG reservation (id, cluster, label, algorithm, release,
 // completion, cpu hours, counts of tasks and edges).
 std::string RenderDagDetails(const resched::v1::DagReservation& dag, TimeStyle style);
+// The tasks whose engine reported something (ReportDagTaskEvent): state, start and end; empty
+// when none did.
+std::string RenderDagTaskStates(const resched::v1::DagReservation& dag, TimeStyle style);
 
 // DAG, TASK, GROUP (when a slot has one, by its name in `group_names` as RenderJobTable), K,
 // START, END, PROCESSORS: the DAG task slots of a schedule.

@@ -601,7 +601,9 @@ ScheduleToValidate ClusterPlan::ToValidate() const {
   }
   for (const auto& [n, d] : dags_) {
     for (const DagTaskBooking& t : d.tasks) {
-      s.holds.push_back(t.allocation);
+      const Allocation held = t.Held();
+      if (held.end <= held.start) continue;  // released before its start
+      s.holds.push_back(held);
       s.hold_groups.push_back(t.group);
     }
   }

@@ -40,13 +40,29 @@ struct ExternalReservation {
   int group = -1;
 };
 
-// A committed DAG reservation (ReserveDAG): one booking per task, released as a whole.
+// What the engine running a DAG's tasks reported of one: nothing yet (reserved), its start, its
+// end, or, for a descendant of a failed task, that it will never run (released).
+enum class DagTaskState { kReserved, kRunning, kFinished, kFailed, kReleased };
+enum class DagTaskEvent { kStarted, kFinished, kFailed };
+std::string_view DagTaskStateName(DagTaskState state);
+
+// A committed DAG reservation (ReserveDAG): one booking per task, released as a whole, or task by
+// task as the engine reports their ends.
 struct DagTaskBooking {
   std::string task;
-  Allocation allocation;
+  Allocation allocation;  // as planned
   ReservationId booking = -1;
   // On processor groups of different speeds: the group the task runs in (TaskReservation::group).
   int group = -1;
+  DagTaskState state = DagTaskState::kReserved;
+  std::optional<Time> started;  // as reported
+  std::optional<Time> ended;    // as reported (finished or failed)
+  // From when its processors were given back before its planned end (an early end, a release
+  // after its parent failed); kTimeMax while it holds them to the end.
+  Time released_at = kTimeMax;
+  // The part of its allocation it held: [start, min(end, released_at)), empty when released
+  // before its start.
+  Allocation Held() const;
 };
 struct DagReservation {
   std::string id;  // "d<n>"
@@ -167,6 +183,15 @@ class ClusterPlan {
                                                   Time release, std::string owner = {});
   // Frees every task's booking; queued jobs may move earlier. NOT_FOUND for an unknown id.
   absl::Status ReleaseDag(const std::string& id);
+  // What the engine running DAG reservation `id`'s task `task` reports, at `t` (not after now):
+  // a start (not before the task's reserved start: FAILED_PRECONDITION), a finish or a failure
+  // (in [its start, now]). An end frees the task's processors from `t` on, so queued jobs may
+  // move earlier; a failure also releases the tasks that depend on it, directly or not, which
+  // will never run. NOT_FOUND for an unknown reservation or task, FAILED_PRECONDITION for a
+  // task that has ended or was released, INVALID_ARGUMENT for a time out of range.
+  absl::StatusOr<const DagReservation*> ReportDagTask(const std::string& id,
+                                                      const std::string& task, DagTaskEvent event,
+                                                      Time t);
   const DagReservation* FindDag(const std::string& id) const;
   std::vector<const DagReservation*> Dags() const;
 

@@ -21,7 +21,48 @@ std::optional<std::int64_t> ParseDagId(const std::string& id) {
   return n;
 }
 
+// Every task that depends on `task`, directly or not.
+std::vector<int> Descendants(const DagReservation& dag, int task) {
+  std::vector<std::vector<int>> children(dag.tasks.size());
+  for (const Edge& e : dag.edges) children[e.from].push_back(e.to);
+  std::vector<bool> seen(dag.tasks.size(), false);
+  std::vector<int> out;
+  std::vector<int> stack = {task};
+  while (!stack.empty()) {
+    const int t = stack.back();
+    stack.pop_back();
+    for (const int child : children[t]) {
+      if (seen[child]) continue;
+      seen[child] = true;
+      out.push_back(child);
+      stack.push_back(child);
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string_view DagTaskStateName(DagTaskState state) {
+  switch (state) {
+    case DagTaskState::kReserved:
+      return "RESERVED";
+    case DagTaskState::kRunning:
+      return "RUNNING";
+    case DagTaskState::kFinished:
+      return "FINISHED";
+    case DagTaskState::kFailed:
+      return "FAILED";
+    case DagTaskState::kReleased:
+      return "RELEASED";
+  }
+  return "UNKNOWN";
+}
+
+Allocation DagTaskBooking::Held() const {
+  const Time end = std::min(allocation.end, released_at);
+  return {allocation.k, allocation.start, std::max(allocation.start, end)};
+}
 
 absl::StatusOr<const DagReservation*> ClusterPlan::CommitDag(const Dag& dag, const DagPlan& plan,
                                                              std::string algorithm,
@@ -76,7 +117,12 @@ absl::StatusOr<const DagReservation*> ClusterPlan::CommitDag(const Dag& dag, con
     if (t.group >= 0 && t.start < t.end) {
       (void)group_free[t.group].ForceAdd(t.start, t.end, t.k);  // checked to fit just above
     }
-    record.tasks.push_back({dag.tasks[i].name, Allocation{t.k, t.start, t.end}, *booking, t.group});
+    DagTaskBooking booked;
+    booked.task = dag.tasks[i].name;
+    booked.allocation = Allocation{t.k, t.start, t.end};
+    booked.booking = *booking;
+    booked.group = t.group;
+    record.tasks.push_back(std::move(booked));
   }
   if (!failure.ok()) {
     for (const DagTaskBooking& b : record.tasks) timeline_.ReleaseHeld(b.booking);
@@ -113,6 +159,79 @@ absl::Status ClusterPlan::ReleaseDag(const std::string& id) {
   Reoptimize(std::max(now_, freed_from));
   ProcessInstant();
   return absl::OkStatus();
+}
+
+absl::StatusOr<const DagReservation*> ClusterPlan::ReportDagTask(const std::string& id,
+                                                                 const std::string& task,
+                                                                 DagTaskEvent event, Time t) {
+  const AccountOnReturn account(*this);
+  const std::optional<std::int64_t> n = ParseDagId(id);
+  auto it = n ? dags_.find(*n) : dags_.end();
+  if (it == dags_.end()) {
+    return absl::NotFoundError(absl::StrCat("DAG reservation '", id, "' not found"));
+  }
+  DagReservation& dag = it->second;
+  auto found = std::find_if(dag.tasks.begin(), dag.tasks.end(),
+                            [&](const DagTaskBooking& b) { return b.task == task; });
+  if (found == dag.tasks.end()) {
+    return absl::NotFoundError(absl::StrCat("DAG reservation '", id, "' has no task '", task, "'"));
+  }
+  DagTaskBooking& booked = *found;
+  if (booked.state != DagTaskState::kReserved && booked.state != DagTaskState::kRunning) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "task '%s' of %s is %s; only a RESERVED or RUNNING task can start, finish or fail", task,
+        id, DagTaskStateName(booked.state)));
+  }
+  if (t > now_) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("time must not be after the cluster's now %s, got %s", FormatInstant(now_),
+                        FormatInstant(t)));
+  }
+  if (event == DagTaskEvent::kStarted) {
+    // Before its reserved start the task would take capacity promised to others.
+    if (t < booked.allocation.start) {
+      return absl::FailedPreconditionError(
+          absl::StrFormat("task '%s' of %s is reserved from %s; a start reported at %s is refused",
+                          task, id, FormatInstant(booked.allocation.start), FormatInstant(t)));
+    }
+    booked.state = DagTaskState::kRunning;
+    booked.started = t;
+    if (tracker_.on) tracker_.dags.push_back(*n);
+    return &dag;
+  }
+  const Time earliest = booked.started.value_or(booked.allocation.start);
+  if (t < earliest) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("time must be in [task start %s, cluster now %s], got %s",
+                        FormatInstant(earliest), FormatInstant(now_), FormatInstant(t)));
+  }
+  Time freed_from = kTimeMax;
+  auto give_back = [&](DagTaskBooking& b, Time from) {
+    if (b.booking >= 0) {
+      timeline_.ReleaseHeld(b.booking);
+      group_bookings_.erase(b.booking);
+      b.booking = -1;
+      freed_from = std::min(freed_from, std::max(from, b.allocation.start));
+    }
+    if (from < b.allocation.end) b.released_at = from;
+  };
+  booked.state = event == DagTaskEvent::kFailed ? DagTaskState::kFailed : DagTaskState::kFinished;
+  booked.ended = t;
+  give_back(booked, t);
+  if (event == DagTaskEvent::kFailed) {
+    for (const int d : Descendants(dag, static_cast<int>(found - dag.tasks.begin()))) {
+      DagTaskBooking& descendant = dag.tasks[d];
+      if (descendant.state != DagTaskState::kReserved) continue;
+      descendant.state = DagTaskState::kReleased;
+      give_back(descendant, now_);
+    }
+  }
+  if (tracker_.on) tracker_.dags.push_back(*n);
+  if (freed_from != kTimeMax) {
+    Reoptimize(std::max(now_, freed_from));
+    ProcessInstant();
+  }
+  return &dag;
 }
 
 void ClusterPlan::ExpireDags() {
@@ -198,8 +317,10 @@ int ClusterPlan::HistoricalAvailable(Duration window) const {
   for (const auto& [n, r] : reservations_) add(r.start, r.end, r.k);
   for (const Allocation& h : past_holds_) add(h.start, h.end, h.k);
   for (const auto& [n, d] : dags_) {
-    for (const DagTaskBooking& t : d.tasks)
-      add(t.allocation.start, t.allocation.end, t.allocation.k);
+    for (const DagTaskBooking& t : d.tasks) {
+      const Allocation held = t.Held();  // what it used, not what it was planned to
+      add(held.start, held.end, held.k);
+    }
   }
   const double available = p - used / static_cast<double>(to - from);
   return std::clamp(static_cast<int>(std::lround(available)), 1, p);

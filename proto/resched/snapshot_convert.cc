@@ -2,6 +2,7 @@
 
 #include <google/protobuf/unknown_field_set.h>
 
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -93,6 +94,10 @@ void Put(const DagReservation& d, pb::SnapshotDag* out) {
     Put(t.allocation, task->mutable_allocation());
     task->set_booking(t.booking);
     if (t.group >= 0) task->set_group(t.group);
+    task->set_state(static_cast<int>(t.state));
+    if (t.started) task->set_started(*t.started);
+    if (t.ended) task->set_ended(*t.ended);
+    if (t.released_at != kTimeMax) task->set_released_at(t.released_at);
   }
   for (const Edge& e : d.edges) {
     pb::SnapshotEdge* edge = out->add_edges();
@@ -113,7 +118,17 @@ DagReservation Get(const pb::SnapshotDag& d) {
   r.release = d.release();
   r.tasks.reserve(d.tasks_size());
   for (const pb::SnapshotDagTask& t : d.tasks()) {
-    r.tasks.push_back({t.task(), Get(t.allocation()), t.booking(), t.has_group() ? t.group() : -1});
+    DagTaskBooking task;
+    task.task = t.task();
+    task.allocation = Get(t.allocation());
+    task.booking = t.booking();
+    task.group = t.has_group() ? t.group() : -1;
+    task.state = static_cast<DagTaskState>(
+        std::clamp(t.state(), 0, static_cast<int>(DagTaskState::kReleased)));
+    if (t.has_started()) task.started = t.started();
+    if (t.has_ended()) task.ended = t.ended();
+    if (t.has_released_at()) task.released_at = t.released_at();
+    r.tasks.push_back(std::move(task));
   }
   for (const pb::SnapshotEdge& e : d.edges()) r.edges.push_back({e.from(), e.to(), e.transfer()});
   r.completion = d.completion();

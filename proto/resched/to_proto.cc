@@ -149,7 +149,11 @@ pb::DagReservation ToProto(const DagReservation& d, const std::string& cluster) 
   out.set_owner(d.owner);
   *out.mutable_release() = ToTimestamp(d.release);
   for (const DagTaskBooking& t : d.tasks) {
-    *out.add_placements() = ToProto(t.task, t.allocation, t.group);
+    pb::TaskPlacement* placement = out.add_placements();
+    *placement = ToProto(t.task, t.allocation, t.group);
+    placement->set_state(static_cast<pb::DagTaskState>(t.state));
+    if (t.started) *placement->mutable_started() = ToTimestamp(*t.started);
+    if (t.ended) *placement->mutable_ended() = ToTimestamp(*t.ended);
   }
   for (const Edge& e : d.edges) {
     pb::DagEdge* edge = out.add_edges();

@@ -113,6 +113,26 @@ absl::Status ApplyReleaseDag(ClusterState::Txn& txn, const pb::ReleaseDAGRequest
   return absl::OkStatus();
 }
 
+absl::Status ApplyReportDagTaskEvent(ClusterState::Txn& txn,
+                                     const pb::ReportDagTaskEventRequest& request,
+                                     pb::DagReservation* response) {
+  auto t = TimeOr(request.has_time(), request.time(), "time", txn.plan.now());
+  if (!t.ok()) return t.status();
+  const DagTaskEvent event = request.kind() == pb::STARTED          ? DagTaskEvent::kStarted
+                             : request.kind() == pb::FINISHED_EVENT ? DagTaskEvent::kFinished
+                                                                    : DagTaskEvent::kFailed;
+  trace::ScopedSpan planning(kPlanSpan, PolicyStepAttributes(txn, "report_dag_task"));
+  auto dag = txn.plan.ReportDagTask(request.id(), request.task(), event, *t);
+  RecordOutcome(planning, dag.status());
+  if (!dag.ok()) return dag.status();
+  *response = ToProto(**dag, request.cluster());
+  pb::ScheduleEvent changed;
+  changed.set_kind(pb::ScheduleEvent::DAG_TASK_CHANGED);
+  *changed.mutable_dag() = *response;
+  txn.events.push_back(std::move(changed));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Time> AdvanceTarget(const ClusterPlan& plan,
                                    const pb::AdvanceClockRequest& request) {
   absl::StatusOr<Time> target = absl::InvalidArgumentError("to or by is required");

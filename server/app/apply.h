@@ -30,6 +30,9 @@ absl::Status ApplyAddReservation(ClusterState::Txn& txn, const pb::AddReservatio
 absl::Status ApplyRemoveReservation(ClusterState::Txn& txn,
                                     const pb::RemoveReservationRequest& request);
 absl::Status ApplyReleaseDag(ClusterState::Txn& txn, const pb::ReleaseDAGRequest& request);
+absl::Status ApplyReportDagTaskEvent(ClusterState::Txn& txn,
+                                     const pb::ReportDagTaskEventRequest& request,
+                                     pb::DagReservation* response);
 // The instant an AdvanceClock request moves `plan`'s clock to (`to`, or now + `by`).
 absl::StatusOr<Time> AdvanceTarget(const ClusterPlan& plan, const pb::AdvanceClockRequest& request);
 // `replanner` makes the periodic Replans due on the way (ClusterPlan::AdvanceTo).

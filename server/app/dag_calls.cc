@@ -319,4 +319,22 @@ absl::Status Application::ReleaseDAG(CallContext& call, const pb::ReleaseDAGRequ
       });
 }
 
+absl::Status Application::ReportDagTaskEvent(CallContext& call,
+                                             const pb::ReportDagTaskEventRequest& request,
+                                             pb::DagReservation* response) {
+  if (absl::Status s = CheckRequestId(request.request_id()); !s.ok()) return s;
+  if (request.kind() == pb::JOB_EVENT_KIND_UNSPECIFIED) {
+    return absl::InvalidArgumentError(
+        "kind must be STARTED, FINISHED_EVENT or FAILED_EVENT, got JOB_EVENT_KIND_UNSPECIFIED");
+  }
+  if (request.task().empty()) {
+    return absl::InvalidArgumentError("task is required: a task's name in the DAG reservation");
+  }
+  auto state = Find(request.cluster());
+  if (!state.ok()) return state.status();
+  return RunIdempotent(
+      call, **state, request.request_id(), "ReportDagTaskEvent", response,
+      [&](ClusterState::Txn& txn) { return ApplyReportDagTaskEvent(txn, request, response); });
+}
+
 }  // namespace resched::server

@@ -42,7 +42,7 @@ void RedactDag(::resched::v1::DagReservation& dag);
 void RedactForCaller(const auth::Principal* caller, ::resched::v1::Job& job);
 void RedactForCaller(const auth::Principal* caller, ::resched::v1::Schedule& schedule,
                      const ClusterPlan& plan);
-// JOB_CHANGED, DAG_RESERVED and DAG_RELEASED events; a SCHEDULE is redacted where it is built.
+// JOB_CHANGED and DAG_* events; a SCHEDULE is redacted where it is built.
 void RedactForCaller(const auth::Principal* caller, ::resched::v1::ScheduleEvent& event);
 
 // A WatchSchedule stream as `caller` may see it: every event redacted before `inner` gets it.

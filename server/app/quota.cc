@@ -27,7 +27,7 @@ TenantUsage UsageOf(const ClusterPlan& plan, const std::string& tenant) {
   for (const DagReservation* dag : plan.Dags()) {
     if (dag->owner != tenant || dag->completion <= now) continue;
     for (const DagTaskBooking& task : dag->tasks) {
-      const Allocation& a = task.allocation;
+      const Allocation a = task.Held();  // not what an early end or a release gave back
       usage.processor_hours_ahead += HoursAhead(a.k, a.start, a.end, now);
     }
   }

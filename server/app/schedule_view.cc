@@ -141,8 +141,9 @@ std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> interva
   const int job_count = out.jobs_size();
   for (const DagReservation* d : plan.Dags()) {
     for (const DagTaskBooking& t : d->tasks) {
-      const Allocation& a = t.allocation;
-      if (a.end <= from || a.start >= to) continue;
+      // What the task holds: a task that ended early or was released gave the rest back.
+      const Allocation a = t.Held();
+      if (a.end <= a.start || a.end <= from || a.start >= to) continue;
       intervals.push_back({a.start, a.end, a.k, job_count + out.dag_tasks_size(), t.group});
       pb::DagTaskSlot* slot = out.add_dag_tasks();
       slot->set_dag_id(d->id);

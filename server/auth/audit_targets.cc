@@ -18,6 +18,7 @@ const std::map<std::string, std::string>& IdNames() {
       {pb::ReportJobEventRequest::descriptor()->full_name(), "job"},
       {pb::RemoveReservationRequest::descriptor()->full_name(), "reservation"},
       {pb::ReleaseDAGRequest::descriptor()->full_name(), "dag"},
+      {pb::ReportDagTaskEventRequest::descriptor()->full_name(), "dag"},
   };
   return *names;
 }
@@ -46,6 +47,10 @@ AuditTargets RequestTargets(const Message& request) {
     }
   }
   if (const auto* report = dynamic_cast<const pb::ReportJobEventRequest*>(&request)) {
+    targets.emplace_back("event", pb::JobEventKind_Name(report->kind()));
+  }
+  if (const auto* report = dynamic_cast<const pb::ReportDagTaskEventRequest*>(&request)) {
+    targets.emplace_back("task", report->task());
     targets.emplace_back("event", pb::JobEventKind_Name(report->kind()));
   }
   return targets;

@@ -31,6 +31,8 @@
   ROW(ListDagReservations, ListDagReservationsRequest, ListDagReservationsResponse,       \
       kUserRead)                                                                          \
   ROW(ReleaseDAG, ReleaseDAGRequest, ReleaseDAGResponse, kUserChange)                     \
+  /* What ran, as ReportJobEvent: the executor's (an operator's) report. */                \
+  ROW(ReportDagTaskEvent, ReportDagTaskEventRequest, DagReservation, kOperatorChange)      \
   /* A dry run changes nothing, but the method is audited as a whole. */                  \
   ROW(Replan, ReplanRequest, ReplanResponse, kOperatorChange)                             \
   ROW(GetSchedule, GetScheduleRequest, Schedule, kUserRead)                               \

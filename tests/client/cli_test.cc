@@ -290,6 +290,20 @@ class FakeResched final : public v1::Resched::Service {
       edges { from: "a" to: "b" })pb");
     return Status::OK;
   }
+  Status ReportDagTaskEvent(ServerContext*, const v1::ReportDagTaskEventRequest* r,
+                            v1::DagReservation* out) override {
+    v1::GetDagReservationRequest get;
+    get.set_id(r->id());
+    const Status found = GetDagReservation(nullptr, &get, out);
+    Record(*r);  // after the lookup, which records its own request
+    if (!found.ok()) return found;
+    v1::TaskPlacement* a = out->mutable_placements(0);
+    a->set_state(r->kind() == v1::FAILED_EVENT ? v1::TASK_FAILED : v1::TASK_FINISHED);
+    a->mutable_started()->set_seconds(3600);
+    *a->mutable_ended() = r->time();
+    if (r->kind() == v1::FAILED_EVENT) out->mutable_placements(1)->set_state(v1::TASK_RELEASED);
+    return Status::OK;
+  }
   Status ListDagReservations(ServerContext*, const v1::ListDagReservationsRequest* r,
                              v1::ListDagReservationsResponse* out) override {
     Record(*r);
@@ -704,6 +718,23 @@ TEST_F(CliTest, DagOffersAsksEveryClusterAndListsThemSoonestFirstWithTheCommandT
   r = Run({"dag", "offers", "-f", dag.path(), "--clusters", "nope"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.out, "refused by nope: NOT_FOUND: no cluster \"nope\"\n");
+}
+
+TEST_F(CliTest, DagEventSendsTheTasksReportAndPrintsTheReportedStates) {
+  Result r = Run({"dag", "event", "d1", "a", "FAILED", "--at", "@1h30m", "--cluster", "sim"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(service_.LastIs(
+      "cluster: \"sim\" id: \"d1\" task: \"a\" kind: FAILED_EVENT time { seconds: 5400 }"));
+  EXPECT_EQ(r.out,
+            "TASK  STATE     STARTED  ENDED\n"
+            "a     FAILED    @1h      @1h30m\n"
+            "b     RELEASED  -        -\n");
+  r = Run({"dag", "event", "d1", "a", "exploded"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("expected started, finished or failed"), std::string::npos) << r.err;
+  r = Run({"dag", "event", "d9", "a", "finished"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("NOT_FOUND"), std::string::npos) << r.err;
 }
 
 TEST_F(CliTest, DagReserveSendsTheDagAndPrintsThePlan) {

@@ -205,6 +205,19 @@ class Client:
         return list(self._call("ListDagReservations", pb.ListDagReservationsRequest(
             cluster=self._cluster(cluster))).dags)
 
+    def report_dag_task(self, dag_id, task, event, time=None, cluster=None, request_id=""):
+        """What happened to a task of a committed DAG reservation: event "started", "finished"
+        or "failed"; time unset: the cluster's now. An early end frees the task's processors; a
+        failure also releases the tasks that depend on it. The reservation as it now stands."""
+        if event not in _EVENT_KINDS:
+            raise ValueError(f"event: expected started, finished or failed, got {event!r}")
+        request = pb.ReportDagTaskEventRequest(cluster=self._cluster(cluster), id=dag_id,
+                                               task=task, kind=_EVENT_KINDS[event],
+                                               request_id=request_id)
+        if time is not None:
+            request.time.CopyFrom(timestamp(time))
+        return self._call("ReportDagTaskEvent", request)
+
     def release_dag(self, dag_id, cluster=None, request_id=""):
         self._call("ReleaseDAG", pb.ReleaseDAGRequest(cluster=self._cluster(cluster), id=dag_id,
                                                       request_id=request_id))

@@ -10,8 +10,10 @@ every job to its `--cluster` command at once, each with the cluster ids of the j
 spool directory. Then the jobs become a resched Dag (one task per job, rigid: the rule's
 `threads` processors for its run time), reserved with ReserveDAG, or with QueryDeadline when a
 deadline is given; and the job scripts run, each when the cluster's clock reaches its reserved
-start and its parents have succeeded. A failure stops the run: running jobs finish, nothing new
-starts, the reservation is released. SIGINT or SIGTERM kills the running jobs and releases it.
+start and its parents have succeeded; each job's start and end are reported (ReportDagTaskEvent),
+so a job that ends early frees its processors for others. A failure stops the run: running jobs
+finish, nothing new starts, the reservation is released. SIGINT or SIGTERM kills the running jobs
+and releases it.
 
 Run times: the resource `runtime_s` (seconds) or Snakemake's `runtime` (minutes), else
 --default-runtime; every job is reserved --job-overhead seconds more, for the Snakemake process
@@ -112,8 +114,8 @@ class Run:
     """Starts each job script at its reserved start once its parents succeeded; records what
     happened."""
 
-    def __init__(self, spool, jobs, plan):
-        self.spool, self.jobs = spool, jobs
+    def __init__(self, spool, jobs, plan, client):
+        self.spool, self.jobs, self.client, self.dag_id = spool, jobs, client, plan.dag_id
         self.placements = {p.task: p.allocation for p in plan.placements}
         self.starts = {job["jobid"]: resched.seconds(self.placements[task_name(job)].start)
                        for job in jobs.values()}  # reserved, in seconds since the epoch
@@ -128,6 +130,14 @@ class Run:
     def record(self, **fields):
         with self.lock:
             self.log.write(json.dumps(fields) + "\n")
+
+    def report(self, name, event):
+        """Tells resched what happened to the job's task (an early end frees its processors); a
+        report refused is logged, not fatal: the job runs as reserved either way."""
+        try:
+            self.client.report_dag_task(self.dag_id, name, event)
+        except resched.ReschedError as error:
+            self.record(event="report refused", task=name, reported=event, error=str(error))
 
     def run(self):
         waiting = list(self.jobs.values())
@@ -164,6 +174,7 @@ class Run:
         self.record(event="started", task=name, time=started,
                     reserved_start=self.starts[job["jobid"]],
                     processors=self.placements[name].processors)
+        self.report(name, "started")
         threading.Thread(target=self.wait_for, args=(job, process, log), daemon=True).start()
 
     def wait_for(self, job, process, log):
@@ -173,6 +184,7 @@ class Run:
         name = task_name(job)
         self.record(event="finished" if status == 0 else "failed", task=name, time=ended,
                     reserved_end=resched.seconds(self.placements[name].end), status=status)
+        self.report(name, "finished" if status == 0 else "failed")
         with self.lock:
             self.outcomes[job["jobid"]] = status
             del self.processes[job["jobid"]]
@@ -261,7 +273,7 @@ def main(argv=None):
                                 resched.seconds(p.allocation.end)] for p in plan.placements}}))
     print(f"resched-snakemake: {len(jobs)} jobs reserved as {plan.dag_id} on "
           f"{options.cluster}, to complete by {resched.to_datetime(plan.completion).isoformat()}")
-    run = Run(spool, jobs, plan)
+    run = Run(spool, jobs, plan, client)
 
     def stop(signum, frame):
         run.kill()

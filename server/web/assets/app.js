@@ -123,7 +123,7 @@ function select(name) {
   const query = token() ? `?access_token=${encodeURIComponent(token())}` : '';
   state.events = new EventSource(`/api/v1/clusters/${encodeURIComponent(name)}/events${query}`);
   for (const kind of ['SCHEDULE', 'JOB_CHANGED', 'RESERVATION_ADDED', 'RESERVATION_REMOVED',
-    'CLOCK_ADVANCED', 'DAG_RESERVED', 'DAG_RELEASED']) {
+    'CLOCK_ADVANCED', 'DAG_RESERVED', 'DAG_RELEASED', 'DAG_TASK_CHANGED']) {
     state.events.addEventListener(kind, refreshSoon);
   }
   state.events.addEventListener('end', (e) => setStatus(`live updates ended: ${e.data}`));

@@ -7,6 +7,7 @@ import networkx
 import pytest
 
 import resched
+from resched.v1 import types_pb2
 from conftest import CLI_BIN, data_dir
 from schedule_check import check_dag_plan
 
@@ -96,3 +97,24 @@ def test_a_broken_workflow_file_names_the_place(tmp_path):
     dax.write_text('<adag><job id="a" runtime="-1"/></adag>')
     with pytest.raises(resched.DagFileError, match=r"must be in \[0, 1e9\] seconds"):
         resched.load_dag(dax)
+
+
+def test_task_reports_free_capacity_early_and_a_failure_releases_what_depends_on_it(client):
+    answer = client.reserve_dag(DIAMOND)
+    start = {p.task: p.allocation for p in answer.placements}
+    client.advance_clock(to=resched.seconds(start["prepare"].start) + 2)
+    client.report_dag_task(answer.dag_id, "prepare", "started")
+    done = client.report_dag_task(answer.dag_id, "prepare", "finished")
+    states = {p.task: types_pb2.DagTaskState.Name(p.state) for p in done.placements}
+    assert states == {"prepare": "TASK_FINISHED", "left": "TASK_RESERVED",
+                      "right": "TASK_RESERVED", "merge": "TASK_RESERVED"}
+    assert resched.seconds(done.placements[0].ended) < resched.seconds(start["prepare"].end)
+    client.advance_clock(to=resched.seconds(start["left"].start) + 1)
+    failed = client.report_dag_task(answer.dag_id, "left", "failed")
+    states = {p.task: types_pb2.DagTaskState.Name(p.state) for p in failed.placements}
+    assert states["left"] == "TASK_FAILED" and states["merge"] == "TASK_RELEASED"
+    assert states["right"] == "TASK_RESERVED", "right does not depend on left"
+    with pytest.raises(resched.FailedPrecondition, match="FAILED"):
+        client.report_dag_task(answer.dag_id, "left", "finished")
+    with pytest.raises(resched.NotFound, match="no task 'ghost'"):
+        client.report_dag_task(answer.dag_id, "ghost", "started")

@@ -115,6 +115,10 @@ def check_run(cluster, spool):
     assert {p.task: [p.allocation.processors, resched.seconds(p.allocation.start),
                      resched.seconds(p.allocation.end)] for p in kept.placements} == \
         plan["placements"]
+    # Every job's end reached resched, which freed the rest of its reservation then.
+    for placement in kept.placements:
+        assert placement.state == types_pb2.TASK_FINISHED, placement.task
+        assert resched.seconds(placement.ended) <= resched.seconds(placement.allocation.end)
     return plan
 
 

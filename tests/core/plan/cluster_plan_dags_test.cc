@@ -6,6 +6,7 @@
 
 #include "core/plan/cluster_plan.h"
 #include "gtest/gtest.h"
+#include "tests/core/online/plan_test_util.h"
 #include "tests/core/plan/follower.h"
 #include "tests/testing/status.h"
 
@@ -119,6 +120,103 @@ TEST(ClusterPlanDags, EndedTasksFreeTheirBookingsAndOldCompletedDagsAreForgotten
   EXPECT_OK(plan.ReleaseDag("d2")) << "releasing a completed DAG frees nothing, fails nothing";
   EXPECT_OK(commit(3 * kHour));
   EXPECT_OK(plan.timeline().CheckInvariants());
+}
+
+// a -> b, a -> c, and d alone, each on 2 of 4 processors for an hour from its start.
+Dag Diamondless() {
+  const RuntimeModel m(RigidModel{2, kHour});
+  return Dag{{{"a", m}, {"b", m}, {"c", m}, {"d", m}}, {{0, 1, 0}, {0, 2, 0}}};
+}
+
+DagPlan DiamondlessPlan() {
+  return PlanOf(
+      {{2, 0, kHour, {}}, {2, kHour, 2 * kHour, {}}, {2, kHour, 2 * kHour, {}}, {2, 0, kHour, {}}});
+}
+
+const DagTaskBooking& TaskOf(const ClusterPlan& plan, const std::string& name) {
+  for (const DagTaskBooking& t : plan.FindDag("d1")->tasks) {
+    if (t.task == name) return t;
+  }
+  ADD_FAILURE() << "no task " << name;
+  return plan.FindDag("d1")->tasks.front();
+}
+
+TEST(ClusterPlanDags, ATaskThatFinishesEarlyGivesItsProcessorsBackAndAQueuedJobMovesUp) {
+  auto plan = Plan(4);
+  ASSERT_OK(plan->CommitDag(TwoTasks(), PlanOf({{2, 0, kHour, {}}, {2, kHour, 2 * kHour, {}}}),
+                            "cpa", "", 0));
+  ASSERT_OK(plan->AddReservation(2, 0, 2 * kHour, "the rest", false));
+  const JobId job = testing::Submit(*plan, testing::RigidJob(2, 1800));
+  EXPECT_EQ(testing::AllocationOf(*plan, job).start, 2 * kHour) << "behind both tasks";
+  ASSERT_OK(plan->AdvanceTo(kHour / 4));
+  ASSERT_OK(plan->ReportDagTask("d1", "a", DagTaskEvent::kStarted, 0));
+  ASSERT_OK(plan->ReportDagTask("d1", "a", DagTaskEvent::kFinished, kHour / 4));
+  EXPECT_EQ(TaskOf(*plan, "a").state, DagTaskState::kFinished);
+  EXPECT_EQ(TaskOf(*plan, "a").Held().end, kHour / 4);
+  EXPECT_EQ(TaskOf(*plan, "b").state, DagTaskState::kReserved) << "b keeps its reservation";
+  EXPECT_EQ(plan->timeline().FreeAt(kHour / 2), 0) << "the job took a's processors";
+  EXPECT_EQ(testing::AllocationOf(*plan, job).start, kHour / 4);
+  EXPECT_OK(ValidateSchedule(plan->ToValidate()));
+  EXPECT_OK(plan->timeline().CheckInvariants());
+}
+
+TEST(ClusterPlanDags, AFailedTaskReleasesWhatDependsOnItAndNothingElse) {
+  auto plan = Plan(4);
+  ASSERT_OK(plan->CommitDag(Diamondless(), DiamondlessPlan(), "cpa", "", 0));
+  ASSERT_OK(plan->AdvanceTo(kHour / 2));
+  ASSERT_OK(plan->ReportDagTask("d1", "a", DagTaskEvent::kFailed, kHour / 2));
+  EXPECT_EQ(TaskOf(*plan, "a").state, DagTaskState::kFailed);
+  EXPECT_EQ(TaskOf(*plan, "b").state, DagTaskState::kReleased);
+  EXPECT_EQ(TaskOf(*plan, "c").state, DagTaskState::kReleased);
+  EXPECT_EQ(TaskOf(*plan, "d").state, DagTaskState::kReserved);
+  EXPECT_EQ(plan->timeline().FreeAt(kHour / 2), 2) << "d still holds its two";
+  EXPECT_EQ(plan->timeline().FreeAt(kHour + kHour / 2), 4) << "b and c are gone";
+  EXPECT_EQ(TaskOf(*plan, "b").Held().end, kHour) << "released before its start: held nothing";
+  EXPECT_OK(ValidateSchedule(plan->ToValidate()));
+}
+
+TEST(ClusterPlanDags, ReportsOutOfOrderOrOutOfTimeAreRefusedAndChangeNothing) {
+  auto plan = Plan(4);
+  ASSERT_OK(plan->CommitDag(Diamondless(), DiamondlessPlan(), "cpa", "", 0));
+  ASSERT_OK(plan->AdvanceTo(kHour / 2));
+  const auto before = Profile(*plan);
+  EXPECT_EQ(plan->ReportDagTask("d9", "a", DagTaskEvent::kStarted, 0).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(plan->ReportDagTask("d1", "z", DagTaskEvent::kStarted, 0).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(plan->ReportDagTask("d1", "a", DagTaskEvent::kFinished, kHour).status().code(),
+            absl::StatusCode::kInvalidArgument)
+      << "after the cluster's now";
+  EXPECT_EQ(plan->ReportDagTask("d1", "b", DagTaskEvent::kStarted, kHour / 2).status().code(),
+            absl::StatusCode::kFailedPrecondition)
+      << "before b's reserved start";
+  ASSERT_OK(plan->ReportDagTask("d1", "a", DagTaskEvent::kStarted, kHour / 8));
+  EXPECT_EQ(plan->ReportDagTask("d1", "a", DagTaskEvent::kFinished, 0).status().code(),
+            absl::StatusCode::kInvalidArgument)
+      << "before its reported start";
+  EXPECT_EQ(Profile(*plan), before);
+  ASSERT_OK(plan->ReportDagTask("d1", "a", DagTaskEvent::kFinished, kHour / 2));
+  const absl::Status again =
+      plan->ReportDagTask("d1", "a", DagTaskEvent::kFailed, kHour / 2).status();
+  EXPECT_EQ(again.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(again.message().find("FINISHED"), std::string::npos) << again;
+}
+
+TEST(ClusterPlanDags, AFollowerHoldsTheTasksStatesThroughReports) {
+  auto plan = Plan(4);
+  auto follower = testing::StartFollowing(*plan);
+  ASSERT_NE(follower, nullptr);
+  ASSERT_OK(plan->CommitDag(Diamondless(), DiamondlessPlan(), "cpa", "", 0));
+  ASSERT_OK(plan->AdvanceTo(kHour / 2));
+  ASSERT_OK(plan->ReportDagTask("d1", "d", DagTaskEvent::kFinished, kHour / 4));
+  ASSERT_OK(plan->ReportDagTask("d1", "a", DagTaskEvent::kFailed, kHour / 2));
+  ASSERT_NO_FATAL_FAILURE(testing::CatchUp(*plan, *follower));
+  const DagReservation* followed = follower->FindDag("d1");
+  ASSERT_NE(followed, nullptr);
+  std::vector<std::string> states;
+  for (const DagTaskBooking& t : followed->tasks) states.emplace_back(DagTaskStateName(t.state));
+  EXPECT_EQ(states, (std::vector<std::string>{"FAILED", "RELEASED", "RELEASED", "FINISHED"}));
+  EXPECT_EQ(Profile(*follower), Profile(*plan));
 }
 
 TEST(ClusterPlanDags, HistoricalAvailableAveragesThePastAndFallsBackToTheFuture) {

@@ -262,6 +262,51 @@ TEST_F(DagServiceTest, WatchersSeeDagsReservedAndReleased) {
   Drain(*watch);
 }
 
+TEST_F(DagServiceTest, AFailedTaskReleasesItsDependantsAndWorkBehindThemMovesEarlier) {
+  pb::ReserveDAGResponse dag;
+  ASSERT_OK(Reserve(Diamond(), &dag));
+  pb::SubmitJobResponse job;
+  ASSERT_OK(Submit("sim", Rigid(16, 600), &job));
+  const std::int64_t planned = job.job().allocation().start().seconds();
+  EXPECT_GE(planned, dag.completion().seconds()) << "the whole machine, after the DAG";
+  auto watch = Watch("sim");
+  pb::ScheduleEvent event;
+  ASSERT_TRUE(watch->reader->Read(&event));
+  pb::AdvanceClockResponse advanced;
+  ASSERT_OK(AdvanceBy("sim", 60, &advanced));
+
+  pb::ReportDagTaskEventRequest report;
+  report.set_cluster("sim");
+  report.set_id(dag.dag_id());
+  report.set_task("a");
+  report.set_kind(pb::FAILED_EVENT);
+  pb::DagReservation after;
+  grpc::ClientContext context;
+  ASSERT_OK(stub_->ReportDagTaskEvent(&context, report, &after));
+  std::vector<std::string> states;
+  for (const pb::TaskPlacement& p : after.placements()) {
+    states.push_back(pb::DagTaskState_Name(p.state()));
+  }
+  EXPECT_EQ(states, (std::vector<std::string>{"TASK_FAILED", "TASK_RELEASED", "TASK_RELEASED",
+                                              "TASK_RELEASED"}));
+  EXPECT_EQ(after.placements(0).ended().seconds(), 60);
+  do {
+    ASSERT_TRUE(watch->reader->Read(&event));
+  } while (event.kind() != pb::ScheduleEvent::DAG_TASK_CHANGED);
+  EXPECT_EQ(event.dag().id(), dag.dag_id());
+  watch->context.TryCancel();
+  Drain(*watch);
+
+  const pb::Schedule schedule = Schedule("sim");
+  ExpectValid(schedule);
+  ASSERT_EQ(schedule.jobs_size(), 1);
+  EXPECT_EQ(schedule.jobs(0).allocation().start().seconds(), 2 * kHourS)
+      << "moved to the hold's end, planned at " << planned;
+  grpc::ClientContext again;
+  EXPECT_EQ(stub_->ReportDagTaskEvent(&again, report, &after).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+}
+
 TEST_F(DagServiceTest, ARetriedReservationIsAppliedOnce) {
   pb::ReserveDAGResponse first;
   ASSERT_OK(Reserve(Diamond(), &first, false, "", "dag-42"));

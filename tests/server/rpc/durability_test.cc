@@ -129,7 +129,7 @@ class DurabilityTest : public ServerTest {
   void RandomChange(const std::string& cluster, std::mt19937& rng, int step,
                     std::map<std::string, pb::SubmitJobResponse>& answered) {
     auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
-    int kind = pick(11);
+    int kind = pick(12);
     grpc::ClientContext context;
     if (kind < 5) {
       pb::JobSpec spec;
@@ -179,6 +179,18 @@ class DurabilityTest : public ServerTest {
       }
       pb::ReserveDAGResponse response;
       ASSERT_OK(stub_->ReserveDAG(&context, request, &response));
+    } else if (kind == 11) {
+      // What an engine reports of a DAG's task: an end frees its processors, a failure its
+      // dependants too. Most reports are refused (the task not started yet, already ended).
+      static constexpr pb::JobEventKind kKinds[] = {pb::STARTED, pb::FINISHED_EVENT,
+                                                    pb::FAILED_EVENT};
+      pb::ReportDagTaskEventRequest request;
+      request.set_cluster(cluster);
+      request.set_id(absl::StrCat("d", 1 + pick(3)));
+      request.set_task(absl::StrCat("t", pick(4)));
+      request.set_kind(kKinds[pick(3)]);
+      pb::DagReservation dag;
+      (void)stub_->ReportDagTaskEvent(&context, request, &dag);
     } else if (kind == 10) {
       // Journaled as the plan it committed; a refused (worse) plan changes nothing.
       static const char* const kPlanners[] = {"mrt", "bicriteria", "list-saf", "gang"};
