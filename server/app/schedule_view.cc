@@ -148,6 +148,7 @@ std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> interva
       pb::DagTaskSlot* slot = out.add_dag_tasks();
       slot->set_dag_id(d->id);
       slot->set_task(t.task);
+      slot->set_state(static_cast<pb::DagTaskState>(t.state));
       if (t.group >= 0) slot->set_group(t.group);
       *slot->mutable_allocation() = ToProto(a);
     }

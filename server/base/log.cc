@@ -15,6 +15,7 @@ namespace {
 struct Logger {
   std::mutex mu;
   LogFormat format = LogFormat::kText;
+  std::string program = "resched-server";
   std::function<void(const std::string&)> sink;
 };
 
@@ -43,6 +44,12 @@ void SetLogFormat(LogFormat format) {
   logger.format = format;
 }
 
+void SetLogProgram(std::string program) {
+  Logger& logger = TheLogger();
+  std::lock_guard lock(logger.mu);
+  logger.program = std::move(program);
+}
+
 void SetLogSinkForTest(std::function<void(const std::string& line)> sink) {
   Logger& logger = TheLogger();
   std::lock_guard lock(logger.mu);
@@ -64,7 +71,7 @@ void Log(LogLevel level, absl::string_view event, absl::string_view message,
     // A field may quote a client's bytes: what is not UTF-8 is written as U+FFFD, never a throw.
     line = object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   } else {
-    line = absl::StrCat("resched-server: ", message);
+    line = absl::StrCat(logger.program, ": ", message);
     for (const auto& [key, value] : fields) {
       if (key == "trace_id") absl::StrAppend(&line, " [trace ", value, "]");
     }

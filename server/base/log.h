@@ -1,4 +1,4 @@
-// The server's log: one line per event on stderr, human-readable by default
+// The server's log (and the bridge's): one line per event on stderr, human-readable by default
 // ("resched-server: <message>"), or one JSON object per line with --log-format json (time,
 // level, event, message and the event's fields, among them the trace id of the call when its
 // metadata carried a W3C traceparent). Thread-safe; lines never interleave.
@@ -19,6 +19,8 @@ enum class LogLevel { kInfo, kWarning, kError };
 using LogFields = std::vector<std::pair<std::string, std::string>>;
 
 void SetLogFormat(LogFormat format);
+// The name that starts each text line; "resched-server" unless set.
+void SetLogProgram(std::string program);
 // Where lines go instead of stderr (tests); nullptr restores stderr.
 void SetLogSinkForTest(std::function<void(const std::string& line)> sink);
 

@@ -307,6 +307,31 @@ TEST_F(DagServiceTest, AFailedTaskReleasesItsDependantsAndWorkBehindThemMovesEar
             grpc::StatusCode::FAILED_PRECONDITION);
 }
 
+TEST_F(DagServiceTest, TheScheduleShowsEachTaskSlotsReportedState) {
+  pb::ReserveDAGResponse dag;
+  ASSERT_OK(Reserve(Diamond(), &dag));
+  pb::AdvanceClockResponse advanced;
+  ASSERT_OK(AdvanceBy("sim", 60, &advanced));
+  pb::ReportDagTaskEventRequest report;
+  report.set_cluster("sim");
+  report.set_id(dag.dag_id());
+  report.set_task("a");
+  report.set_kind(pb::STARTED);
+  pb::DagReservation after;
+  grpc::ClientContext context;
+  ASSERT_OK(stub_->ReportDagTaskEvent(&context, report, &after));
+  const pb::Schedule schedule = Schedule("sim");
+  ExpectValid(schedule);
+  std::map<std::string, std::string> states;
+  for (const pb::DagTaskSlot& slot : schedule.dag_tasks()) {
+    states[slot.task()] = pb::DagTaskState_Name(slot.state());
+  }
+  EXPECT_EQ(states, (std::map<std::string, std::string>{{"a", "TASK_RUNNING"},
+                                                        {"b", "TASK_RESERVED"},
+                                                        {"c", "TASK_RESERVED"},
+                                                        {"d", "TASK_RESERVED"}}));
+}
+
 TEST_F(DagServiceTest, ARetriedReservationIsAppliedOnce) {
   pb::ReserveDAGResponse first;
   ASSERT_OK(Reserve(Diamond(), &first, false, "", "dag-42"));
