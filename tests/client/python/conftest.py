@@ -5,68 +5,16 @@ data (workflow files) is the nearest shared/data above the repository, or $RESCH
 """
 import os
 import pathlib
-import socket
-import subprocess
-import tempfile
-import time
+import sys
 
 import pytest
 
 import resched
 
-SERVER_BIN = os.environ.get("RESCHED_SERVER_BIN", "")
-CLI_BIN = os.environ.get("RESCHED_CLI_BIN", "")
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "testing" / "python"))
+from resched_process import CLI_BIN, Server, free_port  # noqa: E402
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """resched-server on a free loopback port, ephemeral, with `flags`; stopped by stop()."""
-
-    def __init__(self, *flags, attempts=4):
-        assert SERVER_BIN, "RESCHED_SERVER_BIN is not set (run the tests through ctest)"
-        self.log = tempfile.NamedTemporaryFile(prefix="resched-server-", suffix=".log",
-                                               delete=False)
-        for _ in range(attempts):
-            # The port is free when picked and may be taken before the server binds it: then the
-            # server exits saying so, and another port is tried.
-            self.address = f"127.0.0.1:{free_port()}"
-            self.process = subprocess.Popen([SERVER_BIN, "--listen", self.address, "--ephemeral",
-                                             *flags], stdout=self.log, stderr=subprocess.STDOUT)
-            if self._wait_until_listening():
-                return
-        raise RuntimeError(f"resched-server did not start: {self.log_tail()}")
-
-    def _wait_until_listening(self):
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                if "already in use" in self.log_tail():
-                    return False
-                raise RuntimeError(f"resched-server exited {self.process.returncode}: "
-                                   f"{self.log_tail()}")
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", int(self.address.rsplit(":", 1)[1]))) == 0:
-                    return True
-            time.sleep(0.1)
-        raise RuntimeError(f"resched-server did not listen within 20 s: {self.log_tail()}")
-
-    def log_tail(self):
-        return pathlib.Path(self.log.name).read_text(errors="replace")[-2000:]
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        os.unlink(self.log.name)
+__all__ = ["CLI_BIN", "Server", "free_port", "data_dir"]  # what the tests import from here
 
 
 @pytest.fixture(scope="module")
