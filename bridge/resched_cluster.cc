@@ -190,4 +190,31 @@ absl::Status ReschedCluster::Report(const EventReport& report, const std::string
   return FromGrpc(stub_->ReportJobEvent(&context, request, &job), "ReportJobEvent");
 }
 
+void ReschedCluster::WatchChanges(Wakeup& wakeup) {
+  while (true) {
+    grpc::ClientContext context;
+    {
+      absl::MutexLock lock(&watch_mu_);
+      if (stop_watching_) return;
+      watch_context_ = &context;
+    }
+    v1::WatchScheduleRequest request;
+    request.set_cluster(cluster_);
+    auto reader = stub_->WatchSchedule(&context, request);
+    v1::ScheduleEvent event;
+    while (reader->Read(&event)) wakeup.Notify();
+    (void)reader->Finish();  // why it ended does not matter: it is opened again
+    absl::MutexLock lock(&watch_mu_);
+    watch_context_ = nullptr;
+    if (stop_watching_) return;
+    watch_mu_.AwaitWithTimeout(absl::Condition(&stop_watching_), absl::Seconds(1));
+  }
+}
+
+void ReschedCluster::StopWatching() {
+  absl::MutexLock lock(&watch_mu_);
+  stop_watching_ = true;
+  if (watch_context_ != nullptr) watch_context_->TryCancel();
+}
+
 }  // namespace resched::bridge

@@ -10,7 +10,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "bridge/resched_view.h"
+#include "bridge/wakeup.h"
 #include "resched/v1/service.grpc.pb.h"
 
 namespace resched::bridge {
@@ -30,6 +32,11 @@ class ReschedCluster {
   // `source` makes the request id, so a report repeated after a restart is answered once.
   absl::Status Report(const EventReport& report, const std::string& source);
 
+  // Watches the cluster's schedule (WatchSchedule) until StopWatching, notifying `wakeup` at
+  // every event; a stream that breaks is opened again a second later. Runs on its own thread.
+  void WatchChanges(Wakeup& wakeup);
+  void StopWatching();
+
   const std::string& name() const { return cluster_; }
 
  private:
@@ -38,6 +45,9 @@ class ReschedCluster {
   std::unique_ptr<v1::Resched::Stub> stub_;
   std::string cluster_;
   absl::Duration call_timeout_;
+  absl::Mutex watch_mu_;
+  bool stop_watching_ ABSL_GUARDED_BY(watch_mu_) = false;
+  grpc::ClientContext* watch_context_ ABSL_GUARDED_BY(watch_mu_) = nullptr;
 };
 
 }  // namespace resched::bridge

@@ -12,6 +12,9 @@ namespace {
 using server::Log;
 using server::LogLevel;
 
+// At most ten rounds a second, however often resched changes: each round reads both sides.
+constexpr absl::Duration kCoalesce = absl::Milliseconds(100);
+
 std::string Describe(const EventReport& report) {
   const char* event = report.event == WorkEvent::kStarted    ? "started"
                       : report.event == WorkEvent::kFinished ? "finished"
@@ -104,10 +107,9 @@ absl::StatusOr<RoundCounts> SyncLoop::Round() {
   return counts;
 }
 
-void SyncLoop::Run(absl::Duration interval, const std::atomic<bool>& stop) {
+void SyncLoop::Run(absl::Duration interval, Wakeup& wakeup, const std::atomic<bool>& stop) {
   std::string last_failure;
   while (!stop.load()) {
-    const absl::Time started = absl::Now();
     auto counts = Round();
     if (!counts.ok()) {
       const std::string failure(counts.status().message());
@@ -119,10 +121,9 @@ void SyncLoop::Run(absl::Duration interval, const std::atomic<bool>& stop) {
       Log(LogLevel::kInfo, "round_ok", "both sides reachable again");
       last_failure.clear();
     }
-    const absl::Time next = started + interval;
-    while (!stop.load() && absl::Now() < next) {
-      absl::SleepFor(std::min(absl::Milliseconds(50), next - absl::Now()));
-    }
+    wakeup.WaitFor(interval);
+    // A burst of changes (a DAG reserved, a replan) arrives as many events: one round for them.
+    if (!stop.load()) absl::SleepFor(kCoalesce);
   }
 }
 

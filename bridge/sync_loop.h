@@ -12,6 +12,7 @@
 #include "bridge/batch_system.h"
 #include "bridge/reconcile.h"
 #include "bridge/resched_cluster.h"
+#include "bridge/wakeup.h"
 
 namespace resched::bridge {
 
@@ -29,9 +30,9 @@ class SyncLoop {
   SyncLoop(BatchSystem& batch, ReschedCluster& resched, SyncOptions options);
 
   absl::StatusOr<RoundCounts> Round();
-  // Rounds every `interval` until `stop`; a round that fails (a side unreachable) is logged and
-  // the next one tries again.
-  void Run(absl::Duration interval, const std::atomic<bool>& stop);
+  // Rounds every `interval`, or sooner when `wakeup` is notified, until `stop`; a round that
+  // fails (a side unreachable) is logged and the next one tries again.
+  void Run(absl::Duration interval, Wakeup& wakeup, const std::atomic<bool>& stop);
 
  private:
   // Logs a refusal once until its message changes, so a change refused every round logs once.

@@ -33,11 +33,12 @@ if [[ $mode != --all ]]; then
   changed=$( (git diff --name-only "$baseline" --; git ls-files --others --exclude-standard) |
     sort -u)
   # The top-level CMakeLists.txt sets the compile flags: a change of it other than in its
-  # comments and blank lines changes every file's compile command.
+  # comments, blank lines and add_subdirectory lines (whose new files are checked as new)
+  # changes every file's compile command.
   flags_changed=false
   if grep -qx 'CMakeLists\.txt' <<<"$changed" &&
     git diff -U0 "$baseline" -- CMakeLists.txt | grep -E '^[-+]' | grep -vE '^(\+\+\+|---) ' |
-    grep -vqE '^[-+][[:space:]]*(#.*)?$'; then
+    grep -vqE '^[-+][[:space:]]*((#.*)?|add_subdirectory\([A-Za-z0-9_/.-]+\))$'; then
     flags_changed=true
   fi
   if grep -qx '\.clang-tidy' <<<"$changed" || $flags_changed; then

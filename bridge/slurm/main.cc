@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +14,7 @@
 #include "bridge/slurm/bridge_options.h"
 #include "bridge/slurm/slurm_batch_system.h"
 #include "bridge/sync_loop.h"
+#include "bridge/wakeup.h"
 #include "server/base/log.h"
 #include "transport/bearer_token.h"
 #include "transport/server_list.h"
@@ -102,7 +104,11 @@ int main(int argc, char** argv) {
       absl::StrCat("keeping cluster '", options->cluster, "' and partition '",
                    options->slurm.partition, "' in step every ",
                    absl::FormatDuration(options->interval)));
-  loop.Run(options->interval, stop_requested);
+  bridge::Wakeup wakeup;
+  std::thread watcher([&] { resched.WatchChanges(wakeup); });
+  loop.Run(options->interval, wakeup, stop_requested);
+  resched.StopWatching();
+  watcher.join();
   Log(LogLevel::kInfo, "stopped", "stopped");
   return 0;
 }

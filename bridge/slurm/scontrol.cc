@@ -15,7 +15,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
-
 namespace resched::bridge::slurm {
 namespace {
 
