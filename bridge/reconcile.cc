@@ -100,8 +100,13 @@ class Round {
       r.start = std::max(CeilSecond(work.start), batch_now);
       r.end = FloorSecond(work.end);
       r.cores = work.processors;
-      r.users = options_.users;
-      r.accounts = options_.accounts;
+      if (auto account = options_.tenant_accounts.find(work.owner);
+          !work.owner.empty() && account != options_.tenant_accounts.end()) {
+        r.accounts = account->second;
+      } else {
+        r.users = options_.users;
+        r.accounts = options_.accounts;
+      }
       if (r.end <= r.start) continue;  // less than a whole second left
       wanted_.emplace(name, std::move(r));
     }
@@ -166,10 +171,10 @@ class Round {
       const bool both_began =
           existing.start <= batch_.now && wanted.start <= CeilSecond(batch_.now);
       const bool start_moved = !both_began && existing.start != wanted.start;
-      const bool differs =
-          start_moved || existing.end != wanted.end || existing.cores != wanted.cores ||
-          (!wanted.users.empty() && NameSet(existing.users) != NameSet(wanted.users)) ||
-          (!wanted.accounts.empty() && NameSet(existing.accounts) != NameSet(wanted.accounts));
+      const bool differs = start_moved || existing.end != wanted.end ||
+                           existing.cores != wanted.cores ||
+                           NameSet(existing.users) != NameSet(wanted.users) ||
+                           NameSet(existing.accounts) != NameSet(wanted.accounts);
       if (differs) {
         updates.push_back(
             {ReservationChange::Kind::kUpdate, wanted, !start_moved, WaitingJobs(existing.name)});

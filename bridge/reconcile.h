@@ -12,6 +12,7 @@
 //     end of the resched job or DAG task the reservation is for.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -39,6 +40,9 @@ struct SyncOptions {
   Duration tolerance = 60 * kMicrosPerSecond;
   std::string users;     // who may run in a mirrored reservation
   std::string accounts;  // and which accounts
+  // The batch system's account of a resched tenant: the reservation of a job or DAG task of a
+  // tenant named here is for that account alone (and not for `users` and `accounts`).
+  std::map<std::string, std::string> tenant_accounts;
 };
 
 struct SyncPlan {

@@ -123,6 +123,7 @@ absl::StatusOr<ReschedView> ReschedCluster::Read() {
     work.id = slot.dag_id();
     work.task = slot.task();
     work.running = slot.state() == v1::TASK_RUNNING;
+    work.owner = slot.owner();
     AddAllocation(view, PlannedKind::kDagTask, slot.allocation(), std::move(work));
   }
   for (const v1::Reservation& hold : schedule.reservations()) {

@@ -20,7 +20,7 @@ mode=${2:-changed}
 log="$build/clang-tidy.log"
 files="$build/clang-tidy.files"
 git ls-files 'core/*.cc' 'server/*.cc' 'client/*.cc' 'loadgen/*.cc' 'transport/*.cc' \
-  'proto/resched/*.cc' 'bench/*.cc' >"$build/clang-tidy.all"
+  'proto/resched/*.cc' 'bench/*.cc' 'bridge/*.cc' >"$build/clang-tidy.all"
 total=$(wc -l <"$build/clang-tidy.all")
 
 baseline=$(cat .ci/clang-tidy-baseline 2>/dev/null || true)

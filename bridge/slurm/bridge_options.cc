@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace resched::bridge::slurm {
 namespace {
@@ -30,7 +31,7 @@ absl::StatusOr<BridgeOptions> ParseBridgeOptions(const std::vector<std::string>&
     o.server = server;
   }
   if (const char* token = std::getenv("SLURM_JWT"); token != nullptr) o.slurm.rest.token = token;
-  std::string name_prefix;
+  std::string name_prefix, tenant_accounts;
   absl::Duration horizon = absl::Hours(24), open_hold = absl::Hours(168),
                  tolerance = absl::Seconds(60);
   using Setter = std::function<absl::Status(const std::string&, const std::string&)>;
@@ -54,6 +55,7 @@ absl::StatusOr<BridgeOptions> ParseBridgeOptions(const std::vector<std::string>&
       {"--users", text(o.sync.users)},
       {"--accounts", text(o.sync.accounts)},
       {"--name-prefix", text(name_prefix)},
+      {"--tenant-accounts", text(tenant_accounts)},
       {"--log-format", text(o.log_format)},
       {"--interval",
        [&](const std::string& f, const std::string& v) {
@@ -114,6 +116,14 @@ absl::StatusOr<BridgeOptions> ParseBridgeOptions(const std::vector<std::string>&
   if (o.log_format != "text" && o.log_format != "json") {
     return absl::InvalidArgumentError(
         absl::StrCat("--log-format takes text or json, got '", o.log_format, "'"));
+  }
+  for (absl::string_view pair : absl::StrSplit(tenant_accounts, ',', absl::SkipEmpty())) {
+    const std::vector<std::string> parts = absl::StrSplit(pair, absl::MaxSplits('=', 1));
+    if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--tenant-accounts takes TENANT=ACCOUNT pairs separated by commas, got '", pair, "'"));
+    }
+    o.sync.tenant_accounts[parts[0]] = parts[1];
   }
   if (o.cluster.empty()) o.cluster = o.slurm.partition;
   o.sync.name_prefix = name_prefix.empty() ? absl::StrCat("resched-", o.cluster) : name_prefix;

@@ -42,6 +42,8 @@ inline constexpr char kBridgeUsage[] =
   --token-file FILE      the bearer token (default: $RESCHED_TOKEN)
   --users LIST           who may run in the reservations it makes (Slurm users, commas)
   --accounts LIST        which Slurm accounts may (at least one of --users and --accounts)
+  --tenant-accounts LIST TENANT=ACCOUNT,...: a tenant's jobs and DAG tasks are reserved for its
+                         account alone
   --name-prefix TEXT     its reservations' names start with TEXT- (default: resched-CLUSTER)
   --interval DURATION    between rounds (default: 1s)
   --horizon DURATION     mirror only work starting within it (default: 24h)

@@ -57,6 +57,7 @@ void RedactForCaller(const auth::Principal* caller, pb::Schedule& schedule,
     if (dag == nullptr || dag->owner != caller->tenant) {
       slot.clear_dag_id();
       slot.clear_task();
+      slot.clear_owner();
     }
   }
 }

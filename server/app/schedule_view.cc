@@ -149,6 +149,7 @@ std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> interva
       slot->set_dag_id(d->id);
       slot->set_task(t.task);
       slot->set_state(static_cast<pb::DagTaskState>(t.state));
+      slot->set_owner(d->owner);
       if (t.group >= 0) slot->set_group(t.group);
       *slot->mutable_allocation() = ToProto(a);
     }

@@ -91,6 +91,32 @@ TEST(ReconcileTest, QueuedJobBecomesReservationInsideItsWholeSeconds) {
   EXPECT_THAT(plan.reports, IsEmpty());
 }
 
+TEST(ReconcileTest, ATenantsWorkIsReservedForItsAccount) {
+  World w;
+  w.resched.work.push_back(Job("j1", kNow + 10 * kSecond, kNow + 70 * kSecond, 4));
+  w.resched.work.back().owner = "climate";
+  w.resched.work.push_back(Task("d2", "t", kNow + 10 * kSecond, kNow + 70 * kSecond, 4));
+  w.resched.work.back().owner = "astro";  // not mapped: the default users
+  SyncOptions options = Options();
+  options.tenant_accounts["climate"] = "clim01";
+  SyncPlan plan = Reconcile(w.resched, w.batch, options, w.memory);
+  ASSERT_THAT(plan.batch_changes, SizeIs(2));
+  EXPECT_EQ(plan.batch_changes[0].reservation.name, "resched-c-d2-t");
+  EXPECT_EQ(plan.batch_changes[0].reservation.users, "alice");
+  EXPECT_EQ(plan.batch_changes[1].reservation.accounts, "clim01");
+  EXPECT_EQ(plan.batch_changes[1].reservation.users, "");
+
+  // Mapped later: the reservation is made again for the account.
+  w.batch.reservations.push_back(
+      Reservation("resched-c-j1", kNow + 10 * kSecond, kNow + 70 * kSecond, 4));
+  w.batch.reservations.push_back(
+      Reservation("resched-c-d2-t", kNow + 10 * kSecond, kNow + 70 * kSecond, 4));
+  plan = Reconcile(w.resched, w.batch, options, w.memory);
+  ASSERT_THAT(plan.batch_changes, SizeIs(1));
+  EXPECT_EQ(plan.batch_changes[0].kind, ReservationChange::Kind::kUpdate);
+  EXPECT_EQ(plan.batch_changes[0].reservation.accounts, "clim01");
+}
+
 TEST(ReconcileTest, RunningWorkStartsNowAndBeyondTheHorizonWaits) {
   World w;
   w.resched.work.push_back(Job("j1", kNow - 5 * kSecond, kNow + 60 * kSecond, 2, true));

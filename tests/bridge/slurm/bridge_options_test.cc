@@ -18,6 +18,18 @@ TEST(BridgeOptionsTest, DefaultsNameTheClusterAndReservationsAfterThePartition) 
   EXPECT_EQ(options->sync.users, "alice");
   EXPECT_EQ(options->interval, absl::Milliseconds(500));
   EXPECT_EQ(options->sync.horizon, 24 * 3600 * kMicrosPerSecond);
+  EXPECT_TRUE(options->sync.tenant_accounts.empty());
+}
+
+TEST(BridgeOptionsTest, TenantsMapToAccounts) {
+  auto options = ParseBridgeOptions({"--slurmrestd", "unix:/s", "--users", "ops",
+                                     "--tenant-accounts", "climate=clim01,astro=astro7"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->sync.tenant_accounts,
+            (std::map<std::string, std::string>{{"climate", "clim01"}, {"astro", "astro7"}}));
+  auto bad = ParseBridgeOptions(
+      {"--slurmrestd", "unix:/s", "--users", "ops", "--tenant-accounts", "climate"});
+  EXPECT_THAT(bad.status().message(), HasSubstr("--tenant-accounts takes TENANT=ACCOUNT"));
 }
 
 TEST(BridgeOptionsTest, BadFlagsAreNamed) {

@@ -3,7 +3,9 @@ node declares `cpus` CPUs, and slurmrestd on a Unix socket, all in a temporary d
 private ports. Needs Debian's slurmctld, slurmd, slurmrestd, slurm-client and munge
 (scripts/install-deps.sh --slurm).
 
-Slurm's daemons run as the test's user (root in CI); slurmrestd refuses to run as root, so it then
+Its scheduler passes run every second (Slurm's defaults: 60 s and 30 s), so that a job waiting for
+its reservation starts when the reservation begins even on a loaded machine. Slurm's daemons run
+as the test's user (root in CI); slurmrestd refuses to run as root, so it then
 runs as `nobody`, and the socket's rest_auth/local lets the bridge in as the user it runs as.
 """
 import http.client
@@ -99,6 +101,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SlurmdParameters=config_overrides
 SchedulerType=sched/backfill
+SchedulerParameters=sched_interval=1,bf_interval=1
 ReturnToService=2
 MpiDefault=none
 MinJobAge=600
