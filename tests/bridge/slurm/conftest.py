@@ -16,7 +16,7 @@ import resched
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "testing" / "python"))
 from resched_process import Server  # noqa: E402
-from slurm_process import Slurm  # noqa: E402
+from slurm_process import Slurm, wait_until  # noqa: E402
 
 BRIDGE_BIN = os.environ.get("RESCHED_SLURM_BIN", "")
 CLUSTER = "batch"
@@ -77,8 +77,8 @@ def bridge(slurm, server):
 def client(server, slurm, bridge, request):
     with resched.Client(server.address, cluster=CLUSTER) as c:
         # The bridge creates the cluster, with the partition's CPUs.
-        Slurm.wait_until(lambda: any(x.spec.name == CLUSTER for x in c.clusters()), 20,
-                         "the bridge to create the cluster")
+        wait_until(lambda: any(x.spec.name == CLUSTER for x in c.clusters()), 20,
+                   "the bridge to create the cluster")
         assert c.cluster().capacity == 8
         yield c
         report = getattr(request.node, "rep_call", None)

@@ -15,18 +15,10 @@ from resched.times import seconds
 from resched.v1 import types_pb2
 
 from conftest import PREFIX
+from slurm_process import wait_until
 
 # How long the bridge may take to reflect a change (it polls every 0.5 s here).
 REFLECTED_WITHIN = 15
-
-
-def wait_until(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"waited {timeout} s for {what}")
 
 
 def slurm_time(instant):

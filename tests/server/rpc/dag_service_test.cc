@@ -50,6 +50,18 @@ class DagServiceTest : public ServerTest {
     ASSERT_OK(stub_->AddReservation(&context, hold, &r));
   }
 
+  // What the engine running DAG `id`'s tasks reports of `task`, now.
+  grpc::Status ReportTask(const std::string& id, const std::string& task, pb::JobEventKind kind,
+                          pb::DagReservation* after) {
+    pb::ReportDagTaskEventRequest report;
+    report.set_cluster("sim");
+    report.set_id(id);
+    report.set_task(task);
+    report.set_kind(kind);
+    grpc::ClientContext context;
+    return stub_->ReportDagTaskEvent(&context, report, after);
+  }
+
   grpc::Status Release(const std::string& id) {
     pb::ReleaseDAGRequest request;
     request.set_cluster("sim");
@@ -275,14 +287,8 @@ TEST_F(DagServiceTest, AFailedTaskReleasesItsDependantsAndWorkBehindThemMovesEar
   pb::AdvanceClockResponse advanced;
   ASSERT_OK(AdvanceBy("sim", 60, &advanced));
 
-  pb::ReportDagTaskEventRequest report;
-  report.set_cluster("sim");
-  report.set_id(dag.dag_id());
-  report.set_task("a");
-  report.set_kind(pb::FAILED_EVENT);
   pb::DagReservation after;
-  grpc::ClientContext context;
-  ASSERT_OK(stub_->ReportDagTaskEvent(&context, report, &after));
+  ASSERT_OK(ReportTask(dag.dag_id(), "a", pb::FAILED_EVENT, &after));
   std::vector<std::string> states;
   for (const pb::TaskPlacement& p : after.placements()) {
     states.push_back(pb::DagTaskState_Name(p.state()));
@@ -302,8 +308,7 @@ TEST_F(DagServiceTest, AFailedTaskReleasesItsDependantsAndWorkBehindThemMovesEar
   ASSERT_EQ(schedule.jobs_size(), 1);
   EXPECT_EQ(schedule.jobs(0).allocation().start().seconds(), 2 * kHourS)
       << "moved to the hold's end, planned at " << planned;
-  grpc::ClientContext again;
-  EXPECT_EQ(stub_->ReportDagTaskEvent(&again, report, &after).error_code(),
+  EXPECT_EQ(ReportTask(dag.dag_id(), "a", pb::FAILED_EVENT, &after).error_code(),
             grpc::StatusCode::FAILED_PRECONDITION);
 }
 
@@ -312,14 +317,8 @@ TEST_F(DagServiceTest, TheScheduleShowsEachTaskSlotsReportedState) {
   ASSERT_OK(Reserve(Diamond(), &dag));
   pb::AdvanceClockResponse advanced;
   ASSERT_OK(AdvanceBy("sim", 60, &advanced));
-  pb::ReportDagTaskEventRequest report;
-  report.set_cluster("sim");
-  report.set_id(dag.dag_id());
-  report.set_task("a");
-  report.set_kind(pb::STARTED);
   pb::DagReservation after;
-  grpc::ClientContext context;
-  ASSERT_OK(stub_->ReportDagTaskEvent(&context, report, &after));
+  ASSERT_OK(ReportTask(dag.dag_id(), "a", pb::STARTED, &after));
   const pb::Schedule schedule = Schedule("sim");
   ExpectValid(schedule);
   std::map<std::string, std::string> states;

@@ -23,6 +23,16 @@ import time
 from resched_process import free_port
 
 
+def wait_until(predicate, timeout, what):
+    """Polls `predicate` every 0.2 s; TimeoutError naming `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.2)
+    raise TimeoutError(f"waited {timeout} s for {what}")
+
+
 class _UnixHTTPConnection(http.client.HTTPConnection):
     def __init__(self, path, timeout=10):
         super().__init__("slurmrestd", timeout=timeout)
@@ -51,7 +61,7 @@ class Slurm:
             self.start_slurmctld()
             self.start_slurmd()
             self._start_rest()
-            self.wait_until(lambda: self.node_state() in ("idle", "mixed", "allocated"), 60,
+            wait_until(lambda: self.node_state() in ("idle", "mixed", "allocated"), 60,
                             "the node to come up")
         except Exception:
             self.stop()
@@ -74,7 +84,7 @@ class Slurm:
                                f"--pid-file={self.dir / 'munged.pid'}",
                                f"--log-file={self.dir / 'munged.log'}",
                                f"--seed-file={self.dir / 'munge.seed'}"])
-        self.wait_until(self.munge_socket.exists, 20, "munged's socket")
+        wait_until(self.munge_socket.exists, 20, "munged's socket")
 
     def _write_conf(self):
         for sub in ("state", "spool"):
@@ -126,7 +136,7 @@ PartitionName={self.partition} Nodes=node1 Default=YES MaxTime=INFINITE State=UP
             argv = ["runuser", "-u", "nobody", "--", *argv]
         self.rest_socket = rest_dir / "rest.sock"
         self._spawn("slurmrestd", argv)
-        self.wait_until(self.rest_socket.exists, 20, "slurmrestd's socket")
+        wait_until(self.rest_socket.exists, 20, "slurmrestd's socket")
 
     def kill(self, name):
         """SIGKILL, as a crash."""
@@ -193,12 +203,3 @@ PartitionName={self.partition} Nodes=node1 Default=YES MaxTime=INFINITE State=UP
         except (OSError, RuntimeError, ValueError):
             return None
         return nodes[0]["state"] if nodes else None
-
-    @staticmethod
-    def wait_until(predicate, timeout, what):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if predicate():
-                return
-            time.sleep(0.2)
-        raise TimeoutError(f"waited {timeout} s for {what}")
