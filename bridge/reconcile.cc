@@ -70,7 +70,11 @@ class Round {
  public:
   Round(const ReschedView& resched, const BatchSnapshot& batch, const SyncOptions& options,
         const SyncMemory& memory)
-      : resched_(resched), batch_(batch), options_(options), memory_(memory) {}
+      : resched_(resched),
+        batch_(batch),
+        options_(options),
+        memory_(memory),
+        mirror_prefix_(absl::StrCat(options.name_prefix, "-")) {}
 
   SyncPlan Run() {
     CollectMirrors();
@@ -82,7 +86,7 @@ class Round {
 
  private:
   bool Ours(absl::string_view reservation) const {
-    return absl::StartsWith(reservation, absl::StrCat(options_.name_prefix, "-"));
+    return absl::StartsWith(reservation, mirror_prefix_);
   }
   bool Ours(const BatchReservation& r) const { return Ours(r.name); }
 
@@ -114,6 +118,8 @@ class Round {
       if (job.reservation.empty()) continue;
       auto& first = first_job_.try_emplace(job.reservation, &job).first->second;
       if (EarlierJobId(job.id, first->id)) first = &job;
+      if (job.state == BatchJobState::kRunning) running_in_.insert(job.reservation);
+      if (job.state == BatchJobState::kPending) waiting_in_[job.reservation].push_back(job.id);
     }
   }
 
@@ -135,22 +141,6 @@ class Round {
     }
   }
 
-  bool HasJobIn(const std::string& reservation, BatchJobState state) const {
-    return std::any_of(batch_.jobs.begin(), batch_.jobs.end(), [&](const BatchJob& job) {
-      return job.reservation == reservation && job.state == state;
-    });
-  }
-
-  std::vector<std::string> WaitingJobs(const std::string& reservation) const {
-    std::vector<std::string> waiting;
-    for (const BatchJob& job : batch_.jobs) {
-      if (job.reservation == reservation && job.state == BatchJobState::kPending) {
-        waiting.push_back(job.id);
-      }
-    }
-    return waiting;
-  }
-
   void KeepReservationsInStep() {
     std::vector<ReservationChange> updates, creations;
     std::set<std::string> present;
@@ -160,7 +150,7 @@ class Round {
       auto it = wanted_.find(existing.name);
       // One running a job stays as it is: its job has its processors (and a batch system may
       // refuse to change it); one that ended is purged by the batch system.
-      if (HasJobIn(existing.name, BatchJobState::kRunning)) continue;
+      if (running_in_.contains(existing.name)) continue;
       if (it == wanted_.end()) {
         if (existing.end > batch_.now) {
           plan_.batch_changes.push_back({ReservationChange::Kind::kDelete, existing, false, {}});
@@ -177,7 +167,7 @@ class Round {
                            NameSet(existing.accounts) != NameSet(wanted.accounts);
       if (differs) {
         updates.push_back(
-            {ReservationChange::Kind::kUpdate, wanted, !start_moved, WaitingJobs(existing.name)});
+            {ReservationChange::Kind::kUpdate, wanted, !start_moved, waiting_in_[existing.name]});
       }
     }
     for (const auto& [name, wanted] : wanted_) {
@@ -271,8 +261,12 @@ class Round {
   SyncPlan plan_;
   std::map<std::string, BatchReservation> wanted_;
   std::map<std::string, const PlannedWork*> work_by_name_;
-  std::map<std::string, const BatchJob*> first_job_;  // by reservation name
-  std::map<std::string, WantedHold> wanted_holds_;    // by reason
+  const std::string mirror_prefix_;  // "<prefix>-": every reservation named so is the bridge's
+  // By reservation name: the first batch job in it, whether one runs there, those waiting there.
+  std::map<std::string, const BatchJob*> first_job_;
+  std::set<std::string> running_in_;
+  std::map<std::string, std::vector<std::string>> waiting_in_;
+  std::map<std::string, WantedHold> wanted_holds_;  // by reason
 };
 
 }  // namespace
