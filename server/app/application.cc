@@ -218,8 +218,8 @@ std::optional<pb::ScheduleEvent> Application::Watch(const pb::WatchScheduleReque
   if (!SeesAllTenants(caller.get())) seen = std::make_shared<RedactingSink>(sink, caller);
   std::optional<pb::ScheduleEvent> first = (*state)->Watch(
       seen,
-      [&caller](const ClusterPlan& plan) {
-        pb::Schedule schedule = BuildSchedule(plan, {});
+      [&caller](const ClusterPlan& plan, const ProcessorRows& rows) {
+        pb::Schedule schedule = BuildSchedule(plan, {}, rows);
         RedactForCaller(caller.get(), schedule, plan);
         return schedule;
       },

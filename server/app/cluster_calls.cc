@@ -277,7 +277,7 @@ absl::Status Application::GetSchedule(CallContext& call, const pb::GetScheduleRe
   if (!state.ok()) return state.status();
   const auth::Principal* caller = call.principal();
   return (*state)->Run(call, [&](ClusterState::Txn& txn) {
-    *response = BuildSchedule(txn.plan, window);
+    *response = BuildSchedule(txn.plan, window, txn.rows());
     RedactForCaller(caller, *response, txn.plan);
   });
 }

@@ -9,6 +9,7 @@
 #include "proto/resched/convert.h"
 #include "proto/resched/snapshot_convert.h"
 #include "server/app/deferred_durability.h"
+#include "server/app/schedule_view.h"
 #include "server/trace/span.h"
 
 namespace resched::server {
@@ -190,6 +191,7 @@ absl::Status ClusterState::RecoverLocked() {
     MutexLock other(&(*fresh)->mu_);
     plan_ = std::move((*fresh)->plan_);
     plan_->TrackChanges(true);
+    rows_.reset();  // made again from the rebuilt plan; its watchers start over below
     ++changes_;
     replies_ = std::move((*fresh)->replies_);
     next_sequence_ = (*fresh)->next_sequence_;
@@ -280,6 +282,10 @@ absl::Status ClusterState::Run(CallContext& call, const std::function<void(Txn&)
     SettleClockLocked();
     std::vector<pb::ScheduleEvent> extra;
     Txn txn{*plan_, replies_, extra, params_, changes_};
+    txn.rows = [this]() -> const ProcessorRows& {
+      mu_.AssertHeld();
+      return RowsLocked();
+    };
     fn(txn);
     PublishLocked(std::move(extra));
     lsn = last_lsn_;
@@ -359,6 +365,7 @@ absl::Status ClusterState::ApplyJournaled(const pb::JournalRecord& record) {
   ++changes_;
   if (absl::Status s = plan_->ApplyChange(*std::move(change)); !s.ok()) return s;
   replay_nanos_since_snapshot_ += NanosSince(started);
+  rows_.reset();  // its events carry no rows: made again from the plan when next asked for
   // No stream watches a replay; its job events are rebuilt for watchers that resume later.
   const std::vector<const JobRecord*> changed = plan_->TakeChangedJobs();
   const bool rebuilt = record.extra_events() == 0 && std::ssize(changed) == record.events();
@@ -429,6 +436,88 @@ absl::Status ClusterState::Delete(const std::function<absl::Status(const Cluster
   return absl::OkStatus();
 }
 
+ProcessorRows& ClusterState::RowsLocked() {
+  if (rows_ == nullptr) {
+    rows_ = std::make_unique<ProcessorRows>(RowGroupCounts(*plan_));
+    (void)SyncRows(*plan_, *rows_);
+    row_changes_since_prune_ = 0;
+  }
+  return *rows_;
+}
+
+namespace {
+
+void AddIds(const std::vector<int>& ids, google::protobuf::RepeatedField<int32_t>* out) {
+  out->Clear();
+  out->Add(ids.begin(), ids.end());
+}
+
+}  // namespace
+
+void ClusterState::MoveRowsLocked(std::vector<pb::ScheduleEvent>& events) {
+  // The items the events carry, as the plan now has them.
+  std::vector<ProcessorRows::Change> changes;
+  for (const pb::ScheduleEvent& event : events) {
+    switch (event.kind()) {
+      case pb::ScheduleEvent::JOB_CHANGED: {
+        const JobRecord* job = plan_->FindJob(event.job().id());
+        changes.emplace_back(JobRowKey(event.job().id()),
+                             job != nullptr ? RowSpanOf(*job) : std::nullopt);
+        break;
+      }
+      case pb::ScheduleEvent::RESERVATION_ADDED:
+      case pb::ScheduleEvent::RESERVATION_REMOVED: {
+        std::optional<ProcessorRows::Span> span;
+        for (const ExternalReservation* r : plan_->Reservations()) {
+          if (r->id == event.reservation().id()) span = RowSpanOf(*r);
+        }
+        changes.emplace_back(HoldRowKey(event.reservation().id()), span);
+        break;
+      }
+      case pb::ScheduleEvent::DAG_RESERVED:
+      case pb::ScheduleEvent::DAG_RELEASED:
+      case pb::ScheduleEvent::DAG_TASK_CHANGED: {
+        const DagReservation* dag = plan_->FindDag(event.dag().id());
+        for (const pb::TaskPlacement& placement : event.dag().placements()) {
+          std::optional<ProcessorRows::Span> span;  // none once released
+          for (size_t i = 0; dag != nullptr && i < dag->tasks.size(); ++i) {
+            if (dag->tasks[i].task == placement.task()) span = RowSpanOf(dag->tasks[i]);
+          }
+          changes.emplace_back(DagTaskRowKey(event.dag().id(), placement.task()), span);
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  // Ended jobs leave the kept history, and holds expire, without an event of their own.
+  constexpr int kChangesBetweenPrunes = 4096;
+  row_changes_since_prune_ += static_cast<int>(changes.size());
+  bool reassigned = !rows_->Update(changes).empty();
+  if (row_changes_since_prune_ >= kChangesBetweenPrunes) {
+    row_changes_since_prune_ = 0;
+    reassigned = !SyncRows(*plan_, *rows_).empty() || reassigned;
+  }
+  for (pb::ScheduleEvent& event : events) {
+    if (event.has_job()) {
+      AddIds(rows_->Ids(JobRowKey(event.job().id())),
+             event.mutable_job()->mutable_allocation()->mutable_processor_ids());
+    }
+    if (event.has_reservation()) {
+      AddIds(rows_->Ids(HoldRowKey(event.reservation().id())),
+             event.mutable_reservation()->mutable_processor_ids());
+    }
+    if (event.has_dag()) {
+      for (pb::TaskPlacement& placement : *event.mutable_dag()->mutable_placements()) {
+        AddIds(rows_->Ids(DagTaskRowKey(event.dag().id(), placement.task())),
+               placement.mutable_allocation()->mutable_processor_ids());
+      }
+    }
+  }
+  if (reassigned) events.back().set_rows_reassigned(true);
+}
+
 int ClusterState::PublishLocked(std::vector<pb::ScheduleEvent> extra) {
   std::vector<pb::ScheduleEvent> out;
   for (const JobRecord* job : plan_->TakeChangedJobs()) {
@@ -439,6 +528,7 @@ int ClusterState::PublishLocked(std::vector<pb::ScheduleEvent> extra) {
   }
   for (auto& event : extra) out.push_back(std::move(event));
   if (out.empty()) return 0;
+  if (rows_ != nullptr) MoveRowsLocked(out);
   for (auto& event : out) {
     event.set_sequence(next_sequence_++);
     *event.mutable_now() = ToTimestamp(plan_->now());
@@ -459,7 +549,7 @@ int ClusterState::PublishLocked(std::vector<pb::ScheduleEvent> extra) {
 
 std::optional<pb::ScheduleEvent> ClusterState::Watch(
     const std::shared_ptr<ScheduleSink>& sink,
-    const std::function<pb::Schedule(const ClusterPlan&)>& build_schedule,
+    const std::function<pb::Schedule(const ClusterPlan&, const ProcessorRows&)>& build_schedule,
     std::int64_t after_sequence) {
   pb::ScheduleEvent first;
   std::int64_t lsn = 0;
@@ -477,7 +567,7 @@ std::optional<pb::ScheduleEvent> ClusterState::Watch(
     SettleClockLocked();
     if (after_sequence > 0 && feed_->Resume(sink, after_sequence)) return std::nullopt;
     first.set_kind(pb::ScheduleEvent::SCHEDULE);
-    *first.mutable_schedule() = build_schedule(*plan_);
+    *first.mutable_schedule() = build_schedule(*plan_, RowsLocked());
     *first.mutable_now() = ToTimestamp(plan_->now());
     first.set_sequence(next_sequence_ - 1);
     feed_->Subscribe(sink, first.sequence());

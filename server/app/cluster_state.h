@@ -26,6 +26,7 @@
 #include "resched/v1/journal.pb.h"
 #include "resched/v1/service.pb.h"
 #include "server/app/call_context.h"
+#include "server/app/processor_rows.h"
 #include "server/app/schedule_feed.h"
 #include "server/base/mutex.h"
 #include "server/store/journal.h"
@@ -120,6 +121,9 @@ class ClusterState {
     // How many calls could have changed the plan before this one: equal to a copy's
     // (CopyPlan's `changes_seen`), the plan is in the state the copy was taken in.
     std::uint64_t changes_seen = 0;
+    // The processor rows GetSchedule draws the plan's items on, made on first use; unset on a
+    // copy of the plan.
+    std::function<const ProcessorRows&()> rows = {};
   };
   // Runs `fn`, which reads, under the writer lock, after moving a WALL clock to the present; then
   // publishes the jobs that changed. NOT_FOUND, without running `fn`, once the cluster is
@@ -172,7 +176,7 @@ class ClusterState {
   // once and returns nullopt.
   std::optional<pb::ScheduleEvent> Watch(
       const std::shared_ptr<ScheduleSink>& sink,
-      const std::function<pb::Schedule(const ClusterPlan&)>& build_schedule,
+      const std::function<pb::Schedule(const ClusterPlan&, const ProcessorRows&)>& build_schedule,
       std::int64_t after_sequence = 0);
   // Ends every stream with `status`, and every later one at once.
   void EndWatchers(const absl::Status& status);
@@ -196,8 +200,14 @@ class ClusterState {
   // ClockSettled record when it changed anything; a no-op while the journal refuses writes.
   void SettleClockLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Numbers the events of the jobs that changed and `extra` and hands them to the feed, which
-  // sends them once the last record is durable. Returns how many it published.
+  // sends them once the last record is durable, with the rows their items moved to. Returns how
+  // many it published.
   int PublishLocked(std::vector<pb::ScheduleEvent> extra) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The plan's processor rows, made (from the whole plan) on first use.
+  ProcessorRows& RowsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Moves the rows of the items `events` carry and gives the events their ids; flags the last
+  // one when other items moved too.
+  void MoveRowsLocked(std::vector<pb::ScheduleEvent>& events) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AppendLocked(pb::JournalRecord record, Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Appends `record` with what the plan did since the last one (ClusterPlan::TakeChange) and the
   // number of events the change published, `extra_events` of them not about a job.
@@ -228,6 +238,12 @@ class ClusterState {
   // Why calls on a retired state fail (Retire); nullopt: deleted, or live.
   std::optional<absl::Status> retired_ ABSL_GUARDED_BY(mu_);
   std::int64_t next_sequence_ ABSL_GUARDED_BY(mu_) = 1;
+  // Made when first asked for (GetSchedule, WatchSchedule), so that a cluster nobody draws pays
+  // nothing for them; dropped when the plan is rebuilt or replayed into without its events.
+  std::unique_ptr<ProcessorRows> rows_ ABSL_GUARDED_BY(mu_);
+  // Changes since the rows last dropped the items that left the plan without an event (ended
+  // jobs past the kept history, expired holds).
+  int row_changes_since_prune_ ABSL_GUARDED_BY(mu_) = 0;
   Durability durability_ ABSL_GUARDED_BY(mu_);
   // The LSN of this cluster's last journaled record (0: none since start-up or a rebuild).
   std::int64_t last_lsn_ ABSL_GUARDED_BY(mu_) = 0;

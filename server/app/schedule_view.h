@@ -1,7 +1,6 @@
-// GetSchedule's answer: the allocations and holds over a window, with processor ids assigned
-// greedily in start order for display. The plan is count-based: allocations never exceed the
-// capacity (nor a group's, on groups of different speeds), so ids can be assigned afterwards
-// and are never part of the plan.
+// GetSchedule's answer: the allocations and holds over a window, on the processor ids the
+// cluster's ProcessorRows keeps for display (server/app/processor_rows.h), and what those rows
+// must hold for a plan.
 #pragma once
 
 #include <optional>
@@ -9,6 +8,7 @@
 
 #include "core/plan/cluster_plan.h"
 #include "resched/v1/service.pb.h"
+#include "server/app/processor_rows.h"
 
 namespace resched::server {
 
@@ -18,25 +18,25 @@ struct ScheduleWindow {
   bool include_finished = false;
 };
 
-::resched::v1::Schedule BuildSchedule(const ClusterPlan& plan, const ScheduleWindow& window);
+// `rows` holds every item of `plan` (SyncRows).
+::resched::v1::Schedule BuildSchedule(const ClusterPlan& plan, const ScheduleWindow& window,
+                                      const ProcessorRows& rows);
 
-// One allocation or hold to give processor ids to.
-struct IdInterval {
-  Time start;
-  Time end;
-  int k;
-  int slot;        // where its ids go in the answer; -1: takes ids but reports none
-  int group = -1;  // the processor group whose ids it takes; -1: any
-};
-// The ids of each slot (of `slot_count`). Group i owns the ids from the sum of the counts before
-// it (one group: the whole cluster). The intervals must never exceed a group's count nor the
-// total at any instant (intervals of no length occupy no instant); those of a group then always
-// get ids. One of any group on several groups takes ids in the groups that have room for it
-// over its whole window (by count, the lowest index first), so it never takes ids a group's
-// own intervals need; where its processors are free only in different groups at different
-// instants of its window, it reports fewer (the ids are for display only).
-std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> intervals,
-                                                 const std::vector<int>& group_counts,
-                                                 size_t slot_count);
+// The keys of the items drawn in ProcessorRows.
+std::string JobRowKey(const std::string& job_id);
+std::string HoldRowKey(const std::string& reservation_id);
+std::string DagTaskRowKey(const std::string& dag_id, const std::string& task);
+
+// What a job, a hold or a DAG task occupies on the chart; nullopt when it is not drawn.
+std::optional<ProcessorRows::Span> RowSpanOf(const JobRecord& job);
+std::optional<ProcessorRows::Span> RowSpanOf(const ExternalReservation& hold);
+std::optional<ProcessorRows::Span> RowSpanOf(const DagTaskBooking& task);
+
+// The group sizes whose ids `plan`'s rows use: one group (the whole cluster) when all speeds are
+// equal.
+std::vector<int> RowGroupCounts(const ClusterPlan& plan);
+// Brings `rows` in step with every item of `plan`, dropping those no longer in it. Returns the
+// keys whose ids changed besides those of items that changed.
+std::vector<std::string> SyncRows(const ClusterPlan& plan, ProcessorRows& rows);
 
 }  // namespace resched::server

@@ -19,6 +19,9 @@ class ABSL_LOCKABLE Mutex {
   // Takes the lock only if it is free at once.
   bool TryLock() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true) { return mu_.try_lock(); }
   void Unlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock(); }
+  // Tells the thread-safety analysis that the caller holds the lock (a callback run under it);
+  // std::mutex cannot check.
+  void AssertHeld() const ABSL_ASSERT_EXCLUSIVE_LOCK() {}
   // Releases the lock while waiting for `cv` to be notified, and holds it again on return.
   void Wait(std::condition_variable& cv) ABSL_EXCLUSIVE_LOCKS_REQUIRED(this) {
     std::unique_lock<std::mutex> lock(mu_, std::adopt_lock);

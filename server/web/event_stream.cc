@@ -11,6 +11,8 @@ namespace {
 
 // Events the reader takes from the call before the page has sent them.
 constexpr std::size_t kReadAhead = 64;
+// How often a stream waiting for events asks whether its client is still there.
+constexpr std::chrono::milliseconds kClientCheck{250};
 
 }  // namespace
 
@@ -45,7 +47,7 @@ void EventStream::Read() {
   changed_.notify_all();
 }
 
-bool EventStream::Next(std::string& chunk) {
+bool EventStream::Next(std::string& chunk, const std::function<bool()>& client_there) {
   chunk.clear();
   if (end_sent_) return false;
   if (!reader_thread_.joinable()) {
@@ -60,12 +62,24 @@ bool EventStream::Next(std::string& chunk) {
     reader_ = stub_.WatchSchedule(&context_, request);
     reader_thread_ = std::thread([this] { Read(); });
   }
+  // Waits for an event, the end or the heartbeat, asking now and then whether the client is
+  // still there (off the lock: it asks the socket).
+  const auto heartbeat_at = std::chrono::steady_clock::now() + heartbeat_;
+  for (;;) {
+    {
+      MutexLock lock(&mu_);
+      const auto left = heartbeat_at - std::chrono::steady_clock::now();
+      if (!events_.empty() || ended_ || cancelled_ || left <= left.zero()) break;
+      mu_.WaitFor(changed_, std::min<std::chrono::steady_clock::duration>(left, kClientCheck));
+      if (!events_.empty() || ended_ || cancelled_) break;
+    }
+    if (client_there && !client_there()) Cancel();
+  }
   std::optional<pb::ScheduleEvent> event;
   std::optional<grpc::Status> ended;
   bool cancelled = false;
   {
     MutexLock lock(&mu_);
-    if (events_.empty() && !ended_ && !cancelled_) mu_.WaitFor(changed_, heartbeat_);
     cancelled = cancelled_;
     if (!events_.empty()) {
       event = std::move(events_.front());

@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -42,7 +43,10 @@ class EventStream {
   // Waits for the next event and sets `chunk` to it as SSE text, or to an SSE comment when a
   // heartbeat passed without one. Returns false once the watch has ended: `chunk` is then an
   // "end" event with the call's status, or empty when the stream was cancelled here.
-  bool Next(std::string& chunk) ABSL_LOCKS_EXCLUDED(mu_);
+  // `client_there`, asked every quarter second while waiting: false once the client closed its
+  // connection (a page left), which cancels the stream then, not at the next failed write.
+  bool Next(std::string& chunk, const std::function<bool()>& client_there = {})
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Ends the watch; a Next waiting for an event returns. From any thread.
   void Cancel() ABSL_LOCKS_EXCLUDED(mu_);
 

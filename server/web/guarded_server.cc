@@ -80,6 +80,15 @@ bool PollFor(socket_t sock, short events, std::chrono::milliseconds timeout) {
   }
 }
 
+// Whether the client has closed its side of `sock` (or the connection broke).
+bool PeerClosed(socket_t sock) {
+  pollfd entry{sock, POLLIN | POLLRDHUP, 0};
+  if (poll(&entry, 1, 0) <= 0) return false;
+  if ((entry.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) return true;
+  char byte = 0;
+  return recv(sock, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 // One send of `size` bytes at most, once `sock` can take some within `timeout`; -1 otherwise.
 ssize_t SendOn(socket_t sock, const char* bytes, size_t size, std::chrono::milliseconds timeout) {
   if (!PollFor(sock, POLLOUT, timeout)) return -1;
@@ -102,7 +111,11 @@ class GuardedServer::SocketStream : public httplib::Stream {
   SocketStream(socket_t sock, std::chrono::milliseconds write_timeout)
       : sock_(sock), write_timeout_(write_timeout) {}
 
-  bool is_writable() const override { return PollFor(sock_, POLLOUT, write_timeout_); }
+  // Not once the client closed its side: an event stream's client sends nothing after its
+  // request, so its leaving shows only here (cpp-httplib asks before each streamed write).
+  bool is_writable() const override {
+    return !PeerClosed(sock_) && PollFor(sock_, POLLOUT, write_timeout_);
+  }
   ssize_t write(const char* ptr, size_t size) override {
     return SendOn(sock_, ptr, size, write_timeout_);
   }
@@ -221,6 +234,12 @@ class GuardedServer::Stream : public SocketStream {
       } else if (c != '\r') {
         ++line_length_;
         line_has_colon_ = line_has_colon_ || c == ':';
+        // cpp-httplib reads no longer request line; past it, it could only say "bad request".
+        if (lines_ == 0 && line_length_ > CPPHTTPLIB_REQUEST_URI_MAX_LENGTH) {
+          Refuse(414, absl::StrCat("the request line (method and URL) is over ",
+                                   CPPHTTPLIB_REQUEST_URI_MAX_LENGTH, " bytes, the limit"));
+          return false;
+        }
       }
     }
     return true;

@@ -3,12 +3,14 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <regex>
 #include <set>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "prometheus/text_serializer.h"
 #include "resched/v1/service.grpc.pb.h"
 #include "server/base/log.h"
@@ -53,6 +55,17 @@ absl::StatusOr<std::pair<std::string, int>> SplitHostPort(const std::string& add
     host = host.substr(1, host.size() - 2);
   }
   return std::make_pair(host, port);
+}
+
+// The parameters of the URL's query only: cpp-httplib adds a form body's fields to
+// `params`, and a YAML file posted with curl's default content type must stay a body.
+std::multimap<std::string, std::string> QueryOf(const httplib::Request& http) {
+  httplib::Params params;
+  const size_t question = http.target.find('?');
+  if (question != std::string::npos) {
+    httplib::detail::parse_query_text(http.target.substr(question + 1), params);
+  }
+  return params;
 }
 
 // What the gRPC calls made for `http` pass on about its client.
@@ -135,44 +148,41 @@ class HttpView::Impl {
 
  private:
   void Routes(size_t max_body_bytes) {
-    server_.Get(R"(/api/v1/clusters)", Unary(&pb::Resched::Stub::ListClusters, NothingFromPath));
-    server_.Get(R"(/api/v1/clusters/([^/]+))",
-                Unary(&pb::Resched::Stub::GetCluster,
-                      [](const httplib::Request& http, pb::GetClusterRequest& request) {
-                        request.set_name(http.matches[1]);
-                      }));
-    server_.Get(R"(/api/v1/clusters/([^/]+)/schedule)",
-                Unary(&pb::Resched::Stub::GetSchedule, ClusterFromPath<pb::GetScheduleRequest>));
-    server_.Get(R"(/api/v1/clusters/([^/]+)/jobs)",
-                Unary(&pb::Resched::Stub::ListJobs, ClusterFromPath<pb::ListJobsRequest>));
-    server_.Get(R"(/api/v1/clusters/([^/]+)/jobs/([^/]+))",
-                Unary(&pb::Resched::Stub::GetJob,
-                      [](const httplib::Request& http, pb::GetJobRequest& request) {
-                        request.set_cluster(http.matches[1]);
-                        request.set_id(http.matches[2]);
-                      }));
-    server_.Get(R"(/api/v1/clusters/([^/]+)/dags)",
-                Unary(&pb::Resched::Stub::ListDagReservations,
-                      ClusterFromPath<pb::ListDagReservationsRequest>));
-    server_.Get(R"(/api/v1/algorithms)",
-                Unary(&pb::Resched::Stub::ListAlgorithms, NothingFromPath));
-    server_.Get(R"(/api/v1/clusters/([^/]+)/events)",
-                [this](const httplib::Request& http, httplib::Response& response) {
-                  Events(http, response);
-                });
-    server_.Post(R"(/api/v1/clusters/([^/]+)/what-if/job)", [this](const httplib::Request& http,
-                                                                   httplib::Response& response) {
-      SendReply(WhatIfJob(*stub_, http.matches[1], http.body, CallerOf(http)), response);
-    });
-    server_.Post(R"(/api/v1/clusters/([^/]+)/what-if/dag)", [this](const httplib::Request& http,
-                                                                   httplib::Response& response) {
-      SendReply(WhatIfDag(*stub_, http.matches[1], http.params, http.body, CallerOf(http)),
-                response);
-    });
-    server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
-      Metrics(response);
-    });
-    server_.Get(R"(/[^/]*)", [](const httplib::Request& http, httplib::Response& response) {
+    Get(R"(/api/v1/clusters)", Unary(&pb::Resched::Stub::ListClusters, NothingFromPath));
+    Get(R"(/api/v1/clusters/([^/]+))",
+        Unary(&pb::Resched::Stub::GetCluster,
+              [](const httplib::Request& http, pb::GetClusterRequest& request) {
+                request.set_name(http.matches[1]);
+              }));
+    Get(R"(/api/v1/clusters/([^/]+)/schedule)",
+        Unary(&pb::Resched::Stub::GetSchedule, ClusterFromPath<pb::GetScheduleRequest>));
+    Get(R"(/api/v1/clusters/([^/]+)/jobs)",
+        Unary(&pb::Resched::Stub::ListJobs, ClusterFromPath<pb::ListJobsRequest>));
+    Get(R"(/api/v1/clusters/([^/]+)/jobs/([^/]+))",
+        Unary(&pb::Resched::Stub::GetJob,
+              [](const httplib::Request& http, pb::GetJobRequest& request) {
+                request.set_cluster(http.matches[1]);
+                request.set_id(http.matches[2]);
+              }));
+    Get(R"(/api/v1/clusters/([^/]+)/dags)", Unary(&pb::Resched::Stub::ListDagReservations,
+                                                  ClusterFromPath<pb::ListDagReservationsRequest>));
+    Get(R"(/api/v1/algorithms)", Unary(&pb::Resched::Stub::ListAlgorithms, NothingFromPath));
+    Get(R"(/api/v1/clusters/([^/]+)/events)",
+        [this](const httplib::Request& http, httplib::Response& response) {
+          Events(http, response);
+        });
+    Post(R"(/api/v1/clusters/([^/]+)/what-if/job)",
+         [this](const httplib::Request& http, httplib::Response& response) {
+           SendReply(WhatIfJob(*stub_, http.matches[1], http.body, CallerOf(http)), response);
+         });
+    Post(R"(/api/v1/clusters/([^/]+)/what-if/dag)",
+         [this](const httplib::Request& http, httplib::Response& response) {
+           SendReply(WhatIfDag(*stub_, http.matches[1], QueryOf(http), http.body, CallerOf(http)),
+                     response);
+         });
+    Get("/metrics",
+        [this](const httplib::Request&, httplib::Response& response) { Metrics(response); });
+    Get(R"(/[^/]*)", [](const httplib::Request& http, httplib::Response& response) {
       const std::optional<Asset> asset = FindAsset(http.path);
       if (!asset) {
         SendReply(ErrorReply(grpc::Status(grpc::StatusCode::NOT_FOUND,
@@ -183,8 +193,8 @@ class HttpView::Impl {
       response.set_header("Cache-Control", "no-cache");
       response.set_content(std::string(asset->body), std::string(asset->content_type));
     });
-    server_.set_error_handler([max_body_bytes](const httplib::Request& http,
-                                               httplib::Response& response) {
+    server_.set_error_handler([this, max_body_bytes](const httplib::Request& http,
+                                                     httplib::Response& response) {
       if (!response.body.empty()) return;  // a handler's own answer
       if (response.status == 413) {        // httplib refused the body before any handler ran
         HttpReply reply =
@@ -202,11 +212,41 @@ class HttpView::Impl {
                   response);
         return;
       }
+      if (const std::string allowed = AllowedAt(http.path);
+          response.status == 404 && !allowed.empty()) {
+        // A route that takes other methods: 405, and which ones.
+        HttpReply reply = ErrorReply(grpc::Status(
+            grpc::StatusCode::INVALID_ARGUMENT, absl::StrCat(http.method, " is not a method of '",
+                                                             http.path, "'; it takes ", allowed)));
+        reply.status = 405;
+        SendReply(reply, response);
+        response.set_header("Allow", allowed);
+        return;
+      }
       SendReply(ErrorReply(grpc::Status(response.status == 404 ? grpc::StatusCode::NOT_FOUND
                                                                : grpc::StatusCode::INVALID_ARGUMENT,
                                         absl::StrCat("no ", http.method, " at '", http.path, "'"))),
                 response);
     });
+  }
+
+  // Registers a route and remembers its method, for the 405 answers' Allow header.
+  void Get(const std::string& pattern, httplib::Server::Handler handler) {
+    routes_.emplace_back(std::regex(pattern), "GET");
+    server_.Get(pattern, std::move(handler));
+  }
+  void Post(const std::string& pattern, httplib::Server::Handler handler) {
+    routes_.emplace_back(std::regex(pattern), "POST");
+    server_.Post(pattern, std::move(handler));
+  }
+  // The methods some route takes at `path`, as an Allow header lists them; empty: none.
+  std::string AllowedAt(const std::string& path) const {
+    std::set<std::string> methods;
+    for (const auto& [pattern, method] : routes_) {
+      if (std::regex_match(path, pattern)) methods.insert(method);
+    }
+    if (methods.contains("GET")) methods.insert("HEAD");  // cpp-httplib answers HEAD with GET's
+    return absl::StrJoin(methods, ", ");
   }
 
   static void NothingFromPath(const httplib::Request&, google::protobuf::Message&) {}
@@ -239,7 +279,7 @@ class HttpView::Impl {
       Request request;
       Request path_fields;
       from_path(http, path_fields);
-      absl::Status parsed = MergeQuery(http.params, &request);
+      absl::Status parsed = MergeQuery(QueryOf(http), &request);
       if (parsed.ok()) parsed = QueryLeavesPathFieldsAlone(http, request, path_fields);
       if (!parsed.ok()) {
         SendReply(ErrorReply(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
@@ -257,11 +297,27 @@ class HttpView::Impl {
     };
   }
 
+  grpc::Status ProbeCluster(const std::string& cluster, const WebCaller& caller) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + kCallDeadline);
+    ForwardCaller(caller, &context);
+    pb::GetClusterRequest request;
+    request.set_name(cluster);
+    pb::Cluster answer;
+    return stub_->GetCluster(&context, request, &answer);
+  }
+
   void Events(const httplib::Request& http, httplib::Response& response) {
     WebCaller caller = CallerOf(http);
     // EventSource cannot set headers: the page passes its token as a parameter.
     if (caller.authorization.empty() && http.has_param("access_token")) {
       caller.authorization = absl::StrCat("Bearer ", http.get_param_value("access_token"));
+    }
+    // A stream for a cluster that is not there answers its error at once: a stream that opens
+    // and ends would have the browser's EventSource reconnect for ever.
+    if (grpc::Status known = ProbeCluster(http.matches[1], caller); !known.ok()) {
+      SendReply(ErrorReply(known), response);
+      return;
     }
     const std::string authorization = caller.authorization;
     // A browser that reconnects sends the id of the last event it had (EventStream).
@@ -286,7 +342,8 @@ class HttpView::Impl {
         "text/event-stream",
         [stream](size_t, httplib::DataSink& sink) {
           std::string chunk;
-          const bool more = stream->Next(chunk);
+          const bool more =
+              stream->Next(chunk, [&sink] { return !sink.is_writable || sink.is_writable(); });
           if (!chunk.empty() && !sink.write(chunk.data(), chunk.size())) return false;
           if (!more) sink.done();
           return true;
@@ -312,6 +369,7 @@ class HttpView::Impl {
   const std::vector<std::shared_ptr<prometheus::Collectable>> metrics_;
   const std::chrono::milliseconds event_heartbeat_;
   EventStreams streams_{kMaxEventStreams, kMaxEventStreamsPerClient};
+  std::vector<std::pair<std::regex, std::string>> routes_;  // pattern, method; set before listening
   GuardedServer server_;
   std::thread thread_;
   int port_ = 0;

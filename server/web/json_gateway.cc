@@ -1,12 +1,19 @@
 #include "server/web/json_gateway.h"
 
 #include <google/protobuf/descriptor.h>
+#include <google/protobuf/message.h>
 #include <google/protobuf/util/json_util.h>
 
+#include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "server/rpc/call_peer.h"
 #include "transport/metadata_value.h"
@@ -32,13 +39,81 @@ bool TakesAString(const FieldDescriptor& field) {
   return type == "google.protobuf.Timestamp" || type == "google.protobuf.Duration";
 }
 
+absl::Status NotA(const std::string& name, absl::string_view what, const std::string& value) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("query parameter '", name, "' must be ", what, ", got '", value, "'"));
+}
+
+// A parameter's value as the field's JSON mapping takes it, checked here so that the error
+// names the parameter and what it takes in words, never protobuf's own types.
 absl::StatusOr<nlohmann::json> JsonValue(const FieldDescriptor& field, const std::string& name,
                                          const std::string& value) {
-  if (field.cpp_type() != FieldDescriptor::CPPTYPE_BOOL) return nlohmann::json(value);
-  if (value == "true") return nlohmann::json(true);
-  if (value == "false") return nlohmann::json(false);
-  return absl::InvalidArgumentError(
-      absl::StrCat("query parameter '", name, "' must be true or false, got '", value, "'"));
+  switch (field.cpp_type()) {
+    case FieldDescriptor::CPPTYPE_BOOL:
+      if (value == "true") return nlohmann::json(true);
+      if (value == "false") return nlohmann::json(false);
+      return NotA(name, "true or false", value);
+    case FieldDescriptor::CPPTYPE_INT32:
+    case FieldDescriptor::CPPTYPE_INT64: {
+      std::int64_t number = 0;
+      const bool narrow = field.cpp_type() == FieldDescriptor::CPPTYPE_INT32;
+      if (!absl::SimpleAtoi(value, &number) ||
+          (narrow && (number < std::numeric_limits<std::int32_t>::min() ||
+                      number > std::numeric_limits<std::int32_t>::max()))) {
+        return NotA(name, narrow ? "a whole number of at most 10 digits" : "a whole number", value);
+      }
+      return nlohmann::json(value);
+    }
+    case FieldDescriptor::CPPTYPE_UINT32:
+    case FieldDescriptor::CPPTYPE_UINT64: {
+      std::uint64_t number = 0;
+      if (!absl::SimpleAtoi(value, &number) ||
+          (field.cpp_type() == FieldDescriptor::CPPTYPE_UINT32 &&
+           number > std::numeric_limits<std::uint32_t>::max())) {
+        return NotA(name, "a whole number not below 0", value);
+      }
+      return nlohmann::json(value);
+    }
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+    case FieldDescriptor::CPPTYPE_FLOAT: {
+      double number = 0;
+      if (!absl::SimpleAtod(value, &number)) return NotA(name, "a number", value);
+      return nlohmann::json(value);
+    }
+    case FieldDescriptor::CPPTYPE_ENUM: {
+      // Any case, as the CLI takes them (states=queued).
+      const std::string upper = absl::AsciiStrToUpper(value);
+      if (const auto* known = field.enum_type()->FindValueByName(upper);
+          known != nullptr && known->number() != 0) {
+        return nlohmann::json(upper);
+      }
+      std::vector<std::string> names;
+      for (int i = 0; i < field.enum_type()->value_count(); ++i) {
+        if (field.enum_type()->value(i)->number() == 0) continue;  // the unspecified value
+        names.push_back(absl::AsciiStrToLower(field.enum_type()->value(i)->name()));
+      }
+      return NotA(name, absl::StrCat("one of ", absl::StrJoin(names, ", ")), value);
+    }
+    case FieldDescriptor::CPPTYPE_MESSAGE: {
+      // A time or a duration (TakesAString): parsed alone, so that an error names it.
+      std::unique_ptr<google::protobuf::Message> probe(
+          google::protobuf::MessageFactory::generated_factory()
+              ->GetPrototype(field.message_type())
+              ->New());
+      const std::string quoted =
+          nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      if (!google::protobuf::util::JsonStringToMessage(quoted, probe.get()).ok()) {
+        return NotA(name,
+                    field.message_type()->full_name() == "google.protobuf.Duration"
+                        ? "a duration in seconds such as 90s or 1.5s"
+                        : "an RFC 3339 time such as 2026-12-01T08:00:00Z",
+                    value);
+      }
+      return nlohmann::json(value);
+    }
+    default:
+      return nlohmann::json(value);
+  }
 }
 
 }  // namespace

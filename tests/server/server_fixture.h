@@ -217,6 +217,44 @@ class ServerTest : public ::testing::Test {
     }
     const auto status = ValidateSchedule(s);
     EXPECT_OK(status);
+    ExpectRowsApart(schedule);
+  }
+
+  // No processor id is drawn for two items (jobs, holds, DAG tasks) at the same instant.
+  static void ExpectRowsApart(const pb::Schedule& schedule) {
+    struct Drawn {
+      std::string what;
+      Time start;
+      Time end;
+      std::set<int> ids;
+    };
+    std::vector<Drawn> drawn;
+    auto add = [&](std::string what, const auto& start, const auto& end, const auto& ids) {
+      drawn.push_back({std::move(what), *FromProto(start, "s"), *FromProto(end, "e"),
+                       std::set<int>(ids.begin(), ids.end())});
+    };
+    for (const auto& j : schedule.jobs()) {
+      add(j.id(), j.allocation().start(), j.allocation().end(), j.allocation().processor_ids());
+    }
+    for (const auto& r : schedule.reservations())
+      add(r.id(), r.start(), r.end(), r.processor_ids());
+    for (const auto& t : schedule.dag_tasks()) {
+      add(t.dag_id() + "/" + t.task(), t.allocation().start(), t.allocation().end(),
+          t.allocation().processor_ids());
+    }
+    for (std::size_t i = 0; i < drawn.size(); ++i) {
+      for (std::size_t j = i + 1; j < drawn.size(); ++j) {
+        // Items of no length occupy no instant (a job cancelled at its start).
+        if (drawn[i].end <= drawn[j].start || drawn[j].end <= drawn[i].start ||
+            drawn[i].start == drawn[i].end || drawn[j].start == drawn[j].end) {
+          continue;
+        }
+        for (int id : drawn[i].ids) {
+          EXPECT_FALSE(drawn[j].ids.contains(id))
+              << drawn[i].what << " and " << drawn[j].what << " both on processor " << id;
+        }
+      }
+    }
   }
 
   // The placements through the DAG validator: capacity against the cluster's other bookings

@@ -1,23 +1,26 @@
 // The web view: the cluster list, and for the selected cluster its schedule as a Gantt chart and
-// a table, kept live by the cluster's event stream. Reads the JSON API only (docs/web.md).
+// a table, kept live by the cluster's event stream (live.js). Reads the JSON API only
+// (docs/web.md).
 'use strict';
 
 const state = {
   clusters: [],
   selected: null,
-  schedule: null,
-  dagEdges: new Map(), // DAG id -> [[from task, to task], ...]
-  events: null,
   sortKey: 'start',
   sortDescending: false,
   tablePage: 0, // which page of TABLE_PAGE_ROWS jobs the table shows
   tableFind: '', // shows only jobs whose id or state contains it (any case)
-  refreshPending: false,
   view: null, // the time window shown, {from, to} in seconds; null: fit the schedule
   detail: null, // the item whose details are shown
   hovered: null, // the DAG task under the pointer, whose edges are drawn
   items: [],
+  itemsVersion: -1, // live.version the items were built from
   whatIf: [], // a dry run's placements, drawn over the schedule
+  whatIfVersion: -1, // live.version the dry run was asked on
+  drawPending: false,
+  tablePending: null,
+  tableFilledAt: -Infinity, // performance.now() of the last filling
+  clustersLoading: false,
 };
 
 // A bar's colour by job state: waiting, running, or over (finished, failed or cancelled).
@@ -26,20 +29,20 @@ const KIND_OF_STATE = {
 };
 const AXIS_HEIGHT = 20;
 // A table of every job of a large cluster would cost more to build at each update than the
-// chart: it shows a page of them at a time.
+// chart: it shows a page of them at a time, rebuilt at most every TABLE_REFRESH_MS.
 const TABLE_PAGE_ROWS = 500;
+const TABLE_REFRESH_MS = 500;
+// The cluster list (utilization, counts) is read again this often; the selected cluster's
+// schedule comes through its event stream.
+const CLUSTERS_REFRESH_MS = 5000;
 
 function seconds(timestamp) { return timestamp ? Date.parse(timestamp) / 1000 : 0; }
 function durationSeconds(text) { return text ? Number(String(text).replace(/s$/, '')) : 0; }
-function setStatus(text) { document.getElementById('status').textContent = text; }
-function token() { return sessionStorage.getItem('reschedToken') || ''; }
-
-async function getJson(path) {
-  const headers = token() ? { Authorization: `Bearer ${token()}` } : {};
-  const response = await fetch(path, { cache: 'no-store', headers });
-  const body = await response.json();
-  if (!response.ok) throw new Error(`${body.code}: ${body.message}`);
-  return body;
+function setStatus(text, liveState) {
+  const status = document.getElementById('status');
+  status.textContent = text;
+  status.dataset.state = liveState || '';
+  document.body.dataset.live = liveState || '';
 }
 
 function cell(row, value) {
@@ -48,60 +51,64 @@ function cell(row, value) {
   row.append(td);
 }
 
+function clusterCells(cluster) {
+  return [cluster.spec.name, cluster.capacity,
+    `${((cluster.utilization || 0) * 100).toFixed(1)} %`, cluster.queuedJobs || 0,
+    cluster.runningJobs || 0];
+}
+
 async function loadClusters() {
-  const answer = await getJson('/api/v1/clusters');
+  if (state.clustersLoading) return;
+  state.clustersLoading = true;
+  let answer;
+  try {
+    answer = await getJson('/api/v1/clusters');
+  } finally {
+    state.clustersLoading = false;
+  }
+  const before = state.clusters.map((c) => c.spec.name).join('\n');
   state.clusters = answer.clusters || [];
   const body = document.querySelector('#clusters tbody');
-  body.replaceChildren();
-  for (const cluster of state.clusters) {
-    const name = cluster.spec.name;
-    const row = document.createElement('tr');
-    row.tabIndex = 0;
-    row.dataset.cluster = name;
-    row.setAttribute('aria-selected', String(name === state.selected));
-    for (const value of [name, cluster.capacity,
-      `${((cluster.utilization || 0) * 100).toFixed(1)} %`, cluster.queuedJobs || 0,
-      cluster.runningJobs || 0]) {
-      cell(row, value);
-    }
-    row.addEventListener('click', () => select(name));
-    row.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter' || e.key === ' ') select(name);
+  if (before === state.clusters.map((c) => c.spec.name).join('\n') && body.rows.length > 0) {
+    // The same clusters: the cells change in place, so that a row keeps the keyboard focus.
+    state.clusters.forEach((cluster, i) => {
+      clusterCells(cluster).forEach((value, j) => {
+        body.rows[i].cells[j].textContent = value;
+      });
     });
-    body.append(row);
+  } else {
+    body.replaceChildren();
+    for (const cluster of state.clusters) {
+      const name = cluster.spec.name;
+      const row = document.createElement('tr');
+      row.tabIndex = 0;
+      row.dataset.cluster = name;
+      row.setAttribute('aria-selected', String(name === state.selected));
+      for (const value of clusterCells(cluster)) cell(row, value);
+      row.addEventListener('click', () => select(name));
+      row.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' || e.key === ' ') select(name);
+      });
+      body.append(row);
+    }
   }
+  const shown = state.clusters.find((c) => c.spec.name === state.selected);
+  if (shown) live.clusterInfo = shown;
   if (!state.selected && state.clusters.length > 0) {
     // The address's #NAME chooses the cluster (a link to one cluster's view).
     const wanted = decodeURIComponent(location.hash.slice(1));
-    const known = state.clusters.some((c) => c.spec.name === wanted);
-    select(known ? wanted : state.clusters[0].spec.name);
+    select(wanted || state.clusters[0].spec.name);
   }
 }
 
-// The window's start: the cluster's now less the past the picker asks for.
-function windowStart() {
+// The past the picker keeps: the cluster's now less its choice; null for none.
+function pastFrom() {
   const history = document.getElementById('history').value;
   if (history === 'all') return new Date(0).toISOString();
+  if (history === '0') return null;
   const cluster = state.clusters.find((c) => c.spec.name === state.selected);
   const now = cluster ? Date.parse(cluster.now) : Date.now();
   return new Date(Math.max(0, now - Number(history) * 1000)).toISOString();
-}
-
-async function loadSchedule() {
-  if (!state.selected) return;
-  const cluster = encodeURIComponent(state.selected);
-  const from = encodeURIComponent(windowStart());
-  const [schedule, dags] = await Promise.all([
-    getJson(`/api/v1/clusters/${cluster}/schedule?include_finished=true&from=${from}`),
-    getJson(`/api/v1/clusters/${cluster}/dags`)]);
-  state.schedule = schedule;
-  state.dagEdges = new Map((dags.dags || []).map((d) => [d.id,
-    (d.edges || []).map((e) => [e.from, e.to])]));
-  state.items = itemsOf(schedule);
-  draw();
-  fillJobs();
-  if (state.detail) showDetail(state.items.find((i) => i.id === state.detail.id) || null);
-  document.getElementById('cluster-now').textContent = `now: ${schedule.now}`;
 }
 
 function select(name) {
@@ -118,49 +125,101 @@ function select(name) {
   for (const row of document.querySelectorAll('#clusters tbody tr')) {
     row.setAttribute('aria-selected', String(row.dataset.cluster === name));
   }
-  if (state.events) state.events.close();
-  // EventSource cannot send headers: the token goes as a parameter (docs/web.md).
-  const query = token() ? `?access_token=${encodeURIComponent(token())}` : '';
-  state.events = new EventSource(`/api/v1/clusters/${encodeURIComponent(name)}/events${query}`);
-  for (const kind of ['SCHEDULE', 'JOB_CHANGED', 'RESERVATION_ADDED', 'RESERVATION_REMOVED',
-    'CLOCK_ADVANCED', 'DAG_RESERVED', 'DAG_RELEASED', 'DAG_TASK_CHANGED']) {
-    state.events.addEventListener(kind, refreshSoon);
+  const info = state.clusters.find((c) => c.spec.name === name);
+  if (!info) {
+    // A link to a cluster that is not there: its name over nothing, said so.
+    liveClose();
+    live.meta = null;
+    state.itemsVersion = -1;
+    setStatus(`no cluster named '${name}'`, 'missing');
+    redrawSoon();
+    return;
   }
-  state.events.addEventListener('end', (e) => setStatus(`live updates ended: ${e.data}`));
-  loadSchedule().catch((e) => setStatus(e.message));
+  liveOpen(name, info, pastFrom());
 }
 
-// Many events arrive together (a submission moves several jobs): one refresh per frame.
-function refreshSoon() {
-  if (state.refreshPending) return;
-  state.refreshPending = true;
+live.onChange = () => redrawSoon();
+live.onState = (liveState, text) => {
+  setStatus(text, liveState);
+  // A deleted cluster: its chart goes, and the list loses it.
+  if (liveState === 'gone') {
+    live.meta = null;
+    redrawSoon();
+    loadClusters().catch(() => {});
+  }
+};
+
+// Many events arrive together (a submission moves several jobs): one drawing per frame, and
+// the table at most every TABLE_REFRESH_MS.
+function redrawSoon() {
+  if (state.drawPending) return;
+  state.drawPending = true;
   requestAnimationFrame(() => {
-    state.refreshPending = false;
-    loadClusters().then(loadSchedule).then(() => setStatus('live'))
-      .catch((e) => setStatus(e.message));
+    state.drawPending = false;
+    const figure = document.getElementById('gantt').closest('figure');
+    figure.hidden = live.meta === null;
+    if (!live.meta) {
+      document.querySelector('#jobs tbody').replaceChildren();
+      document.getElementById('jobs-shown').textContent = '';
+      document.getElementById('cluster-now').textContent = '';
+      return;
+    }
+    if (state.itemsVersion !== live.version) {
+      state.items = itemsOf();
+      state.itemsVersion = live.version;
+      if (state.whatIf.length > 0 && state.whatIfVersion !== live.version) {
+        // A dry run answers for the schedule it was asked on: drawn over another, it would lie.
+        state.whatIf = [];
+        document.getElementById('what-if-result').textContent +=
+          ' (No longer drawn: the schedule changed since; ask again.)';
+        document.getElementById('what-if-command-line').hidden = true;
+      }
+      if (state.detail) showDetail(state.items.find((i) => i.id === state.detail.id) || null);
+      tableSoon();
+    }
+    draw();
+    const now = new Date(liveNow() * 1000).toISOString();
+    document.getElementById('cluster-now').textContent = `now: ${now}`;
   });
 }
 
+// At once when the table was last filled long enough ago, else once that time is up.
+function tableSoon() {
+  if (state.tablePending !== null) return;
+  const wait = Math.max(0, state.tableFilledAt + TABLE_REFRESH_MS - performance.now());
+  state.tablePending = setTimeout(() => {
+    state.tablePending = null;
+    state.tableFilledAt = performance.now();
+    fillJobs();
+  }, wait);
+}
+
+// Runs of an item's processor ids, cached on the object an event or a fetch gave.
+function runsOnce(holder, ids) {
+  if (!holder.runsCache) holder.runsCache = runsOf(ids || []);
+  return holder.runsCache;
+}
+
 // Jobs, holds and DAG tasks as the chart draws them.
-function itemsOf(schedule) {
+function itemsOf() {
   const items = [];
-  for (const job of schedule.jobs || []) {
-    if (!job.allocation) continue;
-    items.push({ id: job.id, kind: KIND_OF_STATE[job.state] || 'queued', job,
-      start: seconds(job.allocation.start), end: seconds(job.allocation.end),
-      ids: job.allocation.processorIds || [] });
+  for (const [key, job] of live.jobs) {
+    const a = job.allocation;
+    items.push({ id: key, kind: KIND_OF_STATE[job.state] || 'queued', job, anonymous: !job.id,
+      start: seconds(a.start), end: seconds(a.end), ids: a.processorIds || [],
+      runs: runsOnce(job, a.processorIds) });
   }
-  for (const reservation of schedule.reservations || []) {
+  for (const reservation of live.holds.values()) {
     items.push({ id: reservation.id, kind: 'reserved', reservation,
       start: seconds(reservation.start), end: seconds(reservation.end),
-      ids: reservation.processorIds || [] });
+      ids: reservation.processorIds || [], runs: runsOnce(reservation, reservation.processorIds) });
   }
-  for (const task of schedule.dagTasks || []) {
+  for (const task of live.dagTasks) {
     items.push({ id: `${task.dagId}/${task.task}`, kind: 'dag', task,
       start: seconds(task.allocation.start), end: seconds(task.allocation.end),
-      ids: task.allocation.processorIds || [] });
+      ids: task.allocation.processorIds || [],
+      runs: runsOnce(task, task.allocation.processorIds) });
   }
-  for (const item of items) item.runs = runsOf(item.ids);
   return items;
 }
 
@@ -177,7 +236,7 @@ function runsOf(ids) {
 
 // A loop, not Math.min(...spread): a spread of some 100k values overflows the call stack.
 function fitWindow() {
-  const now = seconds(state.schedule.now);
+  const now = liveNow();
   let from = now;
   let to = now + 1;
   for (const item of [...state.items, ...state.whatIf]) {
@@ -219,13 +278,13 @@ function draw() {
   const started = performance.now();
   const canvas = document.getElementById('gantt');
   const context = canvas.getContext('2d');
-  const schedule = state.schedule;
+  const capacity = live.meta.capacity;
   const style = getComputedStyle(document.documentElement);
   context.clearRect(0, 0, canvas.width, canvas.height);
   const { from, to } = state.view || fitWindow();
   const x = (t) => ((t - from) / (to - from)) * canvas.width;
   const chartHeight = canvas.height - AXIS_HEIGHT;
-  const rowHeight = chartHeight / Math.max(1, schedule.capacity);
+  const rowHeight = chartHeight / Math.max(1, capacity);
   const bars = [];
   // The bars are written into the pixels directly, then put on the canvas at once: 10k jobs on
   // 1,024 processors are about 140k runs of processors, each thinner than a pixel, and a canvas
@@ -258,11 +317,14 @@ function draw() {
     }
   }
   context.putImageData(image, 0, 0);
-  drawWhatIf(context, style, x, rowHeight, schedule.capacity, bars);
+  drawWhatIf(context, style, x, rowHeight, capacity, bars);
   if (state.detail) outline(context, style, bars, state.detail.id);
   if (state.hovered && state.hovered.kind === 'dag') drawEdges(context, style, bars, state.hovered);
   drawTimeAxis(context, style, from, to, x, chartHeight);
-  const now = seconds(schedule.now);
+  // The now line in the text colour with a halo of the background's: seen over any bar.
+  const now = liveNow();
+  context.fillStyle = style.getPropertyValue('--now-halo');
+  context.fillRect(x(now) - 1, 0, 4, chartHeight);
   context.fillStyle = style.getPropertyValue('--now');
   context.fillRect(x(now), 0, 2, chartHeight);
   window.reschedBars = bars;
@@ -288,7 +350,7 @@ function drawEdges(context, style, bars, item) {
   const barOf = (task) => bars.find((b) => b.id === `${dag}/${task}`);
   context.strokeStyle = style.getPropertyValue('--fg');
   context.lineWidth = 1.5;
-  for (const [pred, succ] of state.dagEdges.get(dag) || []) {
+  for (const [pred, succ] of live.dagEdges.get(dag) || []) {
     if (pred !== item.task.task && succ !== item.task.task) continue;
     const a = barOf(pred);
     const b = barOf(succ);
@@ -341,8 +403,15 @@ function showDetail(item) {
   list.replaceChildren();
   panel.hidden = item === null;
   if (item === null) return;
-  const now = seconds(state.schedule.now);
-  if (item.job) {
+  const now = liveNow();
+  if (item.anonymous) {
+    // What a user's token may see of another tenant's job: the capacity it takes.
+    document.getElementById('detail-title').textContent = "Another tenant's job";
+    row(list, 'State', item.job.state);
+    row(list, 'Processors', item.job.allocation.processors);
+    row(list, 'Start', item.job.allocation.start);
+    row(list, 'End', item.job.allocation.end);
+  } else if (item.job) {
     const job = item.job;
     document.getElementById('detail-title').textContent = `Job ${job.id}`;
     row(list, 'State', job.state);
@@ -362,7 +431,7 @@ function showDetail(item) {
     row(list, 'Processors', item.task.allocation.processors);
     row(list, 'Start', item.task.allocation.start);
     row(list, 'End', item.task.allocation.end);
-    const edges = state.dagEdges.get(item.task.dagId) || [];
+    const edges = live.dagEdges.get(item.task.dagId) || [];
     row(list, 'After', edges.filter((e) => e[1] === item.task.task).map((e) => e[0]).join(', ') || '-');
     row(list, 'Before', edges.filter((e) => e[0] === item.task.task).map((e) => e[1]).join(', ') || '-');
   } else {
@@ -376,8 +445,9 @@ function showDetail(item) {
 }
 
 function fillJobs() {
-  if (!state.schedule) return; // a table control used before the first schedule arrived
-  const jobs = (state.schedule.jobs || []).map((job) => ({ id: job.id, state: job.state,
+  if (!live.meta) return; // a table control used before the first schedule arrived
+  const jobs = [...live.jobs].map(([key, job]) => ({ key, id: job.id || "(another tenant's)",
+    state: job.state,
     processors: job.allocation ? job.allocation.processors : 0,
     start: job.allocation ? job.allocation.start : '', end: job.allocation ? job.allocation.end : '' }));
   const key = state.sortKey;
@@ -411,7 +481,7 @@ function fillJobs() {
     tr.tabIndex = 0;
     tr.dataset.job = job.id;
     for (const value of [job.id, job.state, job.processors, job.start, job.end]) cell(tr, value);
-    const open = () => { showDetail(state.items.find((i) => i.id === job.id) || null); draw(); };
+    const open = () => { showDetail(state.items.find((i) => i.id === job.key) || null); draw(); };
     tr.addEventListener('click', open);
     tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') open(); });
     body.append(tr);
@@ -439,7 +509,7 @@ function setUpChart() {
     return from + ((clientX - box.left) / box.width) * (to - from);
   };
   canvas.addEventListener('wheel', (e) => {
-    if (!state.schedule) return;
+    if (!live.meta) return;
     e.preventDefault();
     zoom(e.deltaY < 0 ? 0.8 : 1.25, timeAt(e.clientX));
   }, { passive: false });
@@ -447,7 +517,7 @@ function setUpChart() {
   canvas.addEventListener('mousedown', (e) => { drag = { x: e.clientX, moved: false }; });
   window.addEventListener('mouseup', () => { setTimeout(() => { drag = null; }); });
   canvas.addEventListener('mousemove', (e) => {
-    if (!state.schedule) return;
+    if (!live.meta) return;
     if (drag && e.buttons === 1 && Math.abs(e.clientX - drag.x) > 2) {
       pan(timeAt(drag.x) - timeAt(e.clientX));
       drag = { x: e.clientX, moved: true };
@@ -461,13 +531,13 @@ function setUpChart() {
     }
   });
   canvas.addEventListener('click', (e) => {
-    if (!state.schedule || (drag && drag.moved)) return;
+    if (!live.meta || (drag && drag.moved)) return;
     showDetail(itemAt(e.clientX, e.clientY));
     draw();
   });
   canvas.addEventListener('dblclick', () => { state.view = null; draw(); });
   canvas.addEventListener('keydown', (e) => {
-    if (!state.schedule) return;
+    if (!live.meta) return;
     const { from, to } = state.view || fitWindow();
     const moves = { '+': () => zoom(0.8), '=': () => zoom(0.8), '-': () => zoom(1.25),
       ArrowLeft: () => pan(-(to - from) / 10), ArrowRight: () => pan((to - from) / 10),
@@ -489,29 +559,66 @@ async function postJson(path, body, type) {
   return answer;
 }
 
-function showWhatIf(items, text) {
+// `command`: the CLI command line that would commit what the dry run drew.
+function showWhatIf(items, text, command) {
   state.whatIf = items;
+  state.whatIfVersion = live.version;
   document.getElementById('what-if-result').textContent = text;
-  draw();
+  document.getElementById('what-if-command').textContent = command || '';
+  document.getElementById('what-if-command-line').hidden = !command;
+  redrawSoon();
+}
+
+// A word of a command line, quoted for a POSIX shell where it needs it.
+function shellWord(word) {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+// The job form's model, as a JobSpec's model and as the CLI's model flag.
+function jobModel(form) {
+  if (form.model.value === 'amdahl') {
+    const t1 = Number(form.t1.value);
+    const alpha = Number(form.alpha.value);
+    const kMin = Number(form.kmin.value) || 1;
+    const kMax = Number(form.kmax.value) || 0;
+    return { model: { amdahl: { t1: `${t1}s`, alpha, kMin, kMax } },
+      flag: `--amdahl ${t1}s:${alpha}:${kMin}${kMax ? `:${kMax}` : ''}` };
+  }
+  const k = Number(form.k.value);
+  const time = Number(form.seconds.value);
+  return { model: { rigid: { k, time: `${time}s` } }, flag: `--rigid ${k}:${time}s` };
 }
 
 async function whatIfJob(form) {
-  const spec = { model: { rigid: { k: Number(form.k.value), time: `${Number(form.seconds.value)}s` } } };
+  const { model, flag } = jobModel(form);
   const cluster = encodeURIComponent(state.selected);
-  const answer = await postJson(`/api/v1/clusters/${cluster}/what-if/job`, JSON.stringify(spec),
+  const answer = await postJson(`/api/v1/clusters/${cluster}/what-if/job`, JSON.stringify({ model }),
     'application/json');
   const a = answer.job.allocation;
   const moved = (answer.movedJobs || []).length;
   showWhatIf([{ id: 'what-if job', processors: a.processors, start: seconds(a.start), end: seconds(a.end) }],
     `The job would run on ${a.processors} processors from ${a.start} to ${a.end}` +
-    (moved ? `, moving ${moved} queued job(s).` : '.'));
+    (moved ? `, moving ${moved} queued job(s).` : '.'),
+    `resched job submit ${flag} --cluster ${shellWord(state.selected)}`);
+}
+
+// A deadline as the CLI takes it: +DURATION from the cluster's now (+6h, +90m, +1d), or a time.
+function deadlineOf(text) {
+  const relative = /^\+(\d+(?:\.\d+)?)([smhd])$/.exec(text);
+  if (!relative) return text;
+  const unit = { s: 1, m: 60, h: 3600, d: 86400 }[relative[2]];
+  return new Date((liveNow() + Number(relative[1]) * unit) * 1000).toISOString();
 }
 
 async function whatIfDag(form, file) {
   const cluster = encodeURIComponent(state.selected);
   const query = new URLSearchParams({ file: file.name });
   if (form.algorithm.value) query.set('algorithm', form.algorithm.value);
-  if (form.deadline.value.trim()) query.set('deadline', form.deadline.value.trim());
+  const deadline = form.deadline.value.trim();
+  if (deadline) query.set('deadline', deadlineOf(deadline));
+  const command = ['resched', 'dag', 'query-deadline', '-f', file.name, '--cluster', state.selected,
+    ...(form.algorithm.value ? ['--algorithm', form.algorithm.value] : []),
+    ...(deadline ? ['--deadline', deadline] : []), '--commit'].map(shellWord).join(' ');
   const answer = await postJson(`/api/v1/clusters/${cluster}/what-if/dag?${query}`, await file.text(),
     'text/plain');
   const items = (answer.placements || []).map((p) => ({ id: `what-if ${p.task}`,
@@ -521,7 +628,8 @@ async function whatIfDag(form, file) {
   const done = items.length > 0 ? `done at ${new Date(end * 1000).toISOString()}, ` : '';
   const tightest = answer.tightestDeadline ? ` The tightest deadline: ${answer.tightestDeadline}.` : '';
   showWhatIf(items, `${answer.feasible ? 'Feasible' : 'Not feasible'}: ${items.length} task(s), ` +
-    `${done}${(answer.cpuHours || 0).toFixed(2)} CPU-hours.${tightest}`);
+    `${done}${(answer.cpuHours || 0).toFixed(2)} CPU-hours.${tightest}`,
+  answer.feasible ? command : '');
 }
 
 function setUpWhatIf() {
@@ -543,8 +651,19 @@ function setUpWhatIf() {
     if (e.dataTransfer.files.length > 0) planFile(e.dataTransfer.files[0]);
   });
   document.getElementById('what-if-clear').addEventListener('click', () => showWhatIf([], ''));
+  jobForm.model.addEventListener('change', () => {
+    for (const label of jobForm.querySelectorAll('[data-model]')) {
+      label.hidden = label.dataset.model !== jobForm.model.value;
+      for (const input of label.querySelectorAll('input')) input.required = !label.hidden;
+    }
+  });
   getJson('/api/v1/algorithms').then((answer) => {
     const select = dagForm.algorithm;
+    // The server's own choice when none is named, as the CLI leaves it.
+    const byDefault = document.createElement('option');
+    byDefault.value = '';
+    byDefault.textContent = 'default (dl_bd_cpar; dl_rc_cpar with a deadline), as the CLI';
+    select.append(byDefault);
     for (const a of answer.algorithms || []) {
       if (a.kind !== 'DAG_PLANNER') continue;
       const option = document.createElement('option');
@@ -618,14 +737,16 @@ document.getElementById('jobs-find').addEventListener('input', (e) => {
   fillJobs();
 });
 document.getElementById('history').addEventListener('change', () => {
-  loadSchedule().catch((e) => setStatus(e.message));
+  if (!live.cluster) return;
+  live.pastFrom = pastFrom();
+  refetchSoon();
 });
 document.getElementById('token').value = token();
 document.getElementById('token').addEventListener('change', (e) => {
   sessionStorage.setItem('reschedToken', e.target.value);
   // Everything again with the new token, the event stream included.
   loadClusters().then(() => state.selected && select(state.selected))
-    .catch((err) => setStatus(err.message));
+    .catch((err) => setStatus(err.message, 'stale'));
 });
 window.addEventListener('hashchange', () => {
   const wanted = decodeURIComponent(location.hash.slice(1));
@@ -634,4 +755,14 @@ window.addEventListener('hashchange', () => {
 setUpChart();
 setUpWhatIf();
 
-loadClusters().then(() => setStatus('loaded')).catch((e) => setStatus(e.message));
+function refreshClusters() {
+  loadClusters().catch((e) => {
+    if (!live.source) setStatus(`the server does not answer: ${e.message}`, 'stale');
+  });
+}
+refreshClusters();
+setInterval(refreshClusters, CLUSTERS_REFRESH_MS);
+// A WALL clock's now moves on between events: the line and the header follow each second.
+setInterval(() => {
+  if (live.meta && live.clusterInfo && live.clusterInfo.spec.clock === 'WALL') redrawSoon();
+}, 1000);

@@ -134,7 +134,9 @@ TEST(ClusterState, ConcurrentSubmissionsWatchersAndADeletionStayConsistent) {
   CallContext own;
   auto state = SimulatedCluster();
   auto early = std::make_shared<RecordingSink>();
-  ASSERT_TRUE(state->Watch(early, [](const ClusterPlan&) { return pb::Schedule(); }).has_value());
+  ASSERT_TRUE(
+      state->Watch(early, [](const ClusterPlan&, const ProcessorRows&) { return pb::Schedule(); })
+          .has_value());
   constexpr int kThreads = 4;
   constexpr int kSubmissionsEach = 50;
   std::atomic<int> accepted = 0;
@@ -152,7 +154,8 @@ TEST(ClusterState, ConcurrentSubmissionsWatchersAndADeletionStayConsistent) {
   threads.emplace_back([&] {
     for (int i = 0; i < 20; ++i) {
       auto sink = std::make_shared<RecordingSink>();
-      (void)state->Watch(sink, [](const ClusterPlan&) { return pb::Schedule(); });
+      (void)state->Watch(sink,
+                         [](const ClusterPlan&, const ProcessorRows&) { return pb::Schedule(); });
       absl::StatusOr<std::unique_ptr<ClusterPlan>> copy = state->CopyPlan(own);
       if (copy.ok()) {
         EXPECT_OK(ValidateSchedule((*copy)->ToValidate()));

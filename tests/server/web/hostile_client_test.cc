@@ -183,12 +183,19 @@ TEST_F(HostileClientTest, AHeadOverItsLimitsIsRefusedAndTheConnectionClosed) {
   EXPECT_EQ(RawStatus(answer), 431) << answer.substr(0, 300);
   EXPECT_NE(answer.find("over 65536 bytes, the limit"), std::string::npos);
 
+  // A URL longer than cpp-httplib reads: 414, saying so.
+  answer = RawExchange(
+      view_->port(), Head("GET", absl::StrCat("/api/v1/clusters?x=", std::string(20000, 'a')), ""));
+  EXPECT_EQ(RawStatus(answer), 414) << answer.substr(0, 300);
+  EXPECT_NE(answer.find("request line (method and URL) is over 8192 bytes"), std::string::npos)
+      << answer.substr(0, 300);
+
   // 100 fields are fine (Head adds Host, Content-Length and Connection).
   std::string hundred;
   for (int i = 0; i < 97; ++i) absl::StrAppend(&hundred, "X-", i, ": v\r\n");
   EXPECT_EQ(RawStatus(RawExchange(view_->port(), Head("GET", "/api/v1/clusters", hundred))), 200);
   ExpectAlive("large heads");
-  EXPECT_EQ(view_->connection_counts().reads_refused, 3);
+  EXPECT_EQ(view_->connection_counts().reads_refused, 4);
 }
 
 // Sixty connections from one address that send their heads a byte at a time hold no more than

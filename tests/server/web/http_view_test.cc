@@ -86,7 +86,13 @@ TEST_F(HttpViewTest, ErrorsNameWhatIsWrong) {
   EXPECT_THAT(Get("/api/v1/clusters/sim/schedule?include_finished=maybe", 400),
               ::testing::HasSubstr("'include_finished' must be true or false, got 'maybe'"));
   EXPECT_THAT(Get("/api/v1/clusters/sim/schedule?from=yesterday", 400),
-              ::testing::HasSubstr("query parameters"));
+              ::testing::HasSubstr("query parameter 'from' must be an RFC 3339 time such as "
+                                   "2026-12-01T08:00:00Z, got 'yesterday'"));
+  EXPECT_THAT(Get("/api/v1/clusters/sim/jobs?page_size=many", 400),
+              ::testing::HasSubstr("query parameter 'page_size' must be a whole number of at "
+                                   "most 10 digits, got 'many'"));
+  EXPECT_THAT(Get("/api/v1/clusters/sim/jobs?page_size=99999999999", 400),
+              ::testing::HasSubstr("'page_size' must be a whole number"));
   EXPECT_THAT(Get("/api/v1/clusters/sim/schedule?cluster=a&cluster=b", 400),
               ::testing::HasSubstr("'cluster' is given twice"));
   EXPECT_THAT(Get("/api/v1/clusters/sim/schedule?cluster=other", 400),
@@ -95,7 +101,19 @@ TEST_F(HttpViewTest, ErrorsNameWhatIsWrong) {
   EXPECT_THAT(Get("/api/v1/clusters/sim?name=other", 400),
               ::testing::HasSubstr("query parameter 'name' is set by the path"));
   EXPECT_THAT(Get("/api/v1/clusters/sim/jobs?states=SLEEPING", 400),
-              ::testing::HasSubstr("query parameters"));
+              ::testing::HasSubstr("query parameter 'states' must be one of queued, running, "));
+  // States in any case, as the CLI takes them.
+  EXPECT_EQ(Get("/api/v1/clusters/sim/jobs?states=queued,Running"), "{}");
+  // A route that takes other methods: 405, saying which.
+  httplib::Result posted = client_->Post("/api/v1/clusters", "{}", "application/json");
+  ASSERT_TRUE(posted);
+  EXPECT_EQ(posted->status, 405);
+  EXPECT_EQ(posted->get_header_value("Allow"), "GET, HEAD");
+  EXPECT_THAT(posted->body, ::testing::HasSubstr("POST is not a method of '/api/v1/clusters'"));
+  httplib::Result got = client_->Get("/api/v1/clusters/sim/what-if/job");
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->status, 405);
+  EXPECT_EQ(got->get_header_value("Allow"), "POST");
   EXPECT_THAT(Get("/api/v1/nothing/here", 404), ::testing::HasSubstr("NOT_FOUND"));
   EXPECT_THAT(Get("/nothing.js", 404), ::testing::HasSubstr("no page at '/nothing.js'"));
 }
@@ -214,6 +232,12 @@ class StreamHolders {
   std::atomic<int> streaming_ = 0;  // readers whose stream is open
   std::vector<std::thread> readers_;
 };
+
+// A stream that opened and ended would have EventSource reconnect for ever.
+TEST_F(HttpViewTest, AnEventStreamForAClusterThatIsNotThereIsNotFound) {
+  EXPECT_THAT(Get("/api/v1/clusters/nosuch/events", 404),
+              ::testing::HasSubstr("cluster 'nosuch' not found"));
+}
 
 TEST_F(HttpViewTest, EventStreamsAreCappedAndTheApiStillAnswers) {
   CreateSim("sim", 8, "fcfs");
@@ -400,6 +424,12 @@ TEST_F(HttpViewTest, AWhatIfDagFileGetsAPlanAndTheTightestDeadlineAndCommitsNoth
       client_->Post("/api/v1/clusters/sim/what-if/dag?commit=true", kThreeTaskDax, "text/plain");
   ASSERT_TRUE(result);
   EXPECT_THAT(result->body, ::testing::HasSubstr("query parameter 'commit' is not one of"));
+  // A body posted as a form (curl's default content type) stays the body: its lines are no
+  // query parameters.
+  result = client_->Post("/api/v1/clusters/sim/what-if/dag?file=w.dax", kThreeTaskDax,
+                         "application/x-www-form-urlencoded");
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, 200) << result->body;
   result = client_->Post("/api/v1/clusters/sim/what-if/dag?format=dax", "<adag", "text/plain");
   ASSERT_TRUE(result);
   EXPECT_EQ(result->status, 400);

@@ -33,7 +33,8 @@ TEST(MergeQuery, ABadParameterIsNamedAndChangesNothing) {
   jobs.set_cluster("c");
   auto status = MergeQuery({{"page_size", "7"}, {"states", "SLEEPING"}}, &jobs);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(status.message(), HasSubstr("query parameters"));
+  EXPECT_THAT(status.message(),
+              HasSubstr("query parameter 'states' must be one of queued, running, "));
   EXPECT_EQ(jobs.page_size(), 0);
   EXPECT_EQ(jobs.cluster(), "c");
 

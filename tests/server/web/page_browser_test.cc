@@ -118,9 +118,7 @@ TEST_F(PageTest, TheGanttDrawsTheScheduleAndFollowsTheClockWithoutReloading) {
   EXPECT_NEAR((*edges)[0].get<double>(), (*edges)[1].get<double>(), 1.0);
   EXPECT_GT((*edges)[2].get<double>(), (*edges)[1].get<double>());
   // The table lists the same jobs.
-  auto rows = browser_->Run("return document.querySelectorAll('#jobs tbody tr').length;");
-  ASSERT_OK(rows);
-  EXPECT_EQ(*rows, 3);
+  ASSERT_OK(browser_->WaitFor("return document.querySelectorAll('#jobs tbody tr').length === 3;"));
   // A header sorts by its column; the same header again reverses the order.
   auto order = browser_->Run(
       "const button = document.querySelector('#jobs th button[data-sort=\"id\"]');"

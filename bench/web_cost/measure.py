@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""What open web-view pages cost the server: resched-loadgen submits at a steady rate to a
+1,024-processor cluster of 8,000 jobs while 0, 1 or 10 headless Chromium pages show it, and the
+server's CPU time and SubmitJob's latency are compared with the run without pages, measured in
+the same run (docs/web.md).
+
+The server runs on CPU 0; Chromium, chromedriver and loadgen on the others, so that the pages'
+own drawing does not queue the server's threads (on a 2-core machine: one core each).
+
+RESCHED_SERVER_BIN=build/server/resched-server RESCHED_LOADGEN_BIN=build/loadgen/resched-loadgen \\
+  python3 bench/web_cost/measure.py --jobs 8000 --rate 20 --seconds 20 --rounds 3
+"""
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tests/testing/python"))
+import resched_process  # noqa: E402
+
+LOADGEN_BIN = os.environ.get("RESCHED_LOADGEN_BIN", "")
+CLUSTER = "loadgen-0"  # the cluster resched-loadgen creates and submits to
+
+
+def cpu_seconds(pid):
+    """User and system CPU time of the process so far."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def others_cpus():
+    cpus = sorted(os.sched_getaffinity(0))
+    return cpus[1:] if len(cpus) > 1 else cpus
+
+
+def loadgen(target, *flags):
+    command = ["taskset", "-c", ",".join(map(str, others_cpus())), LOADGEN_BIN,
+               "--target", target, "--clusters", "1", "--processors", "1024", "--json", *flags]
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout)
+
+
+class WebDriver:
+    """chromedriver's W3C WebDriver protocol over HTTP: one headless Chromium, several tabs."""
+
+    def __init__(self):
+        self.port = resched_process.free_port()
+        self.process = subprocess.Popen(
+            ["taskset", "-c", ",".join(map(str, others_cpus())), "chromedriver",
+             f"--port={self.port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                self.call("GET", "/status")
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        options = {"args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                            "--disable-dev-shm-usage", "--window-size=1400,1000"]}
+        answer = self.call("POST", "/session", {"capabilities": {"alwaysMatch": {
+            "browserName": "chrome", "goog:chromeOptions": options}}})
+        self.session = answer["sessionId"]
+
+    def call(self, method, path, body=None):
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data,
+                                         method=method,
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=120) as response:
+            return json.loads(response.read())["value"]
+
+    def session_call(self, method, path, body=None):
+        return self.call(method, f"/session/{self.session}{path}", body)
+
+    def open_pages(self, url, count):
+        """`count` tabs on `url`, each once its schedule is drawn and its stream is live."""
+        handles = [self.session_call("GET", "/window")]
+        while len(handles) < count:
+            handles.append(self.session_call("POST", "/window/new", {"type": "tab"})["handle"])
+        for handle in handles:
+            self.session_call("POST", "/window", {"handle": handle})
+            self.session_call("POST", "/url", {"url": url})
+        for handle in handles:
+            self.session_call("POST", "/window", {"handle": handle})
+            deadline = time.monotonic() + 120
+            while not self.session_call("POST", "/execute/sync", {
+                    "script": "return window.reschedLive && reschedLive.state === 'live' && "
+                              "reschedLive.meta !== null && reschedLive.jobs.size > 0;",
+                    "args": []}):
+                if time.monotonic() > deadline:
+                    raise RuntimeError("a page did not load its schedule within 120 s")
+                time.sleep(0.5)
+        return handles
+
+    def close_pages(self, handles):
+        """Every tab but the first closed, the first on a blank page (no stream left open)."""
+        for handle in handles[1:]:
+            self.session_call("POST", "/window", {"handle": handle})
+            self.session_call("DELETE", "/window")
+        self.session_call("POST", "/window", {"handle": handles[0]})
+        self.session_call("POST", "/url", {"url": "about:blank"})
+
+    def stop(self):
+        try:
+            self.call("DELETE", f"/session/{self.session}")
+        finally:
+            self.process.terminate()
+            self.process.wait()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=8000, help="jobs on the cluster first")
+    parser.add_argument("--rate", type=float, default=20, help="submissions per second")
+    parser.add_argument("--seconds", type=int, default=20, help="of load per measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="each page count, interleaved")
+    parser.add_argument("--pages", default="0,1,10")
+    args = parser.parse_args()
+    assert LOADGEN_BIN, "RESCHED_LOADGEN_BIN is not set"
+    http_port = resched_process.free_port()
+    server = resched_process.Server("--http-listen", f"127.0.0.1:{http_port}")
+    subprocess.run(["taskset", "-pc", "0", str(server.process.pid)], check=True,
+                   capture_output=True)
+    browser = WebDriver()
+    try:
+        loadgen(server.address, "--count", str(args.jobs), "--clients", "4")
+        page_counts = [int(p) for p in args.pages.split(",")]
+        results = {n: [] for n in page_counts}
+        url = f"http://127.0.0.1:{http_port}/#{CLUSTER}"
+        for round_index in range(args.rounds):
+            for pages in page_counts:
+                handles = browser.open_pages(url, pages) if pages else []
+                before = cpu_seconds(server.process.pid)
+                report = loadgen(server.address, "--rate", str(args.rate), "--duration",
+                                 f"{args.seconds}s", "--clients", "4")
+                cpu = cpu_seconds(server.process.pid) - before
+                submit = next(op for op in report["calls"] if op["call"] == "submit")
+                results[pages].append({"cpu": cpu, "p50": submit["p50_ms"],
+                                       "p99": submit["p99_ms"]})
+                print(f"round {round_index + 1}, {pages} page(s): server CPU {cpu:.2f} s, "
+                      f"SubmitJob p50 {submit['p50_ms']:.2f} ms, p99 {submit['p99_ms']:.2f} ms",
+                      flush=True)
+                if handles:
+                    browser.close_pages(handles)
+        base = {key: statistics.median(r[key] for r in results[page_counts[0]])
+                for key in ("cpu", "p50", "p99")}
+        print(f"\nmedians over {args.rounds} rounds of {args.seconds} s at {args.rate}/s "
+              f"({args.jobs} jobs first, 1,024 processors):")
+        for pages in page_counts:
+            median = {key: statistics.median(r[key] for r in results[pages])
+                      for key in ("cpu", "p50", "p99")}
+            print(f"  {pages:>2} page(s): server CPU {median['cpu']:.2f} s "
+                  f"(x{median['cpu'] / base['cpu']:.3f}), SubmitJob p50 {median['p50']:.2f} ms, "
+                  f"p99 {median['p99']:.2f} ms (x{median['p99'] / base['p99']:.3f})")
+    finally:
+        browser.stop()
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

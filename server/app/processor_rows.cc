@@ -1,0 +1,282 @@
+#include "server/app/processor_rows.h"
+
+#include <algorithm>
+#include <numeric>
+#include <queue>
+
+#include "core/timeline/timeline.h"
+
+namespace resched::server {
+namespace {
+
+// Every interval of any group (group -1) becomes pieces in groups: the groups' own intervals
+// stay where they are, and each other one, in start order, goes to the groups with room for it
+// over its whole window (counted), the lowest index first. Sorted as the input.
+std::vector<IdInterval> GiveAnyToGroups(const std::vector<IdInterval>& intervals,
+                                        const std::vector<int>& group_counts) {
+  std::vector<Timeline> used;
+  used.reserve(group_counts.size());
+  for (int count : group_counts) used.emplace_back(count);
+  const int groups = static_cast<int>(group_counts.size());
+  for (const IdInterval& interval : intervals) {
+    if (interval.group >= 0 && interval.group < groups && interval.start < interval.end) {
+      (void)used[interval.group].ForceAdd(interval.start, interval.end, interval.k);
+    }
+  }
+  std::vector<IdInterval> out;
+  out.reserve(intervals.size());
+  for (const IdInterval& interval : intervals) {
+    if ((interval.group >= 0 && interval.group < groups) || interval.start == interval.end) {
+      out.push_back(interval);
+      continue;
+    }
+    int left = interval.k;
+    for (int g = 0; g < groups && left > 0; ++g) {
+      const int room = std::min(left, used[g].MinFree(interval.start, interval.end));
+      if (room <= 0) continue;
+      (void)used[g].ForceAdd(interval.start, interval.end, room);
+      out.push_back({interval.start, interval.end, room, interval.slot, g, interval.preferred});
+      left -= room;
+    }
+  }
+  return out;
+}
+
+// Up to `k` ids of [first, end) for which `free` holds: those of `preferred` that are free;
+// when none is, the shortest run of consecutive free ids that holds `k` (the lowest of equal
+// ones, so that long runs stay for wide items); then free ids next to those taken, then the
+// lowest free ones.
+template <class Free>
+std::vector<int> ChooseIds(int first, int end, int k, const std::vector<int>& preferred,
+                           const Free& free) {
+  std::vector<int> chosen;
+  for (int id : preferred) {
+    if (static_cast<int>(chosen.size()) == k) break;
+    if (id >= first && id < end && free(id)) chosen.push_back(id);
+  }
+  if (static_cast<int>(chosen.size()) == k) return chosen;
+  std::vector<char> is_free(end - first);
+  for (int id = first; id < end; ++id) is_free[id - first] = free(id) ? 1 : 0;
+  for (int id : chosen) is_free[id - first] = 0;
+  if (chosen.empty()) {
+    int best = -1;
+    int best_length = end - first + 1;
+    for (int id = first, run = first; id <= end; ++id) {
+      if (id < end && is_free[id - first]) continue;
+      const int length = id - run;
+      if (length >= k && length < best_length) {
+        best = run;
+        best_length = length;
+      }
+      run = id + 1;
+    }
+    if (best >= 0) {
+      chosen.resize(k);
+      std::iota(chosen.begin(), chosen.end(), best);
+      return chosen;
+    }
+  }
+  auto take = [&](int id) {
+    if (static_cast<int>(chosen.size()) == k || id < first || id >= end || !is_free[id - first]) {
+      return false;
+    }
+    is_free[id - first] = 0;
+    chosen.push_back(id);
+    return true;
+  };
+  if (!chosen.empty()) {
+    // Grow the rows kept at both ends before going elsewhere.
+    const auto [low, high] = std::minmax_element(chosen.begin(), chosen.end());
+    const int below = *low;
+    const int above = *high;
+    for (int id = above + 1; take(id); ++id) {
+    }
+    for (int id = below - 1; take(id); --id) {
+    }
+  }
+  for (int id = first; id < end && static_cast<int>(chosen.size()) < k; ++id) (void)take(id);
+  std::sort(chosen.begin(), chosen.end());
+  return chosen;
+}
+
+}  // namespace
+
+// Interval colouring with counts, one range of ids per group: at most a group's count of its
+// processors is busy at any instant, so taking free ids of the group in start order (ends
+// released first) always succeeds for intervals of positive length, whichever free ids each
+// takes. On several groups an interval of any group (a hold naming none) is first given to
+// groups by count, the lowest index with room over its whole window first, so that it never
+// takes ids a group's own intervals need later; pieces of it that fit no group go unreported.
+std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> intervals,
+                                                 const std::vector<int>& group_counts,
+                                                 size_t slot_count) {
+  // At equal starts, those taking their ids back first (they stay put), then the wider: it finds
+  // a long run of free ids before narrower ones cut it.
+  std::sort(intervals.begin(), intervals.end(), [](const IdInterval& a, const IdInterval& b) {
+    if (a.start != b.start) return a.start < b.start;
+    if (a.preferred.empty() != b.preferred.empty()) return !a.preferred.empty();
+    return a.k != b.k ? a.k > b.k : a.slot < b.slot;
+  });
+  if (group_counts.size() > 1) intervals = GiveAnyToGroups(intervals, group_counts);
+  std::vector<int> first_id;  // of each group
+  int capacity = 0;
+  for (int count : group_counts) {
+    first_id.push_back(capacity);
+    capacity += count;
+  }
+  std::vector<char> free(capacity, 1);
+  using Busy = std::pair<Time, std::vector<int>>;
+  auto later = [](const Busy& a, const Busy& b) { return a.first > b.first; };
+  std::priority_queue<Busy, std::vector<Busy>, decltype(later)> busy(later);
+  std::vector<std::vector<int>> ids(slot_count);
+  for (const auto& interval : intervals) {
+    const int group = interval.group >= 0 && interval.group < static_cast<int>(first_id.size())
+                          ? interval.group
+                          : 0;
+    const int base = first_id.empty() ? 0 : first_id[group];
+    const int end = first_id.empty() ? 0 : base + group_counts[group];
+    if (interval.start == interval.end) {
+      // No length (a job that ended at its start): it occupies no instant, so any ids of its
+      // group do, and the ones in use at its start may be all there are.
+      if (interval.slot >= 0) {
+        for (int id = 0; id < interval.k; ++id) ids[interval.slot].push_back(base + id);
+      }
+      continue;
+    }
+    while (!busy.empty() && busy.top().first <= interval.start) {
+      for (int id : busy.top().second) free[id] = 1;
+      busy.pop();
+    }
+    std::vector<int> taken =
+        ChooseIds(base, end, interval.k, interval.preferred, [&](int id) { return free[id]; });
+    for (int id : taken) free[id] = 0;
+    if (interval.slot >= 0) {
+      // A hold given to several groups comes in pieces, one per group.
+      std::vector<int>& mine = ids[interval.slot];
+      mine.insert(mine.end(), taken.begin(), taken.end());
+      std::sort(mine.begin(), mine.end());
+    }
+    busy.push({interval.end, std::move(taken)});
+  }
+  return ids;
+}
+
+ProcessorRows::ProcessorRows(std::vector<int> group_counts)
+    : group_counts_(std::move(group_counts)) {
+  for (int count : group_counts_) {
+    first_id_.push_back(capacity_);
+    capacity_ += count;
+  }
+  busy_.resize(capacity_);
+}
+
+std::pair<int, int> ProcessorRows::RangeOf(int group) const {
+  if (group < 0 || group >= static_cast<int>(group_counts_.size())) return {0, capacity_};
+  return {first_id_[group], first_id_[group] + group_counts_[group]};
+}
+
+bool ProcessorRows::FreeOver(int id, Time start, Time end) const {
+  const std::map<Time, Time>& spans = busy_[id];
+  auto after = spans.lower_bound(end);
+  if (after == spans.begin()) return true;
+  return std::prev(after)->second <= start;
+}
+
+void ProcessorRows::Occupy(const Entry& entry) {
+  if (entry.span.start >= entry.span.end) return;
+  for (int id : entry.ids) busy_[id].emplace(entry.span.start, entry.span.end);
+}
+
+void ProcessorRows::Vacate(const Entry& entry) {
+  if (entry.span.start >= entry.span.end) return;
+  for (int id : entry.ids) {
+    auto it = busy_[id].find(entry.span.start);
+    if (it != busy_[id].end() && it->second == entry.span.end) busy_[id].erase(it);
+  }
+}
+
+bool ProcessorRows::Place(Entry& entry) {
+  const Span& span = entry.span;
+  const auto [first, end] = RangeOf(span.group);
+  if (span.start >= span.end) {  // occupies no instant (AssignProcessorIds)
+    entry.ids.resize(std::min(span.k, end - first));
+    std::iota(entry.ids.begin(), entry.ids.end(), first);
+    return true;
+  }
+  std::vector<int> chosen = ChooseIds(first, end, span.k, entry.ids,
+                                      [&](int id) { return FreeOver(id, span.start, span.end); });
+  if (static_cast<int>(chosen.size()) < span.k) return false;
+  entry.ids = std::move(chosen);
+  Occupy(entry);
+  return true;
+}
+
+std::vector<std::string> ProcessorRows::Update(const std::vector<Change>& changes) {
+  // Every changed item leaves its rows first, so that items trading places find them free.
+  std::vector<std::pair<Span, std::string>> pending;
+  for (const auto& [key, span] : changes) {
+    auto it = items_.find(key);
+    if (!span) {
+      if (it == items_.end()) continue;
+      Vacate(it->second);
+      items_.erase(it);
+      continue;
+    }
+    if (it != items_.end()) {
+      if (it->second.span == *span) continue;
+      Vacate(it->second);
+      it->second.span = *span;
+    } else {
+      items_.emplace(key, Entry{*span, {}});
+    }
+    pending.emplace_back(*span, key);
+  }
+  std::sort(pending.begin(), pending.end(), [](const auto& a, const auto& b) {
+    if (a.first.start != b.first.start) return a.first.start < b.first.start;
+    return a.first.k != b.first.k ? a.first.k > b.first.k : a.second < b.second;
+  });
+  // Many new items at once (the first use, a restored cluster): one pass over all costs less
+  // than a search of every processor's spans per item.
+  constexpr size_t kPlacedOneByOne = 64;
+  bool placed = pending.size() <= kPlacedOneByOne;
+  for (size_t i = 0; placed && i < pending.size(); ++i) placed = Place(items_[pending[i].second]);
+  if (placed) return {};
+  absl::flat_hash_map<std::string, bool> changed_here;
+  for (const auto& [key, span] : changes) changed_here[key] = true;
+  std::vector<std::string> moved;
+  for (std::string& key : AssignAll()) {
+    if (!changed_here.contains(key)) moved.push_back(std::move(key));
+  }
+  return moved;
+}
+
+std::vector<std::string> ProcessorRows::AssignAll() {
+  std::vector<std::string> keys;
+  std::vector<IdInterval> intervals;
+  keys.reserve(items_.size());
+  intervals.reserve(items_.size());
+  for (auto& [key, entry] : items_) {
+    intervals.push_back({entry.span.start, entry.span.end, entry.span.k,
+                         static_cast<int>(keys.size()), entry.span.group, entry.ids});
+    keys.push_back(key);
+  }
+  std::vector<std::vector<int>> ids =
+      AssignProcessorIds(std::move(intervals), group_counts_, keys.size());
+  for (auto& spans : busy_) spans.clear();
+  std::vector<std::string> moved;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    Entry& entry = items_[keys[i]];
+    if (entry.ids != ids[i]) moved.push_back(keys[i]);
+    entry.ids = std::move(ids[i]);
+    Occupy(entry);
+  }
+  return moved;
+}
+
+const std::vector<int>& ProcessorRows::Ids(const std::string& key) const {
+  static const std::vector<int> kNone;
+  auto it = items_.find(key);
+  return it == items_.end() ? kNone : it->second.ids;
+}
+
+}  // namespace resched::server
