@@ -99,6 +99,17 @@ class WebDriver:
                 time.sleep(0.5)
         return handles
 
+    def page_counts(self, handles):
+        """What the pages counted (reschedLive.counts), summed."""
+        total = {}
+        for handle in handles:
+            self.session_call("POST", "/window", {"handle": handle})
+            counts = self.session_call("POST", "/execute/sync", {
+                "script": "return reschedLive.counts;", "args": []})
+            for key, value in counts.items():
+                total[key] = total.get(key, 0) + value
+        return total
+
     def close_pages(self, handles):
         """Every tab but the first closed, the first on a blank page (no stream left open)."""
         for handle in handles[1:]:
@@ -148,6 +159,7 @@ def main():
                       f"SubmitJob p50 {submit['p50_ms']:.2f} ms, p99 {submit['p99_ms']:.2f} ms",
                       flush=True)
                 if handles:
+                    print(f"  the pages counted {browser.page_counts(handles)}", flush=True)
                     browser.close_pages(handles)
         base = {key: statistics.median(r[key] for r in results[page_counts[0]])
                 for key in ("cpu", "p50", "p99")}

@@ -494,10 +494,10 @@ void ClusterState::MoveRowsLocked(std::vector<pb::ScheduleEvent>& events) {
   // Ended jobs leave the kept history, and holds expire, without an event of their own.
   constexpr int kChangesBetweenPrunes = 4096;
   row_changes_since_prune_ += static_cast<int>(changes.size());
-  bool reassigned = !rows_->Update(changes).empty();
+  std::vector<std::string> moved = rows_->Update(changes);
   if (row_changes_since_prune_ >= kChangesBetweenPrunes) {
     row_changes_since_prune_ = 0;
-    reassigned = !SyncRows(*plan_, *rows_).empty() || reassigned;
+    for (std::string& key : SyncRows(*plan_, *rows_)) moved.push_back(std::move(key));
   }
   for (pb::ScheduleEvent& event : events) {
     if (event.has_job()) {
@@ -515,7 +515,30 @@ void ClusterState::MoveRowsLocked(std::vector<pb::ScheduleEvent>& events) {
       }
     }
   }
-  if (reassigned) events.back().set_rows_reassigned(true);
+  for (const std::string& key : moved) {
+    const std::optional<RowItem> item = RowItemOf(key);
+    if (!item) continue;
+    pb::RowMove* move = events.back().add_moved_rows();
+    switch (item->kind) {
+      case RowItem::kJob: {
+        move->set_job_id(item->id);
+        const JobRecord* job = plan_->FindJob(item->id);
+        if (job != nullptr) move->set_owner(job->job.owner);
+        break;
+      }
+      case RowItem::kHold:
+        move->set_reservation_id(item->id);
+        break;
+      case RowItem::kDagTask: {
+        move->set_dag_id(item->id);
+        move->set_task(item->task);
+        const DagReservation* dag = plan_->FindDag(item->id);
+        if (dag != nullptr) move->set_owner(dag->owner);
+        break;
+      }
+    }
+    AddIds(rows_->Ids(key), move->mutable_processor_ids());
+  }
 }
 
 int ClusterState::PublishLocked(std::vector<pb::ScheduleEvent> extra) {

@@ -66,6 +66,13 @@ void RedactForCaller(const auth::Principal* caller, pb::ScheduleEvent& event) {
   if (SeesAllTenants(caller)) return;
   if (event.has_job()) RedactForCaller(caller, *event.mutable_job());
   if (event.has_dag() && event.dag().owner() != caller->tenant) RedactDag(*event.mutable_dag());
+  for (pb::RowMove& move : *event.mutable_moved_rows()) {
+    if (!move.reservation_id().empty() || move.owner() == caller->tenant) continue;
+    move.clear_job_id();
+    move.clear_dag_id();
+    move.clear_task();
+    move.clear_owner();
+  }
 }
 
 RedactingSink::RedactingSink(std::shared_ptr<ScheduleSink> inner,
@@ -73,7 +80,7 @@ RedactingSink::RedactingSink(std::shared_ptr<ScheduleSink> inner,
     : inner_(std::move(inner)), caller_(std::move(caller)) {}
 
 void RedactingSink::Push(const pb::ScheduleEvent& event) {
-  if (!event.has_job() && !event.has_dag()) {
+  if (!event.has_job() && !event.has_dag() && event.moved_rows().empty()) {
     inner_->Push(event);
     return;
   }

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <queue>
 
+#include "absl/container/flat_hash_set.h"
 #include "core/timeline/timeline.h"
 
 namespace resched::server {
@@ -238,31 +239,39 @@ std::vector<std::string> ProcessorRows::Update(const std::vector<Change>& change
   // Many new items at once (the first use, a restored cluster): one pass over all costs less
   // than a search of every processor's spans per item.
   constexpr size_t kPlacedOneByOne = 64;
-  bool placed = pending.size() <= kPlacedOneByOne;
-  for (size_t i = 0; placed && i < pending.size(); ++i) placed = Place(items_[pending[i].second]);
-  if (placed) return {};
-  absl::flat_hash_map<std::string, bool> changed_here;
-  for (const auto& [key, span] : changes) changed_here[key] = true;
+  size_t placed = 0;
+  if (pending.size() <= kPlacedOneByOne) {
+    while (placed < pending.size() && Place(items_[pending[placed].second])) ++placed;
+  }
+  if (placed == pending.size()) return {};
+  absl::flat_hash_set<std::string> unplaced;
+  for (size_t i = placed; i < pending.size(); ++i) unplaced.insert(pending[i].second);
+  absl::flat_hash_set<std::string> changed_here;
+  for (const auto& [key, span] : changes) changed_here.insert(key);
   std::vector<std::string> moved;
-  for (std::string& key : AssignAll()) {
+  for (std::string& key : AssignFrom(pending[placed].first.start, unplaced)) {
     if (!changed_here.contains(key)) moved.push_back(std::move(key));
   }
   return moved;
 }
 
-std::vector<std::string> ProcessorRows::AssignAll() {
+// A sweep in start order from `from`: the items that started before it and still hold rows
+// there take their own rows first (they never collide among themselves), and every item that
+// starts at or after it finds free ones, since at no instant are more processors busy than
+// there are. Items over before `from` are left alone.
+std::vector<std::string> ProcessorRows::AssignFrom(
+    Time from, const absl::flat_hash_set<std::string>& unplaced) {
   std::vector<std::string> keys;
   std::vector<IdInterval> intervals;
-  keys.reserve(items_.size());
-  intervals.reserve(items_.size());
   for (auto& [key, entry] : items_) {
+    if (entry.span.end <= from && entry.span.start < from) continue;
+    if (!unplaced.contains(key)) Vacate(entry);
     intervals.push_back({entry.span.start, entry.span.end, entry.span.k,
                          static_cast<int>(keys.size()), entry.span.group, entry.ids});
     keys.push_back(key);
   }
   std::vector<std::vector<int>> ids =
       AssignProcessorIds(std::move(intervals), group_counts_, keys.size());
-  for (auto& spans : busy_) spans.clear();
   std::vector<std::string> moved;
   for (size_t i = 0; i < keys.size(); ++i) {
     Entry& entry = items_[keys[i]];

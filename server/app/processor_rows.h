@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "core/model/job.h"
 
 namespace resched::server {
@@ -42,8 +43,9 @@ std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> interva
 // The ids of every item drawn (a job, a DAG task, a hold), kept across changes: an item whose
 // span is unchanged keeps its ids; a changed one keeps those of its ids still free over its new
 // span and takes the others where they are free, consecutive where they can be. Only when no
-// set of free ids is left for a changed item (the free processors change over its span) are all
-// items assigned again in start order, each keeping its ids where it can.
+// set of free ids is left for a changed item (the free processors change over its span) are the
+// items holding rows from its start on assigned again in start order, each keeping its ids where
+// it can; those that started earlier keep theirs.
 class ProcessorRows {
  public:
   struct Span {
@@ -79,8 +81,9 @@ class ProcessorRows {
   void Vacate(const Entry& entry);
   // Gives `entry` k ids free over its span, its own first; false when there are not k.
   bool Place(Entry& entry);
-  // Every item assigned again in start order; the keys whose ids changed.
-  std::vector<std::string> AssignAll();
+  // The items that hold rows at or after `from` assigned again in start order (`unplaced`: those
+  // holding none now); the keys whose ids changed.
+  std::vector<std::string> AssignFrom(Time from, const absl::flat_hash_set<std::string>& unplaced);
 
   std::vector<int> group_counts_;
   std::vector<int> first_id_;  // of each group

@@ -17,6 +17,24 @@ std::string DagTaskRowKey(const std::string& dag_id, const std::string& task) {
   return absl::StrCat("t", dag_id, absl::string_view("\0", 1), task);
 }
 
+std::optional<RowItem> RowItemOf(const std::string& key) {
+  if (key.empty()) return std::nullopt;
+  const std::string rest = key.substr(1);
+  switch (key[0]) {
+    case 'j':
+      return RowItem{RowItem::kJob, rest, ""};
+    case 'r':
+      return RowItem{RowItem::kHold, rest, ""};
+    case 't': {
+      const size_t nul = rest.find('\0');
+      if (nul == std::string::npos) return std::nullopt;
+      return RowItem{RowItem::kDagTask, rest.substr(0, nul), rest.substr(nul + 1)};
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
 std::optional<ProcessorRows::Span> RowSpanOf(const JobRecord& job) {
   const Allocation& a = job.allocation;
   if (a.k == 0) return std::nullopt;  // a queued job cancelled: never placed

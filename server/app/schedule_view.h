@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/plan/cluster_plan.h"
@@ -26,6 +27,13 @@ struct ScheduleWindow {
 std::string JobRowKey(const std::string& job_id);
 std::string HoldRowKey(const std::string& reservation_id);
 std::string DagTaskRowKey(const std::string& dag_id, const std::string& task);
+// What a key names; nullopt for one none of the above made.
+struct RowItem {
+  enum Kind { kJob, kHold, kDagTask } kind;
+  std::string id;  // the job's, the hold's or the DAG's
+  std::string task;
+};
+std::optional<RowItem> RowItemOf(const std::string& key);
 
 // What a job, a hold or a DAG task occupies on the chart; nullopt when it is not drawn.
 std::optional<ProcessorRows::Span> RowSpanOf(const JobRecord& job);

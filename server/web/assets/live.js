@@ -27,7 +27,7 @@ const live = {
   onChange: () => {},
   onState: () => {},
   // Counted for the tests and the cost measurement (bench/web_cost).
-  counts: { events: 0, scheduleFetches: 0, dagFetches: 0, rowsReassigned: 0 },
+  counts: { events: 0, scheduleFetches: 0, dagFetches: 0, rowsMoved: 0 },
 };
 window.reschedLive = live;
 
@@ -93,6 +93,25 @@ function takeSchedule(schedule) {
   live.dagTasks = schedule.dagTasks || [];
 }
 
+// An item the server moved to other rows without changing it: a copy on its new rows (the
+// runs drawn are cached on the object).
+function moveRows(move) {
+  live.counts.rowsMoved += 1;
+  const ids = move.processorIds || [];
+  if (move.jobId) {
+    const job = live.jobs.get(move.jobId);
+    if (job) live.jobs.set(move.jobId, { ...job, allocation: { ...job.allocation, processorIds: ids } });
+  } else if (move.reservationId) {
+    const hold = live.holds.get(move.reservationId);
+    if (hold) live.holds.set(move.reservationId, { ...hold, processorIds: ids });
+  } else if (move.dagId) {
+    live.dagTasks = live.dagTasks.map((t) => (t.dagId === move.dagId && t.task === move.task
+      ? { ...t, allocation: { ...t.allocation, processorIds: ids } } : t));
+  } else {
+    refetchSoon({ delay: 3000 }); // another tenant's item: which one shows only in a fetch
+  }
+}
+
 function applyEvent(kind, event) {
   noteNow(event.now);
   switch (kind) {
@@ -129,10 +148,7 @@ function applyEvent(kind, event) {
     default:
       break;
   }
-  if (event.rowsReassigned) {
-    live.counts.rowsReassigned += 1;
-    refetchSoon();
-  }
+  for (const move of event.movedRows || []) moveRows(move);
 }
 
 function onEvent(kind, message) {

@@ -93,22 +93,25 @@ TEST_F(DisplayRowsTest, RowsStayPutAndEventsCarryGetSchedulesRows) {
     // The change's events, to the last one published.
     const std::int64_t last = LastSequence();
     Rows named;
-    bool reassigned = false;
+    Rows moved;
     while (sequence < last) {
       pb::ScheduleEvent event;
       ASSERT_TRUE(stream->reader->Read(&event));
       sequence = event.sequence();
-      reassigned = reassigned || event.rows_reassigned();
       if (event.kind() == pb::ScheduleEvent::JOB_CHANGED) {
         named[event.job().id()] = {event.job().allocation().processor_ids().begin(),
                                    event.job().allocation().processor_ids().end()};
       }
+      for (const pb::RowMove& move : event.moved_rows()) {
+        ASSERT_FALSE(move.job_id().empty());
+        moved[move.job_id()] = {move.processor_ids().begin(), move.processor_ids().end()};
+      }
     }
+    // A job no event named stays on its rows, or its move says where it went.
     for (const auto& [id, rows] : after) {
       if (named.contains(id) || !before.contains(id)) continue;
-      if (!reassigned) {
-        EXPECT_EQ(rows, before.at(id)) << id << " moved rows at step " << step;
-      }
+      EXPECT_EQ(rows, moved.contains(id) ? moved.at(id) : before.at(id))
+          << id << " moved rows at step " << step;
     }
     for (const auto& [id, rows] : named) {
       if (!after.contains(id)) continue;
