@@ -2,37 +2,18 @@
 // Gantt chart draws the schedule GetSchedule answers, and follows the cluster's clock through
 // its event stream without reloading. The screenshots are kept next to the test binary
 // (web-view-*.png) as artifacts.
-#include <fstream>
 #include <map>
 
-#include "tests/server/web/web_fixture.h"
-#include "tests/testing/browser.h"
+#include "tests/server/web/page_fixture.h"
 
 namespace resched::server::web {
 namespace {
 
 namespace pb = ::resched::v1;
-using resched::testing::Browser;
-using testing::HttpViewTest;
 using testing::kThreeTaskDax;
 
-class PageTest : public HttpViewTest {
+class PageTest : public testing::BrowserPageTest {
  protected:
-  void SetUp() override {
-    HttpViewTest::SetUp();
-    auto browser = Browser::Start();
-    ASSERT_OK(browser);
-    browser_ = *std::move(browser);
-  }
-  void TearDown() override {
-    browser_.reset();
-    HttpViewTest::TearDown();
-  }
-
-  std::string PageUrl(const std::string& cluster) const {
-    return "http://127.0.0.1:" + std::to_string(view_->port()) + "/#" + cluster;
-  }
-
   // The bars the page drew, by job, reservation or DAG task id: how many processors they cover,
   // and of which kind.
   std::map<std::string, std::pair<int, std::string>> Bars() {
@@ -71,15 +52,6 @@ class PageTest : public HttpViewTest {
     EXPECT_OK(width);
     return width.ok() ? width->get<double>() : 0;
   }
-
-  void KeepScreenshot(const std::string& name) {
-    auto png = browser_->Screenshot();
-    ASSERT_OK(png);
-    ASSERT_EQ(png->substr(0, 8), "\x89PNG\r\n\x1a\n");
-    std::ofstream(name, std::ios::binary) << *png;
-  }
-
-  std::unique_ptr<Browser> browser_;
 };
 
 TEST_F(PageTest, TheGanttDrawsTheScheduleAndFollowsTheClockWithoutReloading) {

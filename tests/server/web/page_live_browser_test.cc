@@ -2,38 +2,19 @@
 // without a fetch of the schedule, on the rows GetSchedule gives, and it says in plain words
 // when what it shows is not live (a missing or deleted cluster, a server gone). Screenshots are
 // kept next to the test binary (web-view-*.png).
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <random>
 
-#include "tests/server/web/web_fixture.h"
-#include "tests/testing/browser.h"
+#include "tests/server/web/page_fixture.h"
 
 namespace resched::server::web {
 namespace {
 
 namespace pb = ::resched::v1;
-using resched::testing::Browser;
-using testing::HttpViewTest;
 
-class PageLiveTest : public HttpViewTest {
+class PageLiveTest : public testing::BrowserPageTest {
  protected:
-  void SetUp() override {
-    HttpViewTest::SetUp();
-    auto browser = Browser::Start();
-    ASSERT_OK(browser);
-    browser_ = *std::move(browser);
-  }
-  void TearDown() override {
-    browser_.reset();
-    HttpViewTest::TearDown();
-  }
-
-  std::string PageUrl(const std::string& cluster) const {
-    return "http://127.0.0.1:" + std::to_string(view_->port()) + "/#" + cluster;
-  }
-
   nlohmann::json Run(const std::string& script, const nlohmann::json& args = {}) {
     auto result = browser_->Run(script, args.is_null() ? nlohmann::json::array() : args);
     EXPECT_OK(result);
@@ -65,14 +46,6 @@ class PageLiveTest : public HttpViewTest {
     grpc::ClientContext context;
     return stub_->CancelJob(&context, request, &job);
   }
-
-  void KeepScreenshot(const std::string& name) {
-    auto png = browser_->Screenshot();
-    ASSERT_OK(png);
-    std::ofstream(name, std::ios::binary) << *png;
-  }
-
-  std::unique_ptr<Browser> browser_;
 };
 
 // Submissions and cancellations reach the page as events: it fetches no schedule for them, and
