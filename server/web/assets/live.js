@@ -9,7 +9,7 @@
 const live = {
   cluster: null, // the cluster held
   clusterInfo: null, // its ListClusters entry (the clock's kind)
-  meta: null, // { capacity, groups, freeProfile, from }
+  meta: null, // { capacity }: null until the first schedule
   jobs: new Map(), // id -> Job
   holds: new Map(), // id -> Reservation
   dagTasks: [], // DagTaskSlot, from the last fetch
@@ -79,8 +79,7 @@ function putJob(job) {
 }
 
 function takeSchedule(schedule) {
-  live.meta = { capacity: schedule.capacity || 0, groups: schedule.groups || [],
-    freeProfile: schedule.freeProfile || [], from: schedule.from };
+  live.meta = { capacity: schedule.capacity || 0 };
   noteNow(schedule.now);
   live.jobs = new Map();
   // Another tenant's jobs come without ids (a user's token): each is capacity in use, held
