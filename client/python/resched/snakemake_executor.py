@@ -174,14 +174,16 @@ class Run:
         self.record(event="started", task=name, time=started,
                     reserved_start=self.starts[job["jobid"]],
                     processors=self.placements[name].processors)
-        self.report(name, "started")
         threading.Thread(target=self.wait_for, args=(job, process, log), daemon=True).start()
 
     def wait_for(self, job, process, log):
+        # Reported from the job's own thread, so that the jobs due at the same instant are not
+        # started one round trip apart; "started" still reaches resched before "finished".
+        name = task_name(job)
+        self.report(name, "started")
         status = process.wait()
         ended = time.time()
         log.close()
-        name = task_name(job)
         self.record(event="finished" if status == 0 else "failed", task=name, time=ended,
                     reserved_end=resched.seconds(self.placements[name].end), status=status)
         self.report(name, "finished" if status == 0 else "failed")
