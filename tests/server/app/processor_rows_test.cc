@@ -177,27 +177,33 @@ TEST(ProcessorRows, RetainIfDropsItemsAndFreesTheirRows) {
   EXPECT_EQ(rows.Ids("b"), (std::vector<int>{0, 1}));
 }
 
-// Random steps of adds, moves and removals within the capacity at every instant, against a
-// reference that checks each instant's ids: every item has k distinct ids, no id twice at an
-// instant, and an item that did not change keeps its ids unless Update names it.
-TEST(ProcessorRows, RandomStepsKeepRowsValidAndUnchangedItemsInPlace) {
-  std::mt19937 rng(11);
-  constexpr int kCapacity = 12;
+// Random steps of adds, moves and removals within each group's count at every instant, against
+// a reference that checks each instant's ids: every item has k distinct ids of its group, no id
+// twice at an instant, and an item that did not change keeps its ids unless Update names it.
+// Every other round has no eviction budget, so that both ways of making room are taken. Returns
+// how many Updates moved other items without a sweep, and how many swept.
+std::pair<int, size_t> RandomSteps(const std::vector<int>& group_counts, unsigned seed) {
+  std::mt19937 rng(seed);
   constexpr int kHorizon = 40;
-  int reassignments = 0;
+  const int groups = static_cast<int>(group_counts.size());
+  std::vector<int> first_id = {0};
+  for (int count : group_counts) first_id.push_back(first_id.back() + count);
+  int evictions = 0;
+  size_t sweeps = 0;
   for (int round = 0; round < 60; ++round) {
-    ProcessorRows rows({kCapacity});
+    ProcessorRows rows(group_counts, round % 2 == 0 ? ProcessorRows::kEvictionBudget : 0);
     std::map<std::string, Span> items;
-    auto used_at = [&](int t, const std::string& except) {
+    auto used_at = [&](int t, int group, const std::string& except) {
       int used = 0;
       for (const auto& [key, span] : items) {
-        if (key != except && span.start <= t && t < span.end) used += span.k;
+        if (key != except && span.group == group && span.start <= t && t < span.end) {
+          used += span.k;
+        }
       }
       return used;
     };
     for (int step = 0; step < 80; ++step) {
       std::vector<ProcessorRows::Change> changes;
-      std::map<std::string, Span> before = items;
       std::map<std::string, std::vector<int>> ids_before;
       for (const auto& [key, span] : items) ids_before[key] = rows.Ids(key);
       const int count = 1 + static_cast<int>(rng() % 3);
@@ -212,41 +218,63 @@ TEST(ProcessorRows, RandomStepsKeepRowsValidAndUnchangedItemsInPlace) {
         }
         const int start = static_cast<int>(rng() % kHorizon);
         const int end = start + static_cast<int>(rng() % 10);  // may be of no length
-        const int k = 1 + static_cast<int>(rng() % 6);
+        const int group = static_cast<int>(rng() % groups);
+        const int k = 1 + static_cast<int>(rng() % std::min(6, group_counts[group]));
+        const int span_group = groups > 1 ? group : -1;  // one group: any
         bool fits = true;
-        for (int t = start; t < end; ++t) fits = fits && used_at(t, key) + k <= kCapacity;
+        for (int t = start; t < end; ++t) {
+          fits = fits && used_at(t, span_group, key) + k <= group_counts[group];
+        }
         if (!fits) continue;
-        items[key] = Span{start, end, k};
+        items[key] = Span{start, end, k, span_group};
         changes.emplace_back(key, items[key]);
       }
+      const size_t sweeps_before = rows.sweeps();
       const std::vector<std::string> moved = rows.Update(changes);
-      reassignments += moved.empty() ? 0 : 1;
+      evictions += !moved.empty() && rows.sweeps() == sweeps_before ? 1 : 0;
       std::map<int, std::set<int>> at;
       for (const auto& [key, span] : items) {
         const std::vector<int>& mine = rows.Ids(key);
-        ASSERT_EQ(static_cast<int>(std::set<int>(mine.begin(), mine.end()).size()), span.k);
+        EXPECT_EQ(static_cast<int>(std::set<int>(mine.begin(), mine.end()).size()), span.k);
+        const int group = std::max(0, span.group);
         for (int id : mine) {
-          ASSERT_GE(id, 0);
-          ASSERT_LT(id, kCapacity);
+          EXPECT_GE(id, first_id[group]);
+          EXPECT_LT(id, first_id[group + 1]);
           for (Time t = span.start; t < span.end; ++t) {
-            ASSERT_TRUE(at[static_cast<int>(t)].insert(id).second)
-                << "id " << id << " used twice at " << t << " (round " << round << ")";
+            EXPECT_TRUE(at[static_cast<int>(t)].insert(id).second)
+                << "id " << id << " used twice at " << t << " (round " << round << ", step " << step
+                << ")";
           }
         }
         const bool changed = std::any_of(changes.begin(), changes.end(),
                                          [&](const auto& change) { return change.first == key; });
         const bool named = std::find(moved.begin(), moved.end(), key) != moved.end();
         if (!changed && !named) {
-          ASSERT_EQ(mine, ids_before[key]) << key;
+          EXPECT_EQ(mine, ids_before[key]) << key;
         }
         if (changed) {
-          ASSERT_FALSE(named) << key;
+          EXPECT_FALSE(named) << key;
         }
       }
+      if (::testing::Test::HasFailure()) return {evictions, sweeps};
     }
+    sweeps += rows.sweeps();
   }
-  // The test must reach the assignment of all items again, not only the steps that keep rows.
-  EXPECT_GT(reassignments, 0);
+  return {evictions, sweeps};
+}
+
+// The test must reach both evictions and assignments of all items again, not only the steps that
+// keep rows.
+TEST(ProcessorRows, RandomStepsKeepRowsValidAndUnchangedItemsInPlace) {
+  const auto [evictions, sweeps] = RandomSteps({12}, 11);
+  EXPECT_GT(evictions, 0);
+  EXPECT_GT(sweeps, 0u);
+}
+
+TEST(ProcessorRows, RandomStepsOnProcessorGroupsKeepEachItemInItsGroup) {
+  const auto [evictions, sweeps] = RandomSteps({5, 7}, 12);
+  EXPECT_GT(evictions, 0);
+  EXPECT_GT(sweeps, 0u);
 }
 
 }  // namespace
