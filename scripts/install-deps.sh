@@ -113,7 +113,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libyaml-cpp-dev zlib1g-dev libsqlite3-dev nlohmann-json3-dev libexpat1-dev
   prometheus-cpp-dev libcurl4-openssl-dev coinor-libclp-dev libgoogle-perftools-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libssl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libssl-dev libcsv-dev
   clang-format clang-tidy jq
 )
 if [[ "${1:-}" == --image ]]; then

@@ -5,18 +5,24 @@ server's CPU time and SubmitJob's latency are compared with the run without page
 the same run (docs/web.md).
 
 The server runs on CPU 0; Chromium, chromedriver and loadgen on the others, so that the pages'
-own drawing does not queue the server's threads (on a 2-core machine: one core each).
+own drawing does not queue the server's threads (on a 2-core machine: one core each). It runs
+with a tokens file and each page with a token of its own, since one client (a token, or an
+address without one) holds at most 4 event streams: ten pages from one address could not all
+be live.
 
 RESCHED_SERVER_BIN=build/server/resched-server RESCHED_LOADGEN_BIN=build/loadgen/resched-loadgen \\
   python3 bench/web_cost/measure.py --jobs 8000 --rate 20 --seconds 20 --rounds 3
 """
 import argparse
+import hashlib
 import json
 import os
 import pathlib
 import statistics
+import secrets
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 
@@ -38,9 +44,26 @@ def others_cpus():
     return cpus[1:] if len(cpus) > 1 else cpus
 
 
-def loadgen(target, *flags):
+def write_tokens(directory, pages):
+    """A tokens file of admin tokens: one for loadgen, one per page. Returns the file, loadgen's
+    token file and the pages' tokens."""
+    loadgen_token = secrets.token_hex(16)
+    page_tokens = [secrets.token_hex(16) for _ in range(pages)]
+    entries = [{"sha256": hashlib.sha256(token.encode()).hexdigest(), "tenant": tenant,
+                "role": "admin"}
+               for token, tenant in [(loadgen_token, "loadgen"),
+                                     *((t, f"page-{i}") for i, t in enumerate(page_tokens))]]
+    tokens_file = pathlib.Path(directory) / "tokens.json"
+    tokens_file.write_text(json.dumps({"tokens": entries}))
+    token_file = pathlib.Path(directory) / "loadgen.token"
+    token_file.write_text(loadgen_token)
+    return tokens_file, token_file, page_tokens
+
+
+def loadgen(target, token_file, *flags):
     command = ["taskset", "-c", ",".join(map(str, others_cpus())), LOADGEN_BIN,
-               "--target", target, "--clusters", "1", "--processors", "1024", "--json", *flags]
+               "--target", target, "--token-file", str(token_file), "--clusters", "1",
+               "--processors", "1024", "--json", *flags]
     done = subprocess.run(command, check=True, capture_output=True, text=True)
     return json.loads(done.stdout)
 
@@ -79,14 +102,18 @@ class WebDriver:
     def session_call(self, method, path, body=None):
         return self.call(method, f"/session/{self.session}{path}", body)
 
-    def open_pages(self, url, count):
-        """`count` tabs on `url`, each once its schedule is drawn and its stream is live."""
+    def open_pages(self, url, tokens):
+        """A tab on `url` per token, each once its schedule is drawn and its stream is live."""
         handles = [self.session_call("GET", "/window")]
-        while len(handles) < count:
+        while len(handles) < len(tokens):
             handles.append(self.session_call("POST", "/window/new", {"type": "tab"})["handle"])
-        for handle in handles:
+        for handle, token in zip(handles, tokens):
             self.session_call("POST", "/window", {"handle": handle})
             self.session_call("POST", "/url", {"url": url})
+            # The token field keeps its value for the tab (sessionStorage): set, then load again.
+            self.session_call("POST", "/execute/sync", {
+                "script": "sessionStorage.setItem('reschedToken', arguments[0]);"
+                          "location.reload(); return true;", "args": [token]})
         for handle in handles:
             self.session_call("POST", "/window", {"handle": handle})
             deadline = time.monotonic() + 120
@@ -135,32 +162,39 @@ def main():
     parser.add_argument("--pages", default="0,1,10")
     args = parser.parse_args()
     assert LOADGEN_BIN, "RESCHED_LOADGEN_BIN is not set"
+    page_counts = [int(p) for p in args.pages.split(",")]
+    secrets_dir = tempfile.TemporaryDirectory(prefix="web-cost-")
+    tokens_file, token_file, page_tokens = write_tokens(secrets_dir.name, max(page_counts))
     http_port = resched_process.free_port()
-    server = resched_process.Server("--http-listen", f"127.0.0.1:{http_port}")
+    server = resched_process.Server("--http-listen", f"127.0.0.1:{http_port}", "--tokens-file",
+                                    str(tokens_file))
     subprocess.run(["taskset", "-pc", "0", str(server.process.pid)], check=True,
                    capture_output=True)
     browser = WebDriver()
     try:
-        loadgen(server.address, "--count", str(args.jobs), "--clients", "4")
-        page_counts = [int(p) for p in args.pages.split(",")]
+        loadgen(server.address, token_file, "--count", str(args.jobs), "--clients", "4")
         results = {n: [] for n in page_counts}
         url = f"http://127.0.0.1:{http_port}/#{CLUSTER}"
-        for round_index in range(args.rounds):
-            for pages in page_counts:
-                handles = browser.open_pages(url, pages) if pages else []
-                before = cpu_seconds(server.process.pid)
-                report = loadgen(server.address, "--rate", str(args.rate), "--duration",
-                                 f"{args.seconds}s", "--clients", "4")
-                cpu = cpu_seconds(server.process.pid) - before
-                submit = next(op for op in report["calls"] if op["call"] == "submit")
-                results[pages].append({"cpu": cpu, "p50": submit["p50_ms"],
-                                       "p99": submit["p99_ms"]})
-                print(f"round {round_index + 1}, {pages} page(s): server CPU {cpu:.2f} s, "
-                      f"SubmitJob p50 {submit['p50_ms']:.2f} ms, p99 {submit['p99_ms']:.2f} ms",
-                      flush=True)
-                if handles:
-                    print(f"  the pages counted {browser.page_counts(handles)}", flush=True)
-                    browser.close_pages(handles)
+        # The rounds without a page first: the server keeps a cluster's processor rows from the
+        # first page on (server/app/processor_rows.h), which a later round without a page would
+        # pay for too. The others interleaved.
+        order = [(r, p) for p in page_counts if p == 0 for r in range(args.rounds)]
+        order += [(r, p) for r in range(args.rounds) for p in page_counts if p != 0]
+        for round_index, pages in order:
+            handles = browser.open_pages(url, page_tokens[:pages]) if pages else []
+            before = cpu_seconds(server.process.pid)
+            report = loadgen(server.address, token_file, "--rate", str(args.rate),
+                             "--duration", f"{args.seconds}s", "--clients", "4")
+            cpu = cpu_seconds(server.process.pid) - before
+            submit = next(op for op in report["calls"] if op["call"] == "submit")
+            results[pages].append({"cpu": cpu, "p50": submit["p50_ms"],
+                                   "p99": submit["p99_ms"]})
+            print(f"round {round_index + 1}, {pages} page(s): server CPU {cpu:.2f} s, "
+                  f"SubmitJob p50 {submit['p50_ms']:.2f} ms, p99 {submit['p99_ms']:.2f} ms",
+                  flush=True)
+            if handles:
+                print(f"  the pages counted {browser.page_counts(handles)}", flush=True)
+                browser.close_pages(handles)
         base = {key: statistics.median(r[key] for r in results[page_counts[0]])
                 for key in ("cpu", "p50", "p99")}
         print(f"\nmedians over {args.rounds} rounds of {args.seconds} s at {args.rate}/s "
@@ -174,6 +208,7 @@ def main():
     finally:
         browser.stop()
         server.stop()
+        secrets_dir.cleanup()
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@
 #include "server/web/compression.h"
 #include "server/web/event_stream.h"
 #include "server/web/guarded_server.h"
+#include "server/web/jobs_csv.h"
 #include "server/web/json_gateway.h"
 #include "server/web/request_guard.h"
 #include "server/web/what_if.h"
@@ -158,6 +159,10 @@ class HttpView::Impl {
         Unary(&pb::Resched::Stub::GetSchedule, ClusterFromPath<pb::GetScheduleRequest>));
     Get(R"(/api/v1/clusters/([^/]+)/jobs)",
         Unary(&pb::Resched::Stub::ListJobs, ClusterFromPath<pb::ListJobsRequest>));
+    Get(R"(/api/v1/clusters/([^/]+)/jobs\.csv)",
+        [this](const httplib::Request& http, httplib::Response& response) {
+          SendReply(JobsCsv(*stub_, http.matches[1], QueryOf(http), CallerOf(http)), response);
+        });
     Get(R"(/api/v1/clusters/([^/]+)/jobs/([^/]+))",
         Unary(&pb::Resched::Stub::GetJob,
               [](const httplib::Request& http, pb::GetJobRequest& request) {

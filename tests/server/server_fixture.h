@@ -112,6 +112,15 @@ class ServerTest : public ::testing::Test {
     return stub_->SubmitJob(&context, request, response);
   }
 
+  grpc::Status Cancel(const std::string& cluster, const std::string& id) {
+    pb::CancelJobRequest request;
+    request.set_cluster(cluster);
+    request.set_id(id);
+    pb::Job job;
+    grpc::ClientContext context;
+    return stub_->CancelJob(&context, request, &job);
+  }
+
   // Moves a SIMULATED cluster's clock forward by `seconds`.
   grpc::Status AdvanceBy(const std::string& cluster, int seconds,
                          pb::AdvanceClockResponse* response) {

@@ -9,11 +9,11 @@
 const live = {
   cluster: null, // the cluster held
   clusterInfo: null, // its ListClusters entry (the clock's kind)
-  meta: null, // { capacity }: null until the first schedule
+  meta: null, // { capacity, groups }: null until the first schedule
   jobs: new Map(), // id -> Job
   holds: new Map(), // id -> Reservation
   dagTasks: [], // DagTaskSlot, from the last fetch
-  dagEdges: new Map(), // DAG id -> [[from task, to task], ...]
+  dags: new Map(), // DAG id -> its DagReservation (label, owner, ...), edges as [[from, to]]
   pastFrom: null, // ISO start of the past kept (the "Past shown" picker), null: none
   version: 0, // bumps on every change, so the page rebuilds its items only when they moved
   now: { server: 0, local: 0 }, // the cluster's last now (seconds), and when it came
@@ -79,7 +79,7 @@ function putJob(job) {
 }
 
 function takeSchedule(schedule) {
-  live.meta = { capacity: schedule.capacity || 0 };
+  live.meta = { capacity: schedule.capacity || 0, groups: schedule.groups || [] };
   noteNow(schedule.now);
   live.jobs = new Map();
   // Another tenant's jobs come without ids (a user's token): each is capacity in use, held
@@ -202,7 +202,7 @@ async function refetch() {
     live.buffered = null;
   }
   changed();
-  if (dags) await fetchDagEdges();
+  if (dags) await fetchDags();
   if (live.fetchAgain) refetchSoon();
 }
 
@@ -229,13 +229,14 @@ async function fetchPast() {
   changed();
 }
 
-async function fetchDagEdges() {
+// The DAG reservations: their labels, owners and precedences (the schedule's slots carry none).
+async function fetchDags() {
   const cluster = live.cluster;
   live.counts.dagFetches += 1;
   const answer = await getJson(`/api/v1/clusters/${encodeURIComponent(cluster)}/dags`);
   if (cluster !== live.cluster) return;
-  live.dagEdges = new Map((answer.dags || []).map((d) => [d.id,
-    (d.edges || []).map((e) => [e.from, e.to])]));
+  live.dags = new Map((answer.dags || []).map((d) => [d.id,
+    { ...d, edges: (d.edges || []).map((e) => [e.from, e.to]) }]));
   changed();
 }
 
@@ -313,10 +314,10 @@ function liveOpen(cluster, clusterInfo, pastFrom) {
   live.jobs = new Map();
   live.holds = new Map();
   live.dagTasks = [];
-  live.dagEdges = new Map();
+  live.dags = new Map();
   changed();
   openStream(cluster);
-  fetchDagEdges().catch((e) => setLiveState('stale', `not live: ${e.message}`));
+  fetchDags().catch((e) => setLiveState('stale', `not live: ${e.message}`));
 }
 
 function liveClose() {

@@ -27,15 +27,6 @@ Rows JobRows(const pb::Schedule& schedule) {
 
 class DisplayRowsTest : public ServerTest {
  protected:
-  grpc::Status Cancel(const std::string& id) {
-    pb::CancelJobRequest request;
-    request.set_cluster("sim");
-    request.set_id(id);
-    pb::Job job;
-    grpc::ClientContext context;
-    return stub_->CancelJob(&context, request, &job);
-  }
-
   // The sequence of the cluster's last event: what a new stream's first schedule includes.
   std::int64_t LastSequence() {
     auto probe = Watch("sim");
@@ -80,7 +71,7 @@ TEST_F(DisplayRowsTest, RowsStayPutAndEventsCarryGetSchedulesRows) {
   for (int step = 0; step < 40; ++step) {
     if (rng() % 3 == 0 && !ids.empty()) {
       const std::size_t pick = rng() % ids.size();
-      ASSERT_OK(Cancel(ids[pick]));
+      ASSERT_OK(Cancel("sim", ids[pick]));
       ids.erase(ids.begin() + static_cast<std::ptrdiff_t>(pick));
     } else {
       ASSERT_OK(

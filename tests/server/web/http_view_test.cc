@@ -77,6 +77,49 @@ TEST_F(HttpViewTest, ClustersJobsAndAlgorithmsAnswerAsTheirCalls) {
             0);
 }
 
+// jobs.csv: the jobs that held processors, with the page's filters, as CSV; its own parameters'
+// errors name them.
+TEST_F(HttpViewTest, JobsCsvListsTheJobsThatHeldProcessorsUnderThePagesFilters) {
+  CreateSim("sim", 8, "fcfs");
+  pb::SubmitJobResponse running, queued, cancelled;
+  pb::JobSpec named = Rigid(8, 100);
+  named.set_name("first");
+  named.set_owner("alice");
+  ASSERT_OK(Submit("sim", named, &running));
+  ASSERT_OK(Submit("sim", Rigid(8, 100), &queued));
+  ASSERT_OK(Submit("sim", Rigid(8, 100), &cancelled));
+  ASSERT_OK(Cancel("sim", cancelled.job().id()));  // never held a processor: not listed
+  const std::string header =
+      "\"id\",\"name\",\"owner\",\"state\",\"processors\",\"start\",\"end\",\"wait_seconds\","
+      "\"submitted\"\r\n";
+  httplib::Result all = client_->Get("/api/v1/clusters/sim/jobs.csv");
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->get_header_value("Content-Type"), "text/csv; charset=utf-8");
+  EXPECT_EQ(all->body,
+            absl::StrCat(header, "\"", running.job().id(),
+                         "\",\"first\",\"alice\",\"RUNNING\",\"8\",\"1970-01-01T00:00:00Z\","
+                         "\"1970-01-01T00:01:40Z\",\"0\",\"1970-01-01T00:00:00Z\"\r\n\"",
+                         queued.job().id(),
+                         "\",\"\",\"\",\"QUEUED\",\"8\",\"1970-01-01T00:01:40Z\","
+                         "\"1970-01-01T00:03:20Z\",\"100\",\"1970-01-01T00:00:00Z\"\r\n"));
+  EXPECT_THAT(Get("/api/v1/clusters/sim/jobs.csv?states=queued"),
+              ::testing::AllOf(::testing::HasSubstr(queued.job().id()),
+                               ::testing::Not(::testing::HasSubstr(running.job().id()))));
+  EXPECT_THAT(Get("/api/v1/clusters/sim/jobs.csv?find=FIRS"),
+              ::testing::AllOf(::testing::HasSubstr(running.job().id()),
+                               ::testing::Not(::testing::HasSubstr(queued.job().id()))));
+  EXPECT_EQ(Get("/api/v1/clusters/sim/jobs.csv?owner=bob"), header);
+  EXPECT_THAT(Get("/api/v1/clusters/sim/jobs.csv?owner=a&owner=b", 400),
+              ::testing::HasSubstr("query parameter 'owner' is given twice"));
+  EXPECT_THAT(Get("/api/v1/clusters/sim/jobs.csv?page_size=3", 400),
+              ::testing::HasSubstr("query parameter 'page_size' is not one jobs.csv takes (states, "
+                                   "ended_after, find, owner)"));
+  EXPECT_THAT(
+      Get("/api/v1/clusters/sim/jobs.csv?ended_after=soon", 400),
+      ::testing::HasSubstr("query parameter 'ended_after' is 'soon', not an RFC 3339 time"));
+  EXPECT_THAT(Get("/api/v1/clusters/nope/jobs.csv", 404), ::testing::HasSubstr("'nope' not found"));
+}
+
 TEST_F(HttpViewTest, ErrorsNameWhatIsWrong) {
   CreateSim("sim", 8, "fcfs");
   EXPECT_THAT(Get("/api/v1/clusters/nope/schedule", 404),

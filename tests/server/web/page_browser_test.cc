@@ -183,7 +183,7 @@ TEST_F(PageTest, TheJobTablePagesThroughALargeClusterAndFindsAJob) {
 
   // Find starts again from the first page of what matches.
   shown = page(
-      "const find = document.getElementById('jobs-find');"
+      "const find = document.getElementById('find');"
       "find.value = arguments[0]; find.dispatchEvent(new Event('input'));",
       ids[1'041]);
   EXPECT_EQ(shown[0], nlohmann::json({ids[1'041]}));
@@ -191,7 +191,7 @@ TEST_F(PageTest, TheJobTablePagesThroughALargeClusterAndFindsAJob) {
   EXPECT_EQ(shown[2], true);
   EXPECT_EQ(shown[3], true);
   shown = page(
-      "const find = document.getElementById('jobs-find');"
+      "const find = document.getElementById('find');"
       "find.value = 'no such job'; find.dispatchEvent(new Event('input'));");
   EXPECT_EQ(shown[0], nlohmann::json::array());
   EXPECT_EQ(shown[1], "No job matches.");

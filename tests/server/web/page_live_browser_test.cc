@@ -37,15 +37,6 @@ class PageLiveTest : public testing::BrowserPageTest {
     for (const auto& row : rows) out[row[0]] = row[2].get<std::vector<int>>();
     return out;
   }
-
-  grpc::Status Cancel(const std::string& cluster, const std::string& id) {
-    pb::CancelJobRequest request;
-    request.set_cluster(cluster);
-    request.set_id(id);
-    pb::Job job;
-    grpc::ClientContext context;
-    return stub_->CancelJob(&context, request, &job);
-  }
 };
 
 // Submissions and cancellations reach the page as events: it fetches no schedule for them, and
