@@ -96,7 +96,7 @@ class WebDriver:
         request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data,
                                          method=method,
                                          headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=120) as response:
+        with urllib.request.urlopen(request, timeout=600) as response:
             return json.loads(response.read())["value"]
 
     def session_call(self, method, path, body=None):
@@ -109,11 +109,13 @@ class WebDriver:
             handles.append(self.session_call("POST", "/window/new", {"type": "tab"})["handle"])
         for handle, token in zip(handles, tokens):
             self.session_call("POST", "/window", {"handle": handle})
-            self.session_call("POST", "/url", {"url": url})
-            # The token field keeps its value for the tab (sessionStorage): set, then load again.
+            # The page reads its token from the tab's sessionStorage (its token field): set it
+            # on a small answer of the same origin first, then load the page once.
+            self.session_call("POST", "/url", {"url": url.split("#")[0] + "api/v1/algorithms"})
             self.session_call("POST", "/execute/sync", {
-                "script": "sessionStorage.setItem('reschedToken', arguments[0]);"
-                          "location.reload(); return true;", "args": [token]})
+                "script": "sessionStorage.setItem('reschedToken', arguments[0]); return true;",
+                "args": [token]})
+            self.session_call("POST", "/url", {"url": url})
         for handle in handles:
             self.session_call("POST", "/window", {"handle": handle})
             deadline = time.monotonic() + 120

@@ -1,7 +1,6 @@
 #include "server/app/processor_rows.h"
 
 #include <algorithm>
-#include <deque>
 #include <numeric>
 #include <queue>
 
@@ -163,8 +162,8 @@ std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> interva
   return ids;
 }
 
-ProcessorRows::ProcessorRows(std::vector<int> group_counts, int eviction_budget)
-    : group_counts_(std::move(group_counts)), eviction_budget_(eviction_budget) {
+ProcessorRows::ProcessorRows(std::vector<int> group_counts)
+    : group_counts_(std::move(group_counts)) {
   for (int count : group_counts_) {
     first_id_.push_back(capacity_);
     capacity_ += count;
@@ -178,29 +177,26 @@ std::pair<int, int> ProcessorRows::RangeOf(int group) const {
 }
 
 bool ProcessorRows::FreeOver(int id, Time start, Time end) const {
-  const std::map<Time, Holder>& spans = busy_[id];
+  const std::map<Time, Time>& spans = busy_[id];
   auto after = spans.lower_bound(end);
   if (after == spans.begin()) return true;
-  return std::prev(after)->second.end <= start;
+  return std::prev(after)->second <= start;
 }
 
-void ProcessorRows::Occupy(const Item& item) {
-  const Span& span = item.second.span;
-  if (span.start >= span.end) return;
-  for (int id : item.second.ids) busy_[id].emplace(span.start, Holder{span.end, &item.first});
+void ProcessorRows::Occupy(const Entry& entry) {
+  if (entry.span.start >= entry.span.end) return;
+  for (int id : entry.ids) busy_[id].emplace(entry.span.start, entry.span.end);
 }
 
-void ProcessorRows::Vacate(const Item& item) {
-  const Span& span = item.second.span;
-  if (span.start >= span.end) return;
-  for (int id : item.second.ids) {
-    auto it = busy_[id].find(span.start);
-    if (it != busy_[id].end() && it->second.key == &item.first) busy_[id].erase(it);
+void ProcessorRows::Vacate(const Entry& entry) {
+  if (entry.span.start >= entry.span.end) return;
+  for (int id : entry.ids) {
+    auto it = busy_[id].find(entry.span.start);
+    if (it != busy_[id].end() && it->second == entry.span.end) busy_[id].erase(it);
   }
 }
 
-bool ProcessorRows::Place(Item& item) {
-  Entry& entry = item.second;
+bool ProcessorRows::Place(Entry& entry) {
   const Span& span = entry.span;
   const auto [first, end] = RangeOf(span.group);
   if (span.start >= span.end) {  // occupies no instant (AssignProcessorIds)
@@ -212,66 +208,7 @@ bool ProcessorRows::Place(Item& item) {
                                       [&](int id) { return FreeOver(id, span.start, span.end); });
   if (static_cast<int>(chosen.size()) < span.k) return false;
   entry.ids = std::move(chosen);
-  Occupy(item);
-  return true;
-}
-
-bool ProcessorRows::Evict(Item& item, int& budget, absl::flat_hash_set<std::string>& unplaced,
-                          Displaced& displaced) {
-  std::deque<Item*> waiting = {&item};
-  while (!waiting.empty()) {
-    Item& next = *waiting.front();
-    if (Place(next)) {
-      waiting.pop_front();
-      continue;
-    }
-    const Span& span = next.second.span;
-    const std::pair<int, int> range = RangeOf(span.group);
-    const int first = range.first;
-    const int end = range.second;
-    // The items holding each id over the span; the ids with the fewest first, then the item's
-    // own, then the lowest.
-    std::vector<std::vector<const std::string*>> holders(end - first);
-    for (int id = first; id < end; ++id) {
-      const std::map<Time, Holder>& spans = busy_[id];
-      auto it = spans.lower_bound(span.start);
-      if (it != spans.begin() && std::prev(it)->second.end > span.start) {
-        holders[id - first].push_back(std::prev(it)->second.key);
-      }
-      for (; it != spans.end() && it->first < span.end; ++it) {
-        holders[id - first].push_back(it->second.key);
-      }
-    }
-    const absl::flat_hash_set<int> own(next.second.ids.begin(), next.second.ids.end());
-    std::vector<int> order(end - first);
-    std::iota(order.begin(), order.end(), first);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      const size_t ha = holders[a - first].size();
-      const size_t hb = holders[b - first].size();
-      return ha != hb ? ha < hb : own.contains(a) && !own.contains(b);
-    });
-    absl::flat_hash_set<const std::string*> victims;
-    if (static_cast<int>(order.size()) >= span.k) {
-      for (int i = 0; i < span.k; ++i) {
-        victims.insert(holders[order[i] - first].begin(), holders[order[i] - first].end());
-      }
-    }
-    if (static_cast<int>(order.size()) < span.k || static_cast<int>(victims.size()) > budget) {
-      for (Item* left : waiting) unplaced.insert(left->first);
-      return false;
-    }
-    budget -= static_cast<int>(victims.size());
-    for (const std::string* key : victims) {
-      Item& victim = *items_.find(*key);
-      displaced.try_emplace(victim.first, victim.second.ids);
-      Vacate(victim);
-      waiting.push_back(&victim);
-    }
-    next.second.ids.assign(order.begin(), order.begin() + span.k);
-    std::sort(next.second.ids.begin(), next.second.ids.end());
-    Occupy(next);
-    waiting.pop_front();
-  }
+  Occupy(entry);
   return true;
 }
 
@@ -282,13 +219,13 @@ std::vector<std::string> ProcessorRows::Update(const std::vector<Change>& change
     auto it = items_.find(key);
     if (!span) {
       if (it == items_.end()) continue;
-      Vacate(*it);
+      Vacate(it->second);
       items_.erase(it);
       continue;
     }
     if (it != items_.end()) {
       if (it->second.span == *span) continue;
-      Vacate(*it);
+      Vacate(it->second);
       it->second.span = *span;
     } else {
       items_.emplace(key, Entry{*span, {}});
@@ -302,35 +239,18 @@ std::vector<std::string> ProcessorRows::Update(const std::vector<Change>& change
   // Many new items at once (the first use, a restored cluster): one pass over all costs less
   // than a search of every processor's spans per item.
   constexpr size_t kPlacedOneByOne = 64;
-  absl::flat_hash_set<std::string> unplaced;
-  Displaced displaced;
-  // The pending items from which on none is placed; an eviction that ran out of budget has put
-  // the items it left without rows (the one it began with, or others) in `unplaced` already.
   size_t placed = 0;
   if (pending.size() <= kPlacedOneByOne) {
-    int budget = eviction_budget_;
-    for (; placed < pending.size(); ++placed) {
-      Item& item = *items_.find(pending[placed].second);
-      if (!Place(item) && !Evict(item, budget, unplaced, displaced)) {
-        ++placed;
-        break;
-      }
-    }
+    while (placed < pending.size() && Place(items_[pending[placed].second])) ++placed;
   }
+  if (placed == pending.size()) return {};
+  absl::flat_hash_set<std::string> unplaced;
   for (size_t i = placed; i < pending.size(); ++i) unplaced.insert(pending[i].second);
   absl::flat_hash_set<std::string> changed_here;
   for (const auto& [key, span] : changes) changed_here.insert(key);
   std::vector<std::string> moved;
-  if (!unplaced.empty()) {
-    ++sweeps_;
-    Time from = items_.at(*unplaced.begin()).span.start;
-    for (const std::string& key : unplaced) from = std::min(from, items_.at(key).span.start);
-    for (std::string& key : AssignFrom(from, unplaced)) {
-      if (!changed_here.contains(key) && !displaced.contains(key)) moved.push_back(std::move(key));
-    }
-  }
-  for (auto& [key, ids] : displaced) {
-    if (!changed_here.contains(key) && Ids(key) != ids) moved.push_back(key);
+  for (std::string& key : AssignFrom(pending[placed].first.start, unplaced)) {
+    if (!changed_here.contains(key)) moved.push_back(std::move(key));
   }
   return moved;
 }
@@ -341,24 +261,23 @@ std::vector<std::string> ProcessorRows::Update(const std::vector<Change>& change
 // there are. Items over before `from` are left alone.
 std::vector<std::string> ProcessorRows::AssignFrom(
     Time from, const absl::flat_hash_set<std::string>& unplaced) {
-  std::vector<Item*> swept;
+  std::vector<std::string> keys;
   std::vector<IdInterval> intervals;
-  for (Item& item : items_) {
-    const Entry& entry = item.second;
+  for (auto& [key, entry] : items_) {
     if (entry.span.end <= from && entry.span.start < from) continue;
-    if (!unplaced.contains(item.first)) Vacate(item);
+    if (!unplaced.contains(key)) Vacate(entry);
     intervals.push_back({entry.span.start, entry.span.end, entry.span.k,
-                         static_cast<int>(swept.size()), entry.span.group, entry.ids});
-    swept.push_back(&item);
+                         static_cast<int>(keys.size()), entry.span.group, entry.ids});
+    keys.push_back(key);
   }
   std::vector<std::vector<int>> ids =
-      AssignProcessorIds(std::move(intervals), group_counts_, swept.size());
+      AssignProcessorIds(std::move(intervals), group_counts_, keys.size());
   std::vector<std::string> moved;
-  for (size_t i = 0; i < swept.size(); ++i) {
-    Entry& entry = swept[i]->second;
-    if (entry.ids != ids[i]) moved.push_back(swept[i]->first);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    Entry& entry = items_[keys[i]];
+    if (entry.ids != ids[i]) moved.push_back(keys[i]);
     entry.ids = std::move(ids[i]);
-    Occupy(*swept[i]);
+    Occupy(entry);
   }
   return moved;
 }

@@ -13,7 +13,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "absl/container/node_hash_map.h"
 #include "core/model/job.h"
 
 namespace resched::server {
@@ -43,12 +42,10 @@ std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> interva
 
 // The ids of every item drawn (a job, a DAG task, a hold), kept across changes: an item whose
 // span is unchanged keeps its ids; a changed one keeps those of its ids still free over its new
-// span and takes the others where they are free, consecutive where they can be. When no set of
-// k ids is free over a changed item's whole span (the free processors change over it), it takes
-// the k ids held over its span by the fewest other items, and those move to other rows the same
-// way, up to an eviction budget per change; past it, the items holding rows from the earliest
-// start among those still without rows on are assigned again in start order, each keeping its
-// ids where it can (those that started earlier keep theirs).
+// span and takes the others where they are free, consecutive where they can be. Only when no
+// set of free ids is left for a changed item (the free processors change over its span) are the
+// items holding rows from its start on assigned again in start order, each keeping its ids where
+// it can; those that started earlier keep theirs.
 class ProcessorRows {
  public:
   struct Span {
@@ -60,10 +57,7 @@ class ProcessorRows {
   };
   using Change = std::pair<std::string, std::optional<Span>>;  // nullopt: no longer drawn
 
-  // Items moved out of the way per Update before it assigns rows again from a start on.
-  static constexpr int kEvictionBudget = 32;
-
-  explicit ProcessorRows(std::vector<int> group_counts, int eviction_budget = kEvictionBudget);
+  explicit ProcessorRows(std::vector<int> group_counts);
 
   // Applies the changes of one step. Returns the keys not among them whose ids changed too
   // (an assignment of all items again), in no particular order.
@@ -74,36 +68,19 @@ class ProcessorRows {
   // The ids of `key`, ascending; empty for a key it does not hold.
   const std::vector<int>& Ids(const std::string& key) const;
   size_t size() const { return items_.size(); }
-  // How many Updates assigned rows again from a start on (the eviction budget ran out).
-  size_t sweeps() const { return sweeps_; }
 
  private:
   struct Entry {
     Span span;
     std::vector<int> ids;
   };
-  // Items live in a node map: the spans on each id point at their item's key.
-  using Items = absl::node_hash_map<std::string, Entry>;
-  using Item = Items::value_type;
-  struct Holder {
-    Time end;
-    const std::string* key;
-  };
-  // The keys whose ids an Update changed besides its own, with the ids they had before it.
-  using Displaced = absl::flat_hash_map<std::string, std::vector<int>>;
-
   // The id range [first, end) an item of `group` takes ids from.
   std::pair<int, int> RangeOf(int group) const;
   bool FreeOver(int id, Time start, Time end) const;
-  void Occupy(const Item& item);
-  void Vacate(const Item& item);
-  // Gives `item` k ids free over its span, its own first; false when there are not k.
-  bool Place(Item& item);
-  // `item`, which Place could not place, takes the k ids of its range held over its span by the
-  // fewest items, and those are placed again the same way, each counted against `budget`. False
-  // when the budget ran out: the items then left without rows are added to `unplaced`.
-  bool Evict(Item& item, int& budget, absl::flat_hash_set<std::string>& unplaced,
-             Displaced& displaced);
+  void Occupy(const Entry& entry);
+  void Vacate(const Entry& entry);
+  // Gives `entry` k ids free over its span, its own first; false when there are not k.
+  bool Place(Entry& entry);
   // The items that hold rows at or after `from` assigned again in start order (`unplaced`: those
   // holding none now); the keys whose ids changed.
   std::vector<std::string> AssignFrom(Time from, const absl::flat_hash_set<std::string>& unplaced);
@@ -111,11 +88,9 @@ class ProcessorRows {
   std::vector<int> group_counts_;
   std::vector<int> first_id_;  // of each group
   int capacity_ = 0;
-  int eviction_budget_;
-  size_t sweeps_ = 0;
-  Items items_;
-  // Per id, the spans holding it: start -> its end and item, never overlapping.
-  std::vector<std::map<Time, Holder>> busy_;
+  absl::flat_hash_map<std::string, Entry> items_;
+  // Per id, the spans holding it: start -> end, never overlapping.
+  std::vector<std::map<Time, Time>> busy_;
 };
 
 template <class Pred>
@@ -125,7 +100,7 @@ void ProcessorRows::RetainIf(const Pred& keep) {
       ++it;
       continue;
     }
-    Vacate(*it);
+    Vacate(it->second);
     items_.erase(it++);
   }
 }
