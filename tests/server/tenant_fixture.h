@@ -18,6 +18,17 @@ inline std::string GrantLine(absl::string_view token, absl::string_view tenant,
                       ", role: ", role, "}\n");
 }
 
+// A call to `method` on `stub` as the holder of `token`.
+template <class Request, class Response>
+grpc::Status CallAs(pb::Resched::Stub& stub, const char* token,
+                    grpc::Status (pb::Resched::Stub::*method)(grpc::ClientContext*, const Request&,
+                                                              Response*),
+                    const Request& request, Response* response) {
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
+  return (stub.*method)(&context, request, response);
+}
+
 // A server whose calls need the tokens of `TokensYaml()`.
 class TokenServerFixture : public ServerTest {
  protected:
@@ -38,9 +49,7 @@ class TokenServerFixture : public ServerTest {
                     grpc::Status (pb::Resched::Stub::*method)(grpc::ClientContext*, const Request&,
                                                               Response*),
                     const Request& request, Response* response) {
-    grpc::ClientContext context;
-    context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
-    return (stub_.get()->*method)(&context, request, response);
+    return CallAs(*stub_, token, method, request, response);
   }
 
   // A SIMULATED (or WALL) cluster of `processors` under conservative backfilling, created by

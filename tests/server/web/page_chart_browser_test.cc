@@ -284,9 +284,7 @@ class PageTenantTest : public PageChartTest {
                     grpc::Status (pb::Resched::Stub::*method)(grpc::ClientContext*, const Request&,
                                                               Response*),
                     const Request& request, Response* response) {
-    grpc::ClientContext context;
-    context.AddMetadata("authorization", absl::StrCat("Bearer ", token));
-    return (stub_.get()->*method)(&context, request, response);
+    return server::testing::CallAs(*stub_, token, method, request, response);
   }
   pb::Job SubmitAs(const char* token, const std::string& name) {
     pb::SubmitJobRequest request;
