@@ -1,8 +1,10 @@
 #include "server/app/processor_rows.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <queue>
+#include <tuple>
 
 #include "absl/container/flat_hash_set.h"
 #include "core/timeline/timeline.h"
@@ -169,6 +171,7 @@ ProcessorRows::ProcessorRows(std::vector<int> group_counts)
     capacity_ += count;
   }
   busy_.resize(capacity_);
+  last_end_.resize(capacity_, std::numeric_limits<Time>::min());
 }
 
 std::pair<int, int> ProcessorRows::RangeOf(int group) const {
@@ -177,7 +180,8 @@ std::pair<int, int> ProcessorRows::RangeOf(int group) const {
 }
 
 bool ProcessorRows::FreeOver(int id, Time start, Time end) const {
-  const std::map<Time, Time>& spans = busy_[id];
+  if (last_end_[id] <= start) return true;  // most new items go after all others
+  const absl::btree_map<Time, Time>& spans = busy_[id];
   auto after = spans.lower_bound(end);
   if (after == spans.begin()) return true;
   return std::prev(after)->second <= start;
@@ -185,7 +189,14 @@ bool ProcessorRows::FreeOver(int id, Time start, Time end) const {
 
 void ProcessorRows::Occupy(const Entry& entry) {
   if (entry.span.start >= entry.span.end) return;
-  for (int id : entry.ids) busy_[id].emplace(entry.span.start, entry.span.end);
+  for (int id : entry.ids) {
+    busy_[id].emplace(entry.span.start, entry.span.end);
+    last_end_[id] = std::max(last_end_[id], entry.span.end);
+  }
+}
+
+void ProcessorRows::KeepLastEnd(int id) {
+  last_end_[id] = busy_[id].empty() ? std::numeric_limits<Time>::min() : busy_[id].rbegin()->second;
 }
 
 void ProcessorRows::Vacate(const Entry& entry) {
@@ -193,6 +204,7 @@ void ProcessorRows::Vacate(const Entry& entry) {
   for (int id : entry.ids) {
     auto it = busy_[id].find(entry.span.start);
     if (it != busy_[id].end() && it->second == entry.span.end) busy_[id].erase(it);
+    KeepLastEnd(id);
   }
 }
 
@@ -220,16 +232,19 @@ std::vector<std::string> ProcessorRows::Update(const std::vector<Change>& change
     if (!span) {
       if (it == items_.end()) continue;
       Vacate(it->second);
+      Unindex(key, it->second.span);
       items_.erase(it);
       continue;
     }
     if (it != items_.end()) {
       if (it->second.span == *span) continue;
       Vacate(it->second);
+      Unindex(key, it->second.span);
       it->second.span = *span;
     } else {
       items_.emplace(key, Entry{*span, {}});
     }
+    Index(key, *span);
     pending.emplace_back(*span, key);
   }
   std::sort(pending.begin(), pending.end(), [](const auto& a, const auto& b) {
@@ -240,17 +255,27 @@ std::vector<std::string> ProcessorRows::Update(const std::vector<Change>& change
   // than a search of every processor's spans per item.
   constexpr size_t kPlacedOneByOne = 64;
   size_t placed = 0;
+  absl::flat_hash_set<std::string> swapped;
+  absl::flat_hash_set<std::string> unplaced;  // their ids are the ones they had, or none
+  for (const auto& [span, key] : pending) unplaced.insert(key);
   if (pending.size() <= kPlacedOneByOne) {
-    while (placed < pending.size() && Place(items_[pending[placed].second])) ++placed;
+    while (placed < pending.size()) {
+      const std::string& key = pending[placed].second;
+      Entry& entry = items_[key];
+      if (!Place(entry) && !SwapInto(entry, unplaced, swapped)) break;
+      unplaced.erase(key);
+      ++placed;
+    }
   }
-  if (placed == pending.size()) return {};
-  absl::flat_hash_set<std::string> unplaced;
-  for (size_t i = placed; i < pending.size(); ++i) unplaced.insert(pending[i].second);
   absl::flat_hash_set<std::string> changed_here;
   for (const auto& [key, span] : changes) changed_here.insert(key);
   std::vector<std::string> moved;
+  for (const std::string& key : swapped) {
+    if (!changed_here.contains(key)) moved.push_back(key);
+  }
+  if (placed == pending.size()) return moved;
   for (std::string& key : AssignFrom(pending[placed].first.start, unplaced)) {
-    if (!changed_here.contains(key)) moved.push_back(std::move(key));
+    if (!changed_here.contains(key) && !swapped.contains(key)) moved.push_back(std::move(key));
   }
   return moved;
 }
@@ -280,6 +305,114 @@ std::vector<std::string> ProcessorRows::AssignFrom(
     Occupy(entry);
   }
   return moved;
+}
+
+Time ProcessorRows::FreeUntil(int id, Time at) const {
+  const absl::btree_map<Time, Time>& spans = busy_[id];
+  auto after = spans.upper_bound(at);
+  if (after != spans.begin() && std::prev(after)->second > at) return at;  // busy at `at`
+  return after == spans.end() ? std::numeric_limits<Time>::max() : after->first;
+}
+
+Time ProcessorRows::NoSpanAcross(int a, int b, Time from) const {
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (int id : {a, b}) {
+      auto after = busy_[id].upper_bound(from);
+      if (after == busy_[id].begin()) continue;
+      const auto& [start, end] = *std::prev(after);
+      if (start < from && end > from) {
+        from = end;
+        moved = true;
+      }
+    }
+  }
+  return from;
+}
+
+void ProcessorRows::SwapRows(int a, int b, Time from, Time to,
+                             const absl::flat_hash_set<std::string>& unplaced,
+                             absl::flat_hash_set<std::string>& moved) {
+  // The items holding `id` over spans that start in [from, to), found by their start.
+  auto holders = [&](int id) {
+    std::vector<std::pair<Time, Time>> spans;
+    std::vector<Entry*> entries;
+    for (auto it = busy_[id].lower_bound(from); it != busy_[id].end() && it->first < to; ++it) {
+      spans.emplace_back(it->first, it->second);
+      for (auto key = by_start_.lower_bound({it->first, std::string()});
+           key != by_start_.end() && key->first == it->first; ++key) {
+        Entry& entry = items_.find(key->second)->second;
+        if (entry.span.end == it->second && !unplaced.contains(key->second) &&
+            std::find(entry.ids.begin(), entry.ids.end(), id) != entry.ids.end()) {
+          entries.push_back(&entry);
+          moved.insert(key->second);
+          break;
+        }
+      }
+    }
+    return std::make_pair(spans, entries);
+  };
+  auto [spans_a, holders_a] = holders(a);
+  auto [spans_b, holders_b] = holders(b);
+  busy_[a].erase(busy_[a].lower_bound(from), busy_[a].lower_bound(to));
+  busy_[b].erase(busy_[b].lower_bound(from), busy_[b].lower_bound(to));
+  busy_[b].insert(spans_a.begin(), spans_a.end());
+  busy_[a].insert(spans_b.begin(), spans_b.end());
+  KeepLastEnd(a);
+  KeepLastEnd(b);
+  // An item on both rows holds the same ids after the swap.
+  for (auto [holders, from_id, to_id] :
+       {std::tuple(&holders_a, a, b), std::tuple(&holders_b, b, a)}) {
+    for (Entry* entry : *holders) {
+      std::vector<int>& ids = entry->ids;
+      if (std::find(ids.begin(), ids.end(), to_id) != ids.end()) continue;
+      *std::find(ids.begin(), ids.end(), from_id) = to_id;
+      std::sort(ids.begin(), ids.end());
+    }
+  }
+}
+
+bool ProcessorRows::SwapInto(Entry& entry, const absl::flat_hash_set<std::string>& unplaced,
+                             absl::flat_hash_set<std::string>& moved) {
+  const Span& span = entry.span;
+  if (group_counts_.size() > 1 && span.group < 0) return false;  // rows of any group: the sweep
+  const std::pair<int, int> range = RangeOf(span.group);
+  const int first = range.first;
+  const int end = range.second;
+  std::vector<int> chosen = ChooseIds(first, end, span.k, entry.ids,
+                                      [&](int id) { return FreeOver(id, span.start, span.end); });
+  auto taken = [&](int id) { return std::find(chosen.begin(), chosen.end(), id) != chosen.end(); };
+  // The row not taken, free at `at`, that stays free the longest; -1 when none is free.
+  auto free_longest = [&](Time at, int except) {
+    int best = -1;
+    Time best_until = at;
+    for (int id = first; id < end; ++id) {
+      if (id == except || taken(id)) continue;
+      const Time until = FreeUntil(id, at);
+      if (until > best_until) {
+        best = id;
+        best_until = until;
+      }
+    }
+    return std::make_pair(best, best_until);
+  };
+  while (static_cast<int>(chosen.size()) < span.k) {
+    auto [row, free_until] = free_longest(span.start, -1);
+    while (row >= 0 && free_until < span.end) {
+      // Another row is free where this one is taken again (at most a group's count is busy at
+      // any instant): the two trade what they hold from there until neither has a span across.
+      const auto [other, other_free_until] = free_longest(free_until, row);
+      if (other < 0) return false;
+      SwapRows(row, other, free_until, NoSpanAcross(row, other, other_free_until), unplaced, moved);
+      free_until = other_free_until;
+    }
+    if (row < 0) return false;
+    chosen.push_back(row);
+  }
+  std::sort(chosen.begin(), chosen.end());
+  entry.ids = std::move(chosen);
+  Occupy(entry);
+  return true;
 }
 
 const std::vector<int>& ProcessorRows::Ids(const std::string& key) const {

@@ -5,12 +5,13 @@
 // consecutive rows wherever they are free.
 #pragma once
 
-#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/container/btree_map.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "core/model/job.h"
@@ -42,10 +43,13 @@ std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> interva
 
 // The ids of every item drawn (a job, a DAG task, a hold), kept across changes: an item whose
 // span is unchanged keeps its ids; a changed one keeps those of its ids still free over its new
-// span and takes the others where they are free, consecutive where they can be. Only when no
-// set of free ids is left for a changed item (the free processors change over its span) are the
-// items holding rows from its start on assigned again in start order, each keeping its ids where
-// it can; those that started earlier keep theirs.
+// span and takes the others where they are free, consecutive where they can be. When too few ids
+// are free over its whole span (the free processors change over it), rows trade: a row free at
+// its start, where it is taken again, trades what it holds with a row free from then on, up to
+// the first instant no span of either lies across, until it is free to the end (SwapInto); only
+// the items in the traded stretches move. Only an item of any group on several groups that finds
+// no rows so has the items holding rows from its start on assigned again in start order, each
+// keeping its ids where it can; those that started earlier keep theirs.
 class ProcessorRows {
  public:
   struct Span {
@@ -60,7 +64,7 @@ class ProcessorRows {
   explicit ProcessorRows(std::vector<int> group_counts);
 
   // Applies the changes of one step. Returns the keys not among them whose ids changed too
-  // (an assignment of all items again), in no particular order.
+  // (rows traded, or an assignment of all items again), in no particular order.
   std::vector<std::string> Update(const std::vector<Change>& changes);
   // Drops every key not in `keep` (items that left the plan without a change of their own).
   template <class Pred>
@@ -79,18 +83,38 @@ class ProcessorRows {
   bool FreeOver(int id, Time start, Time end) const;
   void Occupy(const Entry& entry);
   void Vacate(const Entry& entry);
+  void KeepLastEnd(int id);  // after spans of `id` left
   // Gives `entry` k ids free over its span, its own first; false when there are not k.
   bool Place(Entry& entry);
   // The items that hold rows at or after `from` assigned again in start order (`unplaced`: those
   // holding none now); the keys whose ids changed.
   std::vector<std::string> AssignFrom(Time from, const absl::flat_hash_set<std::string>& unplaced);
+  // When `id` is next taken at or after `at`: `at` where it is taken at `at`.
+  Time FreeUntil(int id, Time at) const;
+  // The first instant at or after `from` that no span of ids `a` or `b` lies across.
+  Time NoSpanAcross(int a, int b, Time from) const;
+  // Ids `a` and `b` trade the spans that start in [from, to), where no span lies across either
+  // end; the items whose ids changed go into `moved`. `unplaced`: items that hold no rows now.
+  void SwapRows(int a, int b, Time from, Time to, const absl::flat_hash_set<std::string>& unplaced,
+                absl::flat_hash_set<std::string>& moved);
+  // Gives `entry` k ids free over its span by trading rows: a row free at its start, where it is
+  // taken again, trades what it holds from there with a row free then, until it is free to the
+  // end. False (its rows unchanged, others perhaps traded, and in `moved`) for an item of any group
+  // on several groups, or where more than a group's count would be busy.
+  bool SwapInto(Entry& entry, const absl::flat_hash_set<std::string>& unplaced,
+                absl::flat_hash_set<std::string>& moved);
+  void Index(const std::string& key, const Span& span) { by_start_.emplace(span.start, key); }
+  void Unindex(const std::string& key, const Span& span) { by_start_.erase({span.start, key}); }
 
   std::vector<int> group_counts_;
   std::vector<int> first_id_;  // of each group
   int capacity_ = 0;
   absl::flat_hash_map<std::string, Entry> items_;
   // Per id, the spans holding it: start -> end, never overlapping.
-  std::vector<std::map<Time, Time>> busy_;
+  std::vector<absl::btree_map<Time, Time>> busy_;
+  std::vector<Time> last_end_;  // per id, the end of its last span
+  // Every item by start: who holds a row's span (SwapRows).
+  std::set<std::pair<Time, std::string>> by_start_;
 };
 
 template <class Pred>
@@ -101,6 +125,7 @@ void ProcessorRows::RetainIf(const Pred& keep) {
       continue;
     }
     Vacate(it->second);
+    Unindex(it->first, it->second.span);
     items_.erase(it++);
   }
 }

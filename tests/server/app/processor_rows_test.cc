@@ -168,6 +168,30 @@ TEST(ProcessorRows, NoRowFreeOverTheWholeSpanMovesAnotherItemAndSaysWhich) {
   EXPECT_NE(rows.Ids("q"), rows.Ids("w"));
 }
 
+TEST(ProcessorRows, RowsTradeOnlyUntilNeitherHasASpanAcross) {
+  ProcessorRows rows({2});
+  // Row 0: q [0, 10), x1 [25, 35), x2 [40, 50); row 1: s [10, 30), y1 [30, 40), y2 [40, 50).
+  ASSERT_TRUE(rows.Update({{"b", Span{10, 30, 1}}}).empty());
+  ASSERT_TRUE(rows.Update({{"s", Span{10, 30, 1}}}).empty());
+  ASSERT_TRUE(rows.Update({{"q", Span{0, 10, 1}}}).empty());
+  ASSERT_TRUE(rows.Update({{"b", std::nullopt}, {"x1", Span{25, 35, 1}}}).empty());
+  ASSERT_TRUE(rows.Update({{"y1", Span{30, 40, 1}}}).empty());
+  ASSERT_TRUE(rows.Update({{"x2", Span{40, 50, 1}}, {"y2", Span{40, 50, 1}}}).empty());
+  for (const auto& [key, row] :
+       std::map<std::string, int>{{"q", 0}, {"x1", 0}, {"x2", 0}, {"s", 1}, {"y1", 1}, {"y2", 1}}) {
+    ASSERT_EQ(rows.Ids(key), std::vector<int>{row}) << key;
+  }
+  // w over [0, 20) has row 1 until 10 and row 0 from then: the rows trade what they hold from
+  // 10 to 40, the first instant no span lies across; x2 and y2 stay.
+  std::vector<std::string> moved = rows.Update({{"w", Span{0, 20, 1}}});
+  std::sort(moved.begin(), moved.end());
+  EXPECT_EQ(moved, (std::vector<std::string>{"s", "x1", "y1"}));
+  for (const auto& [key, row] : std::map<std::string, int>{
+           {"w", 1}, {"q", 0}, {"s", 0}, {"x1", 1}, {"y1", 0}, {"x2", 0}, {"y2", 1}}) {
+    EXPECT_EQ(rows.Ids(key), std::vector<int>{row}) << key;
+  }
+}
+
 TEST(ProcessorRows, RetainIfDropsItemsAndFreesTheirRows) {
   ProcessorRows rows({2});
   ASSERT_TRUE(rows.Update({{"a", Span{0, 10, 2}}}).empty());
