@@ -17,11 +17,13 @@ constexpr std::chrono::milliseconds kClientCheck{250};
 }  // namespace
 
 EventStream::EventStream(pb::Resched::Stub& stub, std::string cluster, WebCaller caller,
-                         std::chrono::milliseconds heartbeat, std::int64_t after_sequence)
+                         std::chrono::milliseconds heartbeat, EventChunks& chunks,
+                         std::int64_t after_sequence)
     : stub_(stub),
       cluster_(std::move(cluster)),
       caller_(std::move(caller)),
       heartbeat_(heartbeat),
+      chunks_(chunks),
       after_sequence_(after_sequence) {}
 
 EventStream::~EventStream() {
@@ -90,9 +92,7 @@ bool EventStream::Next(std::string& chunk, const std::function<bool()>& client_t
     }
   }
   if (event && !cancelled) {
-    const HttpReply json = JsonReply(*event);
-    chunk = absl::StrCat("event: ", pb::ScheduleEvent::Kind_Name(event->kind()),
-                         "\nid: ", event->sequence(), "\ndata: ", json.body, "\n\n");
+    chunk = *chunks_.Chunk(*event);
     return true;
   }
   if (cancelled || ended) {

@@ -24,6 +24,7 @@
 #include "resched/v1/service.grpc.pb.h"
 #include "server/base/mutex.h"
 #include "server/base/stream_caps.h"
+#include "server/web/event_chunks.h"
 #include "server/web/json_gateway.h"
 
 namespace resched::server::web {
@@ -33,8 +34,10 @@ class EventStream {
   // The call starts at the first Next, and a thread of its own reads it (a blocking Read cannot
   // wait for a heartbeat).
   // `after_sequence`: the last event the page saw (WatchScheduleRequest.after_sequence).
+  // `chunks`: the events' text, shared with the other streams; it outlives the stream.
   EventStream(resched::v1::Resched::Stub& stub, std::string cluster, WebCaller caller,
-              std::chrono::milliseconds heartbeat, std::int64_t after_sequence = 0);
+              std::chrono::milliseconds heartbeat, EventChunks& chunks,
+              std::int64_t after_sequence = 0);
   // Ends a call still open (a client that went away), collects its status and joins the reader.
   ~EventStream();
   EventStream(const EventStream&) = delete;
@@ -57,6 +60,7 @@ class EventStream {
   const std::string cluster_;
   const WebCaller caller_;
   const std::chrono::milliseconds heartbeat_;
+  EventChunks& chunks_;
   const std::int64_t after_sequence_;
   grpc::ClientContext context_;
   std::unique_ptr<grpc::ClientReaderInterface<resched::v1::ScheduleEvent>> reader_;

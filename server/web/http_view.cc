@@ -37,6 +37,9 @@ constexpr auto kCallDeadline = std::chrono::seconds(30);
 constexpr int kMaxEventStreams = 16;
 // One client's share of them (ConnectionLimits::max_per_peer bounds its connections as a whole).
 constexpr int kMaxEventStreamsPerClient = 4;
+// The text of recent events, shared by the streams (the pages read the same events at about the
+// same time; one that falls further behind converts its events again).
+constexpr std::size_t kEventChunkBytes = 16 << 20;
 
 template <class Request, class Response>
 using UnaryMethod = grpc::Status (pb::Resched::Stub::*)(grpc::ClientContext*, const Request&,
@@ -332,7 +335,7 @@ class HttpView::Impl {
       after_sequence = 0;
     }
     auto stream = std::make_shared<EventStream>(*stub_, http.matches[1], std::move(caller),
-                                                event_heartbeat_, after_sequence);
+                                                event_heartbeat_, event_chunks_, after_sequence);
     // Streams count against the token that opened them, or the address without one.
     const std::string client = authorization.empty() ? absl::StrCat("address ", http.remote_addr)
                                                      : absl::StrCat("token ", authorization);
@@ -373,6 +376,7 @@ class HttpView::Impl {
   std::unique_ptr<pb::Resched::Stub> stub_;
   const std::vector<std::shared_ptr<prometheus::Collectable>> metrics_;
   const std::chrono::milliseconds event_heartbeat_;
+  EventChunks event_chunks_{kEventChunkBytes};
   EventStreams streams_{kMaxEventStreams, kMaxEventStreamsPerClient};
   std::vector<std::pair<std::regex, std::string>> routes_;  // pattern, method; set before listening
   GuardedServer server_;

@@ -30,15 +30,17 @@ class EventStreamTest : public resched::server::testing::ServerTest {
 
   // A stream of `cluster` over `stub` (a heartbeat no test waits for) that has sent its first
   // schedule.
-  static std::unique_ptr<EventStream> StreamAfterFirstSchedule(pb::Resched::Stub& stub,
-                                                               const std::string& cluster) {
-    auto stream =
-        std::make_unique<EventStream>(stub, cluster, WebCaller{}, std::chrono::seconds(30));
+  std::unique_ptr<EventStream> StreamAfterFirstSchedule(pb::Resched::Stub& stub,
+                                                        const std::string& cluster) {
+    auto stream = std::make_unique<EventStream>(stub, cluster, WebCaller{},
+                                                std::chrono::seconds(30), chunks_);
     std::string chunk;
     EXPECT_TRUE(stream->Next(chunk));
     EXPECT_TRUE(chunk.starts_with("event: SCHEDULE\n")) << chunk;
     return stream;
   }
+
+  EventChunks chunks_{1 << 20};
 };
 
 TEST_F(EventStreamTest, APageThatStopsReadingIsCutOffByTheServersBacklogLimit) {
