@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """What open web-view pages cost the server: resched-loadgen submits at a steady rate to a
-1,024-processor cluster of 8,000 jobs while 0, 1 or 10 headless Chromium pages show it, and the
-server's CPU time and SubmitJob's latency are compared with the run without pages, measured in
-the same run (docs/web.md).
+1,024-processor cluster of 8,000 jobs while 0, 1 or 10 pages show it (headless Chromium, and past
+--browser-pages readers of the event stream), and the server's CPU time and SubmitJob's latency
+are compared with the run without pages, measured in the same run (docs/web.md).
 
 The server runs on CPU 0; Chromium, chromedriver and loadgen on the others, so that the pages'
 own drawing does not queue the server's threads (on a 2-core machine: one core each). It runs
@@ -11,7 +11,8 @@ address without one) holds at most 4 event streams: ten pages from one address c
 be live.
 
 RESCHED_SERVER_BIN=build/server/resched-server RESCHED_LOADGEN_BIN=build/loadgen/resched-loadgen \\
-  python3 bench/web_cost/measure.py --jobs 8000 --rate 20 --seconds 20 --rounds 3
+  python3 bench/web_cost/measure.py --jobs 8000 --seconds 15 --rounds 2 --pages 0,1,4,10 \\
+  --browser-pages 1
 """
 import argparse
 import hashlib
@@ -155,6 +156,32 @@ class WebDriver:
             self.process.wait()
 
 
+class StreamReaders:
+    """Pages past --browser-pages: each reads the cluster's event stream as a page does
+    (curl, with a token of its own) and draws nothing. A page that shows the cluster fetches
+    nothing while it applies events (the Chromium pages' counts say so), so the server serves
+    a reader as it serves a page once both are loaded; one core cannot draw ten pages of 8,000
+    jobs 20 times a second, and a page that falls behind is cut off by the server."""
+
+    def __init__(self, http_port, tokens):
+        url = f"http://127.0.0.1:{http_port}/api/v1/clusters/{CLUSTER}/events"
+        self.processes = [subprocess.Popen(
+            ["taskset", "-c", ",".join(map(str, others_cpus())), "curl", "-sfN",
+             "-H", f"Authorization: Bearer {token}", "-o", "/dev/null", url])
+            for token in tokens]
+        time.sleep(5)  # each has its first event, the whole schedule
+        for process in self.processes:
+            if process.poll() is not None:
+                raise RuntimeError(f"an event stream ended: curl exited {process.returncode}")
+
+    def stop(self):
+        for process in self.processes:
+            if process.poll() is not None:
+                raise RuntimeError(f"an event stream ended: curl exited {process.returncode}")
+            process.terminate()
+            process.wait()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=8000, help="jobs on the cluster first")
@@ -162,6 +189,8 @@ def main():
     parser.add_argument("--seconds", type=int, default=20, help="of load per measurement")
     parser.add_argument("--rounds", type=int, default=3, help="each page count, interleaved")
     parser.add_argument("--pages", default="0,1,10")
+    parser.add_argument("--browser-pages", type=int, default=4,
+                        help="pages in Chromium, at most; the others read the event stream alone")
     args = parser.parse_args()
     assert LOADGEN_BIN, "RESCHED_LOADGEN_BIN is not set"
     page_counts = [int(p) for p in args.pages.split(",")]
@@ -183,15 +212,19 @@ def main():
         order = [(r, p) for p in page_counts if p == 0 for r in range(args.rounds)]
         order += [(r, p) for r in range(args.rounds) for p in page_counts if p != 0]
         for round_index, pages in order:
-            handles = browser.open_pages(url, page_tokens[:pages]) if pages else []
+            in_browser = min(pages, args.browser_pages)
+            handles = browser.open_pages(url, page_tokens[:in_browser]) if in_browser else []
+            readers = StreamReaders(http_port, page_tokens[in_browser:pages])
             before = cpu_seconds(server.process.pid)
             report = loadgen(server.address, token_file, "--rate", str(args.rate),
                              "--duration", f"{args.seconds}s", "--clients", "4")
             cpu = cpu_seconds(server.process.pid) - before
+            readers.stop()
             submit = next(op for op in report["calls"] if op["call"] == "submit")
             results[pages].append({"cpu": cpu, "p50": submit["p50_ms"],
                                    "p99": submit["p99_ms"]})
-            print(f"round {round_index + 1}, {pages} page(s): server CPU {cpu:.2f} s, "
+            print(f"round {round_index + 1}, {pages} page(s) ({pages - in_browser} reading the "
+                  f"stream alone): server CPU {cpu:.2f} s, "
                   f"SubmitJob p50 {submit['p50_ms']:.2f} ms, p99 {submit['p99_ms']:.2f} ms",
                   flush=True)
             if handles:
