@@ -208,7 +208,8 @@ void ProcessorRows::Vacate(const Entry& entry) {
   }
 }
 
-bool ProcessorRows::Place(Entry& entry) {
+bool ProcessorRows::Place(Entry& entry, const absl::flat_hash_set<std::string>& unplaced,
+                          absl::flat_hash_set<std::string>& moved) {
   const Span& span = entry.span;
   const auto [first, end] = RangeOf(span.group);
   if (span.start >= span.end) {  // occupies no instant (AssignProcessorIds)
@@ -218,7 +219,10 @@ bool ProcessorRows::Place(Entry& entry) {
   }
   std::vector<int> chosen = ChooseIds(first, end, span.k, entry.ids,
                                       [&](int id) { return FreeOver(id, span.start, span.end); });
-  if (static_cast<int>(chosen.size()) < span.k) return false;
+  if (static_cast<int>(chosen.size()) < span.k && !TradeRowsFor(span, chosen, unplaced, moved)) {
+    return false;
+  }
+  std::sort(chosen.begin(), chosen.end());
   entry.ids = std::move(chosen);
   Occupy(entry);
   return true;
@@ -262,7 +266,7 @@ std::vector<std::string> ProcessorRows::Update(const std::vector<Change>& change
     while (placed < pending.size()) {
       const std::string& key = pending[placed].second;
       Entry& entry = items_[key];
-      if (!Place(entry) && !SwapInto(entry, unplaced, swapped)) break;
+      if (!Place(entry, unplaced, swapped)) break;
       unplaced.erase(key);
       ++placed;
     }
@@ -336,7 +340,7 @@ void ProcessorRows::SwapRows(int a, int b, Time from, Time to,
   // The items holding `id` over spans that start in [from, to), found by their start.
   auto holders = [&](int id) {
     std::vector<std::pair<Time, Time>> spans;
-    std::vector<Entry*> entries;
+    std::vector<std::pair<const std::string*, Entry*>> entries;
     for (auto it = busy_[id].lower_bound(from); it != busy_[id].end() && it->first < to; ++it) {
       spans.emplace_back(it->first, it->second);
       for (auto key = by_start_.lower_bound({it->first, std::string()});
@@ -344,8 +348,7 @@ void ProcessorRows::SwapRows(int a, int b, Time from, Time to,
         Entry& entry = items_.find(key->second)->second;
         if (entry.span.end == it->second && !unplaced.contains(key->second) &&
             std::find(entry.ids.begin(), entry.ids.end(), id) != entry.ids.end()) {
-          entries.push_back(&entry);
-          moved.insert(key->second);
+          entries.emplace_back(&key->second, &entry);
           break;
         }
       }
@@ -363,24 +366,23 @@ void ProcessorRows::SwapRows(int a, int b, Time from, Time to,
   // An item on both rows holds the same ids after the swap.
   for (auto [holders, from_id, to_id] :
        {std::tuple(&holders_a, a, b), std::tuple(&holders_b, b, a)}) {
-    for (Entry* entry : *holders) {
+    for (const auto& [key, entry] : *holders) {
       std::vector<int>& ids = entry->ids;
       if (std::find(ids.begin(), ids.end(), to_id) != ids.end()) continue;
       *std::find(ids.begin(), ids.end(), from_id) = to_id;
       std::sort(ids.begin(), ids.end());
+      moved.insert(*key);
     }
   }
 }
 
-bool ProcessorRows::SwapInto(Entry& entry, const absl::flat_hash_set<std::string>& unplaced,
-                             absl::flat_hash_set<std::string>& moved) {
-  const Span& span = entry.span;
+bool ProcessorRows::TradeRowsFor(const Span& span, std::vector<int>& chosen,
+                                 const absl::flat_hash_set<std::string>& unplaced,
+                                 absl::flat_hash_set<std::string>& moved) {
   if (group_counts_.size() > 1 && span.group < 0) return false;  // rows of any group: the sweep
   const std::pair<int, int> range = RangeOf(span.group);
   const int first = range.first;
   const int end = range.second;
-  std::vector<int> chosen = ChooseIds(first, end, span.k, entry.ids,
-                                      [&](int id) { return FreeOver(id, span.start, span.end); });
   auto taken = [&](int id) { return std::find(chosen.begin(), chosen.end(), id) != chosen.end(); };
   // The row not taken, free at `at`, that stays free the longest; -1 when none is free.
   auto free_longest = [&](Time at, int except) {
@@ -409,9 +411,6 @@ bool ProcessorRows::SwapInto(Entry& entry, const absl::flat_hash_set<std::string
     if (row < 0) return false;
     chosen.push_back(row);
   }
-  std::sort(chosen.begin(), chosen.end());
-  entry.ids = std::move(chosen);
-  Occupy(entry);
   return true;
 }
 

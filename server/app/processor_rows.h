@@ -46,7 +46,7 @@ std::vector<std::vector<int>> AssignProcessorIds(std::vector<IdInterval> interva
 // span and takes the others where they are free, consecutive where they can be. When too few ids
 // are free over its whole span (the free processors change over it), rows trade: a row free at
 // its start, where it is taken again, trades what it holds with a row free from then on, up to
-// the first instant no span of either lies across, until it is free to the end (SwapInto); only
+// the first instant no span of either lies across, until it is free to the end (TradeRowsFor); only
 // the items in the traded stretches move. Only an item of any group on several groups that finds
 // no rows so has the items holding rows from its start on assigned again in start order, each
 // keeping its ids where it can; those that started earlier keep theirs.
@@ -84,8 +84,10 @@ class ProcessorRows {
   void Occupy(const Entry& entry);
   void Vacate(const Entry& entry);
   void KeepLastEnd(int id);  // after spans of `id` left
-  // Gives `entry` k ids free over its span, its own first; false when there are not k.
-  bool Place(Entry& entry);
+  // Gives `entry` k ids free over its span, its own first, trading rows where too few are
+  // (TradeRowsFor, whose arguments these are); false where that fails, its ids unchanged.
+  bool Place(Entry& entry, const absl::flat_hash_set<std::string>& unplaced,
+             absl::flat_hash_set<std::string>& moved);
   // The items that hold rows at or after `from` assigned again in start order (`unplaced`: those
   // holding none now); the keys whose ids changed.
   std::vector<std::string> AssignFrom(Time from, const absl::flat_hash_set<std::string>& unplaced);
@@ -97,12 +99,13 @@ class ProcessorRows {
   // end; the items whose ids changed go into `moved`. `unplaced`: items that hold no rows now.
   void SwapRows(int a, int b, Time from, Time to, const absl::flat_hash_set<std::string>& unplaced,
                 absl::flat_hash_set<std::string>& moved);
-  // Gives `entry` k ids free over its span by trading rows: a row free at its start, where it is
-  // taken again, trades what it holds from there with a row free then, until it is free to the
-  // end. False (its rows unchanged, others perhaps traded, and in `moved`) for an item of any group
-  // on several groups, or where more than a group's count would be busy.
-  bool SwapInto(Entry& entry, const absl::flat_hash_set<std::string>& unplaced,
-                absl::flat_hash_set<std::string>& moved);
+  // Adds to `chosen` (ids free over `span`) until it holds k, by trading rows: a row free at
+  // the span's start, where it is taken again, trades what it holds from there with a row free
+  // then, until it is free to the end. False (others' rows perhaps traded, and in `moved`) for a
+  // span of any group on several groups, or where more than a group's count would be busy.
+  bool TradeRowsFor(const Span& span, std::vector<int>& chosen,
+                    const absl::flat_hash_set<std::string>& unplaced,
+                    absl::flat_hash_set<std::string>& moved);
   void Index(const std::string& key, const Span& span) { by_start_.emplace(span.start, key); }
   void Unindex(const std::string& key, const Span& span) { by_start_.erase({span.start, key}); }
 
