@@ -171,7 +171,7 @@ ProcessorRows::ProcessorRows(std::vector<int> group_counts)
     capacity_ += count;
   }
   busy_.resize(capacity_);
-  last_end_.resize(capacity_, std::numeric_limits<Time>::min());
+  occupancy_ = RowOccupancy(capacity_);
 }
 
 std::pair<int, int> ProcessorRows::RangeOf(int group) const {
@@ -179,46 +179,38 @@ std::pair<int, int> ProcessorRows::RangeOf(int group) const {
   return {first_id_[group], first_id_[group] + group_counts_[group]};
 }
 
-bool ProcessorRows::FreeOver(int id, Time start, Time end) const {
-  if (last_end_[id] <= start) return true;  // most new items go after all others
-  const absl::btree_map<Time, Time>& spans = busy_[id];
-  auto after = spans.lower_bound(end);
-  if (after == spans.begin()) return true;
-  return std::prev(after)->second <= start;
-}
-
 void ProcessorRows::Occupy(const Entry& entry) {
   if (entry.span.start >= entry.span.end) return;
   for (int id : entry.ids) {
     busy_[id].emplace(entry.span.start, entry.span.end);
-    last_end_[id] = std::max(last_end_[id], entry.span.end);
+    occupancy_.Add(id, entry.span.start, entry.span.end);
   }
-}
-
-void ProcessorRows::KeepLastEnd(int id) {
-  last_end_[id] = busy_[id].empty() ? std::numeric_limits<Time>::min() : busy_[id].rbegin()->second;
 }
 
 void ProcessorRows::Vacate(const Entry& entry) {
   if (entry.span.start >= entry.span.end) return;
   for (int id : entry.ids) {
     auto it = busy_[id].find(entry.span.start);
-    if (it != busy_[id].end() && it->second == entry.span.end) busy_[id].erase(it);
-    KeepLastEnd(id);
+    if (it == busy_[id].end() || it->second != entry.span.end) continue;
+    busy_[id].erase(it);
+    occupancy_.Remove(id, entry.span.start, entry.span.end);
   }
 }
 
 bool ProcessorRows::Place(Entry& entry, const absl::flat_hash_set<std::string>& unplaced,
                           absl::flat_hash_set<std::string>& moved) {
   const Span& span = entry.span;
-  const auto [first, end] = RangeOf(span.group);
+  const std::pair<int, int> range = RangeOf(span.group);
+  const int first = range.first;
+  const int end = range.second;
   if (span.start >= span.end) {  // occupies no instant (AssignProcessorIds)
     entry.ids.resize(std::min(span.k, end - first));
     std::iota(entry.ids.begin(), entry.ids.end(), first);
     return true;
   }
+  const std::vector<std::uint64_t> busy = occupancy_.BusyOver(first, end, span.start, span.end);
   std::vector<int> chosen = ChooseIds(first, end, span.k, entry.ids,
-                                      [&](int id) { return FreeOver(id, span.start, span.end); });
+                                      [&](int id) { return !RowOccupancy::Has(busy, first, id); });
   if (static_cast<int>(chosen.size()) < span.k && !TradeRowsFor(span, chosen, unplaced, moved)) {
     return false;
   }
@@ -359,10 +351,12 @@ void ProcessorRows::SwapRows(int a, int b, Time from, Time to,
   auto [spans_b, holders_b] = holders(b);
   busy_[a].erase(busy_[a].lower_bound(from), busy_[a].lower_bound(to));
   busy_[b].erase(busy_[b].lower_bound(from), busy_[b].lower_bound(to));
+  for (const auto& [start, end] : spans_a) occupancy_.Remove(a, start, end);
+  for (const auto& [start, end] : spans_b) occupancy_.Remove(b, start, end);
   busy_[b].insert(spans_a.begin(), spans_a.end());
   busy_[a].insert(spans_b.begin(), spans_b.end());
-  KeepLastEnd(a);
-  KeepLastEnd(b);
+  for (const auto& [start, end] : spans_a) occupancy_.Add(b, start, end);
+  for (const auto& [start, end] : spans_b) occupancy_.Add(a, start, end);
   // An item on both rows holds the same ids after the swap.
   for (auto [holders, from_id, to_id] :
        {std::tuple(&holders_a, a, b), std::tuple(&holders_b, b, a)}) {
@@ -386,10 +380,11 @@ bool ProcessorRows::TradeRowsFor(const Span& span, std::vector<int>& chosen,
   auto taken = [&](int id) { return std::find(chosen.begin(), chosen.end(), id) != chosen.end(); };
   // The row not taken, free at `at`, that stays free the longest; -1 when none is free.
   auto free_longest = [&](Time at, int except) {
+    const std::vector<std::uint64_t> busy = occupancy_.BusyAt(first, end, at);
     int best = -1;
     Time best_until = at;
     for (int id = first; id < end; ++id) {
-      if (id == except || taken(id)) continue;
+      if (id == except || RowOccupancy::Has(busy, first, id) || taken(id)) continue;
       const Time until = FreeUntil(id, at);
       if (until > best_until) {
         best = id;

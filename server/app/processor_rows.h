@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "core/model/job.h"
+#include "server/app/row_occupancy.h"
 
 namespace resched::server {
 
@@ -80,10 +81,8 @@ class ProcessorRows {
   };
   // The id range [first, end) an item of `group` takes ids from.
   std::pair<int, int> RangeOf(int group) const;
-  bool FreeOver(int id, Time start, Time end) const;
   void Occupy(const Entry& entry);
   void Vacate(const Entry& entry);
-  void KeepLastEnd(int id);  // after spans of `id` left
   // Gives `entry` k ids free over its span, its own first, trading rows where too few are
   // (TradeRowsFor, whose arguments these are); false where that fails, its ids unchanged.
   bool Place(Entry& entry, const absl::flat_hash_set<std::string>& unplaced,
@@ -115,7 +114,7 @@ class ProcessorRows {
   absl::flat_hash_map<std::string, Entry> items_;
   // Per id, the spans holding it: start -> end, never overlapping.
   std::vector<absl::btree_map<Time, Time>> busy_;
-  std::vector<Time> last_end_;  // per id, the end of its last span
+  RowOccupancy occupancy_{0};  // the same spans, by block of rows: which are free over a span
   // Every item by start: who holds a row's span (SwapRows).
   std::set<std::pair<Time, std::string>> by_start_;
 };

@@ -292,5 +292,10 @@ TEST(ProcessorRows, RandomStepsOnProcessorGroupsKeepEachItemInItsGroup) {
   EXPECT_GT(RandomSteps({5, 7}, 12), 0);
 }
 
+// Groups whose rows start and end inside blocks of 64 (RowOccupancy).
+TEST(ProcessorRows, RandomStepsOnGroupsAcrossBlocksOfRowsKeepRowsValid) {
+  RandomSteps({40, 100}, 13);
+}
+
 }  // namespace
 }  // namespace resched::server

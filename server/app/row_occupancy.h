@@ -1,0 +1,50 @@
+// Which processor rows are busy when, 64 rows to a word: for each block of 64 rows, the times
+// at which the set of its busy rows changes, with the set from then on. Finding the rows free
+// over a span then costs one lookup per block instead of one per row (ProcessorRows placed a new
+// job by looking up each of a 1,024-processor cluster's rows), and the memory stays in
+// proportion to the spans held, whatever the number of rows.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/btree_map.h"
+#include "core/model/job.h"
+
+namespace resched::server {
+
+class RowOccupancy {
+ public:
+  explicit RowOccupancy(int rows);
+
+  // Row `id` is busy over [start, end) / is so no longer. Spans of one row never overlap; a span
+  // of no length changes nothing.
+  void Add(int id, Time start, Time end) { Set(id, start, end, true); }
+  void Remove(int id, Time start, Time end) { Set(id, start, end, false); }
+
+  // The rows of [first, end) busy at some instant of [start, end) (start < end): bit id % 64 of
+  // word id / 64 - first / 64.
+  std::vector<std::uint64_t> BusyOver(int first, int end, Time start, Time end_time) const;
+  // The rows of [first, end) busy at `at`, as BusyOver.
+  std::vector<std::uint64_t> BusyAt(int first, int end, Time at) const;
+
+  // The times kept over all blocks: none once every span is removed.
+  std::size_t TimesKept() const;
+
+  static bool Has(const std::vector<std::uint64_t>& words, int first, int id) {
+    const int bit = id - first / 64 * 64;
+    return ((words[bit / 64] >> (bit % 64)) & 1U) != 0;
+  }
+
+ private:
+  void Set(int id, Time start, Time end, bool busy);
+  // The busy rows of `block` at `at`.
+  std::uint64_t MaskAt(const absl::btree_map<Time, std::uint64_t>& block, Time at) const;
+
+  // Per block: time -> its busy rows from then until the next time; none before the first. A
+  // time whose rows are those before it is never kept.
+  std::vector<absl::btree_map<Time, std::uint64_t>> blocks_;
+};
+
+}  // namespace resched::server

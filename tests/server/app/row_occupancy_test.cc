@@ -1,0 +1,78 @@
+// Busy rows by block of 64, against a reference that keeps each row's spans and checks them one
+// by one.
+#include "server/app/row_occupancy.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <vector>
+
+namespace resched::server {
+namespace {
+
+TEST(RowOccupancy, ARowIsBusyOnlyOverItsSpansAndNothingIsKeptOnceTheyLeave) {
+  RowOccupancy rows(130);  // three blocks, the last one partly used
+  rows.Add(3, 10, 20);
+  rows.Add(129, 15, 30);
+  rows.Add(3, 20, 25);  // touching the first: one busy stretch
+  EXPECT_TRUE(RowOccupancy::Has(rows.BusyOver(0, 130, 19, 21), 0, 3));
+  EXPECT_FALSE(RowOccupancy::Has(rows.BusyOver(0, 130, 25, 40), 0, 3));
+  EXPECT_TRUE(RowOccupancy::Has(rows.BusyOver(100, 130, 0, 16), 100, 129));
+  EXPECT_FALSE(RowOccupancy::Has(rows.BusyAt(100, 130, 30), 100, 129));
+  rows.Remove(3, 10, 20);
+  EXPECT_FALSE(RowOccupancy::Has(rows.BusyOver(0, 64, 0, 20), 0, 3));
+  rows.Remove(3, 20, 25);
+  rows.Remove(129, 15, 30);
+  EXPECT_EQ(rows.TimesKept(), 0u);
+}
+
+TEST(RowOccupancy, RandomSpansAgreeWithEachRowChecked) {
+  std::mt19937 rng(5);
+  constexpr int kRows = 200;
+  constexpr int kHorizon = 60;
+  RowOccupancy rows(kRows);
+  std::vector<std::map<Time, Time>> reference(kRows);  // per row: start -> end
+  auto free_over = [&](int id, Time start, Time end) {
+    for (const auto& [s, e] : reference[id]) {
+      if (s < end && start < e) return false;
+    }
+    return true;
+  };
+  for (int step = 0; step < 20000; ++step) {
+    const int id = static_cast<int>(rng() % kRows);
+    if (!reference[id].empty() && rng() % 2 == 0) {
+      auto it = reference[id].begin();
+      std::advance(it, rng() % reference[id].size());
+      rows.Remove(id, it->first, it->second);
+      reference[id].erase(it);
+    } else {
+      const Time start = rng() % kHorizon;
+      const Time end = start + 1 + rng() % 10;
+      if (free_over(id, start, end)) {
+        rows.Add(id, start, end);
+        reference[id].emplace(start, end);
+      }
+    }
+    // A range of rows that starts and ends inside blocks, as a processor group's may.
+    const int first = static_cast<int>(rng() % kRows);
+    const int end = first + 1 + static_cast<int>(rng() % (kRows - first));
+    const Time start = rng() % kHorizon;
+    const Time end_time = start + 1 + rng() % 12;
+    const std::vector<std::uint64_t> over = rows.BusyOver(first, end, start, end_time);
+    const std::vector<std::uint64_t> at = rows.BusyAt(first, end, start);
+    for (int row = first; row < end; ++row) {
+      ASSERT_EQ(RowOccupancy::Has(over, first, row), !free_over(row, start, end_time))
+          << "row " << row << " over [" << start << ", " << end_time << "), step " << step;
+      ASSERT_EQ(RowOccupancy::Has(at, first, row), !free_over(row, start, start + 1))
+          << "row " << row << " at " << start << ", step " << step;
+    }
+  }
+  for (int id = 0; id < kRows; ++id) {
+    for (const auto& [start, end] : reference[id]) rows.Remove(id, start, end);
+  }
+  EXPECT_EQ(rows.TimesKept(), 0u);
+}
+
+}  // namespace
+}  // namespace resched::server
