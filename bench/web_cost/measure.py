@@ -11,7 +11,7 @@ address without one) holds at most 4 event streams: ten pages from one address c
 be live.
 
 RESCHED_SERVER_BIN=build/server/resched-server RESCHED_LOADGEN_BIN=build/loadgen/resched-loadgen \\
-  python3 bench/web_cost/measure.py --jobs 8000 --seconds 15 --rounds 2 --pages 0,1,4,10 \\
+  python3 bench/web_cost/measure.py --jobs 8000 --seconds 30 --rounds 3 --pages 0,1,4,10 \\
   --browser-pages 1
 """
 import argparse
@@ -165,14 +165,24 @@ class StreamReaders:
 
     def __init__(self, http_port, tokens):
         url = f"http://127.0.0.1:{http_port}/api/v1/clusters/{CLUSTER}/events"
+        self.directory = tempfile.TemporaryDirectory(prefix="web-cost-streams-")
+        self.outputs = [pathlib.Path(self.directory.name) / f"stream-{i}"
+                        for i in range(len(tokens))]
         self.processes = [subprocess.Popen(
             ["taskset", "-c", ",".join(map(str, others_cpus())), "curl", "-sfN",
-             "-H", f"Authorization: Bearer {token}", "-o", "/dev/null", url])
-            for token in tokens]
-        time.sleep(5)  # each has its first event, the whole schedule
-        for process in self.processes:
-            if process.poll() is not None:
-                raise RuntimeError(f"an event stream ended: curl exited {process.returncode}")
+             "-H", f"Authorization: Bearer {token}", "-o", str(output), url])
+            for token, output in zip(tokens, self.outputs)]
+        # Measured from when each has its first event (the whole schedule, which the server
+        # converts for each stream), as a Chromium page is measured once loaded.
+        deadline = time.monotonic() + 120
+        while not all(output.exists() and b"\n\n" in output.read_bytes()
+                      for output in self.outputs):
+            for process in self.processes:
+                if process.poll() is not None:
+                    raise RuntimeError(f"an event stream ended: curl exited {process.returncode}")
+            if time.monotonic() > deadline:
+                raise RuntimeError("the event streams' first events did not come within 120 s")
+            time.sleep(0.2)
 
     def stop(self):
         for process in self.processes:
@@ -180,6 +190,7 @@ class StreamReaders:
                 raise RuntimeError(f"an event stream ended: curl exited {process.returncode}")
             process.terminate()
             process.wait()
+        self.directory.cleanup()
 
 
 def main():
@@ -196,40 +207,39 @@ def main():
     page_counts = [int(p) for p in args.pages.split(",")]
     secrets_dir = tempfile.TemporaryDirectory(prefix="web-cost-")
     tokens_file, token_file, page_tokens = write_tokens(secrets_dir.name, max(page_counts))
-    http_port = resched_process.free_port()
-    server = resched_process.Server("--http-listen", f"127.0.0.1:{http_port}", "--tokens-file",
-                                    str(tokens_file))
-    subprocess.run(["taskset", "-pc", "0", str(server.process.pid)], check=True,
-                   capture_output=True)
     browser = WebDriver()
     try:
-        loadgen(server.address, token_file, "--count", str(args.jobs), "--clients", "4")
         results = {n: [] for n in page_counts}
-        url = f"http://127.0.0.1:{http_port}/#{CLUSTER}"
-        # The rounds without a page first: the server keeps a cluster's processor rows from the
-        # first page on (server/app/processor_rows.h), which a later round without a page would
-        # pay for too. The others interleaved.
-        order = [(r, p) for p in page_counts if p == 0 for r in range(args.rounds)]
-        order += [(r, p) for r in range(args.rounds) for p in page_counts if p != 0]
+        # Every round on a server of its own, filled with the same jobs: a round adds
+        # rate x seconds jobs, which makes each later submission dearer, and a server keeps a
+        # cluster's processor rows from its first page on (server/app/processor_rows.h).
+        order = [(r, p) for r in range(args.rounds) for p in page_counts]
         for round_index, pages in order:
-            in_browser = min(pages, args.browser_pages)
-            handles = browser.open_pages(url, page_tokens[:in_browser]) if in_browser else []
-            readers = StreamReaders(http_port, page_tokens[in_browser:pages])
-            before = cpu_seconds(server.process.pid)
-            report = loadgen(server.address, token_file, "--rate", str(args.rate),
-                             "--duration", f"{args.seconds}s", "--clients", "4")
-            cpu = cpu_seconds(server.process.pid) - before
-            readers.stop()
-            submit = next(op for op in report["calls"] if op["call"] == "submit")
-            results[pages].append({"cpu": cpu, "p50": submit["p50_ms"],
-                                   "p99": submit["p99_ms"]})
-            print(f"round {round_index + 1}, {pages} page(s) ({pages - in_browser} reading the "
-                  f"stream alone): server CPU {cpu:.2f} s, "
-                  f"SubmitJob p50 {submit['p50_ms']:.2f} ms, p99 {submit['p99_ms']:.2f} ms",
-                  flush=True)
-            if handles:
-                print(f"  the pages counted {browser.page_counts(handles)}", flush=True)
-                browser.close_pages(handles)
+            fill_started = time.monotonic()
+            server, http_port = filled_server(tokens_file, token_file, args.jobs)
+            try:
+                fill_seconds = time.monotonic() - fill_started
+                url = f"http://127.0.0.1:{http_port}/#{CLUSTER}"
+                in_browser = min(pages, args.browser_pages)
+                handles = browser.open_pages(url, page_tokens[:in_browser]) if in_browser else []
+                readers = StreamReaders(http_port, page_tokens[in_browser:pages])
+                before = cpu_seconds(server.process.pid)
+                report = loadgen(server.address, token_file, "--rate", str(args.rate),
+                                 "--duration", f"{args.seconds}s", "--clients", "4")
+                cpu = cpu_seconds(server.process.pid) - before
+                readers.stop()
+                submit = next(op for op in report["calls"] if op["call"] == "submit")
+                results[pages].append({"cpu": cpu, "p50": submit["p50_ms"],
+                                       "p99": submit["p99_ms"]})
+                print(f"round {round_index + 1}, {pages} page(s) ({pages - in_browser} reading "
+                      f"the stream alone; filled in {fill_seconds:.0f} s): server CPU {cpu:.2f} s, "
+                      f"SubmitJob p50 {submit['p50_ms']:.2f} ms, p99 {submit['p99_ms']:.2f} ms",
+                      flush=True)
+                if handles:
+                    print(f"  the pages counted {browser.page_counts(handles)}", flush=True)
+                    browser.close_pages(handles)
+            finally:
+                server.stop()
         base = {key: statistics.median(r[key] for r in results[page_counts[0]])
                 for key in ("cpu", "p50", "p99")}
         print(f"\nmedians over {args.rounds} rounds of {args.seconds} s at {args.rate}/s "
@@ -242,8 +252,23 @@ def main():
                   f"p99 {median['p99']:.2f} ms (x{median['p99'] / base['p99']:.3f})")
     finally:
         browser.stop()
-        server.stop()
         secrets_dir.cleanup()
+
+
+def filled_server(tokens_file, token_file, jobs):
+    """A server on CPU 0 with the web view, its cluster filled with `jobs` jobs (loadgen's
+    default seed: the same jobs every time). Returns it and the web view's port."""
+    http_port = resched_process.free_port()
+    server = resched_process.Server("--http-listen", f"127.0.0.1:{http_port}", "--tokens-file",
+                                    str(tokens_file))
+    try:
+        subprocess.run(["taskset", "-pc", "0", str(server.process.pid)], check=True,
+                       capture_output=True)
+        loadgen(server.address, token_file, "--count", str(jobs), "--clients", "4")
+    except BaseException:
+        server.stop()
+        raise
+    return server, http_port
 
 
 if __name__ == "__main__":

@@ -1,0 +1,112 @@
+// Processor rows (server/app/processor_rows.h) on a 1,024-processor cluster of 8,000 jobs
+// packed by conservative backfilling, as the web view keeps them: BM_PlaceAndRemove, a new job
+// placed where the plan would start it (often in a hole, early) and taken out again; and the
+// search for the rows free over such a job's span, row by row (each row's spans looked up, the
+// baseline) against by block of 64 rows (RowOccupancy), in the same run.
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <iterator>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/container/btree_map.h"
+#include "absl/strings/str_cat.h"
+#include "core/timeline/timeline.h"
+#include "server/app/processor_rows.h"
+#include "server/app/row_occupancy.h"
+
+namespace {
+
+using resched::Duration;
+using resched::Time;
+using resched::Timeline;
+using resched::server::ProcessorRows;
+using resched::server::RowOccupancy;
+
+constexpr int kProcessors = 1024;
+constexpr int kJobs = 8000;
+
+// A job as a queue of them has it: mostly narrow, some wide; minutes to an hour.
+ProcessorRows::Span NextJob(Timeline& timeline, std::mt19937_64& rng) {
+  const int k =
+      rng() % 4 == 0 ? 1 + static_cast<int>(rng() % 128) : 1 + static_cast<int>(rng() % 16);
+  const Duration length = (60 + static_cast<Duration>(rng() % 3540)) * 1'000'000;
+  const Time start = *timeline.EarliestStart(0, length, k);
+  return {start, start + length, k, -1};
+}
+
+struct Packed {
+  Timeline timeline{kProcessors};
+  ProcessorRows rows{{kProcessors}};
+  RowOccupancy occupancy{kProcessors};
+  std::vector<absl::btree_map<Time, Time>> spans_per_row =
+      std::vector<absl::btree_map<Time, Time>>(kProcessors);
+  std::mt19937_64 rng{7};
+  // New jobs where the plan would start them, found before timing: each run takes the next.
+  std::vector<ProcessorRows::Span> probes;
+  std::size_t next_probe = 0;
+
+  const ProcessorRows::Span& NextProbe() { return probes[next_probe++ % probes.size()]; }
+
+  Packed() {
+    std::vector<ProcessorRows::Change> changes;
+    for (int i = 0; i < kJobs; ++i) {
+      const ProcessorRows::Span span = NextJob(timeline, rng);
+      (void)timeline.Add(span.start, span.end, span.k);
+      changes.emplace_back(absl::StrCat("j", i), span);
+    }
+    (void)rows.Update(changes);
+    for (const auto& [key, span] : changes) {
+      for (int id : rows.Ids(key)) {
+        spans_per_row[id].emplace(span->start, span->end);
+        occupancy.Add(id, span->start, span->end);
+      }
+    }
+    for (int i = 0; i < 1000; ++i) probes.push_back(NextJob(timeline, rng));
+  }
+};
+
+Packed& Fixture() {
+  static Packed packed;
+  return packed;
+}
+
+void BM_PlaceAndRemove(benchmark::State& state) {
+  Packed& packed = Fixture();
+  for (auto _ : state) {
+    const ProcessorRows::Span& span = packed.NextProbe();
+    benchmark::DoNotOptimize(packed.rows.Update({{"new", span}}));
+    benchmark::DoNotOptimize(packed.rows.Update({{"new", std::nullopt}}));
+  }
+}
+BENCHMARK(BM_PlaceAndRemove);
+
+void BM_FreeRowsRowByRow(benchmark::State& state) {
+  Packed& packed = Fixture();
+  for (auto _ : state) {
+    const ProcessorRows::Span& span = packed.NextProbe();
+    int free = 0;
+    for (const auto& spans : packed.spans_per_row) {
+      auto after = spans.lower_bound(span.end);
+      free += after == spans.begin() || std::prev(after)->second <= span.start ? 1 : 0;
+    }
+    benchmark::DoNotOptimize(free);
+  }
+}
+BENCHMARK(BM_FreeRowsRowByRow);
+
+void BM_FreeRowsByBlock(benchmark::State& state) {
+  Packed& packed = Fixture();
+  for (auto _ : state) {
+    const ProcessorRows::Span& span = packed.NextProbe();
+    benchmark::DoNotOptimize(packed.occupancy.BusyOver(0, kProcessors, span.start, span.end));
+  }
+}
+BENCHMARK(BM_FreeRowsByBlock);
+
+}  // namespace
+
+BENCHMARK_MAIN();
