@@ -3,14 +3,17 @@
 #include <iterator>
 
 namespace resched::server {
+namespace {
 
-RowOccupancy::RowOccupancy(int rows) : blocks_((rows + 63) / 64) {}
-
-std::uint64_t RowOccupancy::MaskAt(const absl::btree_map<Time, std::uint64_t>& block,
-                                   Time at) const {
+// The busy rows of `block` at `at`.
+std::uint64_t MaskAt(const absl::btree_map<Time, std::uint64_t>& block, Time at) {
   auto after = block.upper_bound(at);
   return after == block.begin() ? 0 : std::prev(after)->second;
 }
+
+}  // namespace
+
+RowOccupancy::RowOccupancy(int rows) : blocks_((rows + 63) / 64) {}
 
 void RowOccupancy::Set(int id, Time start, Time end, bool busy) {
   if (start >= end) return;
@@ -33,24 +36,26 @@ void RowOccupancy::Set(int id, Time start, Time end, bool busy) {
   }
 }
 
-std::vector<std::uint64_t> RowOccupancy::BusyOver(int first, int end, Time start,
-                                                  Time end_time) const {
+std::vector<std::uint64_t> RowOccupancy::BusyOver(int first_row, int end_row, Time start,
+                                                  Time end) const {
   std::vector<std::uint64_t> words;
-  if (first >= end) return words;
-  for (int b = first / 64; b <= (end - 1) / 64; ++b) {
+  if (first_row >= end_row) return words;
+  for (int b = first_row / 64; b <= (end_row - 1) / 64; ++b) {
     const absl::btree_map<Time, std::uint64_t>& block = blocks_[b];
     auto it = block.upper_bound(start);
     std::uint64_t mask = it == block.begin() ? 0 : std::prev(it)->second;
-    for (; it != block.end() && it->first < end_time; ++it) mask |= it->second;
+    for (; it != block.end() && it->first < end; ++it) mask |= it->second;
     words.push_back(mask);
   }
   return words;
 }
 
-std::vector<std::uint64_t> RowOccupancy::BusyAt(int first, int end, Time at) const {
+std::vector<std::uint64_t> RowOccupancy::BusyAt(int first_row, int end_row, Time at) const {
   std::vector<std::uint64_t> words;
-  if (first >= end) return words;
-  for (int b = first / 64; b <= (end - 1) / 64; ++b) words.push_back(MaskAt(blocks_[b], at));
+  if (first_row >= end_row) return words;
+  for (int b = first_row / 64; b <= (end_row - 1) / 64; ++b) {
+    words.push_back(MaskAt(blocks_[b], at));
+  }
   return words;
 }
 

@@ -1,8 +1,8 @@
 // Which processor rows are busy when, 64 rows to a word: for each block of 64 rows, the times
 // at which the set of its busy rows changes, with the set from then on. Finding the rows free
-// over a span then costs one lookup per block instead of one per row (ProcessorRows placed a new
-// job by looking up each of a 1,024-processor cluster's rows), and the memory stays in
-// proportion to the spans held, whatever the number of rows.
+// over a span then costs one lookup per block instead of one per row (16 on 1,024 processors,
+// where ProcessorRows places a job), and the memory stays in proportion to the spans held,
+// whatever the number of rows.
 #pragma once
 
 #include <cstddef>
@@ -23,24 +23,23 @@ class RowOccupancy {
   void Add(int id, Time start, Time end) { Set(id, start, end, true); }
   void Remove(int id, Time start, Time end) { Set(id, start, end, false); }
 
-  // The rows of [first, end) busy at some instant of [start, end) (start < end): bit id % 64 of
-  // word id / 64 - first / 64.
-  std::vector<std::uint64_t> BusyOver(int first, int end, Time start, Time end_time) const;
-  // The rows of [first, end) busy at `at`, as BusyOver.
-  std::vector<std::uint64_t> BusyAt(int first, int end, Time at) const;
+  // The rows of [first_row, end_row) busy at some instant of [start, end) (start < end): row id
+  // is bit id % 64 of word id / 64 - first_row / 64 (Has).
+  std::vector<std::uint64_t> BusyOver(int first_row, int end_row, Time start, Time end) const;
+  // The rows of [first_row, end_row) busy at `at`, as BusyOver.
+  std::vector<std::uint64_t> BusyAt(int first_row, int end_row, Time at) const;
 
   // The times kept over all blocks: none once every span is removed.
   std::size_t TimesKept() const;
 
-  static bool Has(const std::vector<std::uint64_t>& words, int first, int id) {
-    const int bit = id - first / 64 * 64;
+  // Whether row `id` is among `words`, a BusyOver or BusyAt answer from `first_row` on.
+  static bool Has(const std::vector<std::uint64_t>& words, int first_row, int id) {
+    const int bit = id - first_row / 64 * 64;
     return ((words[bit / 64] >> (bit % 64)) & 1U) != 0;
   }
 
  private:
   void Set(int id, Time start, Time end, bool busy);
-  // The busy rows of `block` at `at`.
-  std::uint64_t MaskAt(const absl::btree_map<Time, std::uint64_t>& block, Time at) const;
 
   // Per block: time -> its busy rows from then until the next time; none before the first. A
   // time whose rows are those before it is never kept.
