@@ -524,7 +524,14 @@ absl::Status EtcdJournalStore::ScanAfter(const std::function<absl::Status(const 
 std::unique_ptr<etcd::Watch> EtcdJournalStore::WatchRecords(
     std::function<void(const std::string&)> changed) {
   const std::string records = keys::Records(options_.prefix);
-  return client_->StartWatch(records, etcd::PrefixEnd(records), 0,
+  // From the revision after the store's present one: etcd registers a watch "from now" only
+  // once its stream is up, and a record written before that would go unheard. (The key read is
+  // the prefix alone, which holds no record: only the revision is wanted.)
+  std::int64_t start_revision = 0;
+  if (absl::StatusOr<etcd::RangeResult> now = client_->Range(records, "", 1); now.ok()) {
+    start_revision = now->revision + 1;
+  }
+  return client_->StartWatch(records, etcd::PrefixEnd(records), start_revision,
                              [this, changed = std::move(changed)](const etcd::WatchBatch& batch) {
                                std::set<std::string> clusters;
                                for (const etcd::WatchEvent& event : batch.events) {
