@@ -174,15 +174,23 @@ class StreamReaders:
             for token, output in zip(tokens, self.outputs)]
         # Measured from when each has its first event (the whole schedule, which the server
         # converts for each stream), as a Chromium page is measured once loaded.
-        deadline = time.monotonic() + 120
-        while not all(output.exists() and b"\n\n" in output.read_bytes()
-                      for output in self.outputs):
-            for process in self.processes:
-                if process.poll() is not None:
-                    raise RuntimeError(f"an event stream ended: curl exited {process.returncode}")
-            if time.monotonic() > deadline:
-                raise RuntimeError("the event streams' first events did not come within 120 s")
-            time.sleep(0.2)
+        try:
+            deadline = time.monotonic() + 120
+            while not all(output.exists() and b"\n\n" in output.read_bytes()
+                          for output in self.outputs):
+                for process in self.processes:
+                    if process.poll() is not None:
+                        raise RuntimeError(
+                            f"an event stream ended: curl exited {process.returncode}")
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the event streams' first events did not come within 120 s")
+                time.sleep(0.2)
+        except BaseException:
+            for process in self.processes:  # none left reading after a failed start
+                process.kill()
+                process.wait()
+            self.directory.cleanup()
+            raise
 
     def stop(self):
         for process in self.processes:
