@@ -92,6 +92,8 @@ TEST_F(PageLiveTest, EventsChangeThePageWithoutAFetchOnGetSchedulesRows) {
 }
 
 TEST_F(PageLiveTest, APageSaysWhenWhatItShowsIsNotLive) {
+  constexpr char kChartHidden[] =
+      "return document.getElementById('gantt').closest('figure').hidden === true;";
   CreateSim("sim", 8, "conservative");
   pb::SubmitJobResponse submitted;
   ASSERT_OK(Submit("sim", Rigid(4, 100), &submitted));
@@ -101,7 +103,8 @@ TEST_F(PageLiveTest, APageSaysWhenWhatItShowsIsNotLive) {
   ASSERT_OK(
       browser_->WaitFor("return document.getElementById('status').dataset.state === 'missing';"));
   EXPECT_EQ(Status().first, "no cluster named 'nosuch'");
-  EXPECT_EQ(Run("return document.getElementById('gantt').closest('figure').hidden;"), true);
+  // The chart is hidden at the next frame the page draws, which may come after the status.
+  EXPECT_OK(browser_->WaitFor(kChartHidden));
   EXPECT_EQ(Run("return document.getElementById('cluster-name').textContent;"), "nosuch");
 
   // The server's web view goes away: the page says it is not live, and is again once it is
@@ -127,7 +130,7 @@ TEST_F(PageLiveTest, APageSaysWhenWhatItShowsIsNotLive) {
   ASSERT_OK(stub_->DeleteCluster(&context, request, &response));
   ASSERT_OK(browser_->WaitFor("return reschedLive.state === 'gone';"));
   EXPECT_EQ(Status().first, "cluster 'sim' was deleted");
-  EXPECT_EQ(Run("return document.getElementById('gantt').closest('figure').hidden;"), true);
+  EXPECT_OK(browser_->WaitFor(kChartHidden));
 }
 
 // A page left for another keeps no stream open (pagehide), so that going back and forth many
