@@ -124,6 +124,7 @@ class LoopbackServer {
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
   server::Application& app() { return app_; }
   grpc::Server& server() { return *server_; }
+  server::ReschedService& service() { return service_; }
 
  private:
   void Listen() {

@@ -41,6 +41,7 @@ void BM_PageRender(benchmark::State& state) {
     HttpView::Options options;
     options.address = "127.0.0.1:0";
     options.channel = server.server().InProcessChannel({});
+    options.watches = &server.service().watches();
     auto view = HttpView::Start(std::move(options));
     auto browser = Browser::Start();
     if (!view.ok() || !browser.ok()) {

@@ -329,6 +329,7 @@ int main(int argc, char** argv) {
     resched::server::web::HttpView::Options view;
     view.address = http_listen;
     view.channel = server->InProcessChannel({});
+    view.watches = &service.watches();
     view.metrics = app.MetricsCollectables();
     view.max_body_bytes = static_cast<size_t>(max_bytes);
     view.site.allowed_hosts = options.http_allowed_hosts;

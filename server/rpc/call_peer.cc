@@ -44,8 +44,10 @@ std::string CallPeer(const grpc::ServerContextBase& context) {
       CRYPTO_memcmp(key->data(), expected.data(), expected.size()) != 0) {
     return context.peer();
   }
-  return absl::StrCat("web ", *peer);
+  return WebCallPeer(std::string(*peer));
 }
+
+std::string WebCallPeer(const std::string& address) { return absl::StrCat("web ", address); }
 
 std::string PeerOfAddress(const std::string& address, int port) {
   return address.find(':') == std::string::npos ? absl::StrCat("ipv4:", address, ":", port)

@@ -22,6 +22,10 @@ const std::string& WebPeerKey();
 // "web " followed by that address ("web ipv4:127.0.0.1:40110").
 std::string CallPeer(const grpc::ServerContextBase& context);
 
+// The peer of a web view's call made for the HTTP client at `address` (PeerOfAddress's form), as
+// CallPeer names it: "web " followed by the address.
+std::string WebCallPeer(const std::string& address);
+
 // An HTTP client's address in gRPC's form: "ipv4:ADDRESS:PORT" or "ipv6:[ADDRESS]:PORT".
 std::string PeerOfAddress(const std::string& address, int port);
 

@@ -2,35 +2,17 @@
 
 #include <utility>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "server/rpc/to_grpc.h"
 
 namespace resched::server {
 
-ScheduleWatch::~ScheduleWatch() {
-  // Nothing is left unless gRPC dropped the stream with events unwritten.
-  MutexLock lock(&mu_);
-  budget_.Give(held_bytes_);
-}
-
-void ScheduleWatch::Start(std::shared_ptr<ScheduleWatch> self,
-                          std::optional<pb::ScheduleEvent> first) {
+void ScheduleWatch::Start(std::optional<pb::ScheduleEvent> first) {
   {
     MutexLock lock(&mu_);
-    self_ = std::move(self);
+    self_ = shared_from_this();
     if (first && !end_) {
-      const size_t bytes = WatchBudget::BytesOf(*first);
-      if (budget_.TryTake(bytes)) {
-        held_bytes_ += bytes;
-        backlog_.emplace_front(*std::move(first), bytes);
-      } else {
-        GiveUpLocked(absl::StrFormat(
-            "WatchSchedule streams hold %d bytes of events not yet written; this stream's "
-            "first schedule of %d bytes would pass the limit (max_watch_memory_mib %d): watch "
-            "again "
-            "once their readers have caught up",
-            budget_.held(), bytes, budget_.max_bytes() >> 20));
+      if (absl::Status fits = backlog_.PushFirst(*std::move(first)); !fits.ok()) {
+        end_ = ToGrpc(fits);
       }
     }
     started_ = true;
@@ -42,38 +24,9 @@ void ScheduleWatch::Push(const pb::ScheduleEvent& event) {
   {
     MutexLock lock(&mu_);
     if (end_) return;
-    const size_t bytes = WatchBudget::BytesOf(event);
-    if (backlog_.size() >= max_backlog_) {
-      GiveUpLocked(
-          absl::StrCat("the watcher fell ", max_backlog_,
-                       " events behind (the limit); watch again for a new first schedule"));
-    } else if (held_bytes_ + bytes > budget_.share() && !budget_.TryTake(bytes)) {
-      GiveUpLocked(absl::StrFormat(
-          "WatchSchedule streams hold %d bytes of events not yet written, the limit "
-          "(max_watch_memory_mib %d), and this stream's reader is %d bytes behind: watch again "
-          "for a new first schedule",
-          budget_.held(), budget_.max_bytes() >> 20, held_bytes_));
-    } else {
-      // Within its share a stream takes its events whatever the others hold.
-      if (held_bytes_ + bytes <= budget_.share()) budget_.Take(bytes);
-      held_bytes_ += bytes;
-      backlog_.emplace_back(event, bytes);
-    }
+    if (absl::Status kept = backlog_.Push(event); !kept.ok()) end_ = ToGrpc(kept);
   }
   Pump();
-}
-
-void ScheduleWatch::GiveUpLocked(const std::string& why) {
-  DropBacklogLocked();
-  end_ = grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, why);
-}
-
-void ScheduleWatch::DropBacklogLocked() {
-  for (const auto& [event, bytes] : backlog_) {
-    budget_.Give(bytes);
-    held_bytes_ -= bytes;
-  }
-  backlog_.clear();
 }
 
 void ScheduleWatch::End(const absl::Status& status) {
@@ -88,11 +41,10 @@ void ScheduleWatch::OnWriteDone(bool ok) {
   {
     MutexLock lock(&mu_);
     writing_ = false;
-    budget_.Give(in_flight_bytes_);
-    held_bytes_ -= in_flight_bytes_;
+    backlog_.Taken(in_flight_bytes_);
     in_flight_bytes_ = 0;
     if (!ok) {  // the stream is broken: nothing more can be written
-      DropBacklogLocked();
+      backlog_.Drop();
       if (!end_) end_ = grpc::Status(grpc::StatusCode::CANCELLED, "the stream was broken");
     }
   }
@@ -102,7 +54,7 @@ void ScheduleWatch::OnWriteDone(bool ok) {
 void ScheduleWatch::OnCancel() {
   {
     MutexLock lock(&mu_);
-    DropBacklogLocked();
+    backlog_.Drop();
     if (!end_) end_ = grpc::Status(grpc::StatusCode::CANCELLED, "cancelled by the client");
   }
   Pump();
@@ -131,9 +83,7 @@ void ScheduleWatch::Pump() {
     return;
   }
   if (!backlog_.empty()) {
-    in_flight_ = std::move(backlog_.front().first);
-    in_flight_bytes_ = backlog_.front().second;
-    backlog_.pop_front();
+    std::tie(in_flight_, in_flight_bytes_) = backlog_.Pop();
     writing_ = true;
     mu_.Unlock();
     StartWrite(&in_flight_);

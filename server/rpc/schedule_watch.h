@@ -1,38 +1,37 @@
 // One WatchSchedule stream on the callback API: a write reactor fed by its cluster. The cluster
 // pushes events under its lock, in sequence order; the stream writes them one at a time and
-// keeps the rest in a bounded backlog, so a slow reader never blocks the cluster nor holds a
-// thread. A reader that falls too far behind (max_backlog events, or past the memory budget all
-// streams share) gets RESOURCE_EXHAUSTED and must resubscribe.
+// keeps the rest in a bounded backlog (server/app/watch_backlog.h), so a slow reader never blocks
+// the cluster nor holds a thread. A reader that falls too far behind gets RESOURCE_EXHAUSTED and
+// must resubscribe.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
 
-#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 
-#include "server/app/cluster_state.h"
-#include "server/app/watch_budget.h"
+#include "server/app/watch_backlog.h"
 #include "server/base/mutex.h"
+#include "server/rpc/watch_opener.h"
 
 namespace resched::server {
 
 class ScheduleWatch final : public grpc::ServerWriteReactor<pb::ScheduleEvent>,
-                            public ScheduleSink {
+                            public WatchOpener::Stream,
+                            public std::enable_shared_from_this<ScheduleWatch> {
  public:
-  // `on_done` runs once, when gRPC is done with the stream (metrics). `budget` (outliving the
-  // stream) holds what its unwritten events take.
+  // `on_done` runs once, when gRPC is done with the stream. `budget` (outliving the stream)
+  // holds what its unwritten events take.
   ScheduleWatch(size_t max_backlog, WatchBudget& budget, std::function<void()> on_done = nullptr)
-      : max_backlog_(max_backlog), budget_(budget), on_done_(std::move(on_done)) {}
-  ~ScheduleWatch() override;
+      : on_done_(std::move(on_done)), backlog_(max_backlog, budget) {}
 
   // Begins writing: `first` (the SCHEDULE), then what was pushed meanwhile; a first schedule that
-  // does not fit in the budget ends the stream at once. `self` keeps the stream alive until gRPC is
-  // done with it.
-  void Start(std::shared_ptr<ScheduleWatch> self, std::optional<pb::ScheduleEvent> first);
+  // does not fit in the budget ends the stream at once. Keeps the stream alive until gRPC is done
+  // with it.
+  void Start(std::optional<pb::ScheduleEvent> first) override;
 
   void Push(const pb::ScheduleEvent& event) override;
   void End(const absl::Status& status) override;
@@ -47,23 +46,13 @@ class ScheduleWatch final : public grpc::ServerWriteReactor<pb::ScheduleEvent>,
   // without mu_, and never calls gRPC with mu_ held, so reactions may run inline.
   void Pump() ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Ends the stream with RESOURCE_EXHAUSTED saying why, dropping what it holds.
-  void GiveUpLocked(const std::string& why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Returns to the budget what the backlog's events hold, and empties it.
-  void DropBacklogLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-
-  const size_t max_backlog_;
-  WatchBudget& budget_;
   const std::function<void()> on_done_;
   mutable Mutex mu_;
-  // Each event with what it holds of the budget.
-  std::deque<std::pair<pb::ScheduleEvent, size_t>> backlog_ ABSL_GUARDED_BY(mu_);
-  // What the stream holds of the budget: its backlog and the write in flight.
-  size_t held_bytes_ ABSL_GUARDED_BY(mu_) = 0;
-  size_t in_flight_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  WatchBacklog backlog_ ABSL_GUARDED_BY(mu_);
   // StartWrite's message: set under mu_ while no write is in flight, then read by gRPC alone
-  // until OnWriteDone.
+  // until OnWriteDone; with what it holds of the budget.
   pb::ScheduleEvent in_flight_;
+  size_t in_flight_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   bool started_ ABSL_GUARDED_BY(mu_) = false;
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;

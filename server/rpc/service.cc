@@ -13,7 +13,6 @@
 #include "absl/strings/str_cat.h"
 #include "server/app/call_context.h"
 #include "server/app/deferred_durability.h"
-#include "server/auth/denied_lines.h"
 #include "server/base/status_details.h"
 #include "server/rpc/call_control.h"
 #include "server/rpc/call_peer.h"
@@ -112,17 +111,7 @@ IncomingCall IncomingOf(const char* method, const Request& request,
 }  // namespace
 
 ReschedService::ReschedService(Application& app, const CallRouter* router, Forwarder* forwarder)
-    : app_(app),
-      router_(router),
-      forwarder_(forwarder),
-      watch_caps_("WatchSchedule streams", app.limits().max_watch_streams,
-                  app.limits().max_watch_streams_per_client,
-                  "retry later (max_watch_streams in the configuration)",
-                  "close one first (max_watch_streams_per_client in the configuration)") {
-  if (router_ != nullptr && forwarder_ != nullptr) {
-    relay_ = std::make_unique<WatchRelay>(app_, *router_, *forwarder_);
-  }
-}
+    : app_(app), router_(router), forwarder_(forwarder), watches_(app, router, forwarder) {}
 
 template <class Request, class Response>
 grpc::ServerUnaryReactor* ReschedService::Dispatch(
@@ -328,89 +317,30 @@ RESCHED_UNARY_METHODS(RESCHED_DISPATCH)
 
 grpc::ServerWriteReactor<pb::ScheduleEvent>* ReschedService::WatchSchedule(
     grpc::CallbackServerContext* context, const pb::WatchScheduleRequest* request) {
-  ServerMetrics& metrics = app_.metrics();
-  metrics.WatchStarted();
-  // The client whose share of watch_caps_ the stream holds, once admitted; released when gRPC is
-  // done with the stream, which is after every write of it has returned its memory.
-  auto held = std::make_shared<std::optional<std::string>>();
-  // The relay feeding the stream from another replica, if one does; stopped when the caller goes.
-  auto relayed = std::make_shared<std::shared_ptr<WatchRelay::Handle>>();
+  // The stream's lease is released when gRPC is done with the stream, which is after every write
+  // of it has returned its memory.
+  auto lease = std::make_shared<std::unique_ptr<WatchOpener::Lease>>();
   auto watch = std::make_shared<ScheduleWatch>(app_.limits().max_watch_backlog, app_.watch_budget(),
-                                               [this, held, relayed, &metrics] {
-                                                 if (*relayed) (*relayed)->Cancel();
-                                                 if (held->has_value()) watch_caps_.Release(**held);
-                                                 metrics.WatchEnded();
-                                               });
-  ScheduleWatch* raw = watch.get();
-  const auto refuse = [&](const absl::Status& status) {
-    watch->End(status);
-    raw->Start(std::move(watch), std::nullopt);
-    return raw;
+                                               [lease] { lease->reset(); });
+  const auto& metadata = context->client_metadata();
+  auto header = [&metadata](const char* key) -> std::optional<std::string> {
+    const auto found = metadata.find(key);
+    if (found == metadata.end()) return std::nullopt;
+    return std::string(found->second.data(), found->second.size());
   };
-  const auto peer = [context] { return CallPeer(*context); };
-  const Admission admission = app_.Admit(IncomingOf(
-      "WatchSchedule", *request, [context] { return AuthorizationOf(*context); }, peer,
-      /*trace_id=*/""));
-  if (!admission.status.ok()) return refuse(admission.status);
-  bool relay = false;
-  if (router_ != nullptr) {
-    CallRoute route = router_->Route(request->cluster());
-    if (route.kind == CallRoute::Kind::kRefuse) return refuse(route.refusal);
-    if (route.kind == CallRoute::Kind::kForward) {
-      const auto& metadata = context->client_metadata();
-      if (const auto by = metadata.find(kForwardedByHeader); by != metadata.end()) {
-        return refuse(absl::UnavailableError(
-            absl::StrCat("replica ", absl::string_view(by->second.data(), by->second.size()),
-                         " relays this stream from replica ", router_->replica_id(),
-                         ", which sends it to ", route.replica,
-                         ": the replicas disagree on who serves it (a takeover under way); "
-                         "retry")));
-      }
-      if (metadata.contains(kNoForwardHeader) || relay_ == nullptr) {
-        return refuse(WithErrorInfo(
-            WithRetryDelay(absl::UnavailableError(absl::StrCat(
-                               "cluster '", request->cluster(), "' is served by replica ",
-                               route.replica, " at ", route.address, "; watch it there")),
-                           absl::ZeroDuration()),
-            "CLUSTER_ELSEWHERE", {{"replica", route.replica}, {"address", route.address}}));
-      }
-      relay = true;
-    } else {
-      context->AddInitialMetadata(kServedByHeader, router_->replica_id());
-    }
-  }
-  std::shared_ptr<const auth::Principal> caller = admission.principal;
-  const std::string client =
-      caller != nullptr ? absl::StrCat("tenant ", caller->tenant)
-                        : absl::StrCat("address ", auth::DeniedLineLimiter::AddressOf(peer()));
-  if (absl::Status admitted = watch_caps_.Acquire(client); !admitted.ok()) return refuse(admitted);
-  *held = client;
-  if (relay) {
-    const auto& metadata = context->client_metadata();
-    auto header = [&metadata](const char* key) {
-      const auto found = metadata.find(key);
-      return found == metadata.end() ? std::string()
-                                     : std::string(found->second.data(), found->second.size());
-    };
-    *relayed = relay_->Relay(
-        *request, WatchRelay::Caller{header("authorization"), header("traceparent"), caller},
-        watch);
-    raw->Start(std::move(watch), std::nullopt);
-    return raw;
-  }
-  Application* app = &app_;
-  if (!app_.workers().TryPost([app, request, watch, caller]() mutable {
-        std::optional<pb::ScheduleEvent> first = app->Watch(*request, watch, caller);
-        ScheduleWatch* started = watch.get();
-        started->Start(std::move(watch), std::move(first));
-      })) {
-    return refuse(app_.Overloaded());
-  }
+  WatchOpener::Caller caller{.authorization = header("authorization"),
+                             .peer = CallPeer(*context),
+                             .traceparent = header("traceparent").value_or(""),
+                             .forwarded_by = header(kForwardedByHeader),
+                             .no_forward = metadata.contains(kNoForwardHeader),
+                             .served_here = [context](const std::string& replica) {
+                               context->AddInitialMetadata(kServedByHeader, replica);
+                             }};
+  ScheduleWatch* raw = watch.get();
+  *lease = watches_.Open(*request, caller, std::move(watch));
   return raw;
 }
 
-void ReschedService::BeginShutdown() {
-  if (relay_ != nullptr) relay_->Stop();
-}
+void ReschedService::BeginShutdown() { watches_.Stop(); }
 
 }  // namespace resched::server

@@ -15,9 +15,8 @@
 #include "server/app/application.h"
 #include "server/app/call_route.h"
 #include "server/auth/method_table.h"
-#include "server/base/stream_caps.h"
 #include "server/rpc/forwarder.h"
-#include "server/rpc/watch_relay.h"
+#include "server/rpc/watch_opener.h"
 
 namespace resched::server {
 
@@ -39,6 +38,9 @@ class ReschedService final : public pb::Resched::CallbackService {
   grpc::ServerWriteReactor<pb::ScheduleEvent>* WatchSchedule(
       grpc::CallbackServerContext*, const pb::WatchScheduleRequest*) override;
 
+  // Opens the WatchSchedule streams of gRPC's callers and of the web view's pages.
+  WatchOpener& watches() { return watches_; }
+
   // Ends the streams relayed from other replicas (before the transport shuts down, which waits
   // for every stream), with UNAVAILABLE: their callers watch again after their last sequence.
   void BeginShutdown();
@@ -55,10 +57,7 @@ class ReschedService final : public pb::Resched::CallbackService {
   Application& app_;
   const CallRouter* const router_;
   Forwarder* const forwarder_;
-  // Open WatchSchedule streams, in total and per client.
-  StreamCaps watch_caps_;
-  // Streams on clusters other replicas serve; null without a router and a forwarder.
-  std::unique_ptr<WatchRelay> relay_;
+  WatchOpener watches_;
 };
 
 }  // namespace resched::server

@@ -1,118 +1,138 @@
 #include "server/web/event_stream.h"
 
 #include "absl/strings/str_cat.h"
+#include "server/rpc/call_peer.h"
+#include "server/rpc/to_grpc.h"
 #include "server/web/json_gateway.h"
 
 namespace resched::server::web {
 
-namespace pb = ::resched::v1;
-
 namespace {
 
-// Events the reader takes from the call before the page has sent them.
-constexpr std::size_t kReadAhead = 64;
 // How often a stream waiting for events asks whether its client is still there.
 constexpr std::chrono::milliseconds kClientCheck{250};
 
 }  // namespace
 
-EventStream::EventStream(pb::Resched::Stub& stub, std::string cluster, WebCaller caller,
+EventStream::EventStream(WatchOpener& opener, std::string cluster, const WebCaller& caller,
                          std::chrono::milliseconds heartbeat, EventChunks& chunks,
                          std::int64_t after_sequence)
-    : stub_(stub),
-      cluster_(std::move(cluster)),
-      caller_(std::move(caller)),
+    : opener_(opener),
+      caller_{.authorization = caller.authorization.empty()
+                                   ? std::nullopt
+                                   : std::optional<std::string>(caller.authorization),
+              .peer = WebCallPeer(caller.peer),
+              // EventSource sends no headers of its own: no trace, no replica's.
+              .traceparent = "",
+              .forwarded_by = std::nullopt,
+              .no_forward = false,
+              .served_here = nullptr},
       heartbeat_(heartbeat),
       chunks_(chunks),
-      after_sequence_(after_sequence) {}
-
-EventStream::~EventStream() {
-  if (!reader_thread_.joinable()) return;
-  Cancel();  // a call still open ends, and a reader waiting for room returns
-  reader_thread_.join();
+      backlog_(opener.max_backlog(), opener.budget()) {
+  request_.set_cluster(std::move(cluster));
+  request_.set_after_sequence(after_sequence);
 }
 
-void EventStream::Read() {
-  pb::ScheduleEvent event;
-  while (reader_->Read(&event)) {
+void EventStream::Open() {
+  {
     MutexLock lock(&mu_);
-    // No further ahead than the page takes them: a slow page holds up the call, and the
-    // server's own limit on a watch's backlog (max_watch_backlog) ends it, as it ends any.
-    while (events_.size() >= kReadAhead && !cancelled_) mu_.Wait(drained_);
-    if (cancelled_) continue;  // read on, and drop, until the cancelled call ends
-    events_.push_back(std::move(event));
-    changed_.notify_all();
+    if (cancelled_) return;  // ended before it began: nothing to open
   }
-  grpc::Status status = reader_->Finish();
+  std::unique_ptr<WatchOpener::Lease> lease = opener_.Open(request_, caller_, shared_from_this());
   MutexLock lock(&mu_);
-  ended_ = std::move(status);
+  if (!cancelled_) lease_ = std::move(lease);
+}  // a lease of a stream cancelled meanwhile is released here, off the lock
+
+void EventStream::Start(std::optional<pb::ScheduleEvent> first) {
+  MutexLock lock(&mu_);
+  if (first && !ended_ && !cancelled_) {
+    if (absl::Status fits = backlog_.PushFirst(*std::move(first)); !fits.ok()) ended_ = fits;
+  }
+  started_ = true;
   changed_.notify_all();
+}
+
+void EventStream::Push(const pb::ScheduleEvent& event) {
+  MutexLock lock(&mu_);
+  if (ended_ || cancelled_) return;
+  if (absl::Status kept = backlog_.Push(event); !kept.ok()) ended_ = kept;
+  changed_.notify_all();
+}
+
+void EventStream::End(const absl::Status& status) {
+  MutexLock lock(&mu_);
+  if (!ended_) ended_ = status;
+  changed_.notify_all();
+}
+
+bool EventStream::Closed() const {
+  MutexLock lock(&mu_);
+  return cancelled_ || ended_.has_value();
 }
 
 bool EventStream::Next(std::string& chunk, const std::function<bool()>& client_there) {
   chunk.clear();
   if (end_sent_) return false;
-  if (!reader_thread_.joinable()) {
-    {
-      MutexLock lock(&mu_);
-      if (cancelled_) return false;  // ended before it began: no call to end
-    }
-    ForwardCaller(caller_, &context_);
-    pb::WatchScheduleRequest request;
-    request.set_cluster(cluster_);
-    request.set_after_sequence(after_sequence_);
-    reader_ = stub_.WatchSchedule(&context_, request);
-    reader_thread_ = std::thread([this] { Read(); });
+  if (!opened_) {
+    opened_ = true;
+    Open();
   }
   // Waits for an event, the end or the heartbeat, asking now and then whether the client is
   // still there (off the lock: it asks the socket).
   const auto heartbeat_at = std::chrono::steady_clock::now() + heartbeat_;
+  std::optional<std::pair<pb::ScheduleEvent, std::size_t>> event;
+  std::optional<absl::Status> ended;
   for (;;) {
     {
       MutexLock lock(&mu_);
-      const auto left = heartbeat_at - std::chrono::steady_clock::now();
-      if (!events_.empty() || ended_ || cancelled_ || left <= left.zero()) break;
-      mu_.WaitFor(changed_, std::min<std::chrono::steady_clock::duration>(left, kClientCheck));
-      if (!events_.empty() || ended_ || cancelled_) break;
+      const auto check_at = std::min(heartbeat_at, std::chrono::steady_clock::now() + kClientCheck);
+      for (;;) {
+        if (cancelled_) {
+          end_sent_ = true;
+          return false;
+        }
+        if (started_ && !backlog_.empty()) {
+          event = backlog_.Pop();
+          break;
+        }
+        if (ended_ && backlog_.empty()) {
+          ended = ended_;
+          break;
+        }
+        const auto left = check_at - std::chrono::steady_clock::now();
+        if (left <= left.zero()) break;
+        mu_.WaitFor(changed_, left);
+      }
+    }
+    if (event || ended) break;
+    if (std::chrono::steady_clock::now() >= heartbeat_at) {
+      chunk = ": heartbeat\n\n";  // an SSE comment: EventSource skips it
+      return true;
     }
     if (client_there && !client_there()) Cancel();
   }
-  std::optional<pb::ScheduleEvent> event;
-  std::optional<grpc::Status> ended;
-  bool cancelled = false;
-  {
-    MutexLock lock(&mu_);
-    cancelled = cancelled_;
-    if (!events_.empty()) {
-      event = std::move(events_.front());
-      events_.pop_front();
-      drained_.notify_all();
-    } else if (ended_) {
-      ended = ended_;
-    }
-  }
-  if (event && !cancelled) {
-    chunk = *chunks_.Chunk(*event);
-    return true;
-  }
-  if (cancelled || ended) {
+  if (ended) {
     end_sent_ = true;
-    if (!cancelled) chunk = absl::StrCat("event: end\ndata: ", ErrorReply(*ended).body, "\n\n");
+    chunk = absl::StrCat("event: end\ndata: ", ErrorReply(ToGrpc(*ended)).body, "\n\n");
     return false;
   }
-  chunk = ": heartbeat\n\n";  // an SSE comment: EventSource skips it
+  chunk = *chunks_.Chunk(event->first);
+  MutexLock lock(&mu_);
+  backlog_.Taken(event->second);
   return true;
 }
 
 void EventStream::Cancel() {
+  std::unique_ptr<WatchOpener::Lease> lease;
   {
     MutexLock lock(&mu_);
     cancelled_ = true;
+    backlog_.Drop();
+    lease = std::move(lease_);
     changed_.notify_all();
-    drained_.notify_all();
   }
-  context_.TryCancel();
-}
+}  // the lease is released here, off the lock
 
 EventStreams::EventStreams(int total, int per_client)
     : caps_("event streams on this web view", total, per_client,

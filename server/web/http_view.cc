@@ -84,6 +84,7 @@ class HttpView::Impl {
  public:
   explicit Impl(Options options)
       : stub_(pb::Resched::NewStub(options.channel)),
+        watches_(*options.watches),
         metrics_(std::move(options.metrics)),
         event_heartbeat_(options.event_heartbeat),
         server_(options.connections) {
@@ -334,8 +335,8 @@ class HttpView::Impl {
         after_sequence < 0) {
       after_sequence = 0;
     }
-    auto stream = std::make_shared<EventStream>(*stub_, http.matches[1], std::move(caller),
-                                                event_heartbeat_, event_chunks_, after_sequence);
+    auto stream = std::make_shared<EventStream>(watches_, http.matches[1], caller, event_heartbeat_,
+                                                event_chunks_, after_sequence);
     // Streams count against the token that opened them, or the address without one.
     const std::string client = authorization.empty() ? absl::StrCat("address ", http.remote_addr)
                                                      : absl::StrCat("token ", authorization);
@@ -374,6 +375,7 @@ class HttpView::Impl {
   }
 
   std::unique_ptr<pb::Resched::Stub> stub_;
+  WatchOpener& watches_;
   const std::vector<std::shared_ptr<prometheus::Collectable>> metrics_;
   const std::chrono::milliseconds event_heartbeat_;
   EventChunks event_chunks_{kEventChunkBytes};
@@ -385,6 +387,9 @@ class HttpView::Impl {
 };
 
 absl::StatusOr<std::unique_ptr<HttpView>> HttpView::Start(Options options) {
+  if (options.channel == nullptr || options.watches == nullptr) {
+    return absl::InvalidArgumentError("the web view needs the service's channel and watches");
+  }
   const std::string address = options.address;
   auto impl = std::make_unique<Impl>(std::move(options));
   if (absl::Status listening = impl->Listen(address); !listening.ok()) return listening;

@@ -2,7 +2,8 @@
 // the binary) and the read-only JSON API it draws from, served by cpp-httplib on its own
 // threads. The API is a client of the service over the gRPC server's in-process channel
 // (server/web/json_gateway.h); the page's live updates are WatchSchedule's events as
-// Server-Sent Events. The Prometheus metrics are served at /metrics on the same port.
+// Server-Sent Events, from streams the service opens in process (server/web/event_stream.h). The
+// Prometheus metrics are served at /metrics on the same port.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -14,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "prometheus/collectable.h"
+#include "server/rpc/watch_opener.h"
 #include "server/web/guarded_server.h"
 #include "server/web/site_guard.h"
 
@@ -24,6 +26,9 @@ class HttpView {
   struct Options {
     std::string address;  // HOST:PORT; port 0 picks a free one (see port())
     std::shared_ptr<grpc::Channel> channel;
+    // The service's WatchSchedule streams (ReschedService::watches), for the pages' live updates;
+    // it outlives the view.
+    WatchOpener* watches = nullptr;
     std::vector<std::shared_ptr<prometheus::Collectable>> metrics;
     size_t max_body_bytes = 16 << 20;  // a what-if's DAG file at most (the server's gRPC limit)
     // How long an event stream stays silent at most: then it sends a comment line, so that a

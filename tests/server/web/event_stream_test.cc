@@ -1,84 +1,185 @@
-// EventStream against the service over TCP: it reads its WatchSchedule call only a bounded way
-// ahead of the page, so that a page that stops reading is cut off by the server's backlog limit
-// as any slow watcher is, instead of piling the cluster's events up in the web view's memory.
+// EventStream on the service's own watches (server/rpc/watch_opener.h): a page's stream is held to
+// the limits of any watcher (its backlog, the memory all streams share, the streams a client may
+// have open) and gives back what it holds when it ends; it passes the same gate, and a user's
+// page sees other tenants' work as a gRPC watcher with the same token does.
 #include "server/web/event_stream.h"
 
 #include <chrono>
 #include <memory>
 #include <string>
 
-#include "tests/server/server_fixture.h"
+#include "absl/strings/str_cat.h"
+#include "tests/server/tenant_fixture.h"
 
 namespace resched::server::web {
 namespace {
 
 namespace pb = ::resched::v1;
 
+// A stream of `cluster` for `caller` (a heartbeat no test waits for).
+std::shared_ptr<EventStream> StreamOf(ReschedService& service, EventChunks& chunks,
+                                      const std::string& cluster, const WebCaller& caller = {}) {
+  return std::make_shared<EventStream>(service.watches(), cluster, caller, std::chrono::seconds(30),
+                                       chunks);
+}
+
+// The chunks of `stream` up to and including the first that starts with `kind` (an SSE event
+// name line); the last is empty when the stream ended first.
+std::string NextOfKind(EventStream& stream, const std::string& kind) {
+  std::string chunk;
+  while (stream.Next(chunk)) {
+    if (chunk.starts_with(absl::StrCat("event: ", kind, "\n"))) return chunk;
+  }
+  return chunk;
+}
+
 class EventStreamTest : public resched::server::testing::ServerTest {
  protected:
-  EventStreamTest() { limits_.max_watch_backlog = 5; }
-
-  // A channel that takes almost nothing ahead of its reader (as tests/server/watch_test.cc's
-  // slow watcher), so that what the stream does not read holds up the server's writes.
-  std::unique_ptr<pb::Resched::Stub> SlowStub() const {
-    grpc::ChannelArguments args;
-    args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 1);
-    args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
-    return pb::Resched::NewStub(
-        grpc::CreateCustomChannel(target_, grpc::InsecureChannelCredentials(), args));
-  }
-
-  // A stream of `cluster` over `stub` (a heartbeat no test waits for) that has sent its first
-  // schedule.
-  std::unique_ptr<EventStream> StreamAfterFirstSchedule(pb::Resched::Stub& stub,
-                                                        const std::string& cluster) {
-    auto stream = std::make_unique<EventStream>(stub, cluster, WebCaller{},
-                                                std::chrono::seconds(30), chunks_);
-    std::string chunk;
-    EXPECT_TRUE(stream->Next(chunk));
-    EXPECT_TRUE(chunk.starts_with("event: SCHEDULE\n")) << chunk;
-    return stream;
+  EventStreamTest() {
+    limits_.max_watch_backlog = 5;
+    limits_.max_watch_streams_per_client = 2;
   }
 
   EventChunks chunks_{1 << 20};
 };
 
-TEST_F(EventStreamTest, APageThatStopsReadingIsCutOffByTheServersBacklogLimit) {
+TEST_F(EventStreamTest, APageThatStopsReadingIsCutOffByTheBacklogLimit) {
   CreateSim("sim", 64, "fcfs");
-  auto stub = SlowStub();
-  auto stream = StreamAfterFirstSchedule(*stub, "sim");
-  std::string chunk;
-  // One event per call, well apart: a reader that took every event as it came would keep up.
-  // This one stops taking them once it holds its read-ahead, and the page reads nothing.
+  auto stream = StreamOf(*service_, chunks_, "sim");
+  EXPECT_TRUE(NextOfKind(*stream, "SCHEDULE").starts_with("event: SCHEDULE\n"));
+  // The page reads nothing while the cluster changes 300 times.
   constexpr int kSubmissions = 300;
   for (int i = 0; i < kSubmissions; ++i) {
     pb::SubmitJobResponse submitted;
     ASSERT_OK(Submit("sim", Rigid(1, 10), &submitted));
   }
+  std::string chunk;
   int events = 0;
-  bool more = true;
-  while (more) {
-    more = stream->Next(chunk);
+  while (stream->Next(chunk)) {
     ASSERT_FALSE(chunk.starts_with(": heartbeat"))
         << "the watch went quiet after " << events << " events instead of ending";
-    if (more) ++events;
+    ++events;
   }
   EXPECT_TRUE(chunk.starts_with("event: end\n")) << chunk;
   EXPECT_NE(chunk.find("RESOURCE_EXHAUSTED"), std::string::npos) << chunk;
   EXPECT_NE(chunk.find("5 events behind"), std::string::npos) << chunk;
-  EXPECT_LT(events, kSubmissions);
+  EXPECT_LE(events, 5);
   EXPECT_FALSE(stream->Next(chunk));  // ended for good
   EXPECT_TRUE(chunk.empty());
+  stream->Cancel();
+  EXPECT_EQ(app_->watch_budget().held(), 0u) << "the dropped events' memory is given back";
 }
 
-TEST_F(EventStreamTest, ACancelledStreamEndsWithoutAnEndEvent) {
+TEST_F(EventStreamTest, EventsFollowTheFirstScheduleInOrderAndAnEndedClusterEndsTheStream) {
   CreateSim("sim", 8, "fcfs");
-  auto stub = SlowStub();
-  auto stream = StreamAfterFirstSchedule(*stub, "sim");
+  auto stream = StreamOf(*service_, chunks_, "sim");
+  EXPECT_TRUE(NextOfKind(*stream, "SCHEDULE").starts_with("event: SCHEDULE\n"));
+  pb::SubmitJobResponse submitted;
+  ASSERT_OK(Submit("sim", Rigid(2, 60), &submitted));
+  const std::string changed = NextOfKind(*stream, "JOB_CHANGED");
+  EXPECT_NE(changed.find(absl::StrCat("\"id\":\"", submitted.job().id(), "\"")), std::string::npos)
+      << changed;
+  pb::DeleteClusterRequest request;
+  request.set_name("sim");
+  request.set_force(true);
+  pb::DeleteClusterResponse response;
+  grpc::ClientContext context;
+  ASSERT_OK(stub_->DeleteCluster(&context, request, &response));
+  std::string chunk;
+  while (stream->Next(chunk)) {
+  }
+  EXPECT_TRUE(chunk.starts_with("event: end\n")) << chunk;
+  EXPECT_NE(chunk.find("NOT_FOUND"), std::string::npos) << chunk;
+  stream->Cancel();
+}
+
+TEST_F(EventStreamTest, AStreamHoldsOneOfItsClientsStreamsUntilCancelled) {
+  CreateSim("sim", 8, "fcfs");
+  auto first = StreamOf(*service_, chunks_, "sim");
+  auto second = StreamOf(*service_, chunks_, "sim");
+  for (auto* stream : {first.get(), second.get()}) {
+    EXPECT_TRUE(NextOfKind(*stream, "SCHEDULE").starts_with("event: SCHEDULE\n"));
+  }
+  // A third stream from the same address passes max_watch_streams_per_client (2).
+  auto third = StreamOf(*service_, chunks_, "sim");
+  const std::string refused = NextOfKind(*third, "SCHEDULE");
+  EXPECT_TRUE(refused.starts_with("event: end\n")) << refused;
+  EXPECT_NE(refused.find("RESOURCE_EXHAUSTED"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("max_watch_streams_per_client"), std::string::npos) << refused;
+  third->Cancel();
+
+  first->Cancel();
+  std::string chunk;
+  EXPECT_FALSE(first->Next(chunk));  // returns at once, though the heartbeat is 30 s away
+  EXPECT_TRUE(chunk.empty());
+  auto fourth = StreamOf(*service_, chunks_, "sim");
+  EXPECT_TRUE(NextOfKind(*fourth, "SCHEDULE").starts_with("event: SCHEDULE\n"));
+  second->Cancel();
+  fourth->Cancel();
+  EXPECT_EQ(app_->watch_budget().held(), 0u);
+}
+
+TEST_F(EventStreamTest, AStreamCancelledBeforeItOpensNeverOpens) {
+  CreateSim("sim", 8, "fcfs");
+  auto stream = StreamOf(*service_, chunks_, "sim");
   stream->Cancel();
   std::string chunk;
-  EXPECT_FALSE(stream->Next(chunk));  // returns at once, though the heartbeat is 30 s away
+  EXPECT_FALSE(stream->Next(chunk));
   EXPECT_TRUE(chunk.empty());
+  // It took none of the client's two streams.
+  auto one = StreamOf(*service_, chunks_, "sim");
+  auto two = StreamOf(*service_, chunks_, "sim");
+  for (auto* open : {one.get(), two.get()}) {
+    EXPECT_TRUE(NextOfKind(*open, "SCHEDULE").starts_with("event: SCHEDULE\n"));
+    open->Cancel();
+  }
+}
+
+constexpr char kAlice[] = "alice-token-5e21";
+constexpr char kBob[] = "bob-token-77c0";
+constexpr char kOps[] = "ops-token-d913";
+
+class EventStreamTenantTest : public resched::server::testing::TokenServerFixture {
+ protected:
+  std::string TokensYaml() const override {
+    using resched::server::testing::GrantLine;
+    return absl::StrCat("tokens:\n", GrantLine(kAlice, "alice", "user"),
+                        GrantLine(kBob, "bob", "user"), GrantLine(kOps, "ops", "admin"));
+  }
+
+  static WebCaller As(const char* token) { return {absl::StrCat("Bearer ", token), ""}; }
+
+  EventChunks chunks_{1 << 20};
+};
+
+TEST_F(EventStreamTenantTest, AUsersPageSeesOtherTenantsWorkAsCapacityAndABadTokenIsRefused) {
+  CreateClusterAs(kOps, "sim", 8);
+  auto alice = StreamOf(*service_, chunks_, "sim", As(kAlice));
+  auto ops = StreamOf(*service_, chunks_, "sim", As(kOps));
+  EXPECT_TRUE(NextOfKind(*alice, "SCHEDULE").starts_with("event: SCHEDULE\n"));
+  EXPECT_TRUE(NextOfKind(*ops, "SCHEDULE").starts_with("event: SCHEDULE\n"));
+  pb::SubmitJobRequest request;
+  request.set_cluster("sim");
+  *request.mutable_job() = Rigid(2, 600);
+  request.mutable_job()->set_name("bobs-secret-run");
+  pb::SubmitJobResponse submitted;
+  ASSERT_OK(Call(kBob, &pb::Resched::Stub::SubmitJob, request, &submitted));
+  const std::string id = absl::StrCat("\"id\":\"", submitted.job().id(), "\"");
+
+  const std::string seen_by_alice = NextOfKind(*alice, "JOB_CHANGED");
+  EXPECT_TRUE(seen_by_alice.starts_with("event: JOB_CHANGED\n")) << seen_by_alice;
+  EXPECT_EQ(seen_by_alice.find(id), std::string::npos) << seen_by_alice;
+  EXPECT_EQ(seen_by_alice.find("bobs-secret-run"), std::string::npos) << seen_by_alice;
+  EXPECT_EQ(seen_by_alice.find("\"bob\""), std::string::npos) << seen_by_alice;
+  const std::string seen_by_ops = NextOfKind(*ops, "JOB_CHANGED");
+  EXPECT_NE(seen_by_ops.find(id), std::string::npos) << seen_by_ops;
+  EXPECT_NE(seen_by_ops.find("bobs-secret-run"), std::string::npos) << seen_by_ops;
+
+  auto stranger = StreamOf(*service_, chunks_, "sim", As("no-such-token"));
+  const std::string refused = NextOfKind(*stranger, "SCHEDULE");
+  EXPECT_TRUE(refused.starts_with("event: end\n")) << refused;
+  EXPECT_NE(refused.find("UNAUTHENTICATED"), std::string::npos) << refused;
+  for (auto* stream : {alice.get(), ops.get(), stranger.get()}) stream->Cancel();
 }
 
 }  // namespace

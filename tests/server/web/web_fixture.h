@@ -44,6 +44,7 @@ class HttpViewTest : public resched::server::testing::ServerTest {
     HttpView::Options options;
     options.address = address;
     options.channel = server_->InProcessChannel({});
+    options.watches = &service_->watches();
     options.metrics = app_->MetricsCollectables();
     return options;
   }
