@@ -13,6 +13,9 @@ be live.
 RESCHED_SERVER_BIN=build/server/resched-server RESCHED_LOADGEN_BIN=build/loadgen/resched-loadgen \\
   python3 bench/web_cost/measure.py --jobs 8000 --seconds 30 --rounds 3 --pages 0,1,4,10 \\
   --browser-pages 1
+
+With --baseline-server BIN, every round also runs on that server binary (another build), and
+each build's pages are compared with its own run without pages, in the same run.
 """
 import argparse
 import hashlib
@@ -210,19 +213,25 @@ def main():
     parser.add_argument("--pages", default="0,1,10")
     parser.add_argument("--browser-pages", type=int, default=4,
                         help="pages in Chromium, at most; the others read the event stream alone")
+    parser.add_argument("--baseline-server", default="",
+                        help="another resched-server binary, measured in the same rounds")
     args = parser.parse_args()
     assert LOADGEN_BIN, "RESCHED_LOADGEN_BIN is not set"
     page_counts = [int(p) for p in args.pages.split(",")]
     secrets_dir = tempfile.TemporaryDirectory(prefix="web-cost-")
     tokens_file, token_file, page_tokens = write_tokens(secrets_dir.name, max(page_counts))
+    builds = {"": resched_process.SERVER_BIN}
+    if args.baseline_server:
+        builds = {"baseline ": args.baseline_server, "this build ": resched_process.SERVER_BIN}
     browser = WebDriver()
     try:
-        results = {n: [] for n in page_counts}
+        results = {(build, n): [] for build in builds for n in page_counts}
         # Every round on a server of its own, filled with the same jobs: a round adds
         # rate x seconds jobs, which makes each later submission dearer, and a server keeps a
         # cluster's processor rows from its first page on (server/app/processor_rows.h).
-        order = [(r, p) for r in range(args.rounds) for p in page_counts]
-        for round_index, pages in order:
+        order = [(r, b, p) for r in range(args.rounds) for b in builds for p in page_counts]
+        for round_index, build, pages in order:
+            resched_process.SERVER_BIN = builds[build]
             fill_started = time.monotonic()
             server, http_port = filled_server(tokens_file, token_file, args.jobs)
             try:
@@ -237,27 +246,29 @@ def main():
                 cpu = cpu_seconds(server.process.pid) - before
                 readers.stop()
                 submit = next(op for op in report["calls"] if op["call"] == "submit")
-                results[pages].append({"cpu": cpu, "p50": submit["p50_ms"],
-                                       "p99": submit["p99_ms"]})
-                print(f"round {round_index + 1}, {pages} page(s) ({pages - in_browser} reading "
-                      f"the stream alone; filled in {fill_seconds:.0f} s): server CPU {cpu:.2f} s, "
-                      f"SubmitJob p50 {submit['p50_ms']:.2f} ms, p99 {submit['p99_ms']:.2f} ms",
-                      flush=True)
+                results[(build, pages)].append({"cpu": cpu, "p50": submit["p50_ms"],
+                                                "p99": submit["p99_ms"]})
+                print(f"round {round_index + 1}, {build}{pages} page(s) ({pages - in_browser} "
+                      f"reading the stream alone; filled in {fill_seconds:.0f} s): server CPU "
+                      f"{cpu:.2f} s, SubmitJob p50 {submit['p50_ms']:.2f} ms, p99 "
+                      f"{submit['p99_ms']:.2f} ms", flush=True)
                 if handles:
                     print(f"  the pages counted {browser.page_counts(handles)}", flush=True)
                     browser.close_pages(handles)
             finally:
                 server.stop()
-        base = {key: statistics.median(r[key] for r in results[page_counts[0]])
-                for key in ("cpu", "p50", "p99")}
         print(f"\nmedians over {args.rounds} rounds of {args.seconds} s at {args.rate}/s "
               f"({args.jobs} jobs first, 1,024 processors):")
-        for pages in page_counts:
-            median = {key: statistics.median(r[key] for r in results[pages])
-                      for key in ("cpu", "p50", "p99")}
-            print(f"  {pages:>2} page(s): server CPU {median['cpu']:.2f} s "
-                  f"(x{median['cpu'] / base['cpu']:.3f}), SubmitJob p50 {median['p50']:.2f} ms, "
-                  f"p99 {median['p99']:.2f} ms (x{median['p99'] / base['p99']:.3f})")
+        for build in builds:
+            base = {key: statistics.median(r[key] for r in results[(build, page_counts[0])])
+                    for key in ("cpu", "p50", "p99")}
+            for pages in page_counts:
+                median = {key: statistics.median(r[key] for r in results[(build, pages)])
+                          for key in ("cpu", "p50", "p99")}
+                print(f"  {build}{pages} page(s): server CPU {median['cpu']:.2f} s "
+                      f"(x{median['cpu'] / base['cpu']:.3f}), SubmitJob p50 "
+                      f"{median['p50']:.2f} ms, p99 {median['p99']:.2f} ms "
+                      f"(x{median['p99'] / base['p99']:.3f})")
     finally:
         browser.stop()
         secrets_dir.cleanup()
