@@ -186,9 +186,12 @@ class Run:
         log.close()
         self.record(event="finished" if status == 0 else "failed", task=name, time=ended,
                     reserved_end=resched.seconds(self.placements[name].end), status=status)
-        self.report(name, "finished" if status == 0 else "failed")
+        # Its dependants may start before the report's answer, a durable call that a busy disk
+        # can hold for seconds; the run waits for the report before it ends.
         with self.lock:
             self.outcomes[job["jobid"]] = status
+        self.report(name, "finished" if status == 0 else "failed")
+        with self.lock:
             del self.processes[job["jobid"]]
             if status != 0 and not self.stopping.is_set():  # not one this run killed
                 self.failed = True
