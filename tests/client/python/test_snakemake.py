@@ -22,7 +22,7 @@ from schedule_check import check_capacity
 START_SLACK = 1.0
 # Snakemake's own start in a job script took up to 6.7 s with eight jobs starting at once on two
 # busy cores.
-OVERHEAD = 10.0
+OVERHEAD = 15.0
 RUNTIMES = {"generate": 2, "process": 3, "pair": 2, "report": 2, "all": 2}
 THREADS = {"generate": 1, "process": 2, "pair": 4, "report": 1, "all": 1}
 
