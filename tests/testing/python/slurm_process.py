@@ -180,13 +180,21 @@ PartitionName={self.partition} Nodes=node1 Default=YES MaxTime=INFINITE State=UP
         return self.command("sbatch", "--parsable", "-o", "/dev/null", *args).stdout.strip()
 
     def get(self, path):
-        connection = _UnixHTTPConnection(str(self.rest_socket))
-        try:
-            connection.request("GET", self.API + path)
-            answer = connection.getresponse()
-            body = answer.read()
-        finally:
-            connection.close()
+        # slurmrestd now and then resets a connection on a loaded machine (seen on two cores
+        # with the other suites running): a GET is asked again, twice at most.
+        for attempt in range(3):
+            connection = _UnixHTTPConnection(str(self.rest_socket))
+            try:
+                connection.request("GET", self.API + path)
+                answer = connection.getresponse()
+                body = answer.read()
+                break
+            except ConnectionResetError:
+                if attempt == 2:
+                    raise
+                time.sleep(0.2)
+            finally:
+                connection.close()
         if answer.status != 200:
             raise RuntimeError(f"GET {path}: HTTP {answer.status}: {body[:300]!r}")
         return json.loads(body)
