@@ -40,11 +40,12 @@ class EventStream final : public WatchOpener::Stream,
   EventStream(const EventStream&) = delete;
   EventStream& operator=(const EventStream&) = delete;
 
-  // Waits for the next event and sets `chunk` to it as SSE text, or to an SSE comment when a
-  // heartbeat passed without one. Returns false once the watch has ended: `chunk` is then an
-  // "end" event with the stream's status, or empty when the stream was cancelled here.
-  // `client_there`, asked every quarter second while waiting: false once the client closed its
-  // connection (a page left), which cancels the stream then, not at the next failed write.
+  // Waits for the next event and sets `chunk` to it and those behind it as SSE text (a few dozen
+  // at most), or to an SSE comment when a heartbeat passed without one. Returns false once the
+  // watch has ended: `chunk` is then an "end" event with the stream's status, or empty when the
+  // stream was cancelled here. `client_there`, asked every quarter second while waiting: false once
+  // the client closed its connection (a page left), which cancels the stream then, not at the next
+  // failed write.
   bool Next(std::string& chunk, const std::function<bool()>& client_there = {})
       ABSL_LOCKS_EXCLUDED(mu_);
   // Ends the watch and frees what it holds; a Next waiting for an event returns. From any thread.
@@ -71,6 +72,8 @@ class EventStream final : public WatchOpener::Stream,
   bool started_ ABSL_GUARDED_BY(mu_) = false;               // its events may be taken
   std::optional<absl::Status> ended_ ABSL_GUARDED_BY(mu_);  // sent after the events
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
+  // Until then the reader gathers events (event_stream.cc, kGather): Push does not wake it.
+  std::chrono::steady_clock::time_point gather_until_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<WatchOpener::Lease> lease_ ABSL_GUARDED_BY(mu_);
   bool opened_ = false;    // Next's own: Open was called
   bool end_sent_ = false;  // Next's own: the end was handed out

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "tests/server/tenant_fixture.h"
@@ -90,6 +91,28 @@ TEST_F(EventStreamTest, EventsFollowTheFirstScheduleInOrderAndAnEndedClusterEnds
   }
   EXPECT_TRUE(chunk.starts_with("event: end\n")) << chunk;
   EXPECT_NE(chunk.find("NOT_FOUND"), std::string::npos) << chunk;
+  stream->Cancel();
+}
+
+TEST_F(EventStreamTest, EventsThatWaitForTheReaderGoOutInOneWriteInOrder) {
+  CreateSim("sim", 8, "fcfs");
+  auto stream = StreamOf(*service_, chunks_, "sim");
+  EXPECT_TRUE(NextOfKind(*stream, "SCHEDULE").starts_with("event: SCHEDULE\n"));
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) {
+    pb::SubmitJobResponse submitted;
+    ASSERT_OK(Submit("sim", Rigid(1, 60), &submitted));
+    ids.push_back(submitted.job().id());
+  }
+  std::string chunk;
+  ASSERT_TRUE(stream->Next(chunk));
+  std::size_t at = 0;
+  for (const std::string& id : ids) {
+    at = chunk.find(absl::StrCat("event: JOB_CHANGED\n"), at);
+    ASSERT_NE(at, std::string::npos) << "job " << id << " missing from " << chunk;
+    at = chunk.find(absl::StrCat("\"id\":\"", id, "\""), at);
+    ASSERT_NE(at, std::string::npos) << "job " << id << " out of order in " << chunk;
+  }
   stream->Cancel();
 }
 
