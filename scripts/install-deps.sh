@@ -5,7 +5,7 @@
 #                                     with (no Docker engine here: podman with runc, catatonit
 #                                     for --init, debootstrap for the base image)
 #   scripts/install-deps.sh --browser only chromium and chromium-driver, for the web view's
-#                                     browser tests
+#                                     browser tests, and strace, for bench/web_cost/measure.py
 #   scripts/install-deps.sh --etcd    only etcd-server, for the replicated store's tests
 #   scripts/install-deps.sh --python  only what the Python client's tests need (pytest, Snakemake)
 #   scripts/install-deps.sh --slurm   only Slurm 22.05 and munge, for resched-slurm's tests
@@ -36,7 +36,7 @@ install_missing() {
 # The web view's browser tests (tests/server/web/page_browser_test.cc): Debian's Chromium and
 # its WebDriver, for make test only (make run needs no browser).
 if [[ "${1:-}" == --browser ]]; then
-  install_missing chromium chromium-driver
+  install_missing chromium chromium-driver strace
   exit 0
 fi
 

@@ -16,6 +16,10 @@ RESCHED_SERVER_BIN=build/server/resched-server RESCHED_LOADGEN_BIN=build/loadgen
 
 With --baseline-server BIN, every round also runs on that server binary (another build), and
 each build's pages are compared with its own run without pages, in the same run.
+
+With --count-syscalls, strace counts the server's sendto and futex calls during each round's
+load instead (strace slows the server: its CPU and latency are not compared then). The counts
+scatter far less than the CPU time on a shared machine: the writes and wake-ups a page costs.
 """
 import argparse
 import hashlib
@@ -24,6 +28,7 @@ import os
 import pathlib
 import statistics
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -215,6 +220,8 @@ def main():
                         help="pages in Chromium, at most; the others read the event stream alone")
     parser.add_argument("--baseline-server", default="",
                         help="another resched-server binary, measured in the same rounds")
+    parser.add_argument("--count-syscalls", action="store_true",
+                        help="count the server's sendto and futex calls (strace) instead")
     args = parser.parse_args()
     assert LOADGEN_BIN, "RESCHED_LOADGEN_BIN is not set"
     page_counts = [int(p) for p in args.pages.split(",")]
@@ -226,6 +233,7 @@ def main():
     browser = WebDriver()
     try:
         results = {(build, n): [] for build in builds for n in page_counts}
+        syscalls = {(build, n): [] for build in builds for n in page_counts}
         # Every round on a server of its own, filled with the same jobs: a round adds
         # rate x seconds jobs, which makes each later submission dearer, and a server keeps a
         # cluster's processor rows from its first page on (server/app/processor_rows.h).
@@ -240,18 +248,24 @@ def main():
                 in_browser = min(pages, args.browser_pages)
                 handles = browser.open_pages(url, page_tokens[:in_browser]) if in_browser else []
                 readers = StreamReaders(http_port, page_tokens[in_browser:pages])
+                counter = SyscallCounter(server.process.pid) if args.count_syscalls else None
                 before = cpu_seconds(server.process.pid)
                 report = loadgen(server.address, token_file, "--rate", str(args.rate),
                                  "--duration", f"{args.seconds}s", "--clients", "4")
                 cpu = cpu_seconds(server.process.pid) - before
                 readers.stop()
+                if counter:
+                    calls = counter.stop()
+                    syscalls[(build, pages)].append(calls)
+                    print(f"round {round_index + 1}, {build}{pages} page(s): {calls}", flush=True)
                 submit = next(op for op in report["calls"] if op["call"] == "submit")
                 results[(build, pages)].append({"cpu": cpu, "p50": submit["p50_ms"],
                                                 "p99": submit["p99_ms"]})
                 print(f"round {round_index + 1}, {build}{pages} page(s) ({pages - in_browser} "
                       f"reading the stream alone; filled in {fill_seconds:.0f} s): server CPU "
                       f"{cpu:.2f} s, SubmitJob p50 {submit['p50_ms']:.2f} ms, p99 "
-                      f"{submit['p99_ms']:.2f} ms", flush=True)
+                      f"{submit['p99_ms']:.2f} ms{' (under strace)' if counter else ''}",
+                      flush=True)
                 if handles:
                     print(f"  the pages counted {browser.page_counts(handles)}", flush=True)
                     browser.close_pages(handles)
@@ -259,6 +273,13 @@ def main():
                 server.stop()
         print(f"\nmedians over {args.rounds} rounds of {args.seconds} s at {args.rate}/s "
               f"({args.jobs} jobs first, 1,024 processors):")
+        if args.count_syscalls:
+            for (build, pages), counts in syscalls.items():
+                median = {name: statistics.median(c.get(name, 0) for c in counts)
+                          for name in ("sendto", "futex")}
+                print(f"  {build}{pages} page(s): {median['sendto']:.0f} sendto, "
+                      f"{median['futex']:.0f} futex calls")
+            return
         for build in builds:
             base = {key: statistics.median(r[key] for r in results[(build, page_counts[0])])
                     for key in ("cpu", "p50", "p99")}
@@ -272,6 +293,32 @@ def main():
     finally:
         browser.stop()
         secrets_dir.cleanup()
+
+
+class SyscallCounter:
+    """strace -c on every thread of a process, from now to stop()."""
+
+    def __init__(self, pid):
+        if shutil.which("strace") is None:
+            raise RuntimeError("--count-syscalls needs strace (scripts/install-deps.sh --browser)")
+        self.output = tempfile.NamedTemporaryFile(prefix="web-cost-strace-", suffix=".txt")
+        self.process = subprocess.Popen(
+            ["strace", "-f", "-c", "-e", "trace=sendto,futex", "-o", self.output.name,
+             "-p", str(pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1)  # attached to every thread before the load starts
+
+    def stop(self):
+        """The calls counted, by system call name."""
+        self.process.send_signal(2)  # strace writes its table when interrupted
+        self.process.wait()
+        counts = {}
+        for line in pathlib.Path(self.output.name).read_text().splitlines():
+            fields = line.split()
+            # "% time  seconds  usecs/call  calls  [errors]  syscall"
+            if len(fields) >= 5 and fields[-1] in ("sendto", "futex"):
+                counts[fields[-1]] = int(fields[3])
+        self.output.close()
+        return counts
 
 
 def filled_server(tokens_file, token_file, jobs):
