@@ -4,8 +4,8 @@
 #   scripts/install-deps.sh --image   also podman and what docker/smoke-test.sh builds the image
 #                                     with (no Docker engine here: podman with runc, catatonit
 #                                     for --init, debootstrap for the base image)
-#   scripts/install-deps.sh --browser only chromium and chromium-driver, for the web view's
-#                                     browser tests, and strace, for bench/web_cost/measure.py
+#   scripts/install-deps.sh --browser only chromium and chromium-driver (the web view's browser
+#                                     tests) and strace (bench/web_cost/measure.py)
 #   scripts/install-deps.sh --etcd    only etcd-server, for the replicated store's tests
 #   scripts/install-deps.sh --python  only what the Python client's tests need (pytest, Snakemake)
 #   scripts/install-deps.sh --slurm   only Slurm 22.05 and munge, for resched-slurm's tests
