@@ -108,7 +108,7 @@ TEST_F(EventStreamTest, EventsThatWaitForTheReaderGoOutInOneWriteInOrder) {
   ASSERT_TRUE(stream->Next(chunk));
   std::size_t at = 0;
   for (const std::string& id : ids) {
-    at = chunk.find(absl::StrCat("event: JOB_CHANGED\n"), at);
+    at = chunk.find("event: JOB_CHANGED\n", at);
     ASSERT_NE(at, std::string::npos) << "job " << id << " missing from " << chunk;
     at = chunk.find(absl::StrCat("\"id\":\"", id, "\""), at);
     ASSERT_NE(at, std::string::npos) << "job " << id << " out of order in " << chunk;
