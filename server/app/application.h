@@ -316,7 +316,7 @@ class Application {
   // When each WALL cluster with a periodic Replan is next due; the timer's thread only.
   std::map<std::string, Time> wall_replan_due_;
   // Last, so that they are destroyed first: their threads finish their work while the rest lives.
-  WorkerPool workers_{kWorkerThreads, limits_.max_waiting_calls};
+  WorkerPool workers_{"resched-calls", kWorkerThreads, limits_.max_waiting_calls};
   std::unique_ptr<PeriodicTimer> replan_timer_;
 };
 

@@ -1,11 +1,16 @@
 #include "server/base/worker_pool.h"
 
+#include <pthread.h>
+
 #include <utility>
 
 namespace resched::server {
 
-WorkerPool::WorkerPool(int threads, size_t max_waiting) : max_waiting_(max_waiting) {
-  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Work(); });
+WorkerPool::WorkerPool(const std::string& thread_name, int threads, size_t max_waiting)
+    : max_waiting_(max_waiting) {
+  for (int i = 0; i < threads; ++i) {
+    threads_.emplace_back([this, thread_name] { Work(thread_name); });
+  }
 }
 
 WorkerPool::~WorkerPool() {
@@ -35,7 +40,9 @@ void WorkerPool::Post(std::function<void()> task) {
   ready_.notify_one();
 }
 
-void WorkerPool::Work() {
+void WorkerPool::Work(const std::string& thread_name) {
+  constexpr size_t kMaxThreadName = 15;
+  (void)pthread_setname_np(pthread_self(), thread_name.substr(0, kMaxThreadName).c_str());
   for (;;) {
     std::function<void()> task;
     {

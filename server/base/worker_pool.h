@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -15,8 +16,10 @@ namespace resched::server {
 
 class WorkerPool {
  public:
-  // `max_waiting` bounds the tasks posted and not yet started.
-  WorkerPool(int threads, size_t max_waiting);
+  // `max_waiting` bounds the tasks posted and not yet started. The threads are named
+  // `thread_name` (its first 15 characters, the kernel's limit), so that top, perf and
+  // /proc/PID/task tell them from others.
+  WorkerPool(const std::string& thread_name, int threads, size_t max_waiting);
   // Runs the tasks already posted, then joins the threads.
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
@@ -29,7 +32,7 @@ class WorkerPool {
   void Post(std::function<void()> task);
 
  private:
-  void Work();
+  void Work(const std::string& thread_name);
 
   Mutex mu_;
   std::condition_variable ready_;

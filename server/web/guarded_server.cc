@@ -279,7 +279,8 @@ class GuardedServer::ReplayStream : public SocketStream {
 
 GuardedServer::GuardedServer(const ConnectionLimits& limits) : limits_(limits) {
   new_task_queue = [this] {
-    connection_threads_ = std::make_unique<WorkerPool>(limits_.threads, limits_.max_waiting);
+    connection_threads_ =
+        std::make_unique<WorkerPool>("resched-http", limits_.threads, limits_.max_waiting);
     // At the end of listen: runs the connections posted, joins the threads.
     return new InlineTaskQueue([this] { connection_threads_.reset(); });
   };

@@ -1,9 +1,11 @@
 #include "server/base/worker_pool.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <future>
+#include <string>
 
 namespace resched::server {
 namespace {
@@ -14,7 +16,7 @@ TEST(WorkerPoolTest, RefusesTasksBeyondTheWaitingLimitAndRunsTheOthers) {
   std::shared_future<void> released = release.get_future().share();
   std::promise<void> started;
   {
-    WorkerPool pool(1, 2);
+    WorkerPool pool("test-pool", 1, 2);
     // The only worker is busy until `release`; two more tasks may wait, a third may not.
     ASSERT_TRUE(pool.TryPost([&] {
       started.set_value();
@@ -31,7 +33,7 @@ TEST(WorkerPoolTest, RefusesTasksBeyondTheWaitingLimitAndRunsTheOthers) {
 }
 
 TEST(WorkerPoolTest, RunsTasksOnSeveralThreadsAtOnce) {
-  WorkerPool pool(2, 10);
+  WorkerPool pool("test-pool", 2, 10);
   std::promise<void> a_started, b_started;
   std::promise<void> done_a, done_b;
   // Each task waits for the other to start: with one thread this would never finish.
@@ -47,6 +49,19 @@ TEST(WorkerPoolTest, RunsTasksOnSeveralThreadsAtOnce) {
   }));
   done_a.get_future().wait();
   done_b.get_future().wait();
+}
+
+TEST(WorkerPoolTest, NamesItsThreadsCutToTheKernelsLimit) {
+  std::promise<std::string> name;
+  {
+    WorkerPool pool("a-pool-with-a-long-name", 1, 1);
+    ASSERT_TRUE(pool.TryPost([&] {
+      char buffer[16] = {};
+      (void)pthread_getname_np(pthread_self(), buffer, sizeof(buffer));
+      name.set_value(buffer);
+    }));
+  }
+  EXPECT_EQ(name.get_future().get(), "a-pool-with-a-l");
 }
 
 }  // namespace
