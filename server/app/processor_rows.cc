@@ -181,20 +181,23 @@ std::pair<int, int> ProcessorRows::RangeOf(int group) const {
 
 void ProcessorRows::Occupy(const Entry& entry) {
   if (entry.span.start >= entry.span.end) return;
-  for (int id : entry.ids) {
-    busy_[id].emplace(entry.span.start, entry.span.end);
-    occupancy_.Add(id, entry.span.start, entry.span.end);
-  }
+  // Hinted at the end: a new span usually comes after a row's others (one search fewer).
+  for (int id : entry.ids)
+    busy_[id].emplace_hint(busy_[id].end(), entry.span.start, entry.span.end);
+  occupancy_.Add(entry.ids, entry.span.start, entry.span.end);
 }
 
 void ProcessorRows::Vacate(const Entry& entry) {
   if (entry.span.start >= entry.span.end) return;
+  std::vector<int> held;  // the ids whose span it holds
+  held.reserve(entry.ids.size());
   for (int id : entry.ids) {
     auto it = busy_[id].find(entry.span.start);
     if (it == busy_[id].end() || it->second != entry.span.end) continue;
     busy_[id].erase(it);
-    occupancy_.Remove(id, entry.span.start, entry.span.end);
+    held.push_back(id);
   }
+  occupancy_.Remove(held, entry.span.start, entry.span.end);
 }
 
 bool ProcessorRows::Place(Entry& entry, const absl::flat_hash_set<std::string>& unplaced,

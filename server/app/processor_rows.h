@@ -6,12 +6,12 @@
 #pragma once
 
 #include <optional>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/btree_map.h"
+#include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "core/model/job.h"
@@ -116,7 +116,7 @@ class ProcessorRows {
   std::vector<absl::btree_map<Time, Time>> busy_;
   RowOccupancy occupancy_{0};  // the same spans, by block of rows: which are free over a span
   // Every item by start: who holds a row's span (SwapRows).
-  std::set<std::pair<Time, std::string>> by_start_;
+  absl::btree_set<std::pair<Time, std::string>> by_start_;
 };
 
 template <class Pred>

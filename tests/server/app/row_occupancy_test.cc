@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <map>
 #include <random>
 #include <vector>
@@ -71,6 +73,63 @@ TEST(RowOccupancy, RandomSpansAgreeWithEachRowChecked) {
   for (int id = 0; id < kRows; ++id) {
     for (const auto& [start, end] : reference[id]) rows.Remove(id, start, end);
   }
+  EXPECT_EQ(rows.TimesKept(), 0u);
+}
+
+TEST(RowOccupancy, RowsChangedTogetherAgreeWithEachRowChecked) {
+  std::mt19937 rng(11);
+  constexpr int kRows = 300;
+  constexpr int kHorizon = 80;
+  RowOccupancy rows(kRows);
+  struct Item {
+    std::vector<int> ids;
+    Time start;
+    Time end;
+  };
+  std::vector<Item> items;
+  std::vector<std::map<Time, Time>> reference(kRows);
+  auto free_over = [&](int id, Time start, Time end) {
+    for (const auto& [s, e] : reference[id]) {
+      if (s < end && start < e) return false;
+    }
+    return true;
+  };
+  for (int step = 0; step < 5000; ++step) {
+    if (!items.empty() && rng() % 3 == 0) {
+      const size_t index = rng() % items.size();
+      const Item& item = items[index];
+      rows.Remove(item.ids, item.start, item.end);
+      for (int id : item.ids) reference[id].erase(item.start);
+      items.erase(items.begin() + static_cast<std::ptrdiff_t>(index));
+    } else {
+      // Rows free over the span, out of order and over several blocks, as a job takes them.
+      const Time start = rng() % kHorizon;
+      const Time end = start + 1 + rng() % 15;
+      Item item{{}, start, end};
+      const int wanted = 1 + static_cast<int>(rng() % 90);
+      for (int tries = 0; tries < 200 && static_cast<int>(item.ids.size()) < wanted; ++tries) {
+        const int id = static_cast<int>(rng() % kRows);
+        if (free_over(id, start, end) &&
+            std::find(item.ids.begin(), item.ids.end(), id) == item.ids.end()) {
+          item.ids.push_back(id);
+        }
+      }
+      rows.Add(item.ids, start, end);
+      for (int id : item.ids) reference[id].emplace(start, end);
+      items.push_back(std::move(item));
+    }
+    const Time start = rng() % (kHorizon + 20);
+    const Time end = start + 1 + rng() % 12;
+    const std::vector<std::uint64_t> over = rows.BusyOver(0, kRows, start, end);
+    const std::vector<std::uint64_t> at = rows.BusyAt(0, kRows, start);
+    for (int row = 0; row < kRows; ++row) {
+      ASSERT_EQ(RowOccupancy::Has(over, 0, row), !free_over(row, start, end))
+          << "row " << row << " over [" << start << ", " << end << "), step " << step;
+      ASSERT_EQ(RowOccupancy::Has(at, 0, row), !free_over(row, start, start + 1))
+          << "row " << row << " at " << start << ", step " << step;
+    }
+  }
+  for (const Item& item : items) rows.Remove(item.ids, item.start, item.end);
   EXPECT_EQ(rows.TimesKept(), 0u);
 }
 
