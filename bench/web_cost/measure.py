@@ -48,18 +48,23 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def http_threads_cpu_seconds(pid):
-    """CPU time so far of the process's web-view threads (named resched-http): what the pages'
-    streams cost on their own threads, measured per thread (schedstat, in nanoseconds), apart
-    from the cluster's side of the pages' cost, which runs on the calls' threads."""
-    total = 0
+def http_threads(pid):
+    """CPU time so far of the process's web-view threads (named resched-http), and how often
+    they waited (voluntary context switches): what the pages' streams cost on their own threads,
+    measured per thread (schedstat, in nanoseconds), apart from the cluster's side of the pages'
+    cost, which runs on the calls' threads."""
+    seconds = 0
+    waits = 0
     for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
         try:
-            if (task / "comm").read_text().strip() == "resched-http":
-                total += int((task / "schedstat").read_text().split()[0])
+            if (task / "comm").read_text().strip() != "resched-http":
+                continue
+            seconds += int((task / "schedstat").read_text().split()[0]) / 1e9
+            status = (task / "status").read_text()
+            waits += int(status.split("voluntary_ctxt_switches:")[1].split()[0])
         except OSError:
             pass  # a thread that ended meanwhile
-    return total / 1e9
+    return seconds, waits
 
 
 def others_cpus():
@@ -264,11 +269,13 @@ def main():
                 readers = StreamReaders(http_port, page_tokens[in_browser:pages])
                 counter = SyscallCounter(server.process.pid) if args.count_syscalls else None
                 before = cpu_seconds(server.process.pid)
-                http_before = http_threads_cpu_seconds(server.process.pid)
+                http_before = http_threads(server.process.pid)
                 report = loadgen(server.address, token_file, "--rate", str(args.rate),
                                  "--duration", f"{args.seconds}s", "--clients", "4")
                 cpu = cpu_seconds(server.process.pid) - before
-                http_cpu = http_threads_cpu_seconds(server.process.pid) - http_before
+                http_after = http_threads(server.process.pid)
+                http_cpu = http_after[0] - http_before[0]
+                http_waits = http_after[1] - http_before[1]
                 readers.stop()
                 if counter:
                     calls = counter.stop()
@@ -276,11 +283,13 @@ def main():
                     print(f"round {round_index + 1}, {build}{pages} page(s): {calls}", flush=True)
                 submit = next(op for op in report["calls"] if op["call"] == "submit")
                 results[(build, pages)].append({"cpu": cpu, "http": http_cpu,
+                                                "waits": http_waits,
                                                 "p50": submit["p50_ms"],
                                                 "p99": submit["p99_ms"]})
                 print(f"round {round_index + 1}, {build}{pages} page(s) ({pages - in_browser} "
                       f"reading the stream alone; filled in {fill_seconds:.0f} s): server CPU "
-                      f"{cpu:.2f} s ({http_cpu * 1000:.0f} ms of it on the web threads), "
+                      f"{cpu:.2f} s ({http_cpu * 1000:.0f} ms of it on the web threads, "
+                      f"which waited {http_waits} times), "
                       f"SubmitJob p50 {submit['p50_ms']:.2f} ms, p99 "
                       f"{submit['p99_ms']:.2f} ms{' (under strace)' if counter else ''}",
                       flush=True)
@@ -300,13 +309,13 @@ def main():
             return
         for build in builds:
             base = {key: statistics.median(r[key] for r in results[(build, page_counts[0])])
-                    for key in ("cpu", "http", "p50", "p99")}
+                    for key in ("cpu", "http", "waits", "p50", "p99")}
             for pages in page_counts:
                 median = {key: statistics.median(r[key] for r in results[(build, pages)])
-                          for key in ("cpu", "http", "p50", "p99")}
+                          for key in ("cpu", "http", "waits", "p50", "p99")}
                 print(f"  {build}{pages} page(s): server CPU {median['cpu']:.2f} s "
                       f"(x{median['cpu'] / base['cpu']:.3f}; web threads "
-                      f"{median['http'] * 1000:.0f} ms, "
+                      f"{median['http'] * 1000:.0f} ms over {median['waits']:.0f} waits, "
                       f"{median['http'] / base['cpu'] * 100:.1f} % of the CPU without pages), "
                       f"SubmitJob p50 "
                       f"{median['p50']:.2f} ms, p99 {median['p99']:.2f} ms "

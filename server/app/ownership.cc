@@ -1,5 +1,7 @@
 #include "server/app/ownership.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 
 namespace resched::server {
@@ -79,14 +81,16 @@ RedactingSink::RedactingSink(std::shared_ptr<ScheduleSink> inner,
                              std::shared_ptr<const auth::Principal> caller)
     : inner_(std::move(inner)), caller_(std::move(caller)) {}
 
-void RedactingSink::Push(const pb::ScheduleEvent& event) {
-  if (!event.has_job() && !event.has_dag() && event.moved_rows().empty()) {
-    inner_->Push(event);
+void RedactingSink::Push(const SharedEvent& event) {
+  const pb::ScheduleEvent& shared = *event.event;
+  if (SeesAllTenants(caller_.get()) ||
+      (!shared.has_job() && !shared.has_dag() && shared.moved_rows().empty())) {
+    inner_->Push(event);  // nothing to hide: the event every watcher shares
     return;
   }
-  pb::ScheduleEvent redacted = event;
+  pb::ScheduleEvent redacted = shared;
   RedactForCaller(caller_.get(), redacted);
-  inner_->Push(redacted);
+  inner_->Push(ShareEvent(std::move(redacted)));
 }
 
 }  // namespace resched::server

@@ -14,6 +14,7 @@
 #include "core/plan/cluster_plan.h"
 #include "resched/v1/service.pb.h"
 #include "server/app/cluster_state.h"
+#include "server/app/shared_event.h"
 #include "server/auth/tokens.h"
 
 namespace resched::server {
@@ -49,7 +50,7 @@ void RedactForCaller(const auth::Principal* caller, ::resched::v1::ScheduleEvent
 class RedactingSink : public ScheduleSink {
  public:
   RedactingSink(std::shared_ptr<ScheduleSink> inner, std::shared_ptr<const auth::Principal> caller);
-  void Push(const ::resched::v1::ScheduleEvent& event) override;
+  void Push(const SharedEvent& event) override;
   void End(const absl::Status& status) override { inner_->End(status); }
   bool Closed() const override { return inner_->Closed(); }
 

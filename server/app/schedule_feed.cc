@@ -8,7 +8,7 @@ void ScheduleFeed::Publish(std::vector<pb::ScheduleEvent> events, std::int64_t l
   if (events.empty()) return;
   MutexLock lock(&mu_);
   if (durable && held_.empty()) {
-    SendLocked(events);
+    SendLocked(std::move(events));
     return;
   }
   held_.push_back(Held{lsn, std::move(events)});
@@ -23,20 +23,22 @@ void ScheduleFeed::Release(std::int64_t lsn) {
 
 void ScheduleFeed::ReleaseLocked(std::int64_t lsn) {
   while (!held_.empty() && held_.front().lsn <= lsn) {
-    SendLocked(held_.front().events);
+    SendLocked(std::move(held_.front().events));
     held_.pop_front();
   }
 }
 
-void ScheduleFeed::SendLocked(const std::vector<pb::ScheduleEvent>& events) {
-  std::erase_if(watchers_, [](const Watcher& w) { return w.sink->Closed(); });
-  for (const Watcher& watcher : watchers_) {
-    for (const pb::ScheduleEvent& event : events) {
-      if (event.sequence() > watcher.after) watcher.sink->Push(event);
-    }
-  }
+void ScheduleFeed::SendLocked(std::vector<pb::ScheduleEvent> events) {
   recent_.Add(events, /*exact_order=*/true);
   sent_through_ = events.back().sequence();
+  std::erase_if(watchers_, [](const Watcher& w) { return w.sink->Closed(); });
+  if (watchers_.empty()) return;
+  for (pb::ScheduleEvent& event : events) {
+    const SharedEvent shared = ShareEvent(std::move(event));
+    for (const Watcher& watcher : watchers_) {
+      if (shared.event->sequence() > watcher.after) watcher.sink->Push(shared);
+    }
+  }
 }
 
 void ScheduleFeed::Replayed(const std::vector<pb::ScheduleEvent>& events,
@@ -80,7 +82,7 @@ bool ScheduleFeed::Resume(std::shared_ptr<ScheduleSink> sink, std::int64_t seen)
   MutexLock lock(&mu_);
   std::optional<std::vector<pb::ScheduleEvent>> missed = recent_.After(seen, sent_through_);
   if (!missed) return false;
-  for (const pb::ScheduleEvent& event : *missed) sink->Push(event);
+  for (pb::ScheduleEvent& event : *missed) sink->Push(ShareEvent(std::move(event)));
   std::erase_if(watchers_, [](const Watcher& w) { return w.sink->Closed(); });
   watchers_.push_back(Watcher{std::move(sink), sent_through_});
   return true;

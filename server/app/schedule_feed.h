@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "resched/v1/service.pb.h"
 #include "server/app/recent_events.h"
+#include "server/app/shared_event.h"
 #include "server/base/mutex.h"
 
 namespace resched::server {
@@ -24,8 +25,9 @@ namespace pb = ::resched::v1;
 class ScheduleSink {
  public:
   virtual ~ScheduleSink() = default;
-  // Called in sequence order, under the feed's lock: must not block.
-  virtual void Push(const pb::ScheduleEvent& event) = 0;
+  // Called in sequence order, under the feed's lock: must not block. The event is shared with
+  // the cluster's other watchers: a sink keeps it as it is, or a copy it changes.
+  virtual void Push(const SharedEvent& event) = 0;
   // The stream ends with `status` after what was pushed (cluster deleted, server stopping).
   virtual void End(const absl::Status& status) = 0;
   // True once the stream is over: the feed then drops it.
@@ -69,7 +71,7 @@ class ScheduleFeed {
     std::vector<pb::ScheduleEvent> events;
   };
   void ReleaseLocked(std::int64_t lsn) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void SendLocked(const std::vector<pb::ScheduleEvent>& events) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SendLocked(std::vector<pb::ScheduleEvent> events) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Mutex mu_;
   std::vector<Watcher> watchers_ ABSL_GUARDED_BY(mu_);

@@ -1,5 +1,8 @@
 #include "server/app/watch_backlog.h"
 
+#include <memory>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -20,12 +23,12 @@ absl::Status WatchBacklog::PushFirst(pb::ScheduleEvent event) {
         budget_.held(), bytes, budget_.max_bytes() >> 20));
   }
   held_bytes_ += bytes;
-  events_.emplace_front(std::move(event), bytes);
+  events_.push_front({std::make_shared<const pb::ScheduleEvent>(std::move(event)), bytes});
   return absl::OkStatus();
 }
 
-absl::Status WatchBacklog::Push(const pb::ScheduleEvent& event) {
-  const std::size_t bytes = WatchBudget::BytesOf(event);
+absl::Status WatchBacklog::Push(const SharedEvent& event) {
+  const std::size_t bytes = event.bytes;
   if (events_.size() >= max_events_) {
     Drop();
     return absl::ResourceExhaustedError(
@@ -44,11 +47,11 @@ absl::Status WatchBacklog::Push(const pb::ScheduleEvent& event) {
   // Within its share a stream takes its events whatever the others hold.
   if (held_bytes_ + bytes <= budget_.share()) budget_.Take(bytes);
   held_bytes_ += bytes;
-  events_.emplace_back(event, bytes);
+  events_.push_back(event);
   return absl::OkStatus();
 }
 
-std::pair<pb::ScheduleEvent, std::size_t> WatchBacklog::Pop() {
+SharedEvent WatchBacklog::Pop() {
   auto oldest = std::move(events_.front());
   events_.pop_front();
   return oldest;
@@ -60,7 +63,7 @@ void WatchBacklog::Taken(std::size_t bytes) {
 }
 
 void WatchBacklog::Drop() {
-  for (const auto& [event, bytes] : events_) Taken(bytes);
+  for (const SharedEvent& event : events_) Taken(event.bytes);
   events_.clear();
 }
 

@@ -6,10 +6,10 @@
 
 #include <cstddef>
 #include <deque>
-#include <utility>
 
 #include "absl/status/status.h"
 #include "resched/v1/service.pb.h"
+#include "server/app/shared_event.h"
 #include "server/app/watch_budget.h"
 
 namespace resched::server {
@@ -29,11 +29,11 @@ class WatchBacklog {
   absl::Status PushFirst(resched::v1::ScheduleEvent event);
   // An event after the others; RESOURCE_EXHAUSTED saying why (everything dropped) when the reader
   // is max_events behind, or past its share of a budget that is spent.
-  absl::Status Push(const resched::v1::ScheduleEvent& event);
+  absl::Status Push(const SharedEvent& event);
 
   bool empty() const { return events_.empty(); }
   // Takes the oldest event; what it holds of the budget stays held until Taken(bytes).
-  std::pair<resched::v1::ScheduleEvent, std::size_t> Pop();
+  SharedEvent Pop();
   // Returns the bytes of an event Pop gave, once it is written.
   void Taken(std::size_t bytes);
   // Drops every event (the reader went away).
@@ -42,7 +42,7 @@ class WatchBacklog {
  private:
   const std::size_t max_events_;
   WatchBudget& budget_;
-  std::deque<std::pair<resched::v1::ScheduleEvent, std::size_t>> events_;  // with their bytes
+  std::deque<SharedEvent> events_;
   // What the stream holds of the budget: its events and those popped but not yet written.
   std::size_t held_bytes_ = 0;
 };

@@ -20,7 +20,7 @@ void ScheduleWatch::Start(std::optional<pb::ScheduleEvent> first) {
   Pump();
 }
 
-void ScheduleWatch::Push(const pb::ScheduleEvent& event) {
+void ScheduleWatch::Push(const SharedEvent& event) {
   {
     MutexLock lock(&mu_);
     if (end_) return;
@@ -41,8 +41,8 @@ void ScheduleWatch::OnWriteDone(bool ok) {
   {
     MutexLock lock(&mu_);
     writing_ = false;
-    backlog_.Taken(in_flight_bytes_);
-    in_flight_bytes_ = 0;
+    backlog_.Taken(in_flight_.bytes);
+    in_flight_ = {};
     if (!ok) {  // the stream is broken: nothing more can be written
       backlog_.Drop();
       if (!end_) end_ = grpc::Status(grpc::StatusCode::CANCELLED, "the stream was broken");
@@ -83,10 +83,10 @@ void ScheduleWatch::Pump() {
     return;
   }
   if (!backlog_.empty()) {
-    std::tie(in_flight_, in_flight_bytes_) = backlog_.Pop();
+    in_flight_ = backlog_.Pop();
     writing_ = true;
     mu_.Unlock();
-    StartWrite(&in_flight_);
+    StartWrite(in_flight_.event.get());
     return;
   }
   if (!end_) {

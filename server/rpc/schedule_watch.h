@@ -13,6 +13,7 @@
 #include <string>
 #include <utility>
 
+#include "server/app/shared_event.h"
 #include "server/app/watch_backlog.h"
 #include "server/base/mutex.h"
 #include "server/rpc/watch_opener.h"
@@ -33,7 +34,7 @@ class ScheduleWatch final : public grpc::ServerWriteReactor<pb::ScheduleEvent>,
   // with it.
   void Start(std::optional<pb::ScheduleEvent> first) override;
 
-  void Push(const pb::ScheduleEvent& event) override;
+  void Push(const SharedEvent& event) override;
   void End(const absl::Status& status) override;
   bool Closed() const override;
 
@@ -49,10 +50,9 @@ class ScheduleWatch final : public grpc::ServerWriteReactor<pb::ScheduleEvent>,
   const std::function<void()> on_done_;
   mutable Mutex mu_;
   WatchBacklog backlog_ ABSL_GUARDED_BY(mu_);
-  // StartWrite's message: set under mu_ while no write is in flight, then read by gRPC alone
-  // until OnWriteDone; with what it holds of the budget.
-  pb::ScheduleEvent in_flight_;
-  size_t in_flight_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  // StartWrite's message, with what it holds of the budget: set under mu_ while no write is in
+  // flight, then read by gRPC alone until OnWriteDone.
+  SharedEvent in_flight_;
   bool started_ ABSL_GUARDED_BY(mu_) = false;
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "resched/v1/service.grpc.pb.h"
+#include "server/app/shared_event.h"
 
 namespace resched::server {
 namespace {
@@ -89,7 +90,7 @@ void WatchRelay::Run(Handle& handle, pb::WatchScheduleRequest request, const Cal
     if (route.kind == CallRoute::Kind::kHere) {
       // The cluster came here: the application feeds the stream from now on.
       std::optional<pb::ScheduleEvent> first = app_.Watch(request, sink, caller.principal);
-      if (first) sink->Push(*first);
+      if (first) sink->Push(ShareEvent(*std::move(first)));
       return;
     }
     if (route.kind == CallRoute::Kind::kForward) {
@@ -136,7 +137,7 @@ grpc::Status WatchRelay::ReadUpstream(Handle& handle, const std::string& address
   while (reader->Read(&event)) {
     relayed = true;
     request.set_after_sequence(event.sequence());
-    sink.Push(event);
+    sink.Push(ShareEvent(event));
     if (sink.Closed()) context.TryCancel();
   }
   grpc::Status status = reader->Finish();

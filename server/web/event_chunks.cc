@@ -1,7 +1,7 @@
 #include "server/web/event_chunks.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <optional>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "server/web/json_gateway.h"
@@ -12,18 +12,6 @@ namespace resched::server::web {
 namespace pb = ::resched::v1;
 
 namespace {
-
-// Deterministic bytes, so that equal events have equal keys.
-std::string BytesOf(const pb::ScheduleEvent& event) {
-  std::string bytes;
-  {
-    google::protobuf::io::StringOutputStream output(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&output);
-    coded.SetSerializationDeterministic(true);
-    (void)event.SerializeToCodedStream(&coded);
-  }
-  return bytes;
-}
 
 // `event` as SSE text. A change's event is written by MessageJson, a few times faster than
 // protobuf's printer; a whole schedule, which it writes slower, by protobuf's printer
@@ -40,27 +28,27 @@ std::string ChunkOf(const pb::ScheduleEvent& event) {
 
 EventChunks::EventChunks(std::size_t max_bytes) : max_bytes_(max_bytes) {}
 
-std::shared_ptr<const std::string> EventChunks::Chunk(const pb::ScheduleEvent& event) {
-  if (event.kind() == pb::ScheduleEvent::SCHEDULE) {
-    return std::make_shared<const std::string>(ChunkOf(event));
+std::shared_ptr<const std::string> EventChunks::Chunk(const SharedEvent& event) {
+  if (event.event->kind() == pb::ScheduleEvent::SCHEDULE) {
+    return std::make_shared<const std::string>(ChunkOf(*event.event));
   }
-  std::string bytes = BytesOf(event);
+  const pb::ScheduleEvent* key = event.event.get();
   {
     MutexLock lock(&mu_);
-    if (auto it = by_bytes_.find(bytes); it != by_bytes_.end()) return it->second;
+    if (auto it = by_event_.find(key); it != by_event_.end()) return it->second.chunk;
   }
   // Converted off the lock: two streams that miss the same event at once both convert it.
-  auto chunk = std::make_shared<const std::string>(ChunkOf(event));
-  const std::size_t size = bytes.size() + chunk->size();
+  auto chunk = std::make_shared<const std::string>(ChunkOf(*event.event));
+  const std::size_t size = event.bytes + chunk->size();
   if (size > max_bytes_) return chunk;
   MutexLock lock(&mu_);
-  if (!by_bytes_.emplace(bytes, chunk).second) return chunk;
+  if (!by_event_.try_emplace(key, Kept{event.event, chunk, size}).second) return chunk;
   bytes_ += size;
-  oldest_first_.push_back(std::move(bytes));
+  oldest_first_.push_back(key);
   while (bytes_ > max_bytes_) {
-    auto oldest = by_bytes_.find(oldest_first_.front());
-    bytes_ -= oldest->first.size() + oldest->second->size();
-    by_bytes_.erase(oldest);
+    auto oldest = by_event_.find(oldest_first_.front());
+    bytes_ -= oldest->second.bytes;
+    by_event_.erase(oldest);
     oldest_first_.pop_front();
   }
   return chunk;

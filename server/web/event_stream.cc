@@ -63,7 +63,7 @@ void EventStream::Start(std::optional<pb::ScheduleEvent> first) {
   changed_.notify_all();
 }
 
-void EventStream::Push(const pb::ScheduleEvent& event) {
+void EventStream::Push(const SharedEvent& event) {
   MutexLock lock(&mu_);
   if (ended_ || cancelled_) return;
   if (absl::Status kept = backlog_.Push(event); !kept.ok()) {
@@ -96,7 +96,7 @@ bool EventStream::Next(std::string& chunk, const std::function<bool()>& client_t
   // still there (off the lock: it asks the socket).
   const auto heartbeat_at = std::chrono::steady_clock::now() + heartbeat_;
   // The events ready now, written at once: one wake-up and one write for a burst of changes.
-  std::vector<std::pair<pb::ScheduleEvent, std::size_t>> events;
+  std::vector<SharedEvent> events;
   std::optional<absl::Status> ended;
   for (;;) {
     {
@@ -139,9 +139,9 @@ bool EventStream::Next(std::string& chunk, const std::function<bool()>& client_t
     return false;
   }
   std::size_t taken = 0;
-  for (const auto& [event, bytes] : events) {
+  for (const SharedEvent& event : events) {
     chunk += *chunks_.Chunk(event);
-    taken += bytes;
+    taken += event.bytes;
   }
   MutexLock lock(&mu_);
   backlog_.Taken(taken);

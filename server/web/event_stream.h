@@ -19,6 +19,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "server/app/shared_event.h"
 #include "server/app/watch_backlog.h"
 #include "server/base/mutex.h"
 #include "server/base/stream_caps.h"
@@ -53,7 +54,7 @@ class EventStream final : public WatchOpener::Stream,
 
   // The cluster's side (WatchOpener::Stream).
   void Start(std::optional<pb::ScheduleEvent> first) override ABSL_LOCKS_EXCLUDED(mu_);
-  void Push(const pb::ScheduleEvent& event) override ABSL_LOCKS_EXCLUDED(mu_);
+  void Push(const SharedEvent& event) override ABSL_LOCKS_EXCLUDED(mu_);
   void End(const absl::Status& status) override ABSL_LOCKS_EXCLUDED(mu_);
   bool Closed() const override ABSL_LOCKS_EXCLUDED(mu_);
 

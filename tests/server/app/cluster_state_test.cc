@@ -99,9 +99,9 @@ TEST(ClusterState, AnUndoThatOutgrowsTheBoundIsJournaledAlone) {
 // Collects what a cluster pushes, as a WatchSchedule stream would, from the publishing threads.
 class RecordingSink final : public ScheduleSink {
  public:
-  void Push(const pb::ScheduleEvent& event) override {
+  void Push(const SharedEvent& event) override {
     MutexLock lock(&mu_);
-    sequences_.push_back(event.sequence());
+    sequences_.push_back(event.event->sequence());
   }
   void End(const absl::Status&) override {
     MutexLock lock(&mu_);

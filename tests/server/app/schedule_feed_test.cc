@@ -15,9 +15,9 @@ namespace {
 
 class RecordingSink : public ScheduleSink {
  public:
-  void Push(const pb::ScheduleEvent& event) override {
+  void Push(const SharedEvent& event) override {
     MutexLock lock(&mu_);
-    sequences_.push_back(event.sequence());
+    sequences_.push_back(event.event->sequence());
   }
   void End(const absl::Status& status) override {
     MutexLock lock(&mu_);

@@ -24,8 +24,8 @@ TEST(WatchBacklog, EventsComeOutAfterTheFirstScheduleInOrderAndGiveBackTheirByte
   WatchBudget budget(1 << 20, 4);
   {
     WatchBacklog backlog(10, budget);
-    ASSERT_TRUE(backlog.Push(Event(2)).ok());
-    ASSERT_TRUE(backlog.Push(Event(3)).ok());
+    ASSERT_TRUE(backlog.Push(ShareEvent(Event(2))).ok());
+    ASSERT_TRUE(backlog.Push(ShareEvent(Event(3))).ok());
     pb::ScheduleEvent first;
     first.set_kind(pb::ScheduleEvent::SCHEDULE);
     first.set_sequence(1);
@@ -33,8 +33,8 @@ TEST(WatchBacklog, EventsComeOutAfterTheFirstScheduleInOrderAndGiveBackTheirByte
     EXPECT_GT(budget.held(), 0u);
     for (std::int64_t expected : {1, 2}) {
       auto [event, bytes] = backlog.Pop();
-      EXPECT_EQ(event.sequence(), expected);
-      EXPECT_EQ(bytes, WatchBudget::BytesOf(event));
+      EXPECT_EQ(event->sequence(), expected);
+      EXPECT_EQ(bytes, WatchBudget::BytesOf(*event));
       backlog.Taken(bytes);
     }
     EXPECT_FALSE(backlog.empty());
@@ -49,8 +49,8 @@ TEST(WatchBacklog, EventsComeOutAfterTheFirstScheduleInOrderAndGiveBackTheirByte
 TEST(WatchBacklog, AReaderTooFarBehindIsRefusedAndItsEventsDropped) {
   WatchBudget budget(1 << 20, 4);
   WatchBacklog backlog(3, budget);
-  for (int i = 1; i <= 3; ++i) ASSERT_TRUE(backlog.Push(Event(i)).ok());
-  const absl::Status refused = backlog.Push(Event(4));
+  for (int i = 1; i <= 3; ++i) ASSERT_TRUE(backlog.Push(ShareEvent(Event(i))).ok());
+  const absl::Status refused = backlog.Push(ShareEvent(Event(4)));
   EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(refused.message().find("fell 3 events behind"), std::string::npos) << refused;
   EXPECT_TRUE(backlog.empty());
@@ -62,10 +62,10 @@ TEST(WatchBacklog, PastItsShareAStreamTakesOnlyWhatTheBudgetHasLeft) {
   // A limit of 3 events shared by 3 streams: a share of one event.
   WatchBudget budget(3 * event_bytes, 3);
   WatchBacklog reader(100, budget);
-  ASSERT_TRUE(reader.Push(Event(1)).ok());  // its share
-  ASSERT_TRUE(reader.Push(Event(2)).ok());  // past it, within the limit
-  ASSERT_TRUE(reader.Push(Event(3)).ok());
-  const absl::Status refused = reader.Push(Event(4));
+  ASSERT_TRUE(reader.Push(ShareEvent(Event(1))).ok());  // its share
+  ASSERT_TRUE(reader.Push(ShareEvent(Event(2))).ok());  // past it, within the limit
+  ASSERT_TRUE(reader.Push(ShareEvent(Event(3))).ok());
+  const absl::Status refused = reader.Push(ShareEvent(Event(4)));
   EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(refused.message().find("max_watch_memory_mib"), std::string::npos) << refused;
   EXPECT_NE(refused.message().find(std::to_string(3 * event_bytes) + " bytes behind"),
@@ -78,7 +78,7 @@ TEST(WatchBacklog, PastItsShareAStreamTakesOnlyWhatTheBudgetHasLeft) {
   pb::ScheduleEvent schedule;
   schedule.set_kind(pb::ScheduleEvent::SCHEDULE);
   for (int i = 0; i < 4; ++i) *schedule.mutable_schedule()->add_jobs() = Event(i).job();
-  ASSERT_TRUE(other.Push(Event(5)).ok());
+  ASSERT_TRUE(other.Push(ShareEvent(Event(5))).ok());
   const absl::Status too_big = other.PushFirst(schedule);
   EXPECT_EQ(too_big.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(too_big.message().find("first schedule"), std::string::npos) << too_big;
