@@ -13,6 +13,8 @@
 namespace resched::server {
 
 struct SharedEvent {
+  // Read by several threads at once, never changed: gRPC serializes it for each stream (the
+  // sizes protobuf caches in it are atomic, and set before it is shared).
   std::shared_ptr<const resched::v1::ScheduleEvent> event;
   // WatchBudget::BytesOf(*event). Each stream that holds the event counts them against its own
   // share of the budget, as if it held a copy: the limit errs on the safe side.

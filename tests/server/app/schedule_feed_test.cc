@@ -3,11 +3,14 @@
 // the streams and sends nothing held.
 #include "server/app/schedule_feed.h"
 
+#include <memory>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "server/app/shared_event.h"
+#include "server/app/watch_budget.h"
 #include "server/base/mutex.h"
 
 namespace resched::server {
@@ -18,6 +21,7 @@ class RecordingSink : public ScheduleSink {
   void Push(const SharedEvent& event) override {
     MutexLock lock(&mu_);
     sequences_.push_back(event.event->sequence());
+    events_.push_back(event);
   }
   void End(const absl::Status& status) override {
     MutexLock lock(&mu_);
@@ -35,10 +39,15 @@ class RecordingSink : public ScheduleSink {
     MutexLock lock(&mu_);
     return ended_;
   }
+  std::vector<SharedEvent> events() const {
+    MutexLock lock(&mu_);
+    return events_;
+  }
 
  private:
   mutable Mutex mu_;
   std::vector<std::int64_t> sequences_ ABSL_GUARDED_BY(mu_);
+  std::vector<SharedEvent> events_ ABSL_GUARDED_BY(mu_);
   std::optional<absl::Status> ended_ ABSL_GUARDED_BY(mu_);
 };
 
@@ -69,6 +78,25 @@ TEST(ScheduleFeed, EventsWaitForTheirRecordAndGoInOrder) {
   EXPECT_EQ(sink->sequences(), Range(1, 5));
   feed.Publish(Change(6, 1), /*lsn=*/0, /*durable=*/true);
   EXPECT_EQ(sink->sequences(), Range(1, 6));
+}
+
+TEST(ScheduleFeed, WatchersShareOneCopyOfEachEventWithItsSize) {
+  ScheduleFeed feed(100);
+  auto first = std::make_shared<RecordingSink>();
+  auto second = std::make_shared<RecordingSink>();
+  feed.Subscribe(first, 0);
+  feed.Subscribe(second, 0);
+  std::vector<pb::ScheduleEvent> change = Change(1, 2);
+  change[1].mutable_job()->set_id("j1");
+  feed.Publish(change, /*lsn=*/0, /*durable=*/true);
+  const std::vector<SharedEvent> got = first->events();
+  ASSERT_EQ(got.size(), 2u);
+  ASSERT_EQ(second->events().size(), 2u);
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].event, second->events()[i].event) << "one copy, not one per watcher";
+    EXPECT_EQ(got[i].event->SerializeAsString(), change[i].SerializeAsString());
+    EXPECT_EQ(got[i].bytes, WatchBudget::BytesOf(change[i]));
+  }
 }
 
 TEST(ScheduleFeed, ANewWatcherGetsOnlyWhatItsScheduleLacks) {
