@@ -182,8 +182,9 @@ std::pair<int, int> ProcessorRows::RangeOf(int group) const {
 void ProcessorRows::Occupy(const Entry& entry) {
   if (entry.span.start >= entry.span.end) return;
   // Hinted at the end: a new span usually comes after a row's others (one search fewer).
-  for (int id : entry.ids)
+  for (int id : entry.ids) {
     busy_[id].emplace_hint(busy_[id].end(), entry.span.start, entry.span.end);
+  }
   occupancy_.Add(entry.ids, entry.span.start, entry.span.end);
 }
 
