@@ -381,7 +381,7 @@ absl::Status ClusterState::ApplyJournaled(const pb::JournalRecord& record) {
     }
   }
   next_sequence_ += record.events();
-  feed_->Replayed(events, next_sequence_ - 1, rebuilt);
+  feed_->Replayed(std::move(events), next_sequence_ - 1, rebuilt);
   if (!record.request_id().empty()) {
     replies_.Remember(record.request_id(), record.method(), record.reply());
   }

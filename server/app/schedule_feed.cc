@@ -28,12 +28,28 @@ void ScheduleFeed::ReleaseLocked(std::int64_t lsn) {
   }
 }
 
+namespace {
+
+// The events moved, not copied, into what the recent history and the watchers share. Their sizes
+// are counted only when a watcher takes them.
+std::vector<RecentEvents::Event> Shareable(std::vector<pb::ScheduleEvent> events) {
+  std::vector<RecentEvents::Event> shareable;
+  shareable.reserve(events.size());
+  for (pb::ScheduleEvent& event : events) {
+    shareable.push_back(std::make_shared<const pb::ScheduleEvent>(std::move(event)));
+  }
+  return shareable;
+}
+
+}  // namespace
+
 void ScheduleFeed::SendLocked(std::vector<pb::ScheduleEvent> events) {
-  recent_.Add(events, /*exact_order=*/true);
-  sent_through_ = events.back().sequence();
+  std::vector<RecentEvents::Event> shareable = Shareable(std::move(events));
+  recent_.Add(shareable, /*exact_order=*/true);
+  sent_through_ = shareable.back()->sequence();
   std::erase_if(watchers_, [](const Watcher& w) { return w.sink->Closed(); });
   if (watchers_.empty()) return;
-  for (pb::ScheduleEvent& event : events) {
+  for (RecentEvents::Event& event : shareable) {
     const SharedEvent shared = ShareEvent(std::move(event));
     for (const Watcher& watcher : watchers_) {
       if (shared.event->sequence() > watcher.after) watcher.sink->Push(shared);
@@ -41,11 +57,11 @@ void ScheduleFeed::SendLocked(std::vector<pb::ScheduleEvent> events) {
   }
 }
 
-void ScheduleFeed::Replayed(const std::vector<pb::ScheduleEvent>& events,
-                            std::int64_t last_sequence, bool rebuilt) {
+void ScheduleFeed::Replayed(std::vector<pb::ScheduleEvent> events, std::int64_t last_sequence,
+                            bool rebuilt) {
   MutexLock lock(&mu_);
   if (rebuilt) {
-    recent_.Add(events, /*exact_order=*/false);
+    recent_.Add(Shareable(std::move(events)), /*exact_order=*/false);
   } else {
     recent_.Clear();
   }
@@ -80,9 +96,9 @@ void ScheduleFeed::Subscribe(std::shared_ptr<ScheduleSink> sink, std::int64_t se
 
 bool ScheduleFeed::Resume(std::shared_ptr<ScheduleSink> sink, std::int64_t seen) {
   MutexLock lock(&mu_);
-  std::optional<std::vector<pb::ScheduleEvent>> missed = recent_.After(seen, sent_through_);
+  std::optional<std::vector<RecentEvents::Event>> missed = recent_.After(seen, sent_through_);
   if (!missed) return false;
-  for (pb::ScheduleEvent& event : *missed) sink->Push(ShareEvent(std::move(event)));
+  for (RecentEvents::Event& event : *missed) sink->Push(ShareEvent(std::move(event)));
   std::erase_if(watchers_, [](const Watcher& w) { return w.sink->Closed(); });
   watchers_.push_back(Watcher{std::move(sink), sent_through_});
   return true;

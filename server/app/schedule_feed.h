@@ -45,8 +45,7 @@ class ScheduleFeed {
   void Release(std::int64_t lsn);
   // Events a replay of the journal rebuilt (durable, and nobody watches a replay); `rebuilt`:
   // false when the change's events could not be rebuilt, which breaks the recent history.
-  void Replayed(const std::vector<pb::ScheduleEvent>& events, std::int64_t last_sequence,
-                bool rebuilt);
+  void Replayed(std::vector<pb::ScheduleEvent> events, std::int64_t last_sequence, bool rebuilt);
   // Ends every stream with `why` and starts over after `last_sequence` with nothing held: a
   // rollback of changes that could not be saved.
   void Reset(std::int64_t last_sequence, const absl::Status& why);

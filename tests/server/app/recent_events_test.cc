@@ -4,6 +4,7 @@
 #include "server/app/recent_events.h"
 
 #include <algorithm>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -13,18 +14,20 @@
 namespace resched::server {
 namespace {
 
-std::vector<pb::ScheduleEvent> Change(std::int64_t first, int count) {
-  std::vector<pb::ScheduleEvent> events(static_cast<size_t>(count));
+std::vector<RecentEvents::Event> Change(std::int64_t first, int count) {
+  std::vector<RecentEvents::Event> events;
   for (int i = 0; i < count; ++i) {
-    events[static_cast<size_t>(i)].set_sequence(first + i);
-    events[static_cast<size_t>(i)].mutable_job()->set_id(absl::StrCat("j", first + i));
+    auto event = std::make_shared<pb::ScheduleEvent>();
+    event->set_sequence(first + i);
+    event->mutable_job()->set_id(absl::StrCat("j", first + i));
+    events.push_back(std::move(event));
   }
   return events;
 }
 
-std::vector<std::int64_t> Sequences(const std::vector<pb::ScheduleEvent>& events) {
+std::vector<std::int64_t> Sequences(const std::vector<RecentEvents::Event>& events) {
   std::vector<std::int64_t> out;
-  for (const auto& e : events) out.push_back(e.sequence());
+  for (const auto& e : events) out.push_back(e->sequence());
   return out;
 }
 

@@ -80,7 +80,7 @@ TEST(ScheduleFeed, EventsWaitForTheirRecordAndGoInOrder) {
   EXPECT_EQ(sink->sequences(), Range(1, 6));
 }
 
-TEST(ScheduleFeed, WatchersShareOneCopyOfEachEventWithItsSize) {
+TEST(ScheduleFeed, WatchersAndResumesShareOneCopyOfEachEventWithItsSize) {
   ScheduleFeed feed(100);
   auto first = std::make_shared<RecordingSink>();
   auto second = std::make_shared<RecordingSink>();
@@ -96,6 +96,14 @@ TEST(ScheduleFeed, WatchersShareOneCopyOfEachEventWithItsSize) {
     EXPECT_EQ(got[i].event, second->events()[i].event) << "one copy, not one per watcher";
     EXPECT_EQ(got[i].event->SerializeAsString(), change[i].SerializeAsString());
     EXPECT_EQ(got[i].bytes, WatchBudget::BytesOf(change[i]));
+  }
+  // The history kept for resumes holds the same events, not copies.
+  auto resumed = std::make_shared<RecordingSink>();
+  ASSERT_TRUE(feed.Resume(resumed, 0));
+  ASSERT_EQ(resumed->events().size(), 2u);
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(resumed->events()[i].event, got[i].event);
+    EXPECT_EQ(resumed->events()[i].bytes, got[i].bytes);
   }
 }
 
