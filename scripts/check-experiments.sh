@@ -68,17 +68,52 @@ if [[ -n "$(git -C "$root" status --porcelain --untracked-files=no -- core bench
   commit="$commit (with uncommitted changes)"
 fi
 
-# Standard output of one experiment, without leading or trailing blank lines.
-run_experiment() {
-  local args="$1" out="$work/out"
-  rm -rf "$out" && mkdir -p "$out"
+# One experiment's stdout, stderr and status (0 or 1) in DIR.
+run_into() {
+  local dir="$1" args="$2"
   # shellcheck disable=SC2086  # the command line is split into its words on purpose
-  if ! "$binary" $args --out "$out" >"$work/stdout" 2>"$work/stderr"; then
+  if "$binary" $args --out "$dir/out" >"$dir/stdout" 2>"$dir/stderr"; then
+    echo 0 >"$dir/status"
+  else
+    echo 1 >"$dir/status"
+  fi
+}
+
+# The small-scale blocks' commands, run side by side before the doc is read (each experiment runs
+# on one core): their outputs in $work/ahead/N, by command.
+declare -A ahead=()
+running=0
+count=0
+while IFS= read -r args; do
+  [[ -z "$only" || "$args" == *"$only"* ]] || continue
+  [[ -z "${ahead[$args]:-}" ]] || continue
+  count=$((count + 1))
+  dir="$work/ahead/$count"
+  mkdir -p "$dir/out"
+  ahead["$args"]="$dir"
+  run_into "$dir" "$args" &
+  running=$((running + 1))
+  if [[ $running -ge $(nproc) ]]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done < <(sed -nE 's/^<!-- experiment ci: (.*) -->$/\1/p' "$doc")
+wait
+
+# Standard output of one experiment, without leading or trailing blank lines: run ahead, or now.
+run_experiment() {
+  local args="$1" dir="${ahead[$1]:-}"
+  if [[ -z "$dir" ]]; then
+    dir="$work/now"
+    rm -rf "$dir" && mkdir -p "$dir/out"
+    run_into "$dir" "$args"
+  fi
+  if [[ "$(cat "$dir/status")" != 0 ]]; then
     echo "check-experiments: '$args' failed:" >&2
-    cat "$work/stderr" >&2
+    cat "$dir/stderr" >&2
     return 1
   fi
-  sed -e '/./,$!d' "$work/stdout"  # the caller's $(...) drops the trailing ones
+  sed -e '/./,$!d' "$dir/stdout"  # the caller's $(...) drops the trailing ones
 }
 
 digest() { sha256sum | cut -d' ' -f1; }
