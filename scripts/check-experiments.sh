@@ -82,6 +82,7 @@ run_into() {
 # The small-scale blocks' commands, run side by side before the doc is read (each experiment runs
 # on one core): their outputs in $work/ahead/N, by command.
 declare -A ahead=()
+slots=$(nproc)
 running=0
 count=0
 while IFS= read -r args; do
@@ -93,7 +94,7 @@ while IFS= read -r args; do
   ahead["$args"]="$dir"
   run_into "$dir" "$args" &
   running=$((running + 1))
-  if [[ $running -ge $(nproc) ]]; then
+  if [[ $running -ge $slots ]]; then
     wait -n || true
     running=$((running - 1))
   fi
