@@ -93,6 +93,7 @@ void SpreadCoordinator::Poll() {
   {
     MutexLock lock(&mu_);
     directory_ = *directory;
+    directory_read_ = true;
   }
   // Without its own member key (its lease just expired) a replica neither adopts nor hands over.
   if (!directory->members.contains(self)) return;
@@ -212,11 +213,17 @@ void SpreadCoordinator::Follow() {
 }
 
 CallRoute SpreadCoordinator::Route(absl::string_view cluster) const {
-  if (cluster.empty()) return CallRoute{};
   const std::string name(cluster);
-  if (app_.Serves(name)) return CallRoute{};
+  if (!name.empty() && app_.Serves(name)) return CallRoute{};
   const std::string& self = store_.replica_id();
   MutexLock lock(&mu_);
+  // Until then a cluster another replica serves would look like none at all (NOT_FOUND), and
+  // ListClusters would leave out the other replicas' clusters.
+  if (!directory_read_) {
+    return Refuse(absl::StrCat("replica ", self,
+                               " has not yet read which replica serves which cluster; retry"));
+  }
+  if (name.empty()) return CallRoute{};
   const auto owner = directory_.owners.find(name);
   if (owner != directory_.owners.end()) {
     if (owner->second == self) {

@@ -69,6 +69,8 @@ class SpreadCoordinator final : public CallRouter {
   std::condition_variable wake_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   EtcdDirectory directory_ ABSL_GUARDED_BY(mu_);
+  // Whether directory_ was read once: until then every call routed is refused.
+  bool directory_read_ ABSL_GUARDED_BY(mu_) = false;
   std::set<std::string> lost_ ABSL_GUARDED_BY(mu_);
   // Clusters whose adoption failed, and when to try again.
   std::map<std::string, absl::Time> retry_after_ ABSL_GUARDED_BY(mu_);

@@ -124,6 +124,16 @@ class FailoverTest : public ::testing::Test {
   // it, and forwards the others' calls.
   void Start(int i) {
     const std::size_t started_before = Occurrences(LogOf(i), kListening);
+    Launch(i);
+    const auto until = Clock::now() + std::chrono::seconds(30);
+    while (Occurrences(LogOf(i), kListening) == started_before && Clock::now() < until) {
+      ASSERT_EQ(waitpid(replicas_[i].pid, nullptr, WNOHANG), 0) << "replica " << i << " exited";
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
+  // Starts replica `i` and returns at once.
+  void Launch(int i) {
     Replica& replica = replicas_[i];
     const std::string listen = absl::StrCat("127.0.0.1:", replica.port);
     const std::string log = absl::StrCat(dir_.path(), "/replica", i, ".log");
@@ -154,11 +164,6 @@ class FailoverTest : public ::testing::Test {
                           const_cast<char* const*>(argv.data()), environ),
               0);
     posix_spawn_file_actions_destroy(&actions);
-    const auto until = Clock::now() + std::chrono::seconds(30);
-    while (Occurrences(LogOf(i), kListening) == started_before && Clock::now() < until) {
-      ASSERT_EQ(waitpid(replica.pid, nullptr, WNOHANG), 0) << "replica " << i << " exited";
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
   }
 
   // The log line a replica writes once started.
@@ -709,6 +714,35 @@ TEST_F(FailoverTest, AnOwnerPausedPastItsLeaseNeverWritesItsClustersAgain) {
   EXPECT_EQ(jobs.count("before"), 1u);
   EXPECT_EQ(jobs.count("during"), 1u);
   EXPECT_EQ(jobs.count("late"), late.ok() ? 1u : 0u) << late.error_message();
+}
+
+TEST_F(FailoverTest, AReplicaStartingRefusesCallsUntilItKnowsWhoServesWhat) {
+  Start(0);
+  ASSERT_EQ(WaitForOwner(), 0);
+  ASSERT_EQ(WaitForOwner("beta"), 0);
+  // Asked from the moment it listens (a new connection each time: a channel refused once backs
+  // off for a second), the replica starting never says a cluster served by the other is missing.
+  Launch(1);
+  const auto until = Clock::now() + std::chrono::seconds(30);
+  int refused = 0;
+  int answered = 0;
+  while (answered < 20 && Clock::now() < until) {
+    const std::shared_ptr<pb::Resched::Stub> stub = NewStub(replicas_[1].port);
+    grpc::ClientContext get_context;
+    get_context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    pb::GetClusterRequest get;
+    get.set_name(kClusters[answered % 2]);
+    pb::Cluster cluster;
+    const grpc::Status got = stub->GetCluster(&get_context, get, &cluster);
+    ASSERT_NE(got.error_code(), grpc::StatusCode::NOT_FOUND) << got.error_message();
+    if (got.ok()) {
+      ++answered;
+    } else if (got.error_message().find("has not yet read") != std::string::npos) {
+      ++refused;
+    }
+  }
+  EXPECT_EQ(answered, 20);
+  std::printf("%d calls refused before the replica knew who serves what\n", refused);
 }
 
 TEST_F(FailoverTest, TheCliGivenEveryReplicaRidesATakeover) {
