@@ -3,9 +3,9 @@
 # code excluded), every warning an error, plus clang's thread-safety analysis of the Abseil lock
 # annotations (-Wthread-safety: the build itself uses g++, which has no such analysis).
 #
-# By default only what changed since .ci/clang-tidy-baseline is checked: a landed commit whose
-# sources all passed this script (each landing's CI checked what it changed, so by induction
-# every file of the baseline is clean). A file is checked when it, or any header it includes
+# By default only what changed since .ci/clang-tidy-baseline is checked: a commit of main whose
+# sources all passed this script (the baseline moves only to a commit this script passed on,
+# checking what changed since the previous one, so by induction every file of it is clean). A file is checked when it, or any header it includes
 # (the build's depfiles say which, generated protobuf headers included), differs from the
 # baseline; an unchanged file with unchanged includes gives the same clang-tidy answer. The
 # whole tree is checked with --all, when the baseline is unknown, or when .clang-tidy or the
