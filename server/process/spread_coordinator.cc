@@ -88,6 +88,11 @@ void SpreadCoordinator::Poll() {
   }
   // What this replica owns, before the directory, which then lists every cluster it claimed.
   const std::set<std::string> owned = store_.owned();
+  {
+    // A key lost with the lease needs no release.
+    MutexLock lock(&mu_);
+    std::erase_if(unreleased_, [&owned](const std::string& c) { return !owned.contains(c); });
+  }
   absl::StatusOr<EtcdDirectory> directory = store_.ReadDirectory();
   if (!directory.ok()) return;  // etcd unreachable: the next poll tries again
   {
@@ -118,6 +123,7 @@ void SpreadCoordinator::Poll() {
             absl::StrCat(self, " serves cluster '", cluster, "'"), {{"cluster", cluster}});
         MutexLock lock(&mu_);
         retry_after_.erase(cluster);
+        unreleased_.erase(cluster);  // placed back here before its release
         continue;
       }
       if (absl::IsFailedPrecondition(adopted)) continue;  // another took it first
@@ -132,21 +138,52 @@ void SpreadCoordinator::Poll() {
       (void)store_.Release(cluster);
       MutexLock lock(&mu_);
       retry_after_[cluster] = now + kAdoptBackoff;
-    } else if (ours && placed != self && owned.contains(cluster) && app_.Serves(cluster)) {
-      // Handed over: its records durable first, then its key, which the other replica takes.
-      const absl::Status why =
-          WithRetryDelay(absl::UnavailableError(absl::StrCat(
-                             "cluster '", cluster, "' moves to replica ", placed, "; retry")),
-                         kMoveRetry);
-      if (absl::Status retired = app_.RetireCluster(cluster, why, /*lost=*/false); !retired.ok()) {
-        continue;  // not durable: the owner key stays, and the next owner waits for it
-      }
-      (void)store_.Release(cluster);
-      Log(LogLevel::kInfo, "cluster_handed_over",
-          absl::StrCat(self, " handed cluster '", cluster, "' over to ", placed),
-          {{"cluster", cluster}, {"to", placed}});
+    } else if (ours && placed != self && owned.contains(cluster)) {
+      HandOver(cluster, placed);
     }
   }
+}
+
+void SpreadCoordinator::HandOver(const std::string& cluster, const std::string& placed) {
+  const std::string& self = store_.replica_id();
+  if (app_.Serves(cluster)) {
+    // Its last record's outcome first (durable, or failed for good: nothing of it is left to
+    // write), then its key, which the other replica takes.
+    const absl::Status why =
+        WithRetryDelay(absl::UnavailableError(absl::StrCat(
+                           "cluster '", cluster, "' moves to replica ", placed, "; retry")),
+                       kMoveRetry);
+    if (absl::Status retired = app_.RetireCluster(cluster, why, /*lost=*/false); !retired.ok()) {
+      // Its callers were told; a record etcd took after all is fenced by the key, or read by
+      // the next owner.
+      Log(LogLevel::kWarning, "cluster_handover_unsettled",
+          absl::StrCat("cluster '", cluster,
+                       "' handed over with its last records failed: ", retired.message()),
+          {{"cluster", cluster}});
+    }
+    MutexLock lock(&mu_);
+    unreleased_.insert(cluster);
+  } else {
+    // Not retired here (a creation under way owns its key before the cluster is served): only
+    // a key a retirement left is released.
+    MutexLock lock(&mu_);
+    if (!unreleased_.contains(cluster)) return;
+  }
+  // Until the key is released, no replica serves the cluster: a release that fails is tried again
+  // at the next poll.
+  if (absl::Status released = store_.Release(cluster); !released.ok()) {
+    Log(LogLevel::kWarning, "cluster_release_failed",
+        absl::StrCat(self, " could not give cluster '", cluster, "' up yet: ", released.message()),
+        {{"cluster", cluster}});
+    return;
+  }
+  {
+    MutexLock lock(&mu_);
+    unreleased_.erase(cluster);
+  }
+  Log(LogLevel::kInfo, "cluster_handed_over",
+      absl::StrCat(self, " handed cluster '", cluster, "' over to ", placed),
+      {{"cluster", cluster}, {"to", placed}});
 }
 
 void SpreadCoordinator::WatchRecords() {

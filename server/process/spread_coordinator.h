@@ -55,6 +55,9 @@ class SpreadCoordinator final : public CallRouter {
  private:
   void Loop();
   void Poll();
+  // Retires `cluster`, served here and placed on `placed`, and gives its owner key up; or gives
+  // up the key of one retired earlier whose release failed.
+  void HandOver(const std::string& cluster, const std::string& placed);
   // Catches up the copies of the clusters other replicas serve that records were written to,
   // and copies those without one, for about kFollowBudget (Application::FollowCluster).
   void Follow();
@@ -72,6 +75,8 @@ class SpreadCoordinator final : public CallRouter {
   // Whether directory_ was read once: until then every call routed is refused.
   bool directory_read_ ABSL_GUARDED_BY(mu_) = false;
   std::set<std::string> lost_ ABSL_GUARDED_BY(mu_);
+  // Clusters retired to be handed over whose owner keys are not released yet.
+  std::set<std::string> unreleased_ ABSL_GUARDED_BY(mu_);
   // Clusters whose adoption failed, and when to try again.
   std::map<std::string, absl::Time> retry_after_ ABSL_GUARDED_BY(mu_);
   // Records written to each cluster, from the moment the first poll found the directory:

@@ -745,6 +745,59 @@ TEST_F(FailoverTest, AReplicaStartingRefusesCallsUntilItKnowsWhoServesWhat) {
   std::printf("%d calls refused before the replica knew who serves what\n", refused);
 }
 
+TEST_F(FailoverTest, AClusterWhoseLastCommitFailedIsStillHandedOver) {
+  Start(0);
+  ASSERT_EQ(WaitForOwner(), 0);
+  // Sixteen clusters, so that some are placed on the replica started below whatever its id (none
+  // of them: one chance in 2^16).
+  std::vector<std::string> clusters(std::begin(kClusters), std::end(kClusters));
+  for (int c = 0; c < 14; ++c) {
+    pb::CreateClusterRequest create;
+    create.mutable_spec()->set_name(absl::StrCat("extra-", c));
+    create.mutable_spec()->set_processors(64);
+    create.mutable_spec()->set_clock(pb::SIMULATED);
+    pb::Cluster created;
+    grpc::Status s = CallOne(0, &pb::Resched::Stub::CreateCluster, create, &created);
+    // UNAVAILABLE: the replica has not read who serves what yet.
+    for (int retry = 0; retry < 100 && s.error_code() == grpc::StatusCode::UNAVAILABLE; ++retry) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      s = CallOne(0, &pb::Resched::Stub::CreateCluster, create, &created);
+    }
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    clusters.push_back(create.spec().name());
+  }
+  // Every cluster's last record fails to commit (etcd without its majority): the submissions
+  // go out together, so that they share the batch that fails.
+  etcd_.Kill(1);
+  etcd_.Kill(2);
+  std::vector<std::thread> submitters;
+  submitters.reserve(clusters.size());
+  for (const std::string& cluster : clusters) {
+    submitters.emplace_back([&, cluster] {
+      pb::SubmitJobResponse response;
+      const grpc::Status s =
+          CallOne(0, &pb::Resched::Stub::SubmitJob, Submission(cluster, "lost-" + cluster),
+                  &response, std::chrono::seconds(10));
+      EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE)
+          << cluster << ": " << s.error_message();
+    });
+  }
+  for (std::thread& submitter : submitters) submitter.join();
+  ASSERT_TRUE(etcd_.Restart(1).ok());
+  ASSERT_TRUE(etcd_.Restart(2).ok());
+  // The clusters placed on the replica that joins now move to it, failed records and all.
+  Start(1);
+  SettleAfterStart();
+  int moved = 0;
+  for (const std::string& cluster : clusters) {
+    const int owner = WaitForOwner(cluster, std::chrono::seconds(15));
+    EXPECT_GE(owner, 0) << "no replica serves " << cluster;
+    if (owner == 1) ++moved;
+  }
+  EXPECT_GT(moved, 0);
+  std::printf("%d of %zu clusters moved to the replica that joined\n", moved, clusters.size());
+}
+
 TEST_F(FailoverTest, TheCliGivenEveryReplicaRidesATakeover) {
   Start(0);
   ASSERT_EQ(WaitForOwner(), 0);
