@@ -11,7 +11,9 @@
 // nothing, losing two refuses changes with UNAVAILABLE until they are back, without a restart of
 // resched; the whole system stopped and started again comes back to the same state; the CLI
 // given both replicas' addresses rides a takeover; a watch relayed by the replica that does not
-// serve its cluster goes on across the owner's kill with no gap and no duplicate; and three
+// serve its cluster goes on across the owner's kill with no gap and no duplicate; a replica
+// starting refuses calls until it knows who serves what (never NOT_FOUND for the other's
+// clusters); clusters whose last commit failed still move to a replica that joins; and three
 // replicas under resched-loadgen's mix of changes keep every change it was told was applied.
 //
 // RESCHED_FAILOVER_ROUNDS sets the number of kills (default 6 under the test's own clients, 20
