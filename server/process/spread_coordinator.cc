@@ -254,8 +254,8 @@ CallRoute SpreadCoordinator::Route(absl::string_view cluster) const {
   if (!name.empty() && app_.Serves(name)) return CallRoute{};
   const std::string& self = store_.replica_id();
   MutexLock lock(&mu_);
-  // Until then a cluster another replica serves would look like none at all (NOT_FOUND), and
-  // ListClusters would leave out the other replicas' clusters.
+  // Before the first directory read, a cluster another replica serves would look like none at
+  // all (NOT_FOUND), and ListClusters would leave out the other replicas' clusters.
   if (!directory_read_) {
     return Refuse(absl::StrCat("replica ", self,
                                " has not yet read which replica serves which cluster; retry"));
