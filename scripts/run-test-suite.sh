@@ -42,14 +42,13 @@ start() {
 
 # Waits for the background step; if it failed, prints its log's end and exits.
 finish() {
-  local name=$background_name
-  if ! wait "$background"; then
-    background=""
+  local name=$background_name pid=$background
+  background=""
+  if ! wait "$pid"; then
     echo "run-test-suite: $name failed; the end of $logs/$name.log:" >&2
     tail -n 200 "$logs/$name.log" >&2
     exit 1
   fi
-  background=""
   echo "run-test-suite: $name done, $((SECONDS - background_started)) s after it started"
 }
 
