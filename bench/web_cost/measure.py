@@ -17,6 +17,8 @@ RESCHED_SERVER_BIN=build/server/resched-server RESCHED_LOADGEN_BIN=build/loadgen
 With --baseline-server BIN, every round also runs on that server binary (another build), and
 each build's pages are compared with its own run without pages, in the same run.
 
+With --rate 0 nothing is submitted: what open pages cost a server with nothing to do.
+
 With --count-syscalls, strace counts the server's sendto and futex calls during each round's
 load instead (strace slows the server: its CPU and latency are not compared then). The counts
 scatter far less than the CPU time on a shared machine: the writes and wake-ups a page costs.
@@ -42,10 +44,24 @@ LOADGEN_BIN = os.environ.get("RESCHED_LOADGEN_BIN", "")
 CLUSTER = "loadgen-0"  # the cluster resched-loadgen creates and submits to
 
 
-def cpu_seconds(pid):
-    """User and system CPU time of the process so far."""
-    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def thread_runtimes(pid):
+    """CPU time so far of each of the process's threads, in nanoseconds (schedstat: the scheduler's
+    own count, where the process's utime and stime are sampled at each clock tick, 10 ms, and
+    scatter by a fifth over a round of a server busy 2 % of the time)."""
+    runtimes = {}
+    for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
+        try:
+            runtimes[task.name] = int((task / "schedstat").read_text().split()[0])
+        except OSError:
+            pass  # a thread that ended meanwhile
+    return runtimes
+
+
+def cpu_seconds(before, after):
+    """The CPU time the threads took between two thread_runtimes, and how many threads ended
+    meanwhile (what they took since `before` is not counted)."""
+    took = sum(ns - before.get(tid, 0) for tid, ns in after.items())
+    return took / 1e9, len(before.keys() - after.keys())
 
 
 def http_threads(pid):
@@ -231,7 +247,8 @@ class StreamReaders:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=8000, help="jobs on the cluster first")
-    parser.add_argument("--rate", type=float, default=20, help="submissions per second")
+    parser.add_argument("--rate", type=float, default=20,
+                        help="submissions per second; 0: none (what pages cost an idle server)")
     parser.add_argument("--seconds", type=int, default=20, help="of load per measurement")
     parser.add_argument("--rounds", type=int, default=3, help="each page count, interleaved")
     parser.add_argument("--pages", default="0,1,10")
@@ -249,7 +266,8 @@ def main():
     builds = {"": resched_process.SERVER_BIN}
     if args.baseline_server:
         builds = {"baseline ": args.baseline_server, "this build ": resched_process.SERVER_BIN}
-    browser = WebDriver()
+    # No Chromium when no page is drawn: idle, it still takes the other core now and then.
+    browser = WebDriver() if min(args.browser_pages, max(page_counts)) > 0 else None
     try:
         results = {(build, n): [] for build in builds for n in page_counts}
         syscalls = {(build, n): [] for build in builds for n in page_counts}
@@ -268,11 +286,15 @@ def main():
                 handles = browser.open_pages(url, page_tokens[:in_browser]) if in_browser else []
                 readers = StreamReaders(http_port, page_tokens[in_browser:pages])
                 counter = SyscallCounter(server.process.pid) if args.count_syscalls else None
-                before = cpu_seconds(server.process.pid)
+                before = thread_runtimes(server.process.pid)
                 http_before = http_threads(server.process.pid)
-                report = loadgen(server.address, token_file, "--rate", str(args.rate),
-                                 "--duration", f"{args.seconds}s", "--clients", "4")
-                cpu = cpu_seconds(server.process.pid) - before
+                if args.rate > 0:
+                    report = loadgen(server.address, token_file, "--rate", str(args.rate),
+                                     "--duration", f"{args.seconds}s", "--clients", "4")
+                else:  # what open pages cost a server with nothing to do
+                    time.sleep(args.seconds)
+                    report = {"calls": [{"call": "submit", "p50_ms": 0, "p99_ms": 0}]}
+                cpu, threads_ended = cpu_seconds(before, thread_runtimes(server.process.pid))
                 http_after = http_threads(server.process.pid)
                 http_cpu = http_after[0] - http_before[0]
                 http_waits = http_after[1] - http_before[1]
@@ -288,8 +310,8 @@ def main():
                                                 "p99": submit["p99_ms"]})
                 print(f"round {round_index + 1}, {build}{pages} page(s) ({pages - in_browser} "
                       f"reading the stream alone; filled in {fill_seconds:.0f} s): server CPU "
-                      f"{cpu:.2f} s ({http_cpu * 1000:.0f} ms of it on the web threads, "
-                      f"which waited {http_waits} times), "
+                      f"{cpu:.3f} s ({http_cpu * 1000:.0f} ms of it on the web threads, "
+                      f"which waited {http_waits} times; {threads_ended} threads ended), "
                       f"SubmitJob p50 {submit['p50_ms']:.2f} ms, p99 "
                       f"{submit['p99_ms']:.2f} ms{' (under strace)' if counter else ''}",
                       flush=True)
@@ -313,15 +335,15 @@ def main():
             for pages in page_counts:
                 median = {key: statistics.median(r[key] for r in results[(build, pages)])
                           for key in ("cpu", "http", "waits", "p50", "p99")}
-                print(f"  {build}{pages} page(s): server CPU {median['cpu']:.2f} s "
+                print(f"  {build}{pages} page(s): server CPU {median['cpu']:.3f} s "
                       f"(x{median['cpu'] / base['cpu']:.3f}; web threads "
                       f"{median['http'] * 1000:.0f} ms over {median['waits']:.0f} waits, "
-                      f"{median['http'] / base['cpu'] * 100:.1f} % of the CPU without pages), "
-                      f"SubmitJob p50 "
-                      f"{median['p50']:.2f} ms, p99 {median['p99']:.2f} ms "
-                      f"(x{median['p99'] / base['p99']:.3f})")
+                      f"{median['http'] / base['cpu'] * 100:.1f} % of the CPU without pages)"
+                      + (f", SubmitJob p50 {median['p50']:.2f} ms, p99 {median['p99']:.2f} ms "
+                         f"(x{median['p99'] / base['p99']:.3f})" if args.rate > 0 else ""))
     finally:
-        browser.stop()
+        if browser:
+            browser.stop()
         secrets_dir.cleanup()
 
 

@@ -32,6 +32,11 @@ class WatchBacklog {
   absl::Status Push(const SharedEvent& event);
 
   bool empty() const { return events_.empty(); }
+  // Half way to either limit: a reader that waits for more events before it takes them (the web
+  // view's gathering) takes them now, before the stream is cut off.
+  bool HalfFull() const {
+    return 2 * events_.size() >= max_events_ || 2 * held_bytes_ >= budget_.share();
+  }
   // Takes the oldest event; what it holds of the budget stays held until Taken(bytes).
   SharedEvent Pop();
   // Returns the bytes of an event Pop gave, once it is written.

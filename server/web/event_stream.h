@@ -3,15 +3,14 @@
 // caller's), whose events go out as Server-Sent Events, each event's kind as the SSE event name,
 // its sequence as the SSE id (a browser that reconnects sends it back as Last-Event-ID, and the
 // watch resumes after it) and the event in protobuf's JSON mapping as its data. Between events a
-// comment line goes out every heartbeat, so that a page that went away is noticed (its write
-// fails) even on a quiet cluster, and its stream freed. The cluster pushes events into the
-// stream's backlog and wakes the page's HTTP thread, which converts and writes them.
+// comment line goes out every heartbeat, so that a page whose leaving its connection did not show
+// (a network that dropped it) is noticed when the write fails, and its stream freed. The cluster
+// pushes events into the stream's backlog and wakes the page's HTTP thread, which converts and
+// writes them; that thread wakes for nothing else but the heartbeat and the client's leaving.
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -23,6 +22,7 @@
 #include "server/app/watch_backlog.h"
 #include "server/base/mutex.h"
 #include "server/base/stream_caps.h"
+#include "server/base/wake_signal.h"
 #include "server/rpc/watch_opener.h"
 #include "server/web/event_chunks.h"
 #include "server/web/json_gateway.h"
@@ -44,11 +44,10 @@ class EventStream final : public WatchOpener::Stream,
   // Waits for the next event and sets `chunk` to it and those behind it as SSE text (a few dozen
   // at most), or to an SSE comment when a heartbeat passed without one. Returns false once the
   // watch has ended: `chunk` is then an "end" event with the stream's status, or empty when the
-  // stream was cancelled here. `client_there`, asked every quarter second while waiting: false once
-  // the client closed its connection (a page left), which cancels the stream then, not at the next
-  // failed write.
-  bool Next(std::string& chunk, const std::function<bool()>& client_there = {})
-      ABSL_LOCKS_EXCLUDED(mu_);
+  // stream was cancelled here. `client_socket`, the client's connection (-1: none): watched while
+  // waiting, so that a client that closes it (a page left) cancels the stream then, not at the
+  // next failed write.
+  bool Next(std::string& chunk, int client_socket = -1) ABSL_LOCKS_EXCLUDED(mu_);
   // Ends the watch and frees what it holds; a Next waiting for an event returns. From any thread.
   void Cancel() ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -61,6 +60,8 @@ class EventStream final : public WatchOpener::Stream,
  private:
   // Opens the watch (Next's first call).
   void Open() ABSL_LOCKS_EXCLUDED(mu_);
+  // Wakes the reader unless it was woken since it last looked.
+  void Wake() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   WatchOpener& opener_;
   pb::WatchScheduleRequest request_;
@@ -68,13 +69,18 @@ class EventStream final : public WatchOpener::Stream,
   const std::chrono::milliseconds heartbeat_;
   EventChunks& chunks_;
   mutable Mutex mu_;
-  std::condition_variable changed_;  // an event, the end, or a cancel
+  WakeSignal changed_;  // an event, the end, or a cancel
+  // Raised since the reader last looked: a Push meanwhile need not raise it again.
+  bool raised_ ABSL_GUARDED_BY(mu_) = false;
   WatchBacklog backlog_ ABSL_GUARDED_BY(mu_);
   bool started_ ABSL_GUARDED_BY(mu_) = false;               // its events may be taken
   std::optional<absl::Status> ended_ ABSL_GUARDED_BY(mu_);  // sent after the events
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
-  // Until then the reader gathers events (event_stream.cc, kGather): Push does not wake it.
+  // Until then the reader gathers events (event_stream.cc, kGatherLeast): Push does not wake it.
   std::chrono::steady_clock::time_point gather_until_ ABSL_GUARDED_BY(mu_);
+  bool gathering_ ABSL_GUARDED_BY(mu_) = false;  // gather_until_ ends a gathering
+  // How long the next gathering lasts: longer while events keep coming.
+  std::chrono::milliseconds gather_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<WatchOpener::Lease> lease_ ABSL_GUARDED_BY(mu_);
   bool opened_ = false;    // Next's own: Open was called
   bool end_sent_ = false;  // Next's own: the end was handed out

@@ -21,6 +21,9 @@ void CloseConnection(socket_t sock) {
   close(sock);
 }
 
+// The connection the thread serves (GuardedServer::ServingSocket).
+thread_local socket_t serving_socket = INVALID_SOCKET;
+
 // A keep-alive wait looks this often whether the server is stopping.
 constexpr int kStopCheckMillis = 50;
 // After refusing a request, the rest of what the client sent is read and dropped for this long, at
@@ -90,9 +93,14 @@ bool PeerClosed(socket_t sock) {
 }
 
 // One send of `size` bytes at most, once `sock` can take some within `timeout`; -1 otherwise.
+// Sent at once where the socket has room (the usual case: one system call, not a poll first).
 ssize_t SendOn(socket_t sock, const char* bytes, size_t size, std::chrono::milliseconds timeout) {
-  if (!PollFor(sock, POLLOUT, timeout)) return -1;
   ssize_t n;
+  do {
+    n = send(sock, bytes, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+  } while (n < 0 && errno == EINTR);
+  if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) return n;
+  if (!PollFor(sock, POLLOUT, timeout)) return -1;
   do {
     n = send(sock, bytes, size, MSG_NOSIGNAL);
   } while (n < 0 && errno == EINTR);
@@ -334,11 +342,15 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
 
 void GuardedServer::ServeAndClose(socket_t sock) {
   if (const std::string peer = PeerAddress(sock); AdmitPeer(peer)) {
+    serving_socket = sock;
     Serve(sock);
+    serving_socket = INVALID_SOCKET;
     ReleasePeer(peer);
   }
   CloseConnection(sock);
 }
+
+socket_t GuardedServer::ServingSocket() { return serving_socket; }
 
 void GuardedServer::Refuse(httplib::Request& request, HttpReply answer) {
   // cpp-httplib cuts every answer into the ranges asked for, a refusal too.

@@ -82,6 +82,11 @@ class GuardedServer : public httplib::Server {
 
   ConnectionCounts counts() const ABSL_LOCKS_EXCLUDED(mu_);
 
+  // The socket of the connection the calling thread serves (in a handler or a content provider),
+  // or -1 off a connection thread: a long answer (a page's event stream) watches it for the
+  // client's leaving.
+  static socket_t ServingSocket();
+
   class SocketStream;
   class Stream;
   class ReplayStream;

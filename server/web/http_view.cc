@@ -351,8 +351,8 @@ class HttpView::Impl {
         "text/event-stream",
         [stream](size_t, httplib::DataSink& sink) {
           std::string chunk;
-          const bool more =
-              stream->Next(chunk, [&sink] { return !sink.is_writable || sink.is_writable(); });
+          // Run on the connection's thread: its socket is the page's.
+          const bool more = stream->Next(chunk, GuardedServer::ServingSocket());
           if (!chunk.empty() && !sink.write(chunk.data(), chunk.size())) return false;
           if (!more) sink.done();
           return true;

@@ -4,9 +4,15 @@
 // page sees other tenants' work as a gRPC watcher with the same token does.
 #include "server/web/event_stream.h"
 
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -140,6 +146,102 @@ TEST_F(EventStreamTest, AStreamHoldsOneOfItsClientsStreamsUntilCancelled) {
   second->Cancel();
   fourth->Cancel();
   EXPECT_EQ(app_->watch_budget().held(), 0u);
+}
+
+// The page's connection closes while its stream waits on a quiet cluster: the stream ends then,
+// not at its heartbeat 30 s later, and gives its client's stream back.
+TEST_F(EventStreamTest, AStreamEndsWhenItsClientHangsUp) {
+  CreateSim("sim", 8, "fcfs");
+  std::array<int, 2> connection{-1, -1};  // [0] the server's end, [1] the page's
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, connection.data()), 0);
+  auto first = StreamOf(*service_, chunks_, "sim");
+  auto second = StreamOf(*service_, chunks_, "sim");
+  std::string chunk;
+  ASSERT_TRUE(first->Next(chunk, connection[0]));
+  EXPECT_TRUE(chunk.starts_with("event: SCHEDULE\n")) << chunk;
+  EXPECT_TRUE(NextOfKind(*second, "SCHEDULE").starts_with("event: SCHEDULE\n"));
+  std::thread page_leaves([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    close(connection[1]);
+  });
+  EXPECT_FALSE(first->Next(chunk, connection[0]));
+  page_leaves.join();
+  close(connection[0]);
+  EXPECT_TRUE(chunk.empty()) << chunk;
+  EXPECT_TRUE(first->Closed());
+  // Its place under max_watch_streams_per_client (2) is free again.
+  auto third = StreamOf(*service_, chunks_, "sim");
+  EXPECT_TRUE(NextOfKind(*third, "SCHEDULE").starts_with("event: SCHEDULE\n"));
+  second->Cancel();
+  third->Cancel();
+}
+
+// Submissions every 10 ms for 2 s: the reader gathers them for longer and longer (0.1 s, then
+// twice as long each time events came meanwhile, 0.4 s at most), so that they go out in a few
+// writes, each in order. Gathering 0.1 s each time would take about 20; a stall of the submitting
+// thread past a gathering starts the doubling again, which the bound leaves room for.
+// A reader that keeps up is never cut off by its gathering: with a backlog of 5 events, submissions
+// every 10 ms would fill it within one gathering of 0.1 s, and the reader takes them once it is
+// half full.
+TEST_F(EventStreamTest, AReaderThatKeepsUpIsNotCutOffWhileItGathers) {
+  CreateSim("sim", 4096, "fcfs");
+  auto stream = StreamOf(*service_, chunks_, "sim");
+  EXPECT_TRUE(NextOfKind(*stream, "SCHEDULE").starts_with("event: SCHEDULE\n"));
+  constexpr int kSubmissions = 60;
+  std::thread submitter([this] {
+    for (int i = 0; i < kSubmissions; ++i) {
+      pb::SubmitJobResponse submitted;
+      EXPECT_OK(Submit("sim", Rigid(1, 60), &submitted));
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  });
+  int events = 0;
+  std::string chunk;
+  while (events < kSubmissions && stream->Next(chunk)) {
+    for (std::size_t at = chunk.find("event: JOB_CHANGED\n"); at != std::string::npos;
+         at = chunk.find("event: JOB_CHANGED\n", at + 1)) {
+      ++events;
+    }
+  }
+  submitter.join();
+  EXPECT_EQ(events, kSubmissions) << "cut off: " << chunk;
+  stream->Cancel();
+}
+
+class EventStreamGatheringTest : public resched::server::testing::ServerTest {
+ protected:
+  EventChunks chunks_{1 << 20};
+};
+
+TEST_F(EventStreamGatheringTest, EventsThatKeepComingGoOutInFewerWritesInOrder) {
+  CreateSim("sim", 4096, "fcfs");
+  auto stream = StreamOf(*service_, chunks_, "sim");
+  EXPECT_TRUE(NextOfKind(*stream, "SCHEDULE").starts_with("event: SCHEDULE\n"));
+  constexpr int kSubmissions = 200;
+  std::thread submitter([this] {
+    for (int i = 0; i < kSubmissions; ++i) {
+      pb::SubmitJobResponse submitted;
+      EXPECT_OK(Submit("sim", Rigid(1, 60), &submitted));
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  });
+  int writes = 0;
+  std::int64_t last_sequence = 0;
+  std::string chunk;
+  while (last_sequence < kSubmissions && stream->Next(chunk)) {
+    if (chunk.starts_with(": heartbeat")) continue;
+    ++writes;
+    for (std::size_t at = chunk.find("\nid: "); at != std::string::npos;
+         at = chunk.find("\nid: ", at + 1)) {
+      const std::int64_t sequence = std::stoll(chunk.substr(at + 5));
+      EXPECT_EQ(sequence, last_sequence + 1) << chunk;
+      last_sequence = sequence;
+    }
+  }
+  submitter.join();
+  EXPECT_EQ(last_sequence, kSubmissions);
+  EXPECT_LE(writes, 14) << "events that keep coming were written too often";
+  stream->Cancel();
 }
 
 TEST_F(EventStreamTest, AStreamCancelledBeforeItOpensNeverOpens) {
