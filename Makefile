@@ -94,7 +94,7 @@ test-asan: asan-build browser-deps etcd-deps
 # gRPC is not built with TSan, which cannot see its internal locks and then reports races in
 # gRPC's inline header code that are not races. The etcd client calls etcd over gRPC too: reports
 # from within gRPC, Abseil and OpenSSL themselves are suppressed (tests/tsan.supp).
-TSAN_TESTS = ^(WorkerPoolTest|ClusterState|InlineCall|CallContext|JournalTest|JournalStoreTest|TracerTest|PeriodicTimerTest|Etcd[A-Za-z]*Test)\.
+TSAN_TESTS = ^(WorkerPoolTest|ClusterState|InlineCall|CallContext|JournalTest|JournalStoreTest|TracerTest|PeriodicTimerTest|WakeSignalTest|WatchedSocketTest|Etcd[A-Za-z]*Test)\.
 tsan-build: deps
 	cmake -S . -B $(TSAN_DIR) $(SANITIZER_FLAGS) -DRESCHED_TSAN=ON
 	cmake --build $(TSAN_DIR) -j$(JOBS) --target server_concurrency_test

@@ -19,9 +19,10 @@ each build's pages are compared with its own run without pages, in the same run.
 
 With --rate 0 nothing is submitted: what open pages cost a server with nothing to do.
 
-With --count-syscalls, strace counts the server's sendto and futex calls during each round's
-load instead (strace slows the server: its CPU and latency are not compared then). The counts
-scatter far less than the CPU time on a shared machine: the writes and wake-ups a page costs.
+With --count-syscalls, strace counts the server's sendto, futex, poll, ppoll and write calls (the
+writes to sockets, the wake-ups and waits) during each round's load instead (strace slows the
+server: its CPU and latency are not compared then). The counts scatter far less than the CPU time
+on a shared machine: the writes and wake-ups a page costs.
 """
 import argparse
 import hashlib
@@ -257,7 +258,7 @@ def main():
     parser.add_argument("--baseline-server", default="",
                         help="another resched-server binary, measured in the same rounds")
     parser.add_argument("--count-syscalls", action="store_true",
-                        help="count the server's sendto and futex calls (strace) instead")
+                        help="count the server's writes and waits (strace) instead")
     args = parser.parse_args()
     assert LOADGEN_BIN, "RESCHED_LOADGEN_BIN is not set"
     page_counts = [int(p) for p in args.pages.split(",")]
@@ -325,9 +326,9 @@ def main():
         if args.count_syscalls:
             for (build, pages), counts in syscalls.items():
                 median = {name: statistics.median(c.get(name, 0) for c in counts)
-                          for name in ("sendto", "futex")}
-                print(f"  {build}{pages} page(s): {median['sendto']:.0f} sendto, "
-                      f"{median['futex']:.0f} futex calls")
+                          for name in COUNTED_CALLS}
+                print(f"  {build}{pages} page(s): "
+                      + ", ".join(f"{median[name]:.0f} {name}" for name in COUNTED_CALLS))
             return
         for build in builds:
             base = {key: statistics.median(r[key] for r in results[(build, page_counts[0])])
@@ -347,6 +348,11 @@ def main():
         secrets_dir.cleanup()
 
 
+# The system calls --count-syscalls counts: a page's writes (sendto), its thread's waits and
+# wake-ups (futex under a condition variable, ppoll and the eventfd's write), the sockets' polls.
+COUNTED_CALLS = ("sendto", "futex", "poll", "ppoll", "write")
+
+
 class SyscallCounter:
     """strace -c on every thread of a process, from now to stop()."""
 
@@ -355,7 +361,7 @@ class SyscallCounter:
             raise RuntimeError("--count-syscalls needs strace (scripts/install-deps.sh --browser)")
         self.output = tempfile.NamedTemporaryFile(prefix="web-cost-strace-", suffix=".txt")
         self.process = subprocess.Popen(
-            ["strace", "-f", "-c", "-e", "trace=sendto,futex", "-o", self.output.name,
+            ["strace", "-f", "-c", "-e", "trace=" + ",".join(COUNTED_CALLS), "-o", self.output.name,
              "-p", str(pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(1)  # attached to every thread before the load starts
 
@@ -367,7 +373,7 @@ class SyscallCounter:
         for line in pathlib.Path(self.output.name).read_text().splitlines():
             fields = line.split()
             # "% time  seconds  usecs/call  calls  [errors]  syscall"
-            if len(fields) >= 5 and fields[-1] in ("sendto", "futex"):
+            if len(fields) >= 5 and fields[-1] in COUNTED_CALLS:
                 counts[fields[-1]] = int(fields[3])
         self.output.close()
         return counts

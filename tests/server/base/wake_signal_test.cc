@@ -1,6 +1,6 @@
 // WakeSignal: a Wait returns for a Raise (one made before it too, and many as one), for the
 // watched socket's peer hanging up, and otherwise only when its timeout passes; the socket's
-// unread input does not wake it.
+// unread input does not wake it (also under ThreadSanitizer, make test-tsan).
 #include "server/base/wake_signal.h"
 
 #include <gtest/gtest.h>
