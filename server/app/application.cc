@@ -84,10 +84,12 @@ absl::StatusOr<std::unique_ptr<ClusterPlan>> Application::CopyPlan(const std::st
 absl::StatusOr<std::shared_ptr<ClusterState>> Application::Find(const std::string& name) {
   ReaderMutexLock lock(&clusters_mu_);
   auto it = clusters_.find(name);
-  if (it == clusters_.end()) {
-    return absl::NotFoundError(absl::StrCat("cluster '", name, "' not found"));
+  if (it != clusters_.end()) return it->second;
+  if (const auto retired = retired_.find(name);
+      retired != retired_.end() && absl::Now() < retired->second.until) {
+    return retired->second.why;
   }
-  return it->second;
+  return absl::NotFoundError(absl::StrCat("cluster '", name, "' not found"));
 }
 
 absl::StatusOr<std::shared_ptr<ClusterState>> Application::NewClusterState(
@@ -161,6 +163,7 @@ absl::StatusOr<pb::Cluster> Application::Create(const pb::CreateClusterRequest& 
   if (journal_ != nullptr && !replayed_at) state->AttachDurability(MakeDurability());
   WriterMutexLock lock(&clusters_mu_);
   clusters_[name] = state;
+  retired_.erase(name);
   return described;
 }
 

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "absl/functional/function_ref.h"
+#include "absl/time/time.h"
 #include "core/offline/offline_planner.h"
 #include "resched/v1/config.pb.h"
 #include "resched/v1/service.pb.h"
@@ -287,6 +288,14 @@ class Application {
   std::shared_ptr<ClusterCollector> cluster_metrics_;
   SharedMutex clusters_mu_;  // guards the map, not the clusters
   std::map<std::string, std::shared_ptr<ClusterState>> clusters_ ABSL_GUARDED_BY(clusters_mu_);
+  // Clusters this replica handed over or lost lately, with what a call that finds one gone
+  // answers until then: that it moved (retry), not that it does not exist. A call routed here
+  // just before a retirement looks its cluster up just after.
+  struct Retired {
+    absl::Status why;
+    absl::Time until;
+  };
+  std::map<std::string, Retired> retired_ ABSL_GUARDED_BY(clusters_mu_);
   // Held by CreateCluster from its request-id lookup to Remember, so a concurrent retry waits
   // for the first call and replays its answer instead of failing on the name that call just
   // created; it also guards cluster_replies_. DeleteCluster has no request id and takes only

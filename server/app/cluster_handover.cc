@@ -8,6 +8,14 @@
 
 namespace resched::server {
 
+namespace {
+
+// How long a call that finds a retired cluster gone is told it moved: long enough for any call
+// routed here before the retirement; a cluster deleted elsewhere meanwhile is not found after.
+constexpr absl::Duration kRetiredAnswersFor = absl::Seconds(10);
+
+}  // namespace
+
 absl::Status Application::OpenSpreadStore(std::unique_ptr<JournalStore> store,
                                           ClusterClaims claims) {
   claims_ = std::move(claims);
@@ -46,6 +54,7 @@ absl::Status Application::AdoptCluster(const std::string& name) {
   Observe(*state);
   WriterMutexLock lock(&clusters_mu_);
   clusters_[name] = std::move(state);
+  retired_.erase(name);
   return absl::OkStatus();
 }
 
@@ -58,6 +67,9 @@ absl::Status Application::RetireCluster(const std::string& name, const absl::Sta
     if (found == clusters_.end()) return absl::OkStatus();
     state = std::move(found->second);
     clusters_.erase(found);
+    const absl::Time now = absl::Now();
+    std::erase_if(retired_, [now](const auto& entry) { return entry.second.until <= now; });
+    retired_[name] = Retired{.why = why, .until = now + kRetiredAnswersFor};
   }
   const std::int64_t last_lsn = state->Retire(why);
   if (lost || journal_ == nullptr || last_lsn == 0) return absl::OkStatus();

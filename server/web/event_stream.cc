@@ -51,6 +51,13 @@ void EventStream::Open() {
   {
     MutexLock lock(&mu_);
     if (cancelled_) return;  // ended before it began: nothing to open
+    if (!changed_.ok()) {
+      // Without its eventfd the reader would see events only at each heartbeat.
+      ended_ = absl::ResourceExhaustedError(
+          "the server has no file descriptor left for this page's event stream; close a page or "
+          "retry later");
+      return;
+    }
   }
   std::unique_ptr<WatchOpener::Lease> lease = opener_.Open(request_, caller_, shared_from_this());
   MutexLock lock(&mu_);

@@ -40,14 +40,28 @@ std::string NextOfKind(EventStream& stream, const std::string& kind) {
   return chunk;
 }
 
-class EventStreamTest : public resched::server::testing::ServerTest {
+class StreamTest : public resched::server::testing::ServerTest {
+ protected:
+  // `count` one-processor jobs submitted to `cluster`, one every 10 ms, on a thread of its own.
+  std::thread SubmitEveryTenMilliseconds(const std::string& cluster, int count) {
+    return std::thread([this, cluster, count] {
+      for (int i = 0; i < count; ++i) {
+        pb::SubmitJobResponse submitted;
+        EXPECT_OK(Submit(cluster, Rigid(1, 60), &submitted));
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    });
+  }
+
+  EventChunks chunks_{1 << 20};
+};
+
+class EventStreamTest : public StreamTest {
  protected:
   EventStreamTest() {
     limits_.max_watch_backlog = 5;
     limits_.max_watch_streams_per_client = 2;
   }
-
-  EventChunks chunks_{1 << 20};
 };
 
 TEST_F(EventStreamTest, APageThatStopsReadingIsCutOffByTheBacklogLimit) {
@@ -176,10 +190,6 @@ TEST_F(EventStreamTest, AStreamEndsWhenItsClientHangsUp) {
   third->Cancel();
 }
 
-// Submissions every 10 ms for 2 s: the reader gathers them for longer and longer (0.1 s, then
-// twice as long each time events came meanwhile, 0.4 s at most), so that they go out in a few
-// writes, each in order. Gathering 0.1 s each time would take about 20; a stall of the submitting
-// thread past a gathering starts the doubling again, which the bound leaves room for.
 // A reader that keeps up is never cut off by its gathering: with a backlog of 5 events, submissions
 // every 10 ms would fill it within one gathering of 0.1 s, and the reader takes them once it is
 // half full.
@@ -188,13 +198,7 @@ TEST_F(EventStreamTest, AReaderThatKeepsUpIsNotCutOffWhileItGathers) {
   auto stream = StreamOf(*service_, chunks_, "sim");
   EXPECT_TRUE(NextOfKind(*stream, "SCHEDULE").starts_with("event: SCHEDULE\n"));
   constexpr int kSubmissions = 60;
-  std::thread submitter([this] {
-    for (int i = 0; i < kSubmissions; ++i) {
-      pb::SubmitJobResponse submitted;
-      EXPECT_OK(Submit("sim", Rigid(1, 60), &submitted));
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  });
+  std::thread submitter = SubmitEveryTenMilliseconds("sim", kSubmissions);
   int events = 0;
   std::string chunk;
   while (events < kSubmissions && stream->Next(chunk)) {
@@ -208,23 +212,18 @@ TEST_F(EventStreamTest, AReaderThatKeepsUpIsNotCutOffWhileItGathers) {
   stream->Cancel();
 }
 
-class EventStreamGatheringTest : public resched::server::testing::ServerTest {
- protected:
-  EventChunks chunks_{1 << 20};
-};
+class EventStreamGatheringTest : public StreamTest {};
 
+// Submissions every 10 ms for 2 s: the reader gathers them for longer and longer (0.1 s, then
+// twice as long each time events came meanwhile, 0.4 s at most), so that they go out in a few
+// writes, each in order. Gathering 0.1 s each time would take about 20; a stall of the submitting
+// thread past a gathering starts the doubling again, which the bound leaves room for.
 TEST_F(EventStreamGatheringTest, EventsThatKeepComingGoOutInFewerWritesInOrder) {
   CreateSim("sim", 4096, "fcfs");
   auto stream = StreamOf(*service_, chunks_, "sim");
   EXPECT_TRUE(NextOfKind(*stream, "SCHEDULE").starts_with("event: SCHEDULE\n"));
   constexpr int kSubmissions = 200;
-  std::thread submitter([this] {
-    for (int i = 0; i < kSubmissions; ++i) {
-      pb::SubmitJobResponse submitted;
-      EXPECT_OK(Submit("sim", Rigid(1, 60), &submitted));
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  });
+  std::thread submitter = SubmitEveryTenMilliseconds("sim", kSubmissions);
   int writes = 0;
   std::int64_t last_sequence = 0;
   std::string chunk;
