@@ -53,6 +53,14 @@ class StreamTest : public resched::server::testing::ServerTest {
     });
   }
 
+  // A stream of a new cluster of 4,096 processors, past its first schedule.
+  std::shared_ptr<EventStream> StreamOfANewCluster(const std::string& cluster) {
+    CreateSim(cluster, 4096, "fcfs");
+    auto stream = StreamOf(*service_, chunks_, cluster);
+    EXPECT_TRUE(NextOfKind(*stream, "SCHEDULE").starts_with("event: SCHEDULE\n"));
+    return stream;
+  }
+
   EventChunks chunks_{1 << 20};
 };
 
@@ -194,9 +202,7 @@ TEST_F(EventStreamTest, AStreamEndsWhenItsClientHangsUp) {
 // every 10 ms would fill it within one gathering of 0.1 s, and the reader takes them once it is
 // half full.
 TEST_F(EventStreamTest, AReaderThatKeepsUpIsNotCutOffWhileItGathers) {
-  CreateSim("sim", 4096, "fcfs");
-  auto stream = StreamOf(*service_, chunks_, "sim");
-  EXPECT_TRUE(NextOfKind(*stream, "SCHEDULE").starts_with("event: SCHEDULE\n"));
+  auto stream = StreamOfANewCluster("sim");
   constexpr int kSubmissions = 60;
   std::thread submitter = SubmitEveryTenMilliseconds("sim", kSubmissions);
   int events = 0;
@@ -219,9 +225,7 @@ class EventStreamGatheringTest : public StreamTest {};
 // writes, each in order. Gathering 0.1 s each time would take about 20; a stall of the submitting
 // thread past a gathering starts the doubling again, which the bound leaves room for.
 TEST_F(EventStreamGatheringTest, EventsThatKeepComingGoOutInFewerWritesInOrder) {
-  CreateSim("sim", 4096, "fcfs");
-  auto stream = StreamOf(*service_, chunks_, "sim");
-  EXPECT_TRUE(NextOfKind(*stream, "SCHEDULE").starts_with("event: SCHEDULE\n"));
+  auto stream = StreamOfANewCluster("sim");
   constexpr int kSubmissions = 200;
   std::thread submitter = SubmitEveryTenMilliseconds("sim", kSubmissions);
   int writes = 0;
