@@ -28,7 +28,8 @@ void WakeSignal::Raise() {
 
 WakeSignal::Woken WakeSignal::Wait(std::chrono::nanoseconds timeout, int watched_socket) {
   // POLLRDHUP alone for the socket: its unread input would wake every poll until read, while
-  // POLLHUP and POLLERR (a broken connection) are reported without being asked for.
+  // POLLHUP, POLLERR (a broken connection) and POLLNVAL (a socket closed here) are reported
+  // without being asked for, and each ends the wait for good.
   std::array<pollfd, 2> entries{pollfd{fd_, POLLIN, 0}, pollfd{watched_socket, POLLRDHUP, 0}};
   const nfds_t count = watched_socket >= 0 ? 2 : 1;
   const auto wait = std::max(timeout, std::chrono::nanoseconds(0));
@@ -40,7 +41,7 @@ WakeSignal::Woken WakeSignal::Wait(std::chrono::nanoseconds timeout, int watched
     ready = ppoll(entries.data(), count, &limit, nullptr);
   } while (ready < 0 && errno == EINTR);
   if (ready <= 0) return Woken::kTimedOut;
-  if (count == 2 && (entries[1].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) {
+  if (count == 2 && (entries[1].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0) {
     return Woken::kHungUp;
   }
   if ((entries[0].revents & POLLIN) != 0) {

@@ -24,7 +24,8 @@ class WakeSignal {
   enum class Woken {
     kRaised,    // Raise was called (once or more) since the last Wait that returned this
     kTimedOut,  // the timeout passed
-    kHungUp,    // the watched socket's peer closed its side, or the connection broke
+    kHungUp,    // the watched socket's peer closed its side, the connection broke, or the
+                // socket is no longer open
   };
   // Waits for Raise, for `watched_socket`'s peer to hang up (-1: no socket), or for `timeout`.
   // A socket's unread input does not wake it: only the peer's end of sending does.

@@ -73,6 +73,15 @@ TEST_F(WatchedSocketTest, AHangUpIsSeenBeforeARaise) {
   EXPECT_EQ(signal.Wait(kNever, ends_[0]), Woken::kHungUp);
 }
 
+// A socket closed here ends the wait too, rather than returning at once for ever.
+TEST_F(WatchedSocketTest, ASocketNoLongerOpenIsAHangUp) {
+  WakeSignal signal;
+  const int closed = ends_[0];
+  close(closed);
+  ends_[0] = -1;
+  EXPECT_EQ(signal.Wait(kNever, closed), Woken::kHungUp);
+}
+
 TEST_F(WatchedSocketTest, UnreadInputDoesNotWakeTheWaiter) {
   WakeSignal signal;
   ASSERT_EQ(write(ends_[1], "x", 1), 1);
