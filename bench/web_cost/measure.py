@@ -52,17 +52,22 @@ def thread_runtimes(pid):
     runtimes = {}
     for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
         try:
-            runtimes[task.name] = int((task / "schedstat").read_text().split()[0])
+            runtimes[task.name] = (int((task / "schedstat").read_text().split()[0]),
+                                   (task / "comm").read_text().strip())
         except OSError:
             pass  # a thread that ended meanwhile
     return runtimes
 
 
 def cpu_seconds(before, after):
-    """The CPU time the threads took between two thread_runtimes, and how many threads ended
-    meanwhile (what they took since `before` is not counted)."""
-    took = sum(ns - before.get(tid, 0) for tid, ns in after.items())
-    return took / 1e9, len(before.keys() - after.keys())
+    """The CPU time the threads took between two thread_runtimes, that time by thread name
+    (the web view's are resched-http; gRPC runs the calls, and with them the cluster's side of
+    the pages, on its nexting_thread ones), and how many threads ended meanwhile (what they took
+    since `before` is not counted)."""
+    by_name = {}
+    for tid, (ns, name) in after.items():
+        by_name[name] = by_name.get(name, 0) + (ns - before.get(tid, (0, name))[0]) / 1e9
+    return sum(by_name.values()), by_name, len(before.keys() - after.keys())
 
 
 def http_threads(pid):
@@ -295,7 +300,8 @@ def main():
                 else:  # what open pages cost a server with nothing to do
                     time.sleep(args.seconds)
                     report = {"calls": [{"call": "submit", "p50_ms": 0, "p99_ms": 0}]}
-                cpu, threads_ended = cpu_seconds(before, thread_runtimes(server.process.pid))
+                cpu, by_name, threads_ended = cpu_seconds(before,
+                                                          thread_runtimes(server.process.pid))
                 http_after = http_threads(server.process.pid)
                 http_cpu = http_after[0] - http_before[0]
                 http_waits = http_after[1] - http_before[1]
@@ -316,6 +322,10 @@ def main():
                       f"SubmitJob p50 {submit['p50_ms']:.2f} ms, p99 "
                       f"{submit['p99_ms']:.2f} ms{' (under strace)' if counter else ''}",
                       flush=True)
+                print("  by thread name: " + ", ".join(
+                    f"{name} {seconds * 1000:.0f} ms" for name, seconds in
+                    sorted(by_name.items(), key=lambda item: -item[1]) if seconds >= 0.0005),
+                    flush=True)
                 if handles:
                     print(f"  the pages counted {browser.page_counts(handles)}", flush=True)
                     browser.close_pages(handles)
