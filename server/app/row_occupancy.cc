@@ -8,6 +8,15 @@
 namespace resched::server {
 namespace {
 
+// The rows of block `block` within [first_row, end_row), as a mask of the block's 64.
+std::uint64_t RowsOfBlockIn(int block, int first_row, int end_row) {
+  const int from = std::max(first_row - block * 64, 0);
+  const int to = std::min(end_row - block * 64, 64);
+  const std::uint64_t below_to = to == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << to) - 1;
+  const std::uint64_t below_from = (std::uint64_t{1} << from) - 1;
+  return below_to & ~below_from;
+}
+
 // The busy rows of `block` at `at`.
 std::uint64_t MaskAt(const absl::btree_map<Time, std::uint64_t>& block, Time at) {
   auto after = block.upper_bound(at);
@@ -79,11 +88,16 @@ std::vector<std::uint64_t> RowOccupancy::BusyOver(int first_row, int end_row, Ti
       words.push_back(0);
       continue;
     }
+    const std::uint64_t asked = RowsOfBlockIn(b, first_row, end_row);
     const absl::btree_map<Time, std::uint64_t>& block = blocks_[b];
     auto it = block.upper_bound(start);
     std::uint64_t mask = it == block.begin() ? 0 : std::prev(it)->second;
-    for (; it != block.end() && it->first < end; ++it) mask |= it->second;
-    words.push_back(mask);
+    // Once every row asked for is busy, the times after add nothing: in a full stretch of the
+    // schedule that is after a time or two, not the hundreds a long span lies across.
+    for (; it != block.end() && it->first < end && (mask & asked) != asked; ++it) {
+      mask |= it->second;
+    }
+    words.push_back(mask & asked);
   }
   return words;
 }

@@ -6,12 +6,34 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <random>
 #include <vector>
 
 namespace resched::server {
 namespace {
+
+// The search of a block stops once every row asked for is busy: what comes after, and rows not
+// asked for, do not show.
+TEST(RowOccupancy, ABlockWhoseRowsAskedForAreAllBusyShowsJustThose) {
+  RowOccupancy rows(128);
+  std::vector<int> upper_rows;
+  for (int id = 10; id < 64; ++id) upper_rows.push_back(id);
+  rows.Add(upper_rows, 0, 10);
+  rows.Add(3, 15, 20);   // not asked for below
+  rows.Add(40, 20, 30);  // asked for, after the block was full
+  rows.Add(70, 0, 30);   // the next block
+  const std::vector<std::uint64_t> from_row_10 = rows.BusyOver(10, 128, 0, 30);
+  EXPECT_EQ(from_row_10[0], ~std::uint64_t{0} << 10);
+  EXPECT_EQ(from_row_10[1], std::uint64_t{1} << (70 - 64));
+  const std::vector<std::uint64_t> from_row_0 = rows.BusyOver(0, 64, 0, 30);
+  EXPECT_EQ(from_row_0[0], (~std::uint64_t{0} << 10) | (std::uint64_t{1} << 3));
+  const std::vector<std::uint64_t> after_full = rows.BusyOver(0, 64, 12, 30);
+  EXPECT_EQ(after_full[0], (std::uint64_t{1} << 3) | (std::uint64_t{1} << 40));
+  const std::vector<std::uint64_t> rows_20_to_50 = rows.BusyOver(20, 50, 0, 30);
+  EXPECT_EQ(rows_20_to_50[0], ((std::uint64_t{1} << 50) - 1) & ~((std::uint64_t{1} << 20) - 1));
+}
 
 TEST(RowOccupancy, ARowIsBusyOnlyOverItsSpansAndNothingIsKeptOnceTheyLeave) {
   RowOccupancy rows(130);  // three blocks, the last one partly used
