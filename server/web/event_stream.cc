@@ -16,10 +16,11 @@ namespace {
 // part of what a page costs the server). The first event after a quiet spell goes out at once.
 // A gathering lasts kGatherLeast; one that ends with events to write (events keep coming) makes
 // the next twice as long, up to kGatherMost, and one that ends with none makes it kGatherLeast
-// again: at 20 changes a second, 2.5 wake-ups a second rather than 10, and an event at most 0.4 s
-// late while they keep coming.
+// again: at 20 changes a second, one wake-up a second rather than 20, and an event at most 1 s
+// late while they keep coming (a wake-up and a write cost the server a third to a half of what a
+// submission does, docs/web.md).
 constexpr std::chrono::milliseconds kGatherLeast{100};
-constexpr std::chrono::milliseconds kGatherMost{400};
+constexpr std::chrono::milliseconds kGatherMost{1000};
 // The most events one write carries: a page that fell behind catches up in writes of this many,
 // each converted and sent before the next are taken from the backlog.
 constexpr std::size_t kMaxEventsPerWrite = 64;

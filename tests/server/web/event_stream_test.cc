@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -221,7 +222,7 @@ TEST_F(EventStreamTest, AReaderThatKeepsUpIsNotCutOffWhileItGathers) {
 class EventStreamGatheringTest : public StreamTest {};
 
 // Submissions every 10 ms for 2 s: the reader gathers them for longer and longer (0.1 s, then
-// twice as long each time events came meanwhile, 0.4 s at most), so that they go out in a few
+// twice as long each time events came meanwhile, 1 s at most), so that they go out in a few
 // writes, each in order. Gathering 0.1 s each time would take about 20; a stall of the submitting
 // thread past a gathering starts the doubling again, which the bound leaves room for.
 TEST_F(EventStreamGatheringTest, EventsThatKeepComingGoOutInFewerWritesInOrder) {
@@ -244,6 +245,35 @@ TEST_F(EventStreamGatheringTest, EventsThatKeepComingGoOutInFewerWritesInOrder) 
   submitter.join();
   EXPECT_EQ(last_sequence, kSubmissions);
   EXPECT_LE(writes, 14) << "events that keep coming were written too often";
+  stream->Cancel();
+}
+
+// Events that keep coming for 4 s: the gatherings grow to 0.1, 0.2, 0.4, 0.8 and then 1 s, so that
+// writes come up to 1 s apart, in order. Unbounded, they would grow to 1.6 and 3.2 s.
+TEST_F(EventStreamGatheringTest, GatheringsGrowToASecondWhileEventsKeepComing) {
+  auto stream = StreamOfANewCluster("sim");
+  constexpr int kSubmissions = 400;
+  std::thread submitter = SubmitEveryTenMilliseconds("sim", kSubmissions);
+  std::string chunk;
+  std::int64_t last_sequence = 0;
+  auto last_write = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::duration longest_gap{};
+  while (last_sequence < kSubmissions && stream->Next(chunk)) {
+    if (chunk.starts_with(": heartbeat")) continue;
+    const auto now = std::chrono::steady_clock::now();
+    longest_gap = std::max(longest_gap, now - last_write);
+    last_write = now;
+    for (std::size_t at = chunk.find("\nid: "); at != std::string::npos;
+         at = chunk.find("\nid: ", at + 1)) {
+      const std::int64_t sequence = std::stoll(chunk.substr(at + 5));
+      EXPECT_EQ(sequence, last_sequence + 1) << chunk;
+      last_sequence = sequence;
+    }
+  }
+  submitter.join();
+  EXPECT_EQ(last_sequence, kSubmissions);
+  EXPECT_GE(longest_gap, std::chrono::milliseconds(700));
+  EXPECT_LE(longest_gap, std::chrono::milliseconds(1900)) << "a gathering outgrew its limit";
   stream->Cancel();
 }
 
