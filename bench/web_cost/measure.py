@@ -70,23 +70,21 @@ def cpu_seconds(before, after):
     return sum(by_name.values()), by_name, len(before.keys() - after.keys())
 
 
-def http_threads(pid):
-    """CPU time so far of the process's web-view threads (named resched-http), and how often
-    they waited (voluntary context switches): what the pages' streams cost on their own threads,
-    measured per thread (schedstat, in nanoseconds), apart from the cluster's side of the pages'
-    cost, which runs on the calls' threads."""
-    seconds = 0
+def http_waits(pid):
+    """How often the process's web-view threads (named resched-http) have waited (voluntary
+    context switches): with their CPU time (cpu_seconds, by thread name), what the pages'
+    streams cost on their own threads, apart from the cluster's side of the pages' cost, which
+    runs on the calls' threads."""
     waits = 0
     for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
         try:
             if (task / "comm").read_text().strip() != "resched-http":
                 continue
-            seconds += int((task / "schedstat").read_text().split()[0]) / 1e9
             status = (task / "status").read_text()
             waits += int(status.split("voluntary_ctxt_switches:")[1].split()[0])
         except OSError:
             pass  # a thread that ended meanwhile
-    return seconds, waits
+    return waits
 
 
 def others_cpus():
@@ -293,7 +291,7 @@ def main():
                 readers = StreamReaders(http_port, page_tokens[in_browser:pages])
                 counter = SyscallCounter(server.process.pid) if args.count_syscalls else None
                 before = thread_runtimes(server.process.pid)
-                http_before = http_threads(server.process.pid)
+                waits_before = http_waits(server.process.pid)
                 if args.rate > 0:
                     report = loadgen(server.address, token_file, "--rate", str(args.rate),
                                      "--duration", f"{args.seconds}s", "--clients", "4")
@@ -302,9 +300,8 @@ def main():
                     report = {"calls": [{"call": "submit", "p50_ms": 0, "p99_ms": 0}]}
                 cpu, by_name, threads_ended = cpu_seconds(before,
                                                           thread_runtimes(server.process.pid))
-                http_after = http_threads(server.process.pid)
-                http_cpu = http_after[0] - http_before[0]
-                http_waits = http_after[1] - http_before[1]
+                http_cpu = by_name.get("resched-http", 0)
+                waits = http_waits(server.process.pid) - waits_before
                 readers.stop()
                 if counter:
                     calls = counter.stop()
@@ -312,13 +309,13 @@ def main():
                     print(f"round {round_index + 1}, {build}{pages} page(s): {calls}", flush=True)
                 submit = next(op for op in report["calls"] if op["call"] == "submit")
                 results[(build, pages)].append({"cpu": cpu, "http": http_cpu,
-                                                "waits": http_waits,
+                                                "waits": waits,
                                                 "p50": submit["p50_ms"],
                                                 "p99": submit["p99_ms"]})
                 print(f"round {round_index + 1}, {build}{pages} page(s) ({pages - in_browser} "
                       f"reading the stream alone; filled in {fill_seconds:.0f} s): server CPU "
                       f"{cpu:.3f} s ({http_cpu * 1000:.0f} ms of it on the web threads, "
-                      f"which waited {http_waits} times; {threads_ended} threads ended), "
+                      f"which waited {waits} times; {threads_ended} threads ended), "
                       f"SubmitJob p50 {submit['p50_ms']:.2f} ms, p99 "
                       f"{submit['p99_ms']:.2f} ms{' (under strace)' if counter else ''}",
                       flush=True)
